@@ -1,0 +1,2 @@
+# Third-party libraries, found the same way here and in SpoolConfig.cmake.
+include(SpoolFindDeps)

@@ -1,0 +1,3 @@
+#include "spool/txnlog/fault_env.h"
+
+#include <gtest/gtest.h>

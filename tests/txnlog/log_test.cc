@@ -1,0 +1,525 @@
+// Unit tests of the log, each named for the failure it pins down.
+#include "spool/txnlog/log.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "log_test_util.h"
+#include "spool/txnlog/fault_env.h"
+#include "spool/txnlog/mem_env.h"
+
+namespace spool {
+namespace {
+
+using testing::AppendBody;
+using testing::ReadAll;
+using testing::CommitBody;
+using testing::TestOptions;
+
+constexpr char kDir[] = "/log";
+
+class LogTest : public ::testing::Test {
+ protected:
+  void Open(LogOptions options, LogRecoveryReport* report = nullptr) {
+    log_.reset();
+    Status s = Log::Open(options, kDir, &log_, report);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+  void Open() { Open(TestOptions(&env_)); }
+  Status TryOpen(LogOptions options, LogRecoveryReport* report = nullptr) {
+    log_.reset();
+    return Log::Open(options, kDir, &log_, report);
+  }
+  void AppendMany(uint64_t from, uint64_t to) {
+    for (uint64_t i = from; i <= to; ++i) {
+      LogCommit commit;
+      Status s = AppendBody(log_.get(), i, &commit);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      ASSERT_EQ(commit.position.version, i);
+    }
+  }
+  std::string SegmentPath(uint64_t number) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "/log/%012llu.seg", static_cast<unsigned long long>(number));
+    return name;
+  }
+  std::string ReadFile(const std::string& path) {
+    std::string bytes;
+    EXPECT_TRUE(ReadFileToString(&env_, path, &bytes).ok());
+    return bytes;
+  }
+  void WriteFile(const std::string& path, const std::string& bytes) {
+    std::unique_ptr<File> file;
+    ASSERT_TRUE(env_.OpenFile(path, OpenMode::kTruncate, &file).ok());
+    ASSERT_TRUE(file->Write(0, bytes).ok());
+  }
+
+  MemEnv env_;
+  std::unique_ptr<Log> log_;
+};
+
+TEST_F(LogTest, AppendAssignsDenseVersionsAndIncreasingTimestamps) {
+  Open();
+  uint64_t last_ts = 0;
+  for (uint64_t i = 1; i <= 50; ++i) {
+    LogCommit commit;
+    ASSERT_TRUE(AppendBody(log_.get(), i, &commit).ok());
+    EXPECT_EQ(commit.position, (LogPosition{1, i}));
+    EXPECT_GT(commit.timestamp_us, last_ts);
+    last_ts = commit.timestamp_us;
+  }
+  EXPECT_EQ(log_->Newest(), (LogPosition{1, 50}));
+  EXPECT_EQ(log_->Oldest(), (LogPosition{1, 1}));
+}
+
+TEST_F(LogTest, TimestampsStayIncreasingWhenTheClockGoesBack) {
+  Open();
+  env_.SetNowMicros(5'000'000);
+  LogCommit first;
+  ASSERT_TRUE(AppendBody(log_.get(), 1, &first).ok());
+  env_.SetNowMicros(1'000);
+  LogCommit second;
+  ASSERT_TRUE(AppendBody(log_.get(), 2, &second).ok());
+  EXPECT_GT(second.timestamp_us, first.timestamp_us);
+  Open();  // and across a reopen
+  env_.SetNowMicros(10);
+  LogCommit third;
+  ASSERT_TRUE(AppendBody(log_.get(), 3, &third).ok());
+  EXPECT_GT(third.timestamp_us, second.timestamp_us);
+}
+
+TEST_F(LogTest, EveryCommitReadsBackAfterReopen) {
+  Open();
+  AppendMany(1, 2000);  // several segments at 64 KiB
+  ASSERT_GT(log_->Segments().size(), 3u);
+  Open();
+  std::vector<LogEntry> entries = ReadAll(log_.get());
+  ASSERT_EQ(entries.size(), 2000u);
+  for (uint64_t i = 1; i <= 2000; ++i) {
+    EXPECT_EQ(entries[i - 1].position.version, i);
+    EXPECT_EQ(entries[i - 1].operation, "WRITE");
+    EXPECT_EQ(entries[i - 1].body, CommitBody(i));
+  }
+  LogEntry entry;
+  ASSERT_TRUE(log_->Read(1234, &entry).ok());
+  EXPECT_EQ(entry.body, CommitBody(1234));
+  EXPECT_TRUE(log_->Read(2001, &entry).IsNotFound());
+  AppendMany(2001, 2010);
+  EXPECT_EQ(ReadAll(log_.get(), 1995).size(), 16u);
+}
+
+TEST_F(LogTest, IteratorSeesCommitsAppendedAfterItWasCreated) {
+  Open();
+  AppendMany(1, 3);
+  std::unique_ptr<LogIterator> it;
+  ASSERT_TRUE(log_->NewIterator(4, &it).ok());
+  LogEntry entry;
+  EXPECT_FALSE(it->Next(&entry));
+  EXPECT_TRUE(it->status().ok());
+  AppendMany(4, 5);
+  ASSERT_TRUE(it->Next(&entry));
+  EXPECT_EQ(entry.position.version, 4u);
+}
+
+TEST_F(LogTest, LargeCompressiblePayloadRoundTripsCompressed) {
+  Open();
+  std::string body(200'000, 'z');
+  LogCommit commit;
+  ASSERT_TRUE(log_->Append(LogWrite{"BULK", body}, &commit).ok());
+  EXPECT_LT(log_->Stats().bytes_appended, 20'000u);
+  Open();
+  LogEntry entry;
+  ASSERT_TRUE(log_->Read(1, &entry).ok());
+  EXPECT_EQ(entry.body, body);
+  EXPECT_EQ(entry.operation, "BULK");
+}
+
+TEST_F(LogTest, OversizedCommitIsRejectedAndChangesNothing) {
+  Open();
+  std::string body((64u << 20) + 1, 'x');
+  LogCommit commit;
+  EXPECT_TRUE(log_->Append(LogWrite{"WRITE", body}, &commit).IsInvalidArgument());
+  EXPECT_EQ(log_->Newest().version, 0u);
+  AppendMany(1, 1);
+}
+
+TEST_F(LogTest, TornTailIsTruncated) {
+  Open();
+  AppendMany(1, 10);
+  const size_t data_end = log_->Segments()[0].data_end_bytes;
+  log_.reset();
+  // A half-written record after the last one: a valid-looking start, cut short.
+  std::string bytes = ReadFile(SegmentPath(1));
+  std::string torn = bytes.substr(96, 30);
+  bytes.replace(data_end, torn.size(), torn);
+  WriteFile(SegmentPath(1), bytes);
+  LogRecoveryReport report;
+  Open(TestOptions(&env_), &report);
+  EXPECT_GT(report.torn_tail_bytes, 0u);
+  EXPECT_EQ(log_->Newest().version, 10u);
+  AppendMany(11, 12);
+  Open();
+  EXPECT_EQ(ReadAll(log_.get()).size(), 12u);
+}
+
+TEST_F(LogTest, ChecksumMismatchMidLogFailsOpenNamingSegmentAndOffset) {
+  Open();
+  AppendMany(1, 10);
+  log_.reset();
+  std::string bytes = ReadFile(SegmentPath(1));
+  bytes[96 + 200] ^= 0x01;  // inside record 2; records 3..10 were written after syncs
+  WriteFile(SegmentPath(1), bytes);
+  Status s = TryOpen(TestOptions(&env_));
+  ASSERT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.message().find("000000000001.seg"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find("offset"), std::string::npos) << s.ToString();
+  // The failed open changed nothing: the bytes are as they were.
+  EXPECT_EQ(ReadFile(SegmentPath(1)), bytes);
+}
+
+TEST_F(LogTest, SalvageKeepsTheLongestValidPrefixAndReportsTheRest) {
+  Open();
+  AppendMany(1, 10);
+  log_.reset();
+  std::string bytes = ReadFile(SegmentPath(1));
+  bytes[96 + 200] ^= 0x01;
+  WriteFile(SegmentPath(1), bytes);
+  LogOptions options = TestOptions(&env_);
+  options.salvage = true;
+  LogRecoveryReport report;
+  Open(options, &report);
+  EXPECT_GT(report.salvaged_from_version, 0u);
+  EXPECT_LE(report.salvaged_from_version, 3u);
+  EXPECT_FALSE(report.salvage_reason.empty());
+  EXPECT_EQ(log_->Newest().version, report.salvaged_from_version - 1);
+  AppendMany(report.salvaged_from_version, report.salvaged_from_version + 1);
+}
+
+TEST_F(LogTest, CorruptSealedSegmentIsReportedWhenRead) {
+  Open();
+  AppendMany(1, 1500);
+  ASSERT_GT(log_->Segments().size(), 2u);
+  log_.reset();
+  std::string bytes = ReadFile(SegmentPath(1));
+  bytes[1000] ^= 0x10;
+  WriteFile(SegmentPath(1), bytes);
+  Open();  // sealed segments are not scanned when opening
+  std::unique_ptr<LogIterator> it;
+  ASSERT_TRUE(log_->NewIterator(0, &it).ok());
+  LogEntry entry;
+  while (it->Next(&entry)) {
+  }
+  EXPECT_TRUE(it->status().IsCorruption()) << it->status().ToString();
+  uint64_t records = 0;
+  log_.reset();
+  EXPECT_TRUE(VerifyLog(&env_, kDir, &records).IsCorruption());
+}
+
+TEST_F(LogTest, ForeignSegmentRejected) {
+  Open();
+  AppendMany(1, 5);
+  log_.reset();
+  MemEnv other_env;
+  LogOptions other = TestOptions(&other_env);
+  other.new_store_id = 777;
+  std::unique_ptr<Log> other_log;
+  ASSERT_TRUE(Log::Open(other, kDir, &other_log).ok());
+  ASSERT_TRUE(AppendBody(other_log.get(), 1).ok());
+  other_log.reset();
+  std::string foreign;
+  ASSERT_TRUE(ReadFileToString(&other_env, SegmentPath(1), &foreign).ok());
+  WriteFile(SegmentPath(2), foreign);
+  Status s = TryOpen(TestOptions(&env_));
+  EXPECT_TRUE(s.IsCorruption());
+  EXPECT_NE(s.message().find("foreign"), std::string::npos) << s.ToString();
+}
+
+TEST_F(LogTest, DuplicatedSegmentRejected) {
+  Open();
+  AppendMany(1, 5);
+  log_.reset();
+  WriteFile(SegmentPath(7), ReadFile(SegmentPath(1)));
+  Status s = TryOpen(TestOptions(&env_));
+  EXPECT_TRUE(s.IsCorruption());
+  EXPECT_NE(s.message().find("duplicated"), std::string::npos) << s.ToString();
+}
+
+TEST_F(LogTest, MissingMiddleSegmentDetected) {
+  Open();
+  AppendMany(1, 2000);
+  ASSERT_GT(log_->Segments().size(), 3u);
+  log_.reset();
+  ASSERT_TRUE(env_.RemoveFile(SegmentPath(2)).ok());
+  Status s = TryOpen(TestOptions(&env_));
+  EXPECT_TRUE(s.IsCorruption());
+  EXPECT_NE(s.message().find("000000000002.seg is missing"), std::string::npos) << s.ToString();
+}
+
+TEST_F(LogTest, MissingOldestSegmentDetected) {
+  Open();
+  AppendMany(1, 2000);
+  log_.reset();
+  ASSERT_TRUE(env_.RemoveFile(SegmentPath(1)).ok());
+  EXPECT_TRUE(TryOpen(TestOptions(&env_)).IsCorruption());
+}
+
+TEST_F(LogTest, TruncateStartsANewEpochAndArchivesTheSuffix) {
+  Open();
+  AppendMany(1, 1000);
+  LogPosition head;
+  ASSERT_TRUE(log_->TruncateAfter(300, /*discard_suffix=*/false, &head).ok());
+  EXPECT_EQ(head, (LogPosition{2, 300}));
+  EXPECT_EQ(log_->Newest().version, 300u);
+  LogCommit commit;
+  ASSERT_TRUE(AppendBody(log_.get(), 9301, &commit).ok());
+  EXPECT_EQ(commit.position, (LogPosition{2, 301}));
+  std::vector<std::string> archived;
+  ASSERT_TRUE(env_.ListDir("/log/archive/epoch-000002", &archived).ok());
+  EXPECT_GE(archived.size(), 2u);  // the kept segment's tail, later segments, COMPLETE
+  auto history = log_->EpochHistory();
+  ASSERT_EQ(history.size(), 2u);
+  EXPECT_EQ(history[1].epoch, 2u);
+  EXPECT_EQ(history[1].first_version, 301u);
+}
+
+TEST_F(LogTest, StaleRecordAfterTruncationIsNeverReadBack) {
+  Open();
+  AppendMany(1, 100);  // all in segment 1
+  ASSERT_EQ(log_->Segments().size(), 1u);
+  const std::string before = ReadFile(SegmentPath(1));
+  ASSERT_TRUE(log_->TruncateAfter(40, /*discard_suffix=*/true, nullptr).ok());
+  AppendMany(41, 41);
+  log_.reset();
+  // Put the cut records back, as if truncating segment 1 had not reached
+  // the disk: they must stay invisible.
+  WriteFile(SegmentPath(1), before);
+  Open();
+  std::vector<LogEntry> entries = ReadAll(log_.get());
+  ASSERT_EQ(entries.size(), 41u);
+  EXPECT_EQ(entries[39].position, (LogPosition{1, 40}));
+  EXPECT_EQ(entries[40].position, (LogPosition{2, 41}));
+  EXPECT_EQ(entries[40].body, CommitBody(41));
+}
+
+TEST_F(LogTest, TruncateRejectsVersionsOutsideTheLog) {
+  Open();
+  AppendMany(1, 10);
+  EXPECT_TRUE(log_->TruncateAfter(11, false, nullptr).IsInvalidArgument());
+  EXPECT_EQ(log_->CurrentEpoch(), 1u);
+  ASSERT_TRUE(log_->TruncateAfter(0, true, nullptr).ok());
+  EXPECT_EQ(log_->Newest().version, 0u);
+  AppendMany(1, 2);
+  Open();
+  EXPECT_EQ(ReadAll(log_.get()).size(), 2u);
+}
+
+TEST_F(LogTest, FailedFsyncIsSticky) {
+  FaultEnv fault(&env_);
+  Open(TestOptions(&fault));
+  AppendMany(1, 3);
+  fault.FailSyncAtCall(fault.io_calls() + 2);  // the write, then its sync
+  LogCommit commit;
+  Status s = AppendBody(log_.get(), 4, &commit);
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  s = AppendBody(log_.get(), 4, &commit);
+  EXPECT_TRUE(s.IsFailed()) << s.ToString();
+  EXPECT_TRUE(log_->TruncateAfter(1, true, nullptr).IsFailed());
+  EXPECT_EQ(log_->Newest().version, 3u);
+}
+
+// An Env whose file syncs wait while a gate is closed, so a test can hold a
+// group commit's leader inside its sync.
+class GatedSyncEnv : public EnvWrapper {
+ public:
+  using EnvWrapper::EnvWrapper;
+
+  Status OpenFile(const std::string& path, OpenMode mode, std::unique_ptr<File>* file) override {
+    std::unique_ptr<File> inner;
+    SPOOL_RETURN_IF_ERROR(target()->OpenFile(path, mode, &inner));
+    *file = std::make_unique<GatedFile>(this, std::move(inner));
+    return Status::OK();
+  }
+  void Close() {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_ = false;
+  }
+  void Open() {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_ = true;
+    cv_.notify_all();
+  }
+  void WaitForBlockedSyncs(int n) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return blocked_ >= n; });
+  }
+
+ private:
+  class GatedFile : public File {
+   public:
+    GatedFile(GatedSyncEnv* env, std::unique_ptr<File> inner) : env_(env), inner_(std::move(inner)) {}
+    Status Read(uint64_t offset, size_t n, std::string* out) override { return inner_->Read(offset, n, out); }
+    Status Write(uint64_t offset, std::string_view data) override { return inner_->Write(offset, data); }
+    Status Truncate(uint64_t size) override { return inner_->Truncate(size); }
+    Status Size(uint64_t* size) override { return inner_->Size(size); }
+    Status Close() override { return inner_->Close(); }
+    Status Sync() override {
+      std::unique_lock<std::mutex> lock(env_->mu_);
+      ++env_->blocked_;
+      env_->cv_.notify_all();
+      env_->cv_.wait(lock, [&] { return env_->open_; });
+      --env_->blocked_;
+      return inner_->Sync();
+    }
+
+   private:
+    GatedSyncEnv* env_;
+    std::unique_ptr<File> inner_;
+  };
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = true;
+  int blocked_ = 0;
+};
+
+TEST_F(LogTest, GroupCommitSharesOneSync) {
+  GatedSyncEnv gated(&env_);
+  Open(TestOptions(&gated));
+  AppendMany(1, 1);
+  const LogStats before = log_->Stats();
+  gated.Close();
+  std::thread leader([&] { ASSERT_TRUE(AppendBody(log_.get(), 2).ok()); });
+  gated.WaitForBlockedSyncs(1);  // the leader is inside its sync
+  constexpr int kFollowers = 3;
+  std::vector<std::thread> followers;
+  for (int t = 0; t < kFollowers; ++t) {
+    followers.emplace_back([&, t] { ASSERT_TRUE(AppendBody(log_.get(), static_cast<uint64_t>(3 + t)).ok()); });
+  }
+  while (log_->Stats().queued < 1 + kFollowers) std::this_thread::yield();  // all queued behind it
+  gated.Open();
+  leader.join();
+  for (auto& thread : followers) thread.join();
+  const LogStats after = log_->Stats();
+  EXPECT_EQ(after.appends - before.appends, 1u + kFollowers);
+  EXPECT_EQ(after.groups - before.groups, 2u);  // the leader's, then one for all followers
+  EXPECT_EQ(after.syncs - before.syncs, 2u);
+  EXPECT_EQ(ReadAll(log_.get()).size(), 2u + kFollowers);
+}
+
+TEST_F(LogTest, ConcurrentAppendsGetDenseVersions) {
+  Open();
+  constexpr int kWriters = 8;
+  constexpr int kEach = 50;
+  std::vector<std::thread> threads;
+  std::mutex mu;
+  std::vector<uint64_t> versions;
+  for (int t = 0; t < kWriters; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        LogCommit commit;
+        ASSERT_TRUE(AppendBody(log_.get(), static_cast<uint64_t>(t * 1000 + i), &commit).ok());
+        std::lock_guard<std::mutex> lock(mu);
+        versions.push_back(commit.position.version);
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  std::sort(versions.begin(), versions.end());
+  for (size_t i = 0; i < versions.size(); ++i) EXPECT_EQ(versions[i], i + 1);
+  EXPECT_EQ(ReadAll(log_.get()).size(), static_cast<size_t>(kWriters * kEach));
+}
+
+TEST_F(LogTest, TimestampLookupAtTheEdges) {
+  Open();
+  std::vector<uint64_t> ts;
+  for (uint64_t i = 1; i <= 1500; ++i) {
+    env_.SetNowMicros(1'000'000 + i * 10);
+    LogCommit commit;
+    ASSERT_TRUE(AppendBody(log_.get(), i, &commit).ok());
+    ts.push_back(commit.timestamp_us);
+  }
+  ASSERT_GT(log_->Segments().size(), 2u);
+  uint64_t version = 0;
+  EXPECT_TRUE(log_->VersionAtTime(ts[0] - 1, &version).IsNotFound());
+  ASSERT_TRUE(log_->VersionAtTime(ts[0], &version).ok());
+  EXPECT_EQ(version, 1u);
+  for (uint64_t i : {2ull, 500ull, 777ull, 1499ull, 1500ull}) {
+    ASSERT_TRUE(log_->VersionAtTime(ts[i - 1], &version).ok());
+    EXPECT_EQ(version, i);
+    ASSERT_TRUE(log_->VersionAtTime(ts[i - 1] + 5, &version).ok());  // between i and i+1
+    EXPECT_EQ(version, i);
+  }
+  // Every segment boundary.
+  for (const LogSegmentInfo& segment : log_->Segments()) {
+    if (segment.first_version < 2) continue;
+    ASSERT_TRUE(log_->VersionAtTime(ts[segment.first_version - 1] - 1, &version).ok());
+    EXPECT_EQ(version, segment.first_version - 1);
+  }
+  ASSERT_TRUE(log_->VersionAtTime(UINT64_MAX, &version).ok());
+  EXPECT_EQ(version, 1500u);
+  Open();  // the same answers from a reopened log
+  ASSERT_TRUE(log_->VersionAtTime(ts[776] + 3, &version).ok());
+  EXPECT_EQ(version, 777u);
+}
+
+TEST_F(LogTest, RetentionDeletesWholeSegmentsBelowThePin) {
+  Open();
+  AppendMany(1, 2000);
+  auto segments = log_->Segments();
+  ASSERT_GT(segments.size(), 3u);
+  uint64_t deleted = 0;
+  ASSERT_TRUE(log_->DeleteSegmentsBefore(segments[2].first_version + 1, &deleted).ok());
+  EXPECT_EQ(deleted, 2u);
+  EXPECT_EQ(log_->Oldest().version, segments[2].first_version);
+  LogEntry entry;
+  EXPECT_TRUE(log_->Read(1, &entry).IsNotFound());
+  Open();
+  EXPECT_EQ(log_->Oldest().version, segments[2].first_version);
+  EXPECT_EQ(ReadAll(log_.get()).size(), 2000 - segments[2].first_version + 1);
+  // Never the segment being written, even when everything is older.
+  ASSERT_TRUE(log_->DeleteSegmentsBefore(UINT64_MAX, &deleted).ok());
+  EXPECT_EQ(log_->Segments().size(), 1u);
+  AppendMany(2001, 2001);
+}
+
+TEST_F(LogTest, ReadOnlyOpenChangesNothing) {
+  Open();
+  AppendMany(1, 10);
+  const size_t data_end = log_->Segments()[0].data_end_bytes;
+  log_.reset();
+  std::string bytes = ReadFile(SegmentPath(1));
+  bytes.replace(data_end, 5, "junk!");
+  WriteFile(SegmentPath(1), bytes);
+  LogOptions options = TestOptions(&env_);
+  options.read_only = true;
+  LogRecoveryReport report;
+  Open(options, &report);
+  EXPECT_EQ(log_->Newest().version, 10u);
+  EXPECT_GT(report.torn_tail_bytes, 0u);
+  LogCommit commit;
+  EXPECT_EQ(log_->Append(LogWrite{"WRITE", "x"}, &commit).code(), Status::Code::kNotSupported);
+  log_.reset();
+  EXPECT_EQ(ReadFile(SegmentPath(1)), bytes);
+}
+
+TEST_F(LogTest, NoSyncModeStillRecoversAPrefix) {
+  FaultEnv fault(&env_);
+  LogOptions options = TestOptions(&fault);
+  options.durability = Durability::kNoSync;
+  Open(options);
+  AppendMany(1, 200);
+  EXPECT_EQ(log_->Stats().syncs, 0u);
+  fault.CrashAtCall(fault.io_calls() + 1);
+  log_.reset();
+  fault.SimulateCrash(CrashMode::kPowerLoss, 1);
+  Open(TestOptions(&fault));
+  std::vector<LogEntry> entries = ReadAll(log_.get());
+  for (size_t i = 0; i < entries.size(); ++i) EXPECT_EQ(entries[i].body, CommitBody(i + 1));
+}
+
+}  // namespace
+}  // namespace spool

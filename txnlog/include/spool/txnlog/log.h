@@ -1,0 +1,224 @@
+// Log: Spool's append-only transaction log (DESIGN.md §3).
+//
+// A log is a directory of segment files. Every commit is one record at one
+// version (a dense counter from 1), written in an epoch (a counter bumped by
+// every TruncateAfter), with a strictly increasing commit timestamp in
+// microseconds. The byte layout is in docs/log_format.md.
+//
+// Thread-safety: a Log is safe for concurrent use. Concurrent Append calls are
+// grouped: one leader writes and syncs the whole group (group commit).
+// Iterators may be used concurrently with appends; each iterator is used by
+// one thread at a time. Lifetimes: iterators must be destroyed before the Log.
+//
+// Failure model: after a failed write or sync the Log is poisoned, like an
+// LMDB environment after MDB_PANIC: every later mutating call returns
+// Status::Failed carrying the original error. Reopen the directory to go on;
+// recovery then finds what is durable.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spool/txnlog/env.h"
+#include "spool/txnlog/status.h"
+
+namespace spool {
+
+// When Append returns, relative to durability.
+enum class Durability : unsigned char {
+  // Append returns after the record is on stable storage (fdatasync).
+  // Preserves A, C, I and D: an acknowledged commit survives any crash.
+  kSync,
+  // Like kSync (A, C, I and D), but the leader of a group first waits up to
+  // LogOptions::group_window_us for more committers to join its group, so
+  // that more commits share one sync: higher throughput, higher latency.
+  kGroupWindow,
+  // Append returns after the record is handed to the OS, without a sync.
+  // Preserves A, C and I, not D: a crash of the machine may lose acknowledged
+  // commits, but recovery still yields a prefix of the commits without holes.
+  // For benchmarks and bulk loads; label its figures as such.
+  kNoSync,
+};
+
+struct LogOptions {
+  // All I/O goes through this Env. Must outlive the Log.
+  Env* env = Env::Default();
+  // Create an empty log when the directory holds none.
+  bool create_if_missing = true;
+  Durability durability = Durability::kSync;
+  // kGroupWindow only: how long a group's leader waits for more committers.
+  uint64_t group_window_us = 200;
+  // A segment is sealed and a new one started once it reaches this size.
+  uint64_t segment_size_bytes = 64ull << 20;
+  // Segments are filled with zeros ahead of the write position, this many
+  // bytes at a time, so that appends overwrite allocated blocks and a sync
+  // need not update the file's size (about 40% more single-writer commits
+  // per second on an ordinary file system). 0 disables preallocation.
+  uint64_t preallocate_bytes = 1ull << 20;
+  // Payloads at least this large are stored zstd-compressed (level 1) when
+  // that saves at least an eighth of their size.
+  uint64_t compress_min_bytes = 4096;
+  // Open a log whose middle is corrupt by keeping its longest valid prefix
+  // and dropping the rest (reported in LogRecoveryReport). Off: such a log
+  // fails to open with Status::Corruption naming the segment and offset.
+  bool salvage = false;
+  // Where TruncateAfter moves a cut suffix. Empty: "<dir>/archive".
+  std::string archive_dir;
+  // Open without changing any file (inspect, verify, dump): a torn tail is
+  // reported but left in place, an interrupted truncation is honoured but not
+  // completed, no lock is taken and every mutating call returns NotSupported.
+  bool read_only = false;
+  // The store id stamped on a new log (every checksum is seeded with it, so
+  // records of another store never verify). 0: a random one. Tests set it to
+  // make runs replay byte for byte.
+  uint64_t new_store_id = 0;
+};
+
+// A commit's place in the log.
+struct LogPosition {
+  uint64_t epoch = 0;
+  uint64_t version = 0;
+  friend bool operator==(const LogPosition&, const LogPosition&) = default;
+};
+
+// What a caller commits: an operation name ("WRITE", "STREAMING UPDATE", …)
+// and an opaque body that the layer above defines (it verifies its own bytes).
+struct LogWrite {
+  std::string_view operation;
+  std::string_view body;
+};
+
+// One commit as read back from the log.
+struct LogEntry {
+  LogPosition position;
+  uint64_t timestamp_us = 0;
+  std::string operation;
+  std::string body;
+};
+
+// What Append acknowledged.
+struct LogCommit {
+  LogPosition position;
+  uint64_t timestamp_us = 0;
+};
+
+// What recovery found and did when the log was opened.
+struct LogRecoveryReport {
+  uint64_t segments = 0;
+  uint64_t records_scanned = 0;       // records read to find the end
+  uint64_t torn_tail_bytes = 0;        // bytes cut from the end as a torn write
+  bool truncation_completed = false;   // an interrupted TruncateAfter was finished
+  uint64_t retention_completed = 0;    // segments deleted to finish a retention
+  // Salvage mode only: what was dropped, and why.
+  uint64_t salvaged_from_version = 0;  // first version dropped; 0 = nothing
+  std::string salvage_reason;
+};
+
+// One segment file, as `spool log inspect` shows it.
+struct LogSegmentInfo {
+  uint64_t number = 0;
+  std::string file_name;
+  uint64_t epoch = 0;
+  uint64_t first_version = 0;
+  uint64_t last_version = 0;   // first_version - 1 when empty
+  uint64_t data_end_bytes = 0; // end of the last record
+  uint64_t file_size_bytes = 0;
+  LogPosition previous;        // the predecessor's last position
+  uint64_t previous_segment = 0;
+};
+
+// An epoch and the first version written in it.
+struct LogEpochStart {
+  uint64_t epoch = 0;
+  uint64_t first_version = 0;
+};
+
+struct LogStats {
+  uint64_t appends = 0;
+  uint64_t groups = 0;         // group commits performed (one write each)
+  uint64_t syncs = 0;          // data syncs performed
+  uint64_t bytes_appended = 0; // bytes written to segments, headers included
+  uint64_t payload_bytes = 0;  // operation + body bytes given by callers
+  uint64_t queued = 0;         // requests waiting or running now (a gauge)
+};
+
+class LogIterator;
+
+class Log {
+ public:
+  // Opens (and recovers) the log in `dir`, creating it when allowed.
+  // Errors: Corruption (names segment and offset; see LogOptions::salvage),
+  // NotFound (no log and !create_if_missing), Busy (another Log holds the
+  // directory), IOError.
+  static Status Open(const LogOptions& options, const std::string& dir, std::unique_ptr<Log>* log,
+                     LogRecoveryReport* report = nullptr);
+
+  virtual ~Log() = default;
+
+  // Appends one commit, assigning it the next version and a timestamp
+  // max(now, previous + 1). Returns when the commit is durable in the chosen
+  // Durability. Errors: InvalidArgument (record too large), Failed (the log
+  // is poisoned; carries the first error), IOError, NoSpace.
+  virtual Status Append(const LogWrite& write, LogCommit* commit) = 0;
+
+  // Cuts every commit after `version` and starts a new epoch; the next
+  // Append gets version + 1. The cut suffix is moved to the archive
+  // (discard_suffix = false) or deleted. A crash at any point leaves the old
+  // log or the truncated one, and reopening completes an interrupted cut.
+  // Waits for in-flight appends. Errors: InvalidArgument (version beyond the
+  // newest), NotFound (version older than the oldest retained), Failed,
+  // IOError.
+  virtual Status TruncateAfter(uint64_t version, bool discard_suffix, LogPosition* new_head) = 0;
+
+  // An iterator positioned at `from_version` (the oldest retained one when
+  // 0). Errors: NotFound (not retained), InvalidArgument (beyond newest + 1).
+  virtual Status NewIterator(uint64_t from_version, std::unique_ptr<LogIterator>* iterator) = 0;
+
+  // Reads one version. Errors: NotFound, Corruption.
+  virtual Status Read(uint64_t version, LogEntry* entry) = 0;
+
+  // The latest version whose timestamp is <= timestamp_us, found by binary
+  // search. Errors: NotFound (every retained commit is later, or the log is
+  // empty).
+  virtual Status VersionAtTime(uint64_t timestamp_us, uint64_t* version) = 0;
+
+  // Oldest and newest retained positions; version 0 when the log is empty.
+  virtual LogPosition Oldest() = 0;
+  virtual LogPosition Newest() = 0;
+  virtual uint64_t CurrentEpoch() = 0;
+  // Epoch starts still visible in retained segments, oldest first.
+  virtual std::vector<LogEpochStart> EpochHistory() = 0;
+
+  // Deletes whole segments every version of which is older than
+  // `pinned_version` (the oldest version any reader, point or snapshot still
+  // needs). The segment being written is never deleted. Crash-safe: a retry
+  // or a reopen completes it. Returns how many segments were deleted.
+  virtual Status DeleteSegmentsBefore(uint64_t pinned_version, uint64_t* deleted) = 0;
+
+  virtual std::vector<LogSegmentInfo> Segments() = 0;
+  virtual LogStats Stats() = 0;
+
+  // Syncs anything appended in Durability::kNoSync mode. Errors: Failed, IOError.
+  virtual Status Flush() = 0;
+};
+
+// Reads commits in version order. Not thread-safe.
+class LogIterator {
+ public:
+  virtual ~LogIterator() = default;
+  // Reads the next commit. Returns false at the end of the log (as of that
+  // call) or on error; then status() says which.
+  virtual bool Next(LogEntry* entry) = 0;
+  virtual Status status() const = 0;
+};
+
+// Reads and checks every retained record of the log in `dir` (checksums,
+// versions, epochs, payloads) without changing anything. `*records` counts
+// the records checked. Errors: Corruption naming the first bad segment and
+// offset, NotFound, IOError.
+Status VerifyLog(Env* env, const std::string& dir, uint64_t* records);
+
+}  // namespace spool

@@ -1,0 +1,289 @@
+// The Log's request queue, group commit, and its read paths.
+#include <algorithm>
+#include <cassert>
+#include <chrono>
+
+#include "log_impl.h"
+#include "payload.h"
+#include "record_scanner.h"
+
+namespace spool {
+
+struct LogImpl::Op {
+  enum class Kind : uint8_t { kAppend, kTruncate, kRetention, kFlush };
+  Kind kind = Kind::kAppend;
+  // kAppend
+  std::string payload;
+  uint8_t flags = 0;
+  uint64_t payload_bytes = 0;
+  LogCommit* commit = nullptr;
+  // kTruncate, kRetention
+  uint64_t version = 0;
+  bool discard = false;
+  LogPosition* new_head = nullptr;
+  uint64_t* deleted = nullptr;
+  // Outcome, guarded by mu_.
+  Status status;
+  bool done = false;
+  std::condition_variable cv;
+};
+
+LogImpl::LogImpl(const LogOptions& options, std::string dir) : options_(options), dir_(std::move(dir)) {}
+
+LogImpl::~LogImpl() {
+  // Make kNoSync appends durable on a clean close; errors are for Flush().
+  if (!options_.read_only && unsynced_data_ && poisoned_.ok() && !segments_.empty()) {
+    (void)segments_.back()->file->Sync();
+  }
+}
+
+Status Log::Open(const LogOptions& options, const std::string& dir, std::unique_ptr<Log>* log,
+                 LogRecoveryReport* report) {
+  if (options.segment_size_bytes < logfmt::kMinSegmentBytes || options.segment_size_bytes > logfmt::kMaxSegmentBytes) {
+    return Status::InvalidArgument("segment_size_bytes must be between " + std::to_string(logfmt::kMinSegmentBytes) +
+                                   " and " + std::to_string(logfmt::kMaxSegmentBytes));
+  }
+  auto impl = std::make_unique<LogImpl>(options, dir);
+  LogRecoveryReport ignored;
+  SPOOL_RETURN_IF_ERROR(impl->Recover(report != nullptr ? report : &ignored));
+  *log = std::move(impl);
+  return Status::OK();
+}
+
+Status LogImpl::CheckWritable() {
+  if (options_.read_only) return Status::NotSupported("log " + dir_ + " is open read-only");
+  return poisoned_;
+}
+
+Status LogImpl::Poison(const Status& s) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (poisoned_.ok()) poisoned_ = Status::Failed("log " + dir_ + " refuses writes after: " + s.ToString());
+  return s;
+}
+
+// --- The queue.
+
+Status LogImpl::Append(const LogWrite& write, LogCommit* commit) {
+  Op op;
+  op.kind = Op::Kind::kAppend;
+  op.commit = commit;
+  op.payload_bytes = write.operation.size() + write.body.size();
+  SPOOL_RETURN_IF_ERROR(EncodePayload(write, options_.compress_min_bytes, &op.payload, &op.flags));
+  return Submit(&op);
+}
+
+Status LogImpl::Submit(Op* op) {
+  std::unique_lock<std::mutex> lock(mu_);
+  SPOOL_RETURN_IF_ERROR(CheckWritable());
+  room_cv_.wait(lock, [&] { return queue_.size() < logfmt::kMaxQueuedAppends; });
+  queue_.push_back(op);
+  if (queue_.front() != op) queue_.front()->cv.notify_one();  // a group window may be waiting
+  op->cv.wait(lock, [&] { return op->done || queue_.front() == op; });
+  if (!op->done) RunAsLeader(op, lock);
+  return op->status;
+}
+
+void LogImpl::RunAsLeader(Op* op, std::unique_lock<std::mutex>& lock) {
+  std::vector<Op*> members;
+  Status s = poisoned_;
+  if (s.ok() && op->kind == Op::Kind::kAppend) {
+    if (options_.durability == Durability::kGroupWindow && options_.group_window_us > 0) {
+      op->cv.wait_for(lock, std::chrono::microseconds(options_.group_window_us),
+                      [&] { return queue_.size() >= logfmt::kMaxGroupRecords; });
+    }
+    CollectGroup(&members);
+    lock.unlock();
+    s = WriteGroup(members);
+    lock.lock();
+  } else {
+    members.push_back(op);
+    if (s.ok()) {
+      lock.unlock();
+      s = RunExclusiveOp(op);
+      lock.lock();
+    }
+  }
+  for (Op* member : members) {
+    assert(queue_.front() == member);
+    queue_.pop_front();
+    member->status = s;
+    member->done = true;
+    if (member != op) member->cv.notify_one();
+  }
+  if (!queue_.empty()) queue_.front()->cv.notify_one();
+  room_cv_.notify_all();
+}
+
+// REQUIRES: mu_ held. Assigns versions and timestamps to the appends at the
+// front of the queue, in order.
+void LogImpl::CollectGroup(std::vector<Op*>* group) {
+  const Segment& active = *segments_.back();
+  uint64_t version = active.last_version;
+  uint64_t timestamp_us = active.last_timestamp_us;
+  uint64_t bytes = 0;
+  for (Op* op : queue_) {
+    if (op->kind != Op::Kind::kAppend || group->size() >= logfmt::kMaxGroupRecords) break;
+    if (!group->empty() && bytes + op->payload.size() > logfmt::kMaxGroupBytes) break;
+    bytes += logfmt::kRecordHeaderBytes + op->payload.size();
+    timestamp_us = std::max(options_.env->NowMicros(), timestamp_us + 1);
+    op->commit->position = LogPosition{epoch_, ++version};
+    op->commit->timestamp_us = timestamp_us;
+    group->push_back(op);
+  }
+}
+
+// Writes `group` at the end of the active segment with one write and (in the
+// sync modes) one sync. Runs as the leader, without mu_.
+Status LogImpl::WriteGroup(const std::vector<Op*>& group) {
+  uint64_t bytes = 0;
+  for (const Op* op : group) bytes += logfmt::kRecordHeaderBytes + op->payload.size();
+  Status s = EnsureRoomFor(bytes);
+  if (!s.ok()) return Poison(s);
+  Segment* active = segments_.back().get();
+  const uint64_t start = active->data_end;
+  group_buffer_.clear();
+  std::vector<IndexEntry> new_index;
+  for (size_t i = 0; i < group.size(); ++i) {
+    const Op* op = group[i];
+    logfmt::RecordHeader header;
+    header.flags = static_cast<uint8_t>(op->flags | (previous_group_synced_ ? logfmt::kFlagAfterSync : 0));
+    header.group_index = static_cast<uint16_t>(i);
+    header.epoch = op->commit->position.epoch;
+    header.version = op->commit->position.version;
+    header.timestamp_us = op->commit->timestamp_us;
+    new_index.push_back(IndexEntry{header.version, header.timestamp_us, start + group_buffer_.size()});
+    logfmt::AppendRecord(meta_.store_id, header, op->payload, &group_buffer_);
+  }
+  assert(group_buffer_.size() == bytes);
+  s = Preallocate(start + bytes);
+  if (s.ok()) s = active->file->Write(start, group_buffer_);
+  const bool sync = options_.durability != Durability::kNoSync;
+  if (s.ok() && sync) s = active->file->Sync();
+  if (!s.ok()) return Poison(s);
+  previous_group_synced_ = sync;
+  unsynced_data_ = !sync;
+  for (const IndexEntry& entry : new_index) AddIndexEntry(active, entry);
+  {
+    std::lock_guard<std::mutex> index_lock(active->index_mu);
+    active->indexed_end = start + bytes;
+    active->indexed_next_version = group.back()->commit->position.version + 1;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  active->data_end = start + bytes;
+  active->last_version = group.back()->commit->position.version;
+  active->last_timestamp_us = group.back()->commit->timestamp_us;
+  stats_.appends += group.size();
+  stats_.groups += 1;
+  stats_.syncs += sync ? 1 : 0;
+  stats_.bytes_appended += bytes;
+  for (const Op* op : group) stats_.payload_bytes += op->payload_bytes;
+  return Status::OK();
+}
+
+Status LogImpl::RunExclusiveOp(Op* op) {
+  switch (op->kind) {
+    case Op::Kind::kTruncate: return DoTruncate(op->version, op->discard, op->new_head);
+    case Op::Kind::kRetention: return DoRetention(op->version, op->deleted);
+    case Op::Kind::kFlush: {
+      if (!unsynced_data_) return Status::OK();
+      Status s = segments_.back()->file->Sync();
+      if (!s.ok()) return Poison(s);
+      unsynced_data_ = false;
+      std::lock_guard<std::mutex> lock(mu_);
+      stats_.syncs += 1;
+      return Status::OK();
+    }
+    case Op::Kind::kAppend: break;
+  }
+  assert(false && "appends run in groups");
+  return Status::OK();
+}
+
+Status LogImpl::TruncateAfter(uint64_t version, bool discard_suffix, LogPosition* new_head) {
+  Op op;
+  op.kind = Op::Kind::kTruncate;
+  op.version = version;
+  op.discard = discard_suffix;
+  LogPosition ignored;
+  op.new_head = new_head != nullptr ? new_head : &ignored;
+  return Submit(&op);
+}
+
+Status LogImpl::DeleteSegmentsBefore(uint64_t pinned_version, uint64_t* deleted) {
+  Op op;
+  op.kind = Op::Kind::kRetention;
+  op.version = pinned_version;
+  uint64_t ignored = 0;
+  op.deleted = deleted != nullptr ? deleted : &ignored;
+  *op.deleted = 0;
+  return Submit(&op);
+}
+
+Status LogImpl::Flush() {
+  Op op;
+  op.kind = Op::Kind::kFlush;
+  return Submit(&op);
+}
+
+// --- Positions.
+
+LogPosition LogImpl::Oldest() {
+  std::lock_guard<std::mutex> lock(mu_);
+  const Segment& first = *segments_.front();
+  const Segment& last = *segments_.back();
+  if (last.last_version == 0) return LogPosition{epoch_, 0};
+  return LogPosition{first.header.epoch, first.header.first_version};
+}
+
+LogPosition LogImpl::Newest() {
+  std::lock_guard<std::mutex> lock(mu_);
+  const Segment& last = *segments_.back();
+  if (last.last_version == 0) return LogPosition{epoch_, 0};
+  const bool empty = last.last_version < last.header.first_version;
+  return LogPosition{empty ? last.header.prev_epoch : last.header.epoch, last.last_version};
+}
+
+uint64_t LogImpl::CurrentEpoch() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return epoch_;
+}
+
+std::vector<LogEpochStart> LogImpl::EpochHistory() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<LogEpochStart> history;
+  for (const auto& segment : segments_) {
+    if (history.empty() || history.back().epoch != segment->header.epoch) {
+      history.push_back(LogEpochStart{segment->header.epoch, segment->header.first_version});
+    }
+  }
+  return history;
+}
+
+std::vector<LogSegmentInfo> LogImpl::Segments() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<LogSegmentInfo> infos;
+  for (const auto& segment : segments_) {
+    LogSegmentInfo info;
+    const logfmt::SegmentHeader& h = segment->header;
+    info.number = h.number;
+    info.file_name = logfmt::SegmentFileName(h.number);
+    info.epoch = h.epoch;
+    info.first_version = h.first_version;
+    info.last_version = segment->last_version;
+    info.data_end_bytes = segment->data_end;
+    (void)segment->file->Size(&info.file_size_bytes);
+    info.previous = LogPosition{h.prev_epoch, h.prev_last_version};
+    info.previous_segment = h.prev_number;
+    infos.push_back(info);
+  }
+  return infos;
+}
+
+LogStats LogImpl::Stats() {
+  std::lock_guard<std::mutex> lock(mu_);
+  LogStats stats = stats_;
+  stats.queued = queue_.size();
+  return stats;
+}
+
+}  // namespace spool

@@ -1,0 +1,146 @@
+// LogImpl: the implementation behind Log. Internal to txnlog.
+//
+// Layout in memory: `segments_` is the live chain, oldest first; the last
+// one is being written. A Segment's immutable fields never change; its
+// mutable ones (the end of its data and its last version) are guarded by
+// LogImpl::mu_ and only grow while it is the active segment.
+//
+// Writing: every mutating request (append, truncate, retention, flush) is an
+// Op in `queue_`. The Op at the front is the leader: it alone writes files,
+// without holding mu_. An append leader takes the appends behind it into its
+// group, writes them with one write and one sync, then wakes them all.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "log_format.h"
+#include "spool/txnlog/log.h"
+
+namespace spool {
+
+// A sparse index entry: the record of `version` starts at `offset`.
+struct IndexEntry {
+  uint64_t version = 0;
+  uint64_t timestamp_us = 0;
+  uint64_t offset = 0;
+};
+
+struct Segment {
+  logfmt::SegmentHeader header;
+  std::string path;
+  std::shared_ptr<File> file;  // read handle; the active segment's is also written
+
+  // Guarded by LogImpl::mu_.
+  uint64_t data_end = 0;
+  uint64_t last_version = 0;  // header.first_version - 1 when empty
+  uint64_t last_timestamp_us = 0;
+
+  // The sparse index, complete up to `indexed_end`. Guarded by index_mu.
+  std::mutex index_mu;
+  std::vector<IndexEntry> index;
+  uint64_t indexed_end = 0;
+  uint64_t indexed_next_version = 0;
+};
+
+class LogImpl final : public Log {
+ public:
+  LogImpl(const LogOptions& options, std::string dir);
+  ~LogImpl() override;
+
+  Status Append(const LogWrite& write, LogCommit* commit) override;
+  Status TruncateAfter(uint64_t version, bool discard_suffix, LogPosition* new_head) override;
+  Status NewIterator(uint64_t from_version, std::unique_ptr<LogIterator>* iterator) override;
+  Status Read(uint64_t version, LogEntry* entry) override;
+  Status VersionAtTime(uint64_t timestamp_us, uint64_t* version) override;
+  LogPosition Oldest() override;
+  LogPosition Newest() override;
+  uint64_t CurrentEpoch() override;
+  std::vector<LogEpochStart> EpochHistory() override;
+  Status DeleteSegmentsBefore(uint64_t pinned_version, uint64_t* deleted) override;
+  std::vector<LogSegmentInfo> Segments() override;
+  LogStats Stats() override;
+  Status Flush() override;
+
+  // Opening (log_recovery.cc).
+  Status Recover(LogRecoveryReport* report);
+
+  // The segment holding `version` and the sparse index entry at or before
+  // it: reading on from `entry->offset` reaches `version`.
+  // Errors: NotFound, Corruption.
+  Status Locate(uint64_t version, std::shared_ptr<Segment>* segment, IndexEntry* entry);
+  // The segment after `segment` in the chain, or null.
+  std::shared_ptr<Segment> NextSegment(const Segment& segment);
+  // A consistent view of a segment's end: (data_end, last_version).
+  void SegmentEnd(const Segment& segment, uint64_t* data_end, uint64_t* last_version);
+  uint64_t store_id() const { return meta_.store_id; }
+
+ private:
+  struct Op;
+
+  // --- The queue (log.cc).
+  Status Submit(Op* op);
+  void RunAsLeader(Op* op, std::unique_lock<std::mutex>& lock);
+  void CollectGroup(std::vector<Op*>* group);
+  Status WriteGroup(const std::vector<Op*>& group);
+  Status RunExclusiveOp(Op* op);
+
+  // --- Segments (log_segments.cc).
+  Status EnsureRoomFor(uint64_t bytes);
+  Status Preallocate(uint64_t end);
+  Status CreateSegment(const logfmt::SegmentHeader& header, std::shared_ptr<Segment>* segment);
+  Status OpenSegment(uint64_t number, std::shared_ptr<Segment>* segment);
+  Status EnsureIndexed(Segment* segment, uint64_t version);
+  void AddIndexEntry(Segment* segment, const IndexEntry& entry);
+  std::string SegmentPath(uint64_t number) const;
+  std::string archive_dir() const;
+
+  // --- Opening (log_recovery.cc).
+  struct FoundSegment;
+  Status OpenDirectory();
+  Status LoadSegments(std::vector<FoundSegment>* found);
+  Status BuildChain(std::vector<FoundSegment>& found, std::vector<FoundSegment*>* chain,
+                    std::vector<uint64_t>* cut);
+  Status AdoptChain(const std::vector<FoundSegment*>& chain);
+  Status RecoverActiveTail(LogRecoveryReport* report);
+  Status SalvageSealed(LogRecoveryReport* report);
+  Status CutForSalvage(size_t segment_index, uint64_t offset, uint64_t next_version);
+
+  // --- Truncation and retention (log_truncate.cc).
+  Status DoTruncate(uint64_t version, bool discard_suffix, LogPosition* new_head);
+  Status CompleteCut(const std::shared_ptr<Segment>& kept, const logfmt::SegmentHeader& successor,
+                     const std::vector<uint64_t>& cut_segments, bool discard_suffix);
+  Status ArchiveCut(const std::shared_ptr<Segment>& kept, const logfmt::SegmentHeader& successor,
+                    const std::vector<uint64_t>& cut_segments);
+  Status DoRetention(uint64_t pinned_version, uint64_t* deleted);
+  Status WriteMeta();
+
+  Status Poison(const Status& s);
+  Status CheckWritable();
+
+  const LogOptions options_;
+  const std::string dir_;
+  std::unique_ptr<FileLock> lock_file_;
+  logfmt::Meta meta_;
+
+  std::mutex mu_;
+  std::condition_variable room_cv_;   // queue_ has room
+  std::deque<Op*> queue_;
+  Status poisoned_;                   // first fatal error; sticky
+  std::vector<std::shared_ptr<Segment>> segments_;  // the live chain
+  uint64_t epoch_ = 1;
+  LogStats stats_;
+
+  // Owned by the leader (the Op at the front of queue_).
+  uint64_t next_segment_number_ = 1;
+  uint64_t allocated_end_ = 0;        // active segment zero-filled up to here
+  bool previous_group_synced_ = true;
+  bool unsynced_data_ = false;
+  std::string group_buffer_;
+};
+
+}  // namespace spool

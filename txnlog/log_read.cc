@@ -1,0 +1,254 @@
+// The Log's read paths: locating a version through the sparse index,
+// reading one commit, iterating, and finding the version of a timestamp.
+#include <algorithm>
+#include <cassert>
+
+#include "log_impl.h"
+#include "payload.h"
+#include "record_scanner.h"
+
+namespace spool {
+namespace {
+
+Status ScanError(const Segment& segment, const RecordScanner& scanner) {
+  if (!scanner.status().ok()) return scanner.status();
+  return Status::Corruption("segment " + segment.path + " offset " + std::to_string(scanner.offset()) + ": " +
+                            std::string(logfmt::RecordCheckName(scanner.stop())));
+}
+
+class LogIteratorImpl final : public LogIterator {
+ public:
+  LogIteratorImpl(LogImpl* log, std::shared_ptr<Segment> segment, uint64_t offset, uint64_t next_version)
+      : log_(log), segment_(std::move(segment)), offset_(offset), next_version_(next_version) {}
+
+  bool Next(LogEntry* entry) override {
+    while (status_.ok() && segment_ != nullptr) {
+      uint64_t data_end = 0;
+      uint64_t last_version = 0;
+      log_->SegmentEnd(*segment_, &data_end, &last_version);
+      if (next_version_ > last_version) {
+        if (!Advance()) return false;
+        continue;
+      }
+      if (scanner_ == nullptr || scanner_limit_ != data_end) {
+        scanner_ = std::make_unique<RecordScanner>(segment_->file.get(), log_->store_id(), segment_->header.epoch,
+                                                   offset_, data_end, next_version_);
+        scanner_limit_ = data_end;
+      }
+      return ReadOne(entry);
+    }
+    return false;
+  }
+
+  Status status() const override { return status_; }
+
+ private:
+  // Moves to the next segment when it continues at next_version_.
+  bool Advance() {
+    std::shared_ptr<Segment> next = log_->NextSegment(*segment_);
+    if (next == nullptr || next->header.first_version != next_version_) return false;
+    segment_ = std::move(next);
+    offset_ = logfmt::kSegmentHeaderBytes;
+    scanner_.reset();
+    return true;
+  }
+
+  bool ReadOne(LogEntry* entry) {
+    logfmt::RecordHeader header;
+    std::string_view payload;
+    if (!scanner_->Next(&header, &payload)) {
+      status_ = ScanError(*segment_, *scanner_);
+      return false;
+    }
+    entry->position = LogPosition{header.epoch, header.version};
+    entry->timestamp_us = header.timestamp_us;
+    status_ = DecodePayload(payload, header.flags, entry)
+                  .WithContext("segment " + segment_->path + " offset " + std::to_string(scanner_->record_offset()));
+    offset_ = scanner_->offset();
+    ++next_version_;
+    return status_.ok();
+  }
+
+  LogImpl* log_;
+  std::shared_ptr<Segment> segment_;
+  uint64_t offset_;
+  uint64_t next_version_;
+  std::unique_ptr<RecordScanner> scanner_;
+  uint64_t scanner_limit_ = 0;
+  Status status_;
+};
+
+}  // namespace
+
+void LogImpl::SegmentEnd(const Segment& segment, uint64_t* data_end, uint64_t* last_version) {
+  std::lock_guard<std::mutex> lock(mu_);
+  *data_end = segment.data_end;
+  *last_version = segment.last_version;
+}
+
+std::shared_ptr<Segment> LogImpl::NextSegment(const Segment& segment) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (size_t i = 0; i + 1 < segments_.size(); ++i) {
+    if (segments_[i].get() == &segment) return segments_[i + 1];
+  }
+  return nullptr;
+}
+
+void LogImpl::AddIndexEntry(Segment* segment, const IndexEntry& entry) {
+  std::lock_guard<std::mutex> lock(segment->index_mu);
+  if (segment->index.empty() || entry.offset >= segment->index.back().offset + logfmt::kIndexIntervalBytes) {
+    assert(segment->index.empty() || entry.version > segment->index.back().version);
+    segment->index.push_back(entry);
+  }
+}
+
+// Extends the sparse index of `segment` until it covers `version` (or the
+// segment's end), scanning and so verifying the records on the way.
+Status LogImpl::EnsureIndexed(Segment* segment, uint64_t version) {
+  uint64_t data_end = 0;
+  uint64_t last_version = 0;
+  SegmentEnd(*segment, &data_end, &last_version);
+  std::unique_lock<std::mutex> lock(segment->index_mu);
+  if (segment->indexed_next_version > version || segment->indexed_end >= data_end) return Status::OK();
+  RecordScanner scanner(segment->file.get(), meta_.store_id, segment->header.epoch, segment->indexed_end, data_end,
+                        segment->indexed_next_version);
+  lock.unlock();
+  logfmt::RecordHeader header;
+  std::string_view payload;
+  std::vector<IndexEntry> entries;
+  while (scanner.next_version() <= version && scanner.Next(&header, &payload)) {
+    entries.push_back(IndexEntry{header.version, header.timestamp_us, scanner.record_offset()});
+  }
+  if (scanner.next_version() <= version && scanner.next_version() <= last_version) {
+    return ScanError(*segment, scanner);
+  }
+  for (const IndexEntry& entry : entries) AddIndexEntry(segment, entry);
+  lock.lock();
+  if (scanner.offset() > segment->indexed_end) {
+    segment->indexed_end = scanner.offset();
+    segment->indexed_next_version = scanner.next_version();
+  }
+  return Status::OK();
+}
+
+Status LogImpl::Locate(uint64_t version, std::shared_ptr<Segment>* segment, IndexEntry* entry) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const uint64_t oldest = segments_.front()->header.first_version;
+    const uint64_t newest = segments_.back()->last_version;
+    if (version < oldest || version > newest || version == 0) {
+      return Status::NotFound("version " + std::to_string(version) + " is not retained (retained: " +
+                              std::to_string(oldest) + " to " + std::to_string(newest) + ")");
+    }
+    auto it = std::upper_bound(segments_.begin(), segments_.end(), version,
+                               [](uint64_t v, const auto& s) { return v < s->header.first_version; });
+    *segment = *(it - 1);
+  }
+  SPOOL_RETURN_IF_ERROR(EnsureIndexed(segment->get(), version));
+  std::lock_guard<std::mutex> lock((*segment)->index_mu);
+  const auto& index = (*segment)->index;
+  auto it = std::upper_bound(index.begin(), index.end(), version,
+                             [](uint64_t v, const IndexEntry& e) { return v < e.version; });
+  assert(it != index.begin());
+  *entry = *(it - 1);
+  return Status::OK();
+}
+
+Status LogImpl::Read(uint64_t version, LogEntry* entry) {
+  std::unique_ptr<LogIterator> iterator;
+  SPOOL_RETURN_IF_ERROR(NewIterator(version, &iterator));
+  if (iterator->Next(entry)) return Status::OK();
+  if (!iterator->status().ok()) return iterator->status();
+  return Status::NotFound("version " + std::to_string(version) + " is not retained");
+}
+
+Status LogImpl::NewIterator(uint64_t from_version, std::unique_ptr<LogIterator>* iterator) {
+  const LogPosition oldest = Oldest();
+  const LogPosition newest = Newest();
+  if (from_version == 0) from_version = std::max<uint64_t>(oldest.version, 1);
+  if (from_version > newest.version + 1) {
+    return Status::InvalidArgument("version " + std::to_string(from_version) + " is beyond the newest version " +
+                                   std::to_string(newest.version) + " + 1");
+  }
+  if (from_version == newest.version + 1) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto& active = segments_.back();
+    *iterator = std::make_unique<LogIteratorImpl>(this, active, active->data_end, from_version);
+    return Status::OK();
+  }
+  std::shared_ptr<Segment> segment;
+  IndexEntry from;
+  SPOOL_RETURN_IF_ERROR(Locate(from_version, &segment, &from));
+  auto it = std::make_unique<LogIteratorImpl>(this, segment, from.offset, from.version);
+  LogEntry skipped;
+  for (uint64_t v = from.version; v < from_version; ++v) {
+    if (!it->Next(&skipped)) return it->status().ok() ? Status::Corruption("log ended early") : it->status();
+  }
+  *iterator = std::move(it);
+  return Status::OK();
+}
+
+// The answer lies in the first segment holding a commit later than
+// `timestamp_us`: among its commits, or just before it.
+Status LogImpl::VersionAtTime(uint64_t timestamp_us, uint64_t* version) {
+  std::shared_ptr<Segment> segment;
+  bool first_segment = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto later = std::find_if(segments_.begin(), segments_.end(), [&](const auto& s) {
+      return s->last_version >= s->header.first_version && s->last_timestamp_us > timestamp_us;
+    });
+    if (later == segments_.end()) {
+      const Segment& active = *segments_.back();
+      const uint64_t oldest = segments_.front()->header.first_version;
+      if (active.last_version == 0 || active.last_version < oldest) return Status::NotFound("the log holds no commits");
+      *version = active.last_version;
+      return Status::OK();
+    }
+    segment = *later;
+    first_segment = later == segments_.begin();
+  }
+  SPOOL_RETURN_IF_ERROR(EnsureIndexed(segment.get(), UINT64_MAX));
+  IndexEntry from;
+  {
+    std::lock_guard<std::mutex> lock(segment->index_mu);
+    const auto& index = segment->index;
+    auto it = std::upper_bound(index.begin(), index.end(), timestamp_us,
+                               [](uint64_t t, const IndexEntry& e) { return t < e.timestamp_us; });
+    if (it == index.begin()) {
+      if (first_segment) {
+        return Status::NotFound("every retained commit is later than timestamp " + std::to_string(timestamp_us));
+      }
+      *version = segment->header.first_version - 1;
+      return Status::OK();
+    }
+    from = *(it - 1);
+  }
+  uint64_t data_end = 0;
+  uint64_t last_version = 0;
+  SegmentEnd(*segment, &data_end, &last_version);
+  RecordScanner scanner(segment->file.get(), meta_.store_id, segment->header.epoch, from.offset, data_end,
+                        from.version);
+  logfmt::RecordHeader header;
+  std::string_view payload;
+  *version = from.version;
+  while (scanner.Next(&header, &payload) && header.timestamp_us <= timestamp_us) *version = header.version;
+  if (!scanner.status().ok() || scanner.stop() != logfmt::RecordCheck::kValid) return ScanError(*segment, scanner);
+  return Status::OK();
+}
+
+Status VerifyLog(Env* env, const std::string& dir, uint64_t* records) {
+  LogOptions options;
+  options.env = env;
+  options.read_only = true;
+  std::unique_ptr<Log> log;
+  SPOOL_RETURN_IF_ERROR(Log::Open(options, dir, &log));
+  std::unique_ptr<LogIterator> it;
+  SPOOL_RETURN_IF_ERROR(log->NewIterator(0, &it));
+  LogEntry entry;
+  *records = 0;
+  while (it->Next(&entry)) ++*records;
+  return it->status();
+}
+
+}  // namespace spool

@@ -1,0 +1,303 @@
+// Opening a log: find the live chain of segments from their headers, finish
+// an interrupted truncation or retention, and find the end of the segment
+// being written. Sealed segments are not scanned (their ends are in their
+// successors' headers), so opening costs the active segment, not the log.
+#include <algorithm>
+#include <random>
+
+#include "log_impl.h"
+#include "record_scanner.h"
+
+namespace spool {
+
+struct LogImpl::FoundSegment {
+  logfmt::SegmentHeader header;
+  std::string path;
+};
+
+namespace {
+
+uint64_t RandomStoreId(Env* env) {
+  std::random_device device;
+  uint64_t id = (static_cast<uint64_t>(device()) << 32) ^ device() ^ env->NowMicros();
+  return id == 0 ? 1 : id;
+}
+
+bool AllZero(std::string_view bytes) {
+  return std::all_of(bytes.begin(), bytes.end(), [](char c) { return c == 0; });
+}
+
+}  // namespace
+
+// Creates the directory and META when allowed, takes the lock, reads META.
+Status LogImpl::OpenDirectory() {
+  Env* env = options_.env;
+  const std::string meta_path = JoinPath(dir_, logfmt::kMetaFileName);
+  if (!env->FileExists(meta_path)) {
+    if (options_.read_only || !options_.create_if_missing) return Status::NotFound("no log in " + dir_);
+    SPOOL_RETURN_IF_ERROR(env->CreateDir(dir_));
+    SPOOL_RETURN_IF_ERROR(env->SyncDir(DirName(dir_)));
+  }
+  if (!options_.read_only) SPOOL_RETURN_IF_ERROR(env->LockFile(JoinPath(dir_, logfmt::kLockFileName), &lock_file_));
+  if (!env->FileExists(meta_path)) {
+    std::vector<std::string> names;
+    SPOOL_RETURN_IF_ERROR(env->ListDir(dir_, &names));
+    for (const std::string& name : names) {
+      uint64_t number = 0;
+      if (logfmt::ParseSegmentFileName(name, &number)) {
+        return Status::Corruption("log " + dir_ + " has segments but no META file");
+      }
+    }
+    meta_.store_id = options_.new_store_id != 0 ? options_.new_store_id : RandomStoreId(env);
+    meta_.floor_segment = 1;
+    return WriteMeta();
+  }
+  std::string bytes;
+  SPOOL_RETURN_IF_ERROR(ReadFileToString(env, meta_path, &bytes));
+  return logfmt::DecodeMeta(bytes, &meta_).WithContext(meta_path);
+}
+
+// Reads every segment header; removes leftovers of interrupted writes
+// (temporary files) and of an interrupted retention (segments below the
+// floor). Returns the rest sorted by number.
+Status LogImpl::LoadSegments(std::vector<FoundSegment>* found) {
+  Env* env = options_.env;
+  std::vector<std::string> names;
+  SPOOL_RETURN_IF_ERROR(env->ListDir(dir_, &names));
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    const std::string path = JoinPath(dir_, name);
+    uint64_t number = 0;
+    if (name.ends_with(logfmt::kTempSuffix)) {
+      if (!options_.read_only) SPOOL_RETURN_IF_ERROR(env->RemoveFile(path));
+      continue;
+    }
+    if (!logfmt::ParseSegmentFileName(name, &number)) continue;
+    next_segment_number_ = std::max(next_segment_number_, number + 1);
+    if (number < meta_.floor_segment) {
+      if (!options_.read_only) SPOOL_RETURN_IF_ERROR(env->RemoveFile(path));
+      continue;
+    }
+    std::unique_ptr<File> file;
+    SPOOL_RETURN_IF_ERROR(env->OpenFile(path, OpenMode::kReadOnly, &file));
+    std::string bytes;
+    SPOOL_RETURN_IF_ERROR(file->Read(0, logfmt::kSegmentHeaderBytes, &bytes));
+    FoundSegment segment;
+    segment.path = path;
+    SPOOL_RETURN_IF_ERROR(logfmt::DecodeSegmentHeader(bytes, &segment.header).WithContext("segment " + path));
+    if (segment.header.store_id != meta_.store_id) {
+      return Status::Corruption("segment " + path + " belongs to another store (foreign segment)");
+    }
+    if (segment.header.number != number) {
+      return Status::Corruption("segment " + path + " says it is segment " + std::to_string(segment.header.number) +
+                                " (duplicated or renamed segment)");
+    }
+    found->push_back(std::move(segment));
+  }
+  return Status::OK();
+}
+
+// Walks back from the newest segment through the predecessors named in the
+// headers. Segments off that chain are only allowed between the newest
+// segment and its predecessor when the newest starts a new epoch: the
+// suffix of an interrupted truncation (`*cut`).
+Status LogImpl::BuildChain(std::vector<FoundSegment>& found, std::vector<FoundSegment*>* chain,
+                           std::vector<uint64_t>* cut) {
+  auto find = [&](uint64_t number) -> FoundSegment* {
+    for (FoundSegment& f : found) {
+      if (f.header.number == number) return &f;
+    }
+    return nullptr;
+  };
+  FoundSegment* current = &found.back();
+  chain->push_back(current);
+  while (current->header.prev_number >= meta_.floor_segment) {
+    const logfmt::SegmentHeader& h = current->header;
+    FoundSegment* prev = find(h.prev_number);
+    if (prev == nullptr) {
+      return Status::Corruption("segment " + logfmt::SegmentFileName(h.prev_number) + " is missing (" +
+                                current->path + " follows it)");
+    }
+    if (prev->header.epoch != h.prev_epoch || h.first_version != h.prev_last_version + 1 ||
+        prev->header.first_version > h.prev_last_version + 1 || h.epoch < h.prev_epoch) {
+      return Status::Corruption("segment " + current->path + " does not continue " + prev->path +
+                                " (stale or misplaced segment)");
+    }
+    chain->push_back(prev);
+    current = prev;
+  }
+  std::reverse(chain->begin(), chain->end());
+  const FoundSegment& newest = *chain->back();
+  for (const FoundSegment& f : found) {
+    if (std::find(chain->begin(), chain->end(), &f) != chain->end()) continue;
+    const bool in_cut = newest.header.epoch > newest.header.prev_epoch && f.header.number > newest.header.prev_number &&
+                        f.header.number < newest.header.number && f.header.epoch < newest.header.epoch;
+    if (!in_cut) return Status::Corruption("segment " + f.path + " is not part of the log (stale segment)");
+    cut->push_back(f.header.number);
+  }
+  if (chain->front()->header.number != meta_.floor_segment && chain->front()->header.prev_number != 0) {
+    return Status::Corruption("segment " + logfmt::SegmentFileName(meta_.floor_segment) + " is missing");
+  }
+  return Status::OK();
+}
+
+// Opens the chain's files and sets each sealed segment's end from its
+// successor's header.
+Status LogImpl::AdoptChain(const std::vector<FoundSegment*>& chain) {
+  const OpenMode mode = options_.read_only ? OpenMode::kReadOnly : OpenMode::kReadWrite;
+  for (size_t i = 0; i < chain.size(); ++i) {
+    auto segment = std::make_shared<Segment>();
+    segment->header = chain[i]->header;
+    segment->path = chain[i]->path;
+    std::unique_ptr<File> file;
+    SPOOL_RETURN_IF_ERROR(options_.env->OpenFile(segment->path, mode, &file));
+    segment->file = std::move(file);
+    segment->indexed_end = logfmt::kSegmentHeaderBytes;
+    segment->indexed_next_version = segment->header.first_version;
+    segment->data_end = logfmt::kSegmentHeaderBytes;
+    segment->last_version = segment->header.first_version - 1;
+    segment->last_timestamp_us = segment->header.prev_last_timestamp_us;
+    if (i + 1 < chain.size()) {
+      const logfmt::SegmentHeader& next = chain[i + 1]->header;
+      uint64_t size = 0;
+      SPOOL_RETURN_IF_ERROR(segment->file->Size(&size));
+      if (size < next.prev_end_offset || next.prev_end_offset < logfmt::kSegmentHeaderBytes) {
+        return Status::Corruption("segment " + segment->path + " is shorter (" + std::to_string(size) +
+                                  " bytes) than its successor records (" + std::to_string(next.prev_end_offset) + ")");
+      }
+      segment->data_end = next.prev_end_offset;
+      segment->last_version = next.prev_last_version;
+      segment->last_timestamp_us = next.prev_last_timestamp_us;
+    }
+    segments_.push_back(std::move(segment));
+  }
+  epoch_ = segments_.back()->header.epoch;
+  return Status::OK();
+}
+
+// Scans the segment being written to its end. A bad record followed only by
+// bytes of unacknowledged groups is a torn tail and is cut away; one
+// followed by a record that proves it had been synced is corruption.
+Status LogImpl::RecoverActiveTail(LogRecoveryReport* report) {
+  Segment* active = segments_.back().get();
+  uint64_t size = 0;
+  SPOOL_RETURN_IF_ERROR(active->file->Size(&size));
+  RecordScanner scanner(active->file.get(), meta_.store_id, active->header.epoch, logfmt::kSegmentHeaderBytes, size,
+                        active->header.first_version);
+  logfmt::RecordHeader header;
+  std::string_view payload;
+  while (scanner.Next(&header, &payload)) {
+    AddIndexEntry(active, IndexEntry{header.version, header.timestamp_us, scanner.record_offset()});
+    active->last_timestamp_us = header.timestamp_us;
+    ++report->records_scanned;
+  }
+  SPOOL_RETURN_IF_ERROR(scanner.status());
+  const uint64_t end = scanner.offset();
+  active->data_end = end;
+  active->last_version = scanner.next_version() - 1;
+  active->indexed_end = end;
+  active->indexed_next_version = scanner.next_version();
+  allocated_end_ = size;
+  if (end == size) return options_.read_only ? Status::OK() : active->file->Sync();
+  std::string tail;
+  SPOOL_RETURN_IF_ERROR(active->file->Read(end, static_cast<size_t>(size - end), &tail));
+  if (AllZero(tail)) return options_.read_only ? Status::OK() : active->file->Sync();
+  const std::string where = "segment " + active->path + " offset " + std::to_string(end);
+  if (!IsTornTail(tail, meta_.store_id, active->header.epoch, scanner.next_version())) {
+    const std::string reason = std::string(logfmt::RecordCheckName(scanner.stop())) +
+                               ", and a later record that was written after a sync follows (not a torn write)";
+    if (!options_.salvage) return Status::Corruption(where + ": " + reason);
+    report->salvaged_from_version = scanner.next_version();
+    report->salvage_reason = where + ": " + reason;
+  }
+  report->torn_tail_bytes = size - end;
+  if (options_.read_only) return Status::OK();
+  allocated_end_ = end;
+  SPOOL_RETURN_IF_ERROR(active->file->Truncate(end));
+  return active->file->Sync();
+}
+
+// Salvage mode: verify every sealed segment and keep the longest valid
+// prefix of the log.
+Status LogImpl::SalvageSealed(LogRecoveryReport* report) {
+  for (size_t i = 0; i + 1 < segments_.size(); ++i) {
+    Segment* segment = segments_[i].get();
+    RecordScanner scanner(segment->file.get(), meta_.store_id, segment->header.epoch, logfmt::kSegmentHeaderBytes,
+                          segment->data_end, segment->header.first_version);
+    logfmt::RecordHeader header;
+    std::string_view payload;
+    while (scanner.Next(&header, &payload)) ++report->records_scanned;
+    SPOOL_RETURN_IF_ERROR(scanner.status());
+    if (scanner.stop() == logfmt::RecordCheck::kValid) continue;
+    report->salvaged_from_version = scanner.next_version();
+    report->salvage_reason = "segment " + segment->path + " offset " + std::to_string(scanner.offset()) + ": " +
+                             std::string(logfmt::RecordCheckName(scanner.stop()));
+    if (options_.read_only) return Status::OK();
+    return CutForSalvage(i, scanner.offset(), scanner.next_version());
+  }
+  return Status::OK();
+}
+
+// Drops everything from `offset` of segment `segment_index` on: later
+// segments are deleted newest first (so a crash leaves a prefix), then the
+// segment is cut and becomes the one being written.
+Status LogImpl::CutForSalvage(size_t segment_index, uint64_t offset, uint64_t next_version) {
+  while (segments_.size() > segment_index + 1) {
+    SPOOL_RETURN_IF_ERROR(options_.env->RemoveFile(segments_.back()->path));
+    SPOOL_RETURN_IF_ERROR(options_.env->SyncDir(dir_));
+    segments_.pop_back();
+  }
+  Segment* segment = segments_.back().get();
+  SPOOL_RETURN_IF_ERROR(segment->file->Truncate(offset));
+  SPOOL_RETURN_IF_ERROR(segment->file->Sync());
+  segment->data_end = offset;
+  segment->last_version = next_version - 1;
+  segment->index.clear();
+  segment->indexed_end = logfmt::kSegmentHeaderBytes;
+  segment->indexed_next_version = segment->header.first_version;
+  epoch_ = segment->header.epoch;
+  allocated_end_ = offset;
+  return Status::OK();
+}
+
+Status LogImpl::Recover(LogRecoveryReport* report) {
+  SPOOL_RETURN_IF_ERROR(OpenDirectory());
+  std::vector<FoundSegment> found;
+  SPOOL_RETURN_IF_ERROR(LoadSegments(&found));
+  if (found.empty()) {
+    if (meta_.floor_segment != 1) return Status::Corruption("every segment of log " + dir_ + " is missing");
+    if (options_.read_only) return Status::NotFound("log " + dir_ + " has no segments yet");
+    logfmt::SegmentHeader first;
+    first.store_id = meta_.store_id;
+    first.number = 1;
+    first.epoch = 1;
+    first.first_version = 1;
+    std::shared_ptr<Segment> segment;
+    SPOOL_RETURN_IF_ERROR(CreateSegment(first, &segment));
+    segments_.push_back(std::move(segment));
+    next_segment_number_ = 2;
+    allocated_end_ = logfmt::kSegmentHeaderBytes;
+    report->segments = 1;
+    return Status::OK();
+  }
+  std::vector<FoundSegment*> chain;
+  std::vector<uint64_t> cut;
+  SPOOL_RETURN_IF_ERROR(BuildChain(found, &chain, &cut));
+  SPOOL_RETURN_IF_ERROR(AdoptChain(chain));
+  report->segments = segments_.size();
+  if (!options_.read_only) {
+    const logfmt::SegmentHeader& newest = segments_.back()->header;
+    std::shared_ptr<Segment> kept = segments_.size() >= 2 ? segments_[segments_.size() - 2] : nullptr;
+    uint64_t kept_size = 0;
+    if (kept != nullptr) SPOOL_RETURN_IF_ERROR(kept->file->Size(&kept_size));
+    const bool kept_too_long = newest.epoch > newest.prev_epoch && kept_size > newest.prev_end_offset;
+    if (!cut.empty() || kept_too_long) {
+      SPOOL_RETURN_IF_ERROR(CompleteCut(kept, newest, cut, /*discard_suffix=*/false));
+      report->truncation_completed = true;
+    }
+  }
+  if (options_.salvage) SPOOL_RETURN_IF_ERROR(SalvageSealed(report));
+  return RecoverActiveTail(report);
+}
+
+}  // namespace spool

@@ -1,0 +1,99 @@
+// Segment files: creating them durably, rolling, and zero-filling ahead.
+#include <algorithm>
+#include <cassert>
+
+#include "log_impl.h"
+
+namespace spool {
+namespace {
+constexpr uint64_t kZeroChunkBytes = 1ull << 20;
+constexpr uint64_t kPageBytes = 4096;
+}  // namespace
+
+std::string LogImpl::SegmentPath(uint64_t number) const { return JoinPath(dir_, logfmt::SegmentFileName(number)); }
+
+std::string LogImpl::archive_dir() const {
+  return options_.archive_dir.empty() ? JoinPath(dir_, "archive") : options_.archive_dir;
+}
+
+// Creates a segment so that it exists under its final name only complete:
+// header written and synced under a temporary name, renamed, directory
+// synced. Nothing in it is acknowledged before this returns.
+Status LogImpl::CreateSegment(const logfmt::SegmentHeader& header, std::shared_ptr<Segment>* segment) {
+  const std::string path = SegmentPath(header.number);
+  const std::string tmp = path + std::string(logfmt::kTempSuffix);
+  std::unique_ptr<File> file;
+  SPOOL_RETURN_IF_ERROR(options_.env->OpenFile(tmp, OpenMode::kTruncate, &file));
+  SPOOL_RETURN_IF_ERROR(file->Write(0, logfmt::EncodeSegmentHeader(header)));
+  SPOOL_RETURN_IF_ERROR(file->Sync());
+  SPOOL_RETURN_IF_ERROR(options_.env->RenameFile(tmp, path));
+  SPOOL_RETURN_IF_ERROR(options_.env->SyncDir(dir_));
+  auto created = std::make_shared<Segment>();
+  created->header = header;
+  created->path = path;
+  created->file = std::move(file);
+  created->data_end = logfmt::kSegmentHeaderBytes;
+  created->last_version = header.first_version - 1;
+  created->last_timestamp_us = header.prev_last_timestamp_us;
+  created->indexed_end = logfmt::kSegmentHeaderBytes;
+  created->indexed_next_version = header.first_version;
+  *segment = std::move(created);
+  return Status::OK();
+}
+
+// Seals the active segment and starts the next when `bytes` more would pass
+// the size limit (an empty segment takes any group).
+Status LogImpl::EnsureRoomFor(uint64_t bytes) {
+  std::shared_ptr<Segment> active = segments_.back();
+  const bool empty = active->last_version < active->header.first_version;
+  if (empty || active->data_end + bytes <= options_.segment_size_bytes) return Status::OK();
+  // The successor's header vouches for everything before it: sync first.
+  if (unsynced_data_) SPOOL_RETURN_IF_ERROR(active->file->Sync());
+  unsynced_data_ = false;
+  // Drop the zero-filled tail; the successor's header says where data ends.
+  SPOOL_RETURN_IF_ERROR(active->file->Truncate(active->data_end));
+  logfmt::SegmentHeader header;
+  header.store_id = meta_.store_id;
+  header.number = next_segment_number_;
+  header.epoch = epoch_;
+  header.first_version = active->last_version + 1;
+  header.prev_number = active->header.number;
+  header.prev_epoch = active->header.epoch;
+  header.prev_last_version = active->last_version;
+  header.prev_end_offset = active->data_end;
+  header.prev_last_timestamp_us = active->last_timestamp_us;
+  std::shared_ptr<Segment> next;
+  SPOOL_RETURN_IF_ERROR(CreateSegment(header, &next));
+  ++next_segment_number_;
+  allocated_end_ = next->data_end;
+  previous_group_synced_ = true;
+  std::lock_guard<std::mutex> lock(mu_);
+  segments_.push_back(std::move(next));
+  return Status::OK();
+}
+
+// Zero-fills the active segment ahead of `end`, so that small groups
+// overwrite allocated blocks and their sync need not change the file size.
+// Large groups skip it: their data, not the size update, dominates.
+Status LogImpl::Preallocate(uint64_t end) {
+  const uint64_t chunk = options_.preallocate_bytes;
+  if (chunk == 0 || end <= allocated_end_) return Status::OK();
+  const uint64_t data_end = segments_.back()->data_end;
+  if (end - data_end >= chunk / 4) {
+    allocated_end_ = end;
+    return Status::OK();
+  }
+  const uint64_t target = std::min((end + chunk + kPageBytes - 1) / kPageBytes * kPageBytes,
+                                   std::max(options_.segment_size_bytes, end));
+  static const std::string zeros(kZeroChunkBytes, '\0');
+  File* file = segments_.back()->file.get();
+  for (uint64_t offset = std::max(allocated_end_, data_end); offset < target;) {
+    const uint64_t n = std::min(kZeroChunkBytes, target - offset);
+    SPOOL_RETURN_IF_ERROR(file->Write(offset, std::string_view(zeros).substr(0, n)));
+    offset += n;
+  }
+  allocated_end_ = target;
+  return Status::OK();
+}
+
+}  // namespace spool

@@ -1,0 +1,71 @@
+#include "record_scanner.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace spool {
+namespace {
+constexpr uint64_t kReadChunkBytes = 256ull << 10;
+}  // namespace
+
+RecordScanner::RecordScanner(File* file, uint64_t store_id, uint64_t epoch, uint64_t offset, uint64_t limit,
+                             uint64_t next_version)
+    : file_(file), store_id_(store_id), epoch_(epoch), offset_(offset), limit_(limit), next_version_(next_version) {}
+
+std::string_view RecordScanner::Fill(uint64_t n) {
+  const uint64_t want_end = std::min(offset_ + n, limit_);
+  const uint64_t have_end = buf_offset_ + buf_.size();
+  if (offset_ >= buf_offset_ && want_end <= have_end) {
+    return std::string_view(buf_).substr(offset_ - buf_offset_, want_end - offset_);
+  }
+  const uint64_t read_bytes = std::min(std::max(want_end - offset_, kReadChunkBytes), limit_ - offset_);
+  Status s = file_->Read(offset_, static_cast<size_t>(read_bytes), &buf_);
+  buf_offset_ = offset_;
+  if (!s.ok()) {
+    status_ = s;
+    buf_.clear();
+    return {};
+  }
+  return std::string_view(buf_).substr(0, std::min<uint64_t>(buf_.size(), want_end - offset_));
+}
+
+bool RecordScanner::Next(logfmt::RecordHeader* header, std::string_view* payload) {
+  if (!status_.ok() || stop_ != logfmt::RecordCheck::kValid || offset_ >= limit_) return false;
+  std::string_view bytes = Fill(logfmt::kRecordHeaderBytes);
+  if (!status_.ok()) return false;
+  logfmt::RecordCheck check = logfmt::DecodeRecord(store_id_, bytes, header);
+  if (check == logfmt::RecordCheck::kShort && bytes.size() == logfmt::kRecordHeaderBytes) {
+    bytes = Fill(logfmt::kRecordHeaderBytes + header->payload_length);
+    if (!status_.ok()) return false;
+    check = logfmt::DecodeRecord(store_id_, bytes, header);
+  }
+  if (check == logfmt::RecordCheck::kValid && (header->epoch != epoch_ || header->version != next_version_)) {
+    check = logfmt::RecordCheck::kUnexpected;
+  }
+  if (check != logfmt::RecordCheck::kValid) {
+    stop_ = check;
+    return false;
+  }
+  record_offset_ = offset_;
+  *payload = bytes.substr(logfmt::kRecordHeaderBytes, header->payload_length);
+  offset_ += logfmt::kRecordHeaderBytes + header->payload_length;
+  ++next_version_;
+  return true;
+}
+
+bool IsTornTail(std::string_view tail, uint64_t store_id, uint64_t epoch, uint64_t bad_version) {
+  // Any record start is at least one byte past the bad one.
+  for (size_t i = 1; i + logfmt::kRecordHeaderBytes <= tail.size(); ++i) {
+    const char* p = tail.data() + i;
+    // Cheap filters before the checksum: the epoch and a plausible version.
+    if (logfmt::LoadFixed64(p + 16) != epoch) continue;
+    const uint64_t version = logfmt::LoadFixed64(p + 24);
+    if (version <= bad_version || version - bad_version > (1ull << 40)) continue;
+    logfmt::RecordHeader header;
+    if (logfmt::DecodeRecord(store_id, tail.substr(i), &header) != logfmt::RecordCheck::kValid) continue;
+    if ((header.flags & logfmt::kFlagAfterSync) != 0 && header.group_first_version() > bad_version) return false;
+  }
+  return true;
+}
+
+}  // namespace spool
