@@ -60,6 +60,7 @@ class LogImpl final : public Log {
   LogPosition Oldest() override;
   LogPosition Newest() override;
   uint64_t CurrentEpoch() override;
+  uint64_t StoreId() override { return meta_.store_id; }
   std::vector<LogEpochStart> EpochHistory() override;
   Status DeleteSegmentsBefore(uint64_t pinned_version, uint64_t* deleted) override;
   std::vector<LogSegmentInfo> Segments() override;

@@ -189,6 +189,8 @@ class Log {
   virtual LogPosition Oldest() = 0;
   virtual LogPosition Newest() = 0;
   virtual uint64_t CurrentEpoch() = 0;
+  // The id stamped on every segment of this log (and seeding its checksums).
+  virtual uint64_t StoreId() = 0;
   // Epoch starts still visible in retained segments, oldest first.
   virtual std::vector<LogEpochStart> EpochHistory() = 0;
 

@@ -1,0 +1,32 @@
+// Small formatting helpers shared by the spool CLI's commands.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace spool::cli {
+
+// "2026-11-29 15:31:02.123456" (UTC).
+std::string FormatTimestamp(uint64_t timestamp_us);
+// "1,234,567"
+std::string FormatCount(uint64_t n);
+// "1.5 MiB"
+std::string FormatBytes(uint64_t bytes);
+// Printable preview of bytes: text as is, others as \xNN, cut at `max`.
+std::string Preview(std::string_view bytes, size_t max);
+
+// A plain text table: a header row, then rows; columns padded to fit.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
+  void AddRow(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  std::string ToString() const;
+
+ private:
+  std::vector<std::string> header_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+}  // namespace spool::cli
