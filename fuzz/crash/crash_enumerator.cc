@@ -1,0 +1,167 @@
+#include "crash_enumerator.h"
+
+#include <random>
+
+#include "spool/txnlog/mem_env.h"
+
+namespace spool::crashtest {
+namespace {
+
+constexpr size_t kMaxFailuresKept = 5;
+
+uint64_t Mix(uint64_t a, uint64_t b) {
+  uint64_t x = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull);
+  x ^= x >> 31;
+  x *= 0xbf58476d1ce4e5b9ull;
+  return x ^ (x >> 29);
+}
+
+// Flips one bit in a random segment's durable bytes.
+void FlipRandomBit(FaultEnv* env, uint64_t seed) {
+  std::vector<std::string> names;
+  if (!env->ListDir(kLogDir, &names).ok()) return;
+  std::vector<std::string> segments;
+  for (const std::string& name : names) {
+    if (name.ends_with(".seg")) segments.push_back(name);
+  }
+  if (segments.empty()) return;
+  (void)env->FlipBit(JoinPath(kLogDir, segments[seed % segments.size()]), seed);
+}
+
+// Opens the recovered log and runs every check against the model.
+void CheckRecovered(const LogWorkload& workload, FaultEnv* env, LogModel* model, bool media_fault,
+                    StateResult* result) {
+  std::unique_ptr<Log> log;
+  const uint64_t before = env->io_calls();
+  Status s = OpenWorkloadLog(env, workload.options, &log);
+  result->recovery_calls = env->io_calls() - before;
+  ++result->recoveries;
+  if (!s.ok()) {
+    if (!(media_fault && s.IsCorruption())) result->violations.push_back({"recoverable", s.ToString()});
+    return;
+  }
+  model->Check(log.get(), media_fault, &result->violations);
+  if (media_fault) return;
+  uint64_t cut = 0;
+  if (model->truncation_in_flight(&cut)) {  // the user retries the interrupted truncation
+    LogPosition head;
+    s = log->TruncateAfter(cut, false, &head);
+    if (!s.ok()) return result->violations.push_back({"truncation converges", "retry: " + s.ToString()});
+    model->TruncateAcked(cut, head.epoch);
+    model->Check(log.get(), false, &result->violations);
+  }
+  std::vector<LogEntry> first;
+  (void)ReadEntries(log.get(), &first);
+  log.reset();
+  s = OpenWorkloadLog(env, workload.options, &log);
+  ++result->recoveries;
+  std::vector<LogEntry> second;
+  if (s.ok()) s = ReadEntries(log.get(), &second);
+  if (!s.ok() || second.size() != first.size() ||
+      (!first.empty() && (first.back().position != second.back().position || first.back().body != second.back().body))) {
+    return result->violations.push_back({"idempotent", "a second recovery differs: " + s.ToString()});
+  }
+  LogCommit commit;
+  s = log->Append(LogWrite{"WRITE", "after-recovery"}, &commit);
+  if (!s.ok() || commit.position.version != log->Newest().version ||
+      commit.position.version != (first.empty() ? log->Oldest().version : first.back().position.version + 1)) {
+    if (!first.empty() || !s.ok()) result->violations.push_back({"writable", "append after recovery: " + s.ToString()});
+  }
+}
+
+void Record(const LogWorkload& workload, const CrashState& state, const StateResult& result, CrashFigures* figures) {
+  ++figures->states_checked;
+  figures->recoveries += result.recoveries;
+  figures->violations += result.violations.size();
+  for (const Violation& v : result.violations) {
+    if (figures->failures.size() >= kMaxFailuresKept) break;
+    figures->failures.push_back(DescribeState(workload, state) + ": " + v.invariant + ": " + v.detail);
+  }
+}
+
+}  // namespace
+
+std::string DescribeState(const LogWorkload& workload, const CrashState& s) {
+  std::string out = workload.name + " call=" + std::to_string(s.crash_call) + " mode=" +
+                    std::string(CrashModeName(s.mode)) + " seed=" + std::to_string(s.seed);
+  if (s.recovery_crash_call != 0) out += " recovery-call=" + std::to_string(s.recovery_crash_call);
+  if (s.flip_bit) out += " flip-bit";
+  if (s.fail_sync_call != 0) out += " fail-sync=" + std::to_string(s.fail_sync_call);
+  return out;
+}
+
+StateResult CheckState(const LogWorkload& workload, const CrashState& state) {
+  StateResult result;
+  MemEnv mem;
+  FaultEnv env(&mem);
+  LogModel model;
+  if (state.crash_call != 0) env.CrashAtCall(state.crash_call);
+  if (state.fail_sync_call != 0) env.FailSyncAtCall(state.fail_sync_call);
+  LogOptions options = workload.options;
+  options.env = &env;
+  workload.run(&env, options, &model);
+  result.workload_calls = env.io_calls();
+  result.reached = state.crash_call == 0 || env.crashed();
+  env.SimulateCrash(state.mode, state.seed);
+  if (state.recovery_crash_call != 0) {
+    env.CrashAtCall(env.io_calls() + state.recovery_crash_call);
+    {
+      std::unique_ptr<Log> log;
+      (void)OpenWorkloadLog(&env, workload.options, &log);
+    }
+    if (!env.crashed()) {
+      result.reached = false;
+      return result;
+    }
+    env.SimulateCrash(state.mode, Mix(state.seed, state.recovery_crash_call));
+  }
+  if (state.flip_bit) FlipRandomBit(&env, state.seed);
+  CheckRecovered(workload, &env, &model, state.flip_bit, &result);
+  return result;
+}
+
+CrashFigures EnumerateCrashes(const LogWorkload& workload, bool crash_recovery) {
+  CrashFigures figures;
+  figures.workload = workload.name;
+  figures.crash_points = CheckState(workload, CrashState{}).workload_calls;
+  for (uint64_t call = 1; call <= figures.crash_points; ++call) {
+    for (CrashMode mode : kAllCrashModes) {
+      CrashState state{call, mode, Mix(call, static_cast<uint64_t>(mode)), 0, false, 0};
+      StateResult result = CheckState(workload, state);
+      Record(workload, state, result, &figures);
+      if (!crash_recovery) continue;
+      for (uint64_t r = 1; r <= result.recovery_calls; ++r) {
+        state.recovery_crash_call = r;
+        StateResult nested = CheckState(workload, state);
+        if (!nested.reached) continue;
+        ++figures.recovery_crash_states;
+        Record(workload, state, nested, &figures);
+      }
+    }
+  }
+  return figures;
+}
+
+CrashFigures RunCampaign(uint64_t first_seed, uint64_t cycles) {
+  CrashFigures figures;
+  figures.workload = "random campaign from seed " + std::to_string(first_seed);
+  for (uint64_t seed = first_seed; seed < first_seed + cycles; ++seed) {
+    LogWorkload workload = RandomWorkload(seed);
+    std::mt19937_64 rng(Mix(seed, 0xca5e));
+    const uint64_t calls = CheckState(workload, CrashState{}).workload_calls;
+    CrashState state;
+    state.crash_call = 1 + rng() % (calls + 1);
+    state.mode = kAllCrashModes[rng() % std::size(kAllCrashModes)];
+    state.seed = rng();
+    state.flip_bit = rng() % 10 == 0;
+    state.fail_sync_call = rng() % 10 == 0 ? 1 + rng() % (calls + 1) : 0;
+    if (rng() % 4 == 0) state.recovery_crash_call = 1 + rng() % 4;
+    StateResult result = CheckState(workload, state);
+    ++figures.crash_points;
+    if (state.recovery_crash_call != 0 && result.reached) ++figures.recovery_crash_states;
+    Record(workload, state, result, &figures);
+  }
+  return figures;
+}
+
+}  // namespace spool::crashtest

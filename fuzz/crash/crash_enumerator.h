@@ -1,0 +1,62 @@
+// Crash enumeration and random crash campaigns over the log (TESTING.md):
+// run a workload under FaultEnv, crash at an I/O call, build the surviving
+// disk in a crash mode, recover (optionally crashing recovery itself at
+// each of its own I/O calls), and check the recovered log against the
+// model. Every state is identified by (workload, call, mode, seed[,
+// recovery call]) and replays exactly from it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "log_model.h"
+#include "log_workloads.h"
+#include "spool/txnlog/fault_env.h"
+
+namespace spool::crashtest {
+
+// One crash state to check.
+struct CrashState {
+  uint64_t crash_call = 0;     // 0: run to the end, then crash
+  CrashMode mode = CrashMode::kPowerLoss;
+  uint64_t seed = 0;
+  uint64_t recovery_crash_call = 0;  // 0: recovery is not interrupted
+  bool flip_bit = false;             // a media fault in durable data
+  uint64_t fail_sync_call = 0;       // 0: no failed fsync
+};
+
+struct StateResult {
+  bool reached = true;           // the crash (and recovery crash) points were reached
+  uint64_t workload_calls = 0;   // I/O calls the workload made
+  uint64_t recovery_calls = 0;   // I/O calls of the final recovery
+  uint64_t recoveries = 0;       // opens performed while checking
+  std::vector<Violation> violations;
+};
+
+// Runs and checks one state.
+StateResult CheckState(const LogWorkload& workload, const CrashState& state);
+
+// "segment-roll call=17 mode=torn-4k seed=99 recovery-call=2"
+std::string DescribeState(const LogWorkload& workload, const CrashState& state);
+
+struct CrashFigures {
+  std::string workload;
+  uint64_t crash_points = 0;
+  uint64_t states_checked = 0;
+  uint64_t recovery_crash_states = 0;
+  uint64_t recoveries = 0;
+  uint64_t violations = 0;
+  std::vector<std::string> failures;  // the first few, each with its replay line and what broke
+};
+
+// Every crash point x every mode (x every recovery crash point when
+// `crash_recovery`).
+CrashFigures EnumerateCrashes(const LogWorkload& workload, bool crash_recovery);
+
+// `cycles` random workloads from consecutive seeds starting at `first_seed`,
+// each crashed at a random point in a random mode, with occasional media
+// faults and failed fsyncs.
+CrashFigures RunCampaign(uint64_t first_seed, uint64_t cycles);
+
+}  // namespace spool::crashtest

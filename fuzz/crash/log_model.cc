@@ -1,0 +1,134 @@
+#include "log_model.h"
+
+#include <algorithm>
+
+namespace spool::crashtest {
+
+void LogModel::AppendAttempted(const std::string& body) {
+  std::lock_guard<std::mutex> lock(mu_);
+  attempted_.insert(body);
+}
+
+void LogModel::AppendAcked(const std::string& body, const LogCommit& commit) {
+  std::lock_guard<std::mutex> lock(mu_);
+  live_[commit.position.version] = Acked{commit.position.epoch, body};
+  acked_bodies_.insert(body);
+}
+
+void LogModel::TruncateAttempted(uint64_t version) {
+  std::lock_guard<std::mutex> lock(mu_);
+  truncate_in_flight_ = true;
+  truncate_version_ = version;
+}
+
+void LogModel::TruncateAcked(uint64_t version, uint64_t epoch) {
+  std::lock_guard<std::mutex> lock(mu_);
+  truncate_in_flight_ = false;
+  live_.erase(live_.upper_bound(version), live_.end());
+  acked_epoch_ = epoch;
+}
+
+void LogModel::RetentionAttempted(uint64_t pinned_version) {
+  std::lock_guard<std::mutex> lock(mu_);
+  max_pinned_ = std::max(max_pinned_, pinned_version);
+}
+
+bool LogModel::truncation_in_flight(uint64_t* version) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  *version = truncate_version_;
+  return truncate_in_flight_;
+}
+
+uint64_t LogModel::acked_count() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return live_.size();
+}
+
+Status ReadEntries(Log* log, std::vector<LogEntry>* entries) {
+  std::unique_ptr<LogIterator> it;
+  SPOOL_RETURN_IF_ERROR(log->NewIterator(0, &it));
+  LogEntry entry;
+  while (it->Next(&entry)) entries->push_back(entry);
+  return it->status();
+}
+
+namespace {
+// Bytes returned that no append wrote there: never allowed, even after a
+// media fault (corruption must be detected, not returned).
+constexpr char kCorrectBytes[] = "correct bytes";
+
+void Add(std::vector<Violation>* violations, std::string invariant, std::string detail) {
+  violations->push_back(Violation{std::move(invariant), std::move(detail)});
+}
+}  // namespace
+
+// `truncated`: an in-flight truncation took effect.
+void LogModel::CheckEntries(const std::vector<LogEntry>& entries, uint64_t oldest, bool truncated,
+                            std::vector<Violation>* violations) const {
+  const uint64_t cut = truncated ? truncate_version_ : UINT64_MAX;
+  const uint64_t max_acked = live_.empty() ? 0 : live_.rbegin()->first;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const LogEntry& e = entries[i];
+    const uint64_t v = e.position.version;
+    if (i > 0 && v != entries[i - 1].position.version + 1) Add(violations, "prefix", "hole before version " + std::to_string(v));
+    if (!seen.insert(e.body).second) Add(violations, "no phantom", "a body appears twice, again at " + std::to_string(v));
+    auto acked = live_.find(v);
+    if (acked != live_.end() && v <= cut) {
+      if (acked->second.body != e.body || acked->second.epoch != e.position.epoch) {
+        Add(violations, kCorrectBytes, "version " + std::to_string(v) + " differs from what was acknowledged");
+      }
+    } else if (attempted_.count(e.body) == 0 || acked_bodies_.count(e.body) != 0) {
+      Add(violations, kCorrectBytes, "version " + std::to_string(v) + " holds bytes no unacknowledged append wrote");
+    } else if (!truncated && v <= max_acked) {
+      Add(violations, "prefix", "unacknowledged version " + std::to_string(v) + " precedes acknowledged ones");
+    }
+  }
+  // Durability: acknowledged versions within retention and not cut.
+  const uint64_t newest = entries.empty() ? 0 : entries.back().position.version;
+  for (const auto& [v, unused] : live_) {
+    (void)unused;
+    if (v > cut) continue;
+    if (v < oldest) {
+      if (v >= max_pinned_) Add(violations, "durable", "acknowledged version " + std::to_string(v) + " was deleted by retention before its pin");
+      continue;
+    }
+    if (v > newest) Add(violations, "durable", "acknowledged version " + std::to_string(v) + " is lost");
+  }
+}
+
+void LogModel::Check(Log* log, bool media_fault, std::vector<Violation>* violations) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<LogEntry> entries;
+  Status s = ReadEntries(log, &entries);
+  if (!s.ok() && !(media_fault && s.IsCorruption())) Add(violations, "readable", s.ToString());
+  const uint64_t epoch = log->CurrentEpoch();
+  const bool truncated = truncate_in_flight_ && epoch > acked_epoch_;
+  if (media_fault) {
+    // Only: whatever is returned is what was written.
+    std::vector<Violation> found;
+    CheckEntries(entries, log->Oldest().version, truncated, &found);
+    for (Violation& v : found) {
+      if (v.invariant == kCorrectBytes) violations->push_back(std::move(v));
+    }
+    return;
+  }
+  if (epoch != acked_epoch_ && !(truncate_in_flight_ && epoch == acked_epoch_ + 1)) {
+    Add(violations, "truncation", "epoch " + std::to_string(epoch) + " but " + std::to_string(acked_epoch_) + " expected");
+  }
+  if (truncated) {
+    for (const LogEntry& e : entries) {
+      if (e.position.version > truncate_version_ && e.position.epoch < epoch) {
+        Add(violations, "truncation", "version " + std::to_string(e.position.version) + " of the cut epoch reappeared");
+      }
+    }
+  }
+  CheckEntries(entries, log->Oldest().version, truncated, violations);
+  const LogPosition newest = log->Newest();
+  if (!entries.empty() && newest.version != entries.back().position.version) {
+    Add(violations, "prefix", "Newest() says " + std::to_string(newest.version) + " but the log ends at " +
+                                  std::to_string(entries.back().position.version));
+  }
+}
+
+}  // namespace spool::crashtest

@@ -1,0 +1,73 @@
+// LogModel: what a workload was told by the log (its acknowledged commits,
+// truncations and retention), and the check of a recovered log against it
+// (TESTING.md, "Invariants checked after every recovery"):
+//   durable    every acknowledged commit still within retention is there;
+//   atomic     every record is exactly a body some append wrote;
+//   prefix     versions are dense, and unacknowledged records only follow
+//              the acknowledged ones;
+//   no phantom nothing appears that no append attempted, nor twice;
+//   truncation the log is the old one or the truncated one, never a mix, and
+//              versions cut off never reappear;
+//   idempotent recovering twice gives what recovering once gave;
+//   writable   the recovered log takes the next version and keeps it.
+// Thread-safe: workloads record from several writer threads.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "spool/txnlog/log.h"
+
+namespace spool::crashtest {
+
+// Which invariant a violation broke.
+struct Violation {
+  std::string invariant;
+  std::string detail;
+};
+
+class LogModel {
+ public:
+  void AppendAttempted(const std::string& body);
+  void AppendAcked(const std::string& body, const LogCommit& commit);
+  void TruncateAttempted(uint64_t version);
+  // `epoch`: the epoch the acknowledged truncation started.
+  void TruncateAcked(uint64_t version, uint64_t epoch);
+  void RetentionAttempted(uint64_t pinned_version);
+
+  // True, with the version, when a truncation was attempted but not
+  // acknowledged: a user would retry it after recovery.
+  bool truncation_in_flight(uint64_t* version) const;
+  uint64_t acked_count() const;
+
+  // Checks the log opened after a crash; appends to `*violations`. With
+  // `media_fault` set (a bit was flipped in durable data) only "no wrong
+  // data is returned" is checked: errors are allowed, wrong bytes are not.
+  void Check(Log* log, bool media_fault, std::vector<Violation>* violations) const;
+
+ private:
+  struct Acked {
+    uint64_t epoch;
+    std::string body;
+  };
+  void CheckEntries(const std::vector<LogEntry>& entries, uint64_t oldest, bool truncated,
+                    std::vector<Violation>* violations) const;
+
+  mutable std::mutex mu_;
+  std::map<uint64_t, Acked> live_;          // acknowledged and not cut by an acknowledged truncation
+  std::set<std::string> attempted_;         // every body an append was given
+  std::set<std::string> acked_bodies_;
+  uint64_t acked_epoch_ = 1;                // the epoch of the last acknowledged truncation
+  bool truncate_in_flight_ = false;
+  uint64_t truncate_version_ = 0;
+  uint64_t max_pinned_ = 0;                 // the highest retention pin attempted
+};
+
+// Reads every retained entry. Returns the iterator's status.
+Status ReadEntries(Log* log, std::vector<LogEntry>* entries);
+
+}  // namespace spool::crashtest
