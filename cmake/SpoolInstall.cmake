@@ -25,5 +25,7 @@ install(FILES
   ${CMAKE_CURRENT_LIST_DIR}/SpoolFindDeps.cmake
   DESTINATION ${SPOOL_CMAKE_DIR})
 
+# Relocatable: the prefix is found from where the .pc file is installed.
+file(RELATIVE_PATH SPOOL_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
 configure_file(${CMAKE_CURRENT_LIST_DIR}/spool.pc.in ${CMAKE_CURRENT_BINARY_DIR}/spool.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/spool.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

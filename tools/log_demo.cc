@@ -101,8 +101,8 @@ Status CheckSurvival(Log* log, Acknowledged& acked, Survival* out) {
 
 int RunLogDemo(const LogDemoOptions& options) {
   const std::string dir = options.dir.empty() ? MakeTempDir() : options.dir;
-  if (dir.empty()) {
-    std::cerr << "spool: cannot create a temporary directory\n";
+  if (dir.empty() || !Env::Default()->CreateDir(dir).ok()) {
+    std::cerr << "spool: cannot create the directory " << (dir.empty() ? "(temporary)" : dir) << "\n";
     return kExitError;
   }
   const std::string log_dir = JoinPath(dir, "log");

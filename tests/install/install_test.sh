@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the build into a temporary prefix, then builds and runs a tiny
+# consumer against it twice: with find_package(Spool CONFIG) and with
+# pkg-config.
+set -euo pipefail
+build_dir=$1
+source_dir=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+cmake --install "$build_dir" --prefix "$work/prefix" >/dev/null
+cmake -S "$source_dir/consumer" -B "$work/consumer-build" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake --build "$work/consumer-build" >/dev/null
+"$work/consumer-build/consumer" "$work/log-cmake"
+
+export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig:$work/prefix/lib/x86_64-linux-gnu/pkgconfig"
+# shellcheck disable=SC2046
+c++ -o "$work/consumer-pc" "$source_dir/consumer/main.cc" $(pkg-config --cflags --libs --static spool)
+"$work/consumer-pc" "$work/log-pc"
+echo "install test: find_package(Spool) and pkg-config consumers passed"

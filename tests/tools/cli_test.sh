@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# End-to-end test of `spool log …` as a user drives it: the demo on a kept
+# directory, inspect, verify, dump (text and JSON), then a damaged byte that
+# verify must report with exit code 1, and bad arguments with exit code 2.
+set -uo pipefail
+spool=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+check() {  # check NAME EXPECTED_EXIT COMMAND...
+  local name=$1 expected=$2
+  shift 2
+  "$@" >"$work/out" 2>&1
+  local got=$?
+  if [ "$got" -ne "$expected" ]; then
+    echo "FAIL $name: exit $got, expected $expected"; cat "$work/out"; failures=$((failures + 1))
+  else
+    echo "ok   $name"
+  fi
+}
+expect_output() {  # expect_output NAME PATTERN
+  if grep -qE "$2" "$work/out"; then echo "ok   $1"; else echo "FAIL $1: no /$2/ in:"; cat "$work/out"; failures=$((failures + 1)); fi
+}
+
+check demo 0 "$spool" log demo --dir "$work/store" --commits 400 --seed 7
+expect_output demo-survival "OK: no acknowledged commit was lost"
+log="$work/store/log"
+check inspect 0 "$spool" log inspect "$log"
+expect_output inspect-epochs "^epoch +2"
+check inspect-json 0 "$spool" log inspect "$log" --json
+expect_output inspect-json-epoch '"epoch": 2'
+check verify 0 "$spool" log verify "$log"
+expect_output verify-intact "^intact: "
+check dump 0 "$spool" log dump "$log" --from 3 --limit 2
+expect_output dump-rows "^1 +4 "
+check dump-json 0 "$spool" log dump "$log" --limit 1 --json
+expect_output dump-json-version '"version":1'
+
+# Damage a byte inside the first record of the (sealed) first segment.
+printf '\xff' | dd of="$log/000000000001.seg" bs=1 seek=150 conv=notrunc status=none
+check verify-corrupt 1 "$spool" log verify "$log"
+expect_output verify-names-segment "000000000001.seg offset"
+check verify-missing 2 "$spool" log verify "$work/nowhere"
+check bad-arguments 2 "$spool" log dump
+check unknown-command 2 "$spool" log frobnicate
+
+echo "cli test: $failures failed"
+[ "$failures" -eq 0 ]
