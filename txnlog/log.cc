@@ -87,10 +87,7 @@ void LogImpl::RunAsLeader(Op* op, std::unique_lock<std::mutex>& lock) {
   std::vector<Op*> members;
   Status s = poisoned_;
   if (s.ok() && op->kind == Op::Kind::kAppend) {
-    if (options_.durability == Durability::kGroupWindow && options_.group_window_us > 0) {
-      op->cv.wait_for(lock, std::chrono::microseconds(options_.group_window_us),
-                      [&] { return queue_.size() >= logfmt::kMaxGroupRecords; });
-    }
+    WaitForGroup(op, lock);
     CollectGroup(&members);
     lock.unlock();
     s = WriteGroup(members);
@@ -112,6 +109,26 @@ void LogImpl::RunAsLeader(Op* op, std::unique_lock<std::mutex>& lock) {
   }
   if (!queue_.empty()) queue_.front()->cv.notify_one();
   room_cv_.notify_all();
+}
+
+// REQUIRES: mu_ held; `op` leads. Gives committers a moment to join the
+// group before it is written. kGroupWindow waits the configured window.
+// kSync waits only when the previous group had more members than are
+// queued now: those committers are likely on their way back with their
+// next commit (a closed loop of N writers otherwise settles into groups
+// alternating between k and N - k). The wait is bounded by half the
+// measured sync time, so it never costs more than it can save; a single
+// writer never waits.
+void LogImpl::WaitForGroup(Op* op, std::unique_lock<std::mutex>& lock) {
+  auto enough = [&](size_t n) { return [this, n] { return queue_.size() >= n; }; };
+  if (options_.durability == Durability::kGroupWindow && options_.group_window_us > 0) {
+    op->cv.wait_for(lock, std::chrono::microseconds(options_.group_window_us), enough(logfmt::kMaxGroupRecords));
+    return;
+  }
+  const size_t expected = static_cast<size_t>(previous_group_size_);
+  if (options_.durability != Durability::kSync || expected <= 1 || queue_.size() >= expected) return;
+  const uint64_t wait_us = std::clamp<uint64_t>(sync_micros_average_ / 2, kMinGroupWaitMicros, kMaxGroupWaitMicros);
+  op->cv.wait_for(lock, std::chrono::microseconds(wait_us), enough(expected));
 }
 
 // REQUIRES: mu_ held. Assigns versions and timestamps to the appends at the
@@ -158,8 +175,14 @@ Status LogImpl::WriteGroup(const std::vector<Op*>& group) {
   s = Preallocate(start + bytes);
   if (s.ok()) s = active->file->Write(start, group_buffer_);
   const bool sync = options_.durability != Durability::kNoSync;
-  if (s.ok() && sync) s = active->file->Sync();
+  if (s.ok() && sync) {
+    const uint64_t sync_start_us = options_.env->NowMicros();
+    s = active->file->Sync();
+    const uint64_t sync_us = options_.env->NowMicros() - sync_start_us;
+    sync_micros_average_ = (sync_micros_average_ * 7 + sync_us) / 8;
+  }
   if (!s.ok()) return Poison(s);
+  previous_group_size_ = group.size();
   previous_group_synced_ = sync;
   unsynced_data_ = !sync;
   for (const IndexEntry& entry : new_index) AddIndexEntry(active, entry);

@@ -23,6 +23,10 @@
 
 namespace spool {
 
+// Bounds of the wait a sync-mode leader allows for expected committers.
+inline constexpr uint64_t kMinGroupWaitMicros = 20;
+inline constexpr uint64_t kMaxGroupWaitMicros = 500;
+
 // A sparse index entry: the record of `version` starts at `offset`.
 struct IndexEntry {
   uint64_t version = 0;
@@ -86,6 +90,7 @@ class LogImpl final : public Log {
   // --- The queue (log.cc).
   Status Submit(Op* op);
   void RunAsLeader(Op* op, std::unique_lock<std::mutex>& lock);
+  void WaitForGroup(Op* op, std::unique_lock<std::mutex>& lock);
   void CollectGroup(std::vector<Op*>* group);
   Status WriteGroup(const std::vector<Op*>& group);
   Status RunExclusiveOp(Op* op);
@@ -141,6 +146,8 @@ class LogImpl final : public Log {
   uint64_t allocated_end_ = 0;        // active segment zero-filled up to here
   bool previous_group_synced_ = true;
   bool unsynced_data_ = false;
+  uint64_t previous_group_size_ = 0;
+  uint64_t sync_micros_average_ = 0;  // exponential moving average
   std::string group_buffer_;
 };
 
