@@ -195,9 +195,11 @@ Status LogImpl::VersionAtTime(uint64_t timestamp_us, uint64_t* version) {
   bool first_segment = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto later = std::find_if(segments_.begin(), segments_.end(), [&](const auto& s) {
-      return s->last_version >= s->header.first_version && s->last_timestamp_us > timestamp_us;
-    });
+    // Timestamps increase along the chain (an empty segment carries its
+    // predecessor's last one), so the segments holding only commits at or
+    // before the timestamp come first: binary search.
+    auto later = std::partition_point(segments_.begin(), segments_.end(),
+                                      [&](const auto& s) { return s->last_timestamp_us <= timestamp_us; });
     if (later == segments_.end()) {
       const Segment& active = *segments_.back();
       const uint64_t oldest = segments_.front()->header.first_version;

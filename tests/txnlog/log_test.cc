@@ -464,6 +464,18 @@ TEST_F(LogTest, TimestampLookupAtTheEdges) {
   Open();  // the same answers from a reopened log
   ASSERT_TRUE(log_->VersionAtTime(ts[776] + 3, &version).ok());
   EXPECT_EQ(version, 777u);
+  // After a truncation, a time inside the cut range resolves to the cut.
+  ASSERT_TRUE(log_->TruncateAfter(1000, true, nullptr).ok());
+  ASSERT_TRUE(log_->VersionAtTime(ts[1200], &version).ok());
+  EXPECT_EQ(version, 1000u);
+  // After retention, times before the oldest retained commit are not found.
+  uint64_t deleted = 0;
+  ASSERT_TRUE(log_->DeleteSegmentsBefore(900, &deleted).ok());
+  ASSERT_GT(deleted, 0u);
+  EXPECT_TRUE(log_->VersionAtTime(ts[0], &version).IsNotFound());
+  const uint64_t oldest = log_->Oldest().version;
+  ASSERT_TRUE(log_->VersionAtTime(ts[oldest - 1], &version).ok());
+  EXPECT_EQ(version, oldest);
 }
 
 TEST_F(LogTest, RetentionDeletesWholeSegmentsBelowThePin) {
