@@ -141,7 +141,7 @@ void LogImpl::CollectGroup(std::vector<Op*>* group) {
   for (Op* op : queue_) {
     if (op->kind != Op::Kind::kAppend || group->size() >= logfmt::kMaxGroupRecords) break;
     if (!group->empty() && bytes + op->payload.size() > logfmt::kMaxGroupBytes) break;
-    bytes += logfmt::kRecordHeaderBytes + op->payload.size();
+    bytes += logfmt::RecordBytes(op->payload.size());
     timestamp_us = std::max(options_.env->NowMicros(), timestamp_us + 1);
     op->commit->position = LogPosition{epoch_, ++version};
     op->commit->timestamp_us = timestamp_us;
@@ -153,7 +153,7 @@ void LogImpl::CollectGroup(std::vector<Op*>* group) {
 // sync modes) one sync. Runs as the leader, without mu_.
 Status LogImpl::WriteGroup(const std::vector<Op*>& group) {
   uint64_t bytes = 0;
-  for (const Op* op : group) bytes += logfmt::kRecordHeaderBytes + op->payload.size();
+  for (const Op* op : group) bytes += logfmt::RecordBytes(op->payload.size());
   Status s = EnsureRoomFor(bytes);
   if (!s.ok()) return Poison(s);
   Segment* active = segments_.back().get();

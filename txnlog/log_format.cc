@@ -37,7 +37,8 @@ uint64_t Hash64(std::string_view bytes, uint64_t seed) {
 }
 
 // Record: checksum u64 | payload_length u32 | type u8 | flags u8 |
-// group_index u16 | epoch u64 | version u64 | timestamp_us u64 | payload.
+// group_index u16 | epoch u64 | version u64 | timestamp_us u64 | payload |
+// zero padding to a multiple of kRecordAlignment (not checksummed).
 void AppendRecord(uint64_t store_id, RecordHeader header, std::string_view payload, std::string* out) {
   assert(payload.size() <= kMaxPayloadBytes);
   assert(header.epoch > 0 && header.version > 0);
@@ -55,6 +56,7 @@ void AppendRecord(uint64_t store_id, RecordHeader header, std::string_view paylo
   std::string_view covered(out->data() + start + 8, out->size() - start - 8);
   const uint64_t checksum = Hash64(covered, store_id);
   std::memcpy(out->data() + start, &checksum, 8);
+  out->resize(start + RecordBytes(payload.size()), '\0');
 }
 
 std::string_view RecordCheckName(RecordCheck check) {
@@ -81,7 +83,7 @@ RecordCheck DecodeRecord(uint64_t store_id, std::string_view bytes, RecordHeader
   header->version = LoadFixed64(p + 24);
   header->timestamp_us = LoadFixed64(p + 32);
   if (header->payload_length > kMaxPayloadBytes) return RecordCheck::kBadLength;
-  if (bytes.size() < kRecordHeaderBytes + header->payload_length) return RecordCheck::kShort;
+  if (bytes.size() < RecordBytes(header->payload_length)) return RecordCheck::kShort;
   std::string_view covered = bytes.substr(8, kRecordHeaderBytes - 8 + header->payload_length);
   if (Hash64(covered, store_id) != header->checksum) return RecordCheck::kBadChecksum;
   // Checked after the checksum: a valid checksum over an unknown type is a

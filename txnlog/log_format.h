@@ -30,7 +30,12 @@ inline constexpr uint64_t kMaxSegmentBytes = 1ull << 30;
 // Sparse index: one entry per this many bytes of records.
 inline constexpr uint64_t kIndexIntervalBytes = 4096;
 
+// Records start at multiples of this (their payloads are padded with
+// zeros), so a FlatBuffers payload read in place is aligned.
+inline constexpr uint64_t kRecordAlignment = 8;
+
 static_assert(kMaxGroupRecords <= UINT16_MAX + 1ull, "group_index is a u16");
+static_assert(kRecordHeaderBytes % kRecordAlignment == 0 && kSegmentHeaderBytes % kRecordAlignment == 0);
 static_assert(kMaxPayloadBytes <= UINT32_MAX, "payload_length is a u32");
 static_assert(kRecordHeaderBytes + kMaxPayloadBytes <= kMaxSegmentBytes, "one record fits a segment");
 static_assert(kMaxGroupBytes <= kMaxSegmentBytes, "a group fits a segment");
@@ -60,8 +65,14 @@ struct RecordHeader {
   uint64_t group_first_version() const { return version - group_index; }
 };
 
+// The bytes a record with `payload_length` bytes of payload takes.
+constexpr uint64_t RecordBytes(uint64_t payload_length) {
+  return kRecordHeaderBytes + (payload_length + kRecordAlignment - 1) / kRecordAlignment * kRecordAlignment;
+}
+
 // Appends the header, with its checksum computed over the header fields and
-// `payload` under `store_id`, then the payload, to `*out`.
+// `payload` under `store_id`, then the payload and its zero padding, to
+// `*out`.
 void AppendRecord(uint64_t store_id, RecordHeader header, std::string_view payload, std::string* out);
 
 // Why bytes at an offset are not the record expected there.

@@ -2,6 +2,8 @@
 
 #include <zstd.h>
 
+#include <cstdint>
+
 #include "log_entry_generated.h"
 #include "log_format.h"
 
@@ -71,6 +73,12 @@ Status DecodePayload(std::string_view payload, uint8_t flags, LogEntry* entry) {
                                    payload.size());
     if (ZSTD_isError(n) || n != size) return Status::Corruption("compressed payload does not decompress");
     payload = decompressed;
+  }
+  // Records keep payloads aligned; bytes from elsewhere may not be.
+  std::string aligned;
+  if (reinterpret_cast<uintptr_t>(payload.data()) % logfmt::kRecordAlignment != 0) {
+    aligned.assign(payload);
+    payload = aligned;
   }
   const auto* bytes = reinterpret_cast<const uint8_t*>(payload.data());
   flatbuffers::Verifier verifier(bytes, payload.size());

@@ -35,7 +35,7 @@ bool RecordScanner::Next(logfmt::RecordHeader* header, std::string_view* payload
   if (!status_.ok()) return false;
   logfmt::RecordCheck check = logfmt::DecodeRecord(store_id_, bytes, header);
   if (check == logfmt::RecordCheck::kShort && bytes.size() == logfmt::kRecordHeaderBytes) {
-    bytes = Fill(logfmt::kRecordHeaderBytes + header->payload_length);
+    bytes = Fill(logfmt::RecordBytes(header->payload_length));
     if (!status_.ok()) return false;
     check = logfmt::DecodeRecord(store_id_, bytes, header);
   }
@@ -48,14 +48,15 @@ bool RecordScanner::Next(logfmt::RecordHeader* header, std::string_view* payload
   }
   record_offset_ = offset_;
   *payload = bytes.substr(logfmt::kRecordHeaderBytes, header->payload_length);
-  offset_ += logfmt::kRecordHeaderBytes + header->payload_length;
+  offset_ += logfmt::RecordBytes(header->payload_length);
   ++next_version_;
   return true;
 }
 
 bool IsTornTail(std::string_view tail, uint64_t store_id, uint64_t epoch, uint64_t bad_version) {
-  // Any record start is at least one byte past the bad one.
-  for (size_t i = 1; i + logfmt::kRecordHeaderBytes <= tail.size(); ++i) {
+  // Records start at aligned offsets past the bad one (`tail` starts at one).
+  for (size_t i = logfmt::kRecordAlignment; i + logfmt::kRecordHeaderBytes <= tail.size();
+       i += logfmt::kRecordAlignment) {
     const char* p = tail.data() + i;
     // Cheap filters before the checksum: the epoch and a plausible version.
     if (logfmt::LoadFixed64(p + 16) != epoch) continue;
