@@ -101,6 +101,10 @@ class LogImpl final : public Log {
   Status CreateSegment(const logfmt::SegmentHeader& header, std::shared_ptr<Segment>* segment);
   Status OpenSegment(uint64_t number, std::shared_ptr<Segment>* segment);
   Status EnsureIndexed(Segment* segment, uint64_t version);
+  // Sealed segments: saves / adopts the sparse index file. Best effort.
+  void SaveIndex(Segment* segment);
+  bool LoadIndex(Segment* segment, uint64_t data_end, uint64_t last_version);
+  void RemoveIndex(uint64_t segment_number);
   void AddIndexEntry(Segment* segment, const IndexEntry& entry);
   std::string SegmentPath(uint64_t number) const;
   std::string archive_dir() const;
@@ -109,6 +113,7 @@ class LogImpl final : public Log {
   struct FoundSegment;
   Status OpenDirectory();
   Status LoadSegments(std::vector<FoundSegment>* found);
+  void RemoveOrphanIndexes(const std::vector<std::string>& index_files, const std::vector<FoundSegment>& found);
   Status BuildChain(std::vector<FoundSegment>& found, std::vector<FoundSegment*>* chain,
                     std::vector<uint64_t>* cut);
   Status AdoptChain(const std::vector<FoundSegment*>& chain);

@@ -107,9 +107,18 @@ void LogImpl::AddIndexEntry(Segment* segment, const IndexEntry& entry) {
 Status LogImpl::EnsureIndexed(Segment* segment, uint64_t version) {
   uint64_t data_end = 0;
   uint64_t last_version = 0;
-  SegmentEnd(*segment, &data_end, &last_version);
+  bool sealed = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    data_end = segment->data_end;
+    last_version = segment->last_version;
+    sealed = segment != segments_.back().get();
+  }
   std::unique_lock<std::mutex> lock(segment->index_mu);
   if (segment->indexed_next_version > version || segment->indexed_end >= data_end) return Status::OK();
+  if (sealed && segment->indexed_end == logfmt::kSegmentHeaderBytes && LoadIndex(segment, data_end, last_version)) {
+    return Status::OK();
+  }
   RecordScanner scanner(segment->file.get(), meta_.store_id, segment->header.epoch, segment->indexed_end, data_end,
                         segment->indexed_next_version);
   lock.unlock();

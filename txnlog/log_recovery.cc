@@ -7,6 +7,7 @@
 
 #include "log_impl.h"
 #include "record_scanner.h"
+#include "segment_index.h"
 
 namespace spool {
 
@@ -57,6 +58,17 @@ Status LogImpl::OpenDirectory() {
   return logfmt::DecodeMeta(bytes, &meta_).WithContext(meta_path);
 }
 
+// Index files whose segment is gone (cut, retained away) are removed.
+void LogImpl::RemoveOrphanIndexes(const std::vector<std::string>& index_files, const std::vector<FoundSegment>& found) {
+  if (options_.read_only) return;
+  for (const std::string& name : index_files) {
+    const bool orphan = std::none_of(found.begin(), found.end(), [&](const FoundSegment& f) {
+      return IndexFileName(f.header.number) == name;
+    });
+    if (orphan) (void)options_.env->RemoveFile(JoinPath(dir_, name));
+  }
+}
+
 // Reads every segment header; removes leftovers of interrupted writes
 // (temporary files) and of an interrupted retention (segments below the
 // floor). Returns the rest sorted by number.
@@ -65,11 +77,16 @@ Status LogImpl::LoadSegments(std::vector<FoundSegment>* found) {
   std::vector<std::string> names;
   SPOOL_RETURN_IF_ERROR(env->ListDir(dir_, &names));
   std::sort(names.begin(), names.end());
+  std::vector<std::string> index_files;
   for (const std::string& name : names) {
     const std::string path = JoinPath(dir_, name);
     uint64_t number = 0;
     if (name.ends_with(logfmt::kTempSuffix)) {
       if (!options_.read_only) SPOOL_RETURN_IF_ERROR(env->RemoveFile(path));
+      continue;
+    }
+    if (name.ends_with(kIndexSuffix)) {
+      index_files.push_back(name);
       continue;
     }
     if (!logfmt::ParseSegmentFileName(name, &number)) continue;
@@ -94,6 +111,7 @@ Status LogImpl::LoadSegments(std::vector<FoundSegment>* found) {
     }
     found->push_back(std::move(segment));
   }
+  RemoveOrphanIndexes(index_files, *found);
   return Status::OK();
 }
 
@@ -243,11 +261,13 @@ Status LogImpl::SalvageSealed(LogRecoveryReport* report) {
 // segment is cut and becomes the one being written.
 Status LogImpl::CutForSalvage(size_t segment_index, uint64_t offset, uint64_t next_version) {
   while (segments_.size() > segment_index + 1) {
+    RemoveIndex(segments_.back()->header.number);
     SPOOL_RETURN_IF_ERROR(options_.env->RemoveFile(segments_.back()->path));
     SPOOL_RETURN_IF_ERROR(options_.env->SyncDir(dir_));
     segments_.pop_back();
   }
   Segment* segment = segments_.back().get();
+  RemoveIndex(segment->header.number);
   SPOOL_RETURN_IF_ERROR(segment->file->Truncate(offset));
   SPOOL_RETURN_IF_ERROR(segment->file->Sync());
   segment->data_end = offset;

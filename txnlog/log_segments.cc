@@ -3,6 +3,7 @@
 #include <cassert>
 
 #include "log_impl.h"
+#include "segment_index.h"
 
 namespace spool {
 namespace {
@@ -52,6 +53,7 @@ Status LogImpl::EnsureRoomFor(uint64_t bytes) {
   unsynced_data_ = false;
   // Drop the zero-filled tail; the successor's header says where data ends.
   SPOOL_RETURN_IF_ERROR(active->file->Truncate(active->data_end));
+  SaveIndex(active.get());
   logfmt::SegmentHeader header;
   header.store_id = meta_.store_id;
   header.number = next_segment_number_;
@@ -94,6 +96,45 @@ Status LogImpl::Preallocate(uint64_t end) {
   }
   allocated_end_ = target;
   return Status::OK();
+}
+
+// Writes the complete sparse index of a segment being sealed. No sync: it
+// is checked when loaded and rebuilt by a scan when it does not match.
+void LogImpl::SaveIndex(Segment* segment) {
+  std::string bytes;
+  {
+    std::lock_guard<std::mutex> lock(segment->index_mu);
+    if (segment->indexed_end != segment->data_end || segment->index.empty()) return;
+    bytes = EncodeIndexFile({meta_.store_id, segment->header.number, segment->header.first_version, segment->data_end},
+                            segment->index);
+  }
+  const std::string path = JoinPath(dir_, IndexFileName(segment->header.number));
+  const std::string tmp = path + std::string(logfmt::kTempSuffix);
+  std::unique_ptr<File> file;
+  Status s = options_.env->OpenFile(tmp, OpenMode::kTruncate, &file);
+  if (s.ok()) s = file->Write(0, bytes);
+  if (s.ok()) s = file->Close();
+  if (s.ok()) s = options_.env->RenameFile(tmp, path);
+  if (!s.ok()) (void)options_.env->RemoveFile(tmp);
+}
+
+// REQUIRES: segment->index_mu held.
+bool LogImpl::LoadIndex(Segment* segment, uint64_t data_end, uint64_t last_version) {
+  std::string bytes;
+  if (!ReadFileToString(options_.env, JoinPath(dir_, IndexFileName(segment->header.number)), &bytes).ok()) {
+    return false;
+  }
+  std::vector<IndexEntry> entries;
+  const IndexIdentity identity{meta_.store_id, segment->header.number, segment->header.first_version, data_end};
+  if (!DecodeIndexFile(bytes, identity, &entries).ok() || entries.back().version > last_version) return false;
+  segment->index = std::move(entries);
+  segment->indexed_end = data_end;
+  segment->indexed_next_version = last_version + 1;
+  return true;
+}
+
+void LogImpl::RemoveIndex(uint64_t segment_number) {
+  (void)options_.env->RemoveFile(JoinPath(dir_, IndexFileName(segment_number)));
 }
 
 }  // namespace spool

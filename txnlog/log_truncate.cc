@@ -114,7 +114,9 @@ Status LogImpl::CompleteCut(const std::shared_ptr<Segment>& kept, const logfmt::
   for (uint64_t number : cut_segments) {
     Status s = options_.env->RemoveFile(SegmentPath(number));
     if (!s.ok() && !s.IsNotFound()) return s;
+    RemoveIndex(number);
   }
+  if (kept != nullptr) RemoveIndex(kept->header.number);
   if (kept != nullptr) {
     uint64_t size = 0;
     SPOOL_RETURN_IF_ERROR(kept->file->Size(&size));
@@ -191,7 +193,10 @@ Status LogImpl::DoRetention(uint64_t pinned_version, uint64_t* deleted) {
   const uint64_t floor = segments_[doomed.size()]->header.number;
   meta_.floor_segment = floor;
   Status s = WriteMeta();  // from here on, reopening finishes the deletion
-  for (size_t i = 0; s.ok() && i < doomed.size(); ++i) s = options_.env->RemoveFile(doomed[i]->path);
+  for (size_t i = 0; s.ok() && i < doomed.size(); ++i) {
+    s = options_.env->RemoveFile(doomed[i]->path);
+    RemoveIndex(doomed[i]->header.number);
+  }
   if (s.ok()) s = options_.env->SyncDir(dir_);
   if (!s.ok()) return Poison(s);
   std::lock_guard<std::mutex> lock(mu_);

@@ -498,6 +498,32 @@ TEST_F(LogTest, RetentionDeletesWholeSegmentsBelowThePin) {
   AppendMany(2001, 2001);
 }
 
+TEST_F(LogTest, SealedSegmentIndexFilesAreWrittenCheckedAndCleanedUp) {
+  Open();
+  AppendMany(1, 2000);
+  const auto segments = log_->Segments();
+  ASSERT_GT(segments.size(), 3u);
+  EXPECT_TRUE(env_.FileExists("/log/000000000001.idx"));
+  EXPECT_FALSE(env_.FileExists("/log/" + segments.back().file_name.substr(0, 12) + ".idx"));  // still written to
+  // A damaged index file is not trusted: answers come from the segment.
+  std::string bytes = ReadFile("/log/000000000002.idx");
+  bytes[60] ^= 0x40;
+  WriteFile("/log/000000000002.idx", bytes);
+  Open();
+  LogEntry entry;
+  ASSERT_TRUE(log_->Read(segments[1].first_version + 3, &entry).ok());
+  EXPECT_EQ(entry.body, CommitBody(segments[1].first_version + 3));
+  ASSERT_TRUE(log_->Read(segments[0].last_version, &entry).ok());
+  EXPECT_EQ(entry.body, CommitBody(segments[0].last_version));
+  // Retention and truncation remove the index files of what they remove.
+  uint64_t deleted = 0;
+  ASSERT_TRUE(log_->DeleteSegmentsBefore(segments[1].first_version, &deleted).ok());
+  EXPECT_FALSE(env_.FileExists("/log/000000000001.idx"));
+  ASSERT_TRUE(log_->TruncateAfter(segments[1].first_version + 1, true, nullptr).ok());
+  EXPECT_FALSE(env_.FileExists("/log/000000000002.idx"));
+  EXPECT_FALSE(env_.FileExists("/log/000000000003.idx"));
+}
+
 TEST_F(LogTest, ReadOnlyOpenChangesNothing) {
   Open();
   AppendMany(1, 10);
