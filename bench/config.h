@@ -1,0 +1,41 @@
+// What one run of spool-logbench measures, from its command line.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace spool::bench {
+
+// Workload ids, as --workloads names them.
+inline constexpr char kLimits[] = "limits";
+inline constexpr char kW1[] = "w1";
+inline constexpr char kW2[] = "w2";
+inline constexpr char kW3[] = "w3";
+inline constexpr char kW7[] = "w7";
+
+struct BenchConfig {
+  std::string dir;                   // wiped at the start of the run
+  int reps = 3;                      // repetitions per figure
+  double scale = 1.0;                // multiplies record counts and W7's bytes
+  std::vector<std::string> engines;  // engine names (engine.h)
+  std::vector<std::string> workloads;
+  std::string json_path;             // empty: no JSON
+  std::string self_path;             // this executable, for W7's writer
+
+  bool Runs(const std::string& workload) const {
+    return std::find(workloads.begin(), workloads.end(), workload) != workloads.end();
+  }
+  // `full` scaled by --scale, at least `floor`.
+  uint64_t Scaled(uint64_t full, uint64_t floor = 1) const {
+    const double scaled = std::round(static_cast<double>(full) * scale);
+    return std::max(floor, static_cast<uint64_t>(scaled));
+  }
+  std::string RunDir(const std::string& workload, const std::string& engine, int rep) const {
+    return dir + "/" + workload + "/" + engine + "-rep" + std::to_string(rep);
+  }
+};
+
+}  // namespace spool::bench

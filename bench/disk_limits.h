@@ -1,0 +1,31 @@
+// The disk's limits, measured with raw system calls: what a log could reach
+// on this machine at best (BENCHMARKS.md, "Also measure the machine's
+// limits"). Each function creates, uses and removes one file at `path`;
+// failures throw BenchError.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace spool::bench {
+
+inline constexpr uint64_t kBlockBytes = 4096;
+
+struct SyncRate {
+  double per_s = 0;   // write + fdatasync pairs per second
+  double p50_us = 0;  // median time of one pair
+  double p99_us = 0;
+};
+
+// 4-KiB pwrite at the end of a growing file, then fdatasync, `blocks` times:
+// every sync must also make the new file size durable.
+SyncRate AppendSyncRate(const std::string& path, uint64_t blocks);
+// The same over blocks already written (zeros) and synced: the sync carries
+// data only, as in a log with preallocated or recycled segments.
+SyncRate OverwriteSyncRate(const std::string& path, uint64_t blocks);
+// Writes `bytes` sequentially in 1-MiB pwrites and fdatasyncs once at the
+// end; MB/s (1 MB = 10^6 bytes) over the whole. `direct`: O_DIRECT with
+// aligned buffers. Returns NaN when the file system refuses O_DIRECT.
+double SequentialWriteMBPerS(const std::string& path, uint64_t bytes, bool direct);
+
+}  // namespace spool::bench

@@ -1,0 +1,101 @@
+// spool-logbench: Spool's transaction log side by side with RocksDB, LMDB,
+// SQLite and LevelDB, in one run, on the workloads of BENCHMARKS.md that a
+// log alone can run (W1, W2, W3, W7) and the machine's limits. Prints one
+// table per workload and the targets; --json writes the same as JSON.
+// docs/benchmarks.md says how to run it.
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <iostream>
+
+#include "check.h"
+#include "commit_workloads.h"
+#include "config.h"
+#include "engine.h"
+#include "files.h"
+#include "machine_limits.h"
+#include "recovery.h"
+#include "report.h"
+
+namespace spool::bench {
+namespace {
+
+constexpr char kDefaultDir[] = "/var/tmp/spool-bench";
+constexpr int kExitError = 1;
+
+std::vector<std::string> AllWorkloads() { return {kLimits, kW1, kW2, kW3, kW7}; }
+
+// Hidden options: how RunKilledWriter starts W7's writer.
+struct WriterArgs {
+  std::string engine;
+  uint64_t bytes = 0;
+};
+
+void AddOptions(CLI::App& app, BenchConfig* config, WriterArgs* writer) {
+  app.add_option("--dir", config->dir, "Scratch directory, wiped at the start of the run")->capture_default_str();
+  app.add_option("--workloads", config->workloads, "Comma list of workloads to run")
+      ->delimiter(',')
+      ->check(CLI::IsMember(AllWorkloads()))
+      ->capture_default_str();
+  app.add_option("--engines", config->engines, "Comma list of engines")
+      ->delimiter(',')
+      ->check(CLI::IsMember(KnownEngines()))
+      ->capture_default_str();
+  app.add_option("--reps", config->reps, "Repetitions per figure (the median is reported)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--scale", config->scale, "Multiplies record counts and W7's bytes (0.001 for a smoke run)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--json", config->json_path, "Also write the results as JSON to this file");
+  app.add_option("--w7-writer", writer->engine, "Internal: run as W7's writer for this engine")->group("");
+  app.add_option("--w7-bytes", writer->bytes, "Internal: W7 writer's payload bytes")->group("");
+}
+
+// Runs the selected workloads in a fixed order, whatever order they were
+// named in, one repetition of each at a time: figures compared across
+// workloads (W2 ÷ W1, W1 ÷ limits) are then measured minutes apart, not the
+// length of the run.
+void RunAll(const BenchConfig& config, Results* results) {
+  for (int rep = 1; rep <= config.reps; ++rep) {
+    if (config.Runs(kLimits)) RunLimits(config, rep, results);
+    if (config.Runs(kW1)) RunW1(config, rep, results);
+    if (config.Runs(kW2)) RunW2(config, rep, results);
+    if (config.Runs(kW3)) RunW3(config, rep, results);
+    if (config.Runs(kW7)) RunW7(config, rep, results);
+  }
+}
+
+int Run(BenchConfig config) {
+  config.self_path = std::filesystem::read_symlink("/proc/self/exe").string();
+  PrepareRunDir(config.dir);
+  Results results;
+  RunAll(config, &results);
+  const std::vector<TargetCheck> checks = CheckTargets(results);
+  PrintReport(config, results, checks, std::cout);
+  if (!config.json_path.empty()) WriteJson(config, results, checks, config.json_path);
+  RemoveDir(config.dir);
+  return 0;
+}
+
+}  // namespace
+}  // namespace spool::bench
+
+int main(int argc, char** argv) {
+  using namespace spool::bench;
+  BenchConfig config;
+  config.dir = kDefaultDir;
+  config.engines = DefaultEngines();
+  config.workloads = AllWorkloads();
+  WriterArgs writer;
+  CLI::App app{"spool-logbench: Spool's log against RocksDB, LMDB, SQLite and LevelDB (BENCHMARKS.md)"};
+  AddOptions(app, &config, &writer);
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (!writer.engine.empty()) RunW7Writer(writer.engine, config.dir, writer.bytes);
+    return Run(std::move(config));
+  } catch (const std::exception& e) {
+    std::cerr << "spool-logbench: " << e.what() << "\n";
+    return kExitError;
+  }
+}

@@ -1,0 +1,162 @@
+#include "report.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "engine.h"
+#include "text_table.h"
+
+namespace spool::bench {
+namespace {
+
+// A column of a workload's table: the median of one metric.
+struct Column {
+  const char* metric;
+  const char* header;
+  int decimals;
+};
+
+// A workload's table: its main figure with range and ratio, then extras.
+struct TableSpec {
+  const char* workload;
+  const char* title;
+  Column main;
+  std::vector<Column> extras;
+};
+
+std::string Range(const Summary& s, int decimals) {
+  return FormatNumber(s.min, decimals) + "–" + FormatNumber(s.max, decimals);
+}
+
+std::string RowLabel(std::string_view row) {
+  if (row == kRawOverwrite) return "raw 4-KiB overwrite + fdatasync";
+  if (row == kRawAppend) return "raw 4-KiB append + fdatasync";
+  if (row == kRawSequential) return "raw sequential write + 1 fdatasync";
+  return std::string(DisplayName(row));
+}
+
+std::vector<std::string> EngineRow(const Results& results, const TableSpec& spec, const Results::Row& row) {
+  std::vector<std::string> cells = {RowLabel(row.engine)};
+  const auto main = results.Get(spec.workload, row.engine, spec.main.metric);
+  if (!main) {
+    cells.push_back(row.note.empty() ? "n/a" : row.note);
+    return cells;
+  }
+  const double spool = SpoolMedian(results, spec.workload, spec.main.metric);
+  cells.push_back(FormatNumber(main->median, spec.main.decimals));
+  cells.push_back(Range(*main, spec.main.decimals));
+  cells.push_back(FormatNumber(main->median / spool, 2));
+  for (const Column& extra : spec.extras) {
+    const auto summary = results.Get(spec.workload, row.engine, extra.metric);
+    cells.push_back(summary ? FormatNumber(summary->median, extra.decimals) : "–");
+  }
+  return cells;
+}
+
+void PrintTable(const Results& results, const TableSpec& spec, std::ostream& out) {
+  std::vector<std::string> header = {"engine", spec.main.header, "min–max", "÷ Spool"};
+  for (const Column& extra : spec.extras) header.emplace_back(extra.header);
+  TextTable table(std::move(header));
+  for (const Results::Row* row : results.RowsOf(spec.workload)) table.AddRow(EngineRow(results, spec, *row));
+  out << "\n== " << spec.title << " ==\n" << table.ToString();
+}
+
+void PrintLimits(const Results& results, std::ostream& out) {
+  struct Limit {
+    const char* metric;
+    const char* label;
+    int decimals;
+  };
+  const Limit limits[] = {
+      {metric::kAppendSyncPerS, "4-KiB append + fdatasync, growing file (/s)", 0},
+      {metric::kAppendSyncP50Us, "  its p50 (µs)", 0},
+      {metric::kOverwriteSyncPerS, "4-KiB overwrite + fdatasync, written blocks (/s)", 0},
+      {metric::kOverwriteSyncP50Us, "  its p50 (µs)", 0},
+      {metric::kSeqBufferedMBPerS, "sequential write, buffered + 1 fdatasync (MB/s)", 0},
+      {metric::kSeqDirectMBPerS, "sequential write, O_DIRECT (MB/s)", 0},
+      {metric::kXxh3MBPerS, "XXH3-64 on rows (MB/s)", 0},
+      {metric::kZstdCompressMBPerS, "zstd -1 compress, 170-KiB row batch (MB/s)", 0},
+      {metric::kZstdDecompressMBPerS, "zstd -1 decompress (MB/s)", 0},
+      {metric::kZstdRatio, "zstd -1 compression ratio", 2},
+  };
+  TextTable table({"limit", "median", "min–max"});
+  for (const Limit& limit : limits) {
+    const auto s = results.Get(kLimits, kMachine, limit.metric);
+    if (s) table.AddRow({limit.label, FormatNumber(s->median, limit.decimals), Range(*s, limit.decimals)});
+  }
+  out << "\n== Machine limits ==\n" << table.ToString();
+}
+
+std::string RatioLine(const char* label, double numerator, double denominator, const char* target) {
+  return fmt::format("  {}: {}{}\n", label, FormatNumber(numerator / denominator, 2), target);
+}
+
+void PrintWorkloads(const BenchConfig& config, const Results& results, std::ostream& out) {
+  if (config.Runs(kW1)) {
+    PrintTable(results, {kW1, "W1: one writer, 1 record per durable commit", {metric::kCommitsPerS, "commits/s", 0},
+                         {{metric::kP50Us, "p50 µs", 0}, {metric::kP99Us, "p99 µs", 0}}}, out);
+    const double spool = SpoolMedian(results, kW1, metric::kCommitsPerS);
+    out << RatioLine("Spool ÷ raw overwrite+fdatasync (this table)", spool,
+                     CeilingMedian(results, kW1, kRawOverwrite, metric::kCommitsPerS, metric::kOverwriteSyncPerS),
+                     "  (target ≥ 0.90)")
+        << RatioLine("Spool ÷ raw overwrite+fdatasync (limits table)", spool,
+                     MachineMedian(results, metric::kOverwriteSyncPerS), "")
+        << RatioLine("Spool ÷ raw append+fdatasync (this table)", spool,
+                     CeilingMedian(results, kW1, kRawAppend, metric::kCommitsPerS, metric::kAppendSyncPerS), "");
+  }
+  if (config.Runs(kW2)) {
+    PrintTable(results, {kW2, "W2: 4 writer threads, 1 record per durable commit",
+                         {metric::kCommitsPerS, "commits/s", 0}, {{metric::kCommitsPerSync, "commits/sync", 2}}}, out);
+    out << RatioLine("Spool W2 ÷ Spool W1", SpoolMedian(results, kW2, metric::kCommitsPerS),
+                     SpoolMedian(results, kW1, metric::kCommitsPerS), "  (target ≥ 3.00)");
+  }
+  if (config.Runs(kW3)) {
+    PrintTable(results, {kW3, "W3: batches of 1,000 records, 1 durable commit per batch",
+                         {metric::kRecordsPerS, "records/s", 0},
+                         {{metric::kPayloadMBPerS, "payload MB/s", 1}, {metric::kDiskPerPayload, "disk/payload", 2}}},
+               out);
+    const double spool = SpoolMedian(results, kW3, metric::kPayloadMBPerS);
+    out << RatioLine("Spool ÷ raw sequential write (this table)", spool,
+                     CeilingMedian(results, kW3, kRawSequential, metric::kPayloadMBPerS, metric::kSeqBufferedMBPerS),
+                     "  (target ≥ 0.70)")
+        << RatioLine("Spool ÷ sequential write, buffered (limits table)", spool,
+                     MachineMedian(results, metric::kSeqBufferedMBPerS), "")
+        << RatioLine("Spool ÷ sequential write, O_DIRECT (limits table)", spool,
+                     MachineMedian(results, metric::kSeqDirectMBPerS), "");
+  }
+  if (config.Runs(kW7)) {
+    PrintTable(results, {kW7, "W7: reopen after the writer was killed", {metric::kReopenS, "reopen s", 3},
+                         {{metric::kRecoveredMBPerS, "log MB/s", 0}, {metric::kLogMB, "log MB", 0},
+                          {metric::kWriterPeakRssMB, "writer RSS MB", 0}}}, out);
+    out << "  (1 GB of payload written by every engine, then SIGKILL; reopen = open + read of the last record.\n"
+           "   Peers keep the write in their log: RocksDB's memtable is sized to hold it, SQLite runs with\n"
+           "   wal_autocheckpoint=0; LevelDB's memtable is capped at 1 GiB, so its log may rotate near the end.)\n";
+  }
+}
+
+void PrintTargets(const std::vector<TargetCheck>& checks, std::ostream& out) {
+  TextTable table({"workload", "target (BENCHMARKS.md)", "measured", "value", "met"}, "lllrl");
+  for (const TargetCheck& c : checks) {
+    std::string verdict = !c.available ? "not run" : c.met() ? "MET" : fmt::format("MISSED by {:.0f}%",
+                                                                                      100 * c.shortfall());
+    table.AddRow({c.workload, c.target, c.measured, c.available ? FormatNumber(c.value, 2) : "–", verdict});
+  }
+  out << "\n== Targets ==\n" << table.ToString();
+}
+
+}  // namespace
+
+void PrintReport(const BenchConfig& config, const Results& results, const std::vector<TargetCheck>& checks,
+                 std::ostream& out) {
+  out << fmt::format("spool-logbench: {} repetition(s) per figure, --scale {}, records {} B key + {} B value, "
+                     "every commit durable (fdatasync/fsync before it returns).\n"
+                     "Figures are medians with min–max; \"÷ Spool\" is the row's median over Spool's.\n"
+                     "\"raw\" rows are the workload's ceiling, measured first in each repetition of the workload.\n",
+                     config.reps, config.scale, kKeyBytes, kValueBytes);
+  if (config.Runs(kLimits)) PrintLimits(results, out);
+  PrintWorkloads(config, results, out);
+  PrintTargets(checks, out);
+}
+
+}  // namespace spool::bench
