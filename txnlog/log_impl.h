@@ -11,6 +11,7 @@
 // group, writes them with one write and one sync, then wakes them all.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -26,6 +27,9 @@ namespace spool {
 // Bounds of the wait a sync-mode leader allows for expected committers.
 inline constexpr uint64_t kMinGroupWaitMicros = 20;
 inline constexpr uint64_t kMaxGroupWaitMicros = 500;
+// A queued committer spins (yielding) at most this long before sleeping.
+inline constexpr uint64_t kMaxSpinMicros = 1000;
+static_assert(kMaxGroupWaitMicros <= kMaxSpinMicros);
 
 // A sparse index entry: the record of `version` starts at `offset`.
 struct IndexEntry {
@@ -152,7 +156,9 @@ class LogImpl final : public Log {
   bool previous_group_synced_ = true;
   bool unsynced_data_ = false;
   uint64_t previous_group_size_ = 0;
-  uint64_t sync_micros_average_ = 0;  // exponential moving average
+  // Read without mu_ by committers deciding how long to spin.
+  std::atomic<uint64_t> sync_micros_average_{0};  // exponential moving average
+  std::atomic<size_t> queued_{0};                 // queue_.size(), for spinning readers
   std::string group_buffer_;
 };
 
