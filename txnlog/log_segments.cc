@@ -9,6 +9,11 @@ namespace spool {
 namespace {
 constexpr uint64_t kZeroChunkBytes = 1ull << 20;
 constexpr uint64_t kPageBytes = 4096;
+// Groups this large are written without zero-filling ahead: their data, not
+// the file-size update, dominates their sync, and zero-filling would write
+// the log twice. (Measured on W3's ~25 KiB compressed groups: growing the
+// file on every commit cost 10-15% more than zero-filling 1 MiB ahead.)
+constexpr uint64_t kLargeGroupBytes = 16 * kPageBytes;
 }  // namespace
 
 std::string LogImpl::SegmentPath(uint64_t number) const { return JoinPath(dir_, logfmt::SegmentFileName(number)); }
@@ -76,12 +81,11 @@ Status LogImpl::EnsureRoomFor(uint64_t bytes) {
 
 // Zero-fills the active segment ahead of `end`, so that small groups
 // overwrite allocated blocks and their sync need not change the file size.
-// Large groups skip it: their data, not the size update, dominates.
 Status LogImpl::Preallocate(uint64_t end) {
   const uint64_t chunk = options_.preallocate_bytes;
   if (chunk == 0 || end <= allocated_end_) return Status::OK();
   const uint64_t data_end = segments_.back()->data_end;
-  if (end - data_end >= chunk / 4) {
+  if (end - data_end >= kLargeGroupBytes) {
     allocated_end_ = end;
     return Status::OK();
   }
