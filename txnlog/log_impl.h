@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "compressor.h"
 #include "log_format.h"
 #include "spool/txnlog/log.h"
 
@@ -140,6 +141,7 @@ class LogImpl final : public Log {
   const LogOptions options_;
   const std::string dir_;
   std::unique_ptr<FileLock> lock_file_;
+  Compressor compressor_;
   logfmt::Meta meta_;
 
   std::mutex mu_;
