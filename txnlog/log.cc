@@ -91,7 +91,7 @@ Status LogImpl::Append(const LogWrite& write, LogCommit* commit) {
   op.kind = Op::Kind::kAppend;
   op.commit = commit;
   op.payload_bytes = write.operation.size() + write.body.size();
-  SPOOL_RETURN_IF_ERROR(EncodePayload(write, options_.compress_min_bytes, &compressor_, &op.payload, &op.flags));
+  SPOOL_RETURN_IF_ERROR(EncodePayload(write, options_.compress_min_bytes, &op.payload, &op.flags));
   return Submit(&op);
 }
 

@@ -19,7 +19,6 @@
 #include <string>
 #include <vector>
 
-#include "compressor.h"
 #include "log_format.h"
 #include "spool/txnlog/log.h"
 
@@ -141,7 +140,6 @@ class LogImpl final : public Log {
   const LogOptions options_;
   const std::string dir_;
   std::unique_ptr<FileLock> lock_file_;
-  Compressor compressor_;
   logfmt::Meta meta_;
 
   std::mutex mu_;

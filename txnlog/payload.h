@@ -6,17 +6,14 @@
 #include <string>
 #include <string_view>
 
-#include "compressor.h"
 #include "spool/txnlog/log.h"
 
 namespace spool {
 
 // Encodes `write` into `*payload` and sets logfmt::kFlagCompressed in
-// `*flags` when the bytes are compressed (with `compressor` when given, else
-// on this thread alone). Errors: InvalidArgument when the encoded payload
-// exceeds logfmt::kMaxPayloadBytes.
-Status EncodePayload(const LogWrite& write, uint64_t compress_min_bytes, Compressor* compressor, std::string* payload,
-                     uint8_t* flags);
+// `*flags` when the bytes are compressed. Errors: InvalidArgument when the
+// encoded payload exceeds logfmt::kMaxPayloadBytes.
+Status EncodePayload(const LogWrite& write, uint64_t compress_min_bytes, std::string* payload, uint8_t* flags);
 
 // Decompresses (when flagged) and verifies `payload`, filling the operation
 // and body of `*entry`. Errors: Corruption saying what is wrong.
