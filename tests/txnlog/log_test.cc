@@ -301,6 +301,21 @@ TEST_F(LogTest, MissingOldestSegmentDetected) {
   EXPECT_TRUE(TryOpen(TestOptions(&env_)).IsCorruption());
 }
 
+TEST_F(LogTest, StaleSegmentFromBeforeATruncationIsRejected) {
+  Open();
+  AppendMany(1, 2000);
+  ASSERT_GE(log_->Segments().size(), 5u);
+  const std::string stale = ReadFile(SegmentPath(4));
+  ASSERT_TRUE(log_->TruncateAfter(log_->Segments()[1].first_version, /*discard_suffix=*/true, nullptr).ok());
+  const uint64_t next = log_->Newest().version + 1;
+  AppendMany(next, next + 700);  // rolls past the truncation's new segment
+  log_.reset();
+  WriteFile(SegmentPath(4), stale);  // a segment of the cut epoch comes back
+  Status s = TryOpen(TestOptions(&env_));
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.message().find("000000000004.seg is not part of the log"), std::string::npos) << s.ToString();
+}
+
 TEST_F(LogTest, TruncateStartsANewEpochAndArchivesTheSuffix) {
   Open();
   AppendMany(1, 1000);
