@@ -1,0 +1,103 @@
+// Tables' identifiers, schemas and values (DESIGN.md §4).
+//
+// A table is named `catalog.schema.table`; its schema is a list of typed,
+// nullable columns and an optional primary key (a list of column indexes).
+// A Row holds one Value per column, in schema order.
+//
+// Thread-safety: plain values; const methods may be called concurrently.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "spool/txnlog/status.h"
+
+namespace spool {
+
+// `catalog.schema.table`: three non-empty parts of letters, digits and '_',
+// each starting with a letter or '_', at most kMaxIdentifierPartBytes long.
+struct TableId {
+  static constexpr size_t kMaxIdentifierPartBytes = 128;
+
+  std::string catalog;
+  std::string schema;
+  std::string table;
+
+  // Errors: InvalidArgument naming what is wrong with `text`.
+  static Status Parse(std::string_view text, TableId* id);
+  std::string ToString() const { return catalog + "." + schema + "." + table; }
+  friend bool operator==(const TableId&, const TableId&) = default;
+  friend auto operator<=>(const TableId&, const TableId&) = default;
+};
+
+enum class ColumnType : uint8_t { kInt64 = 1, kDouble, kString, kBool, kTimestamp, kBytes };
+
+std::string_view ColumnTypeName(ColumnType type);
+// Parses "int64", "double", "string", "bool", "timestamp", "bytes".
+// Errors: InvalidArgument.
+Status ParseColumnType(std::string_view name, ColumnType* type);
+
+// A timestamp in microseconds since the Unix epoch (UTC).
+struct Timestamp {
+  int64_t micros = 0;
+  friend bool operator==(const Timestamp&, const Timestamp&) = default;
+  friend auto operator<=>(const Timestamp&, const Timestamp&) = default;
+};
+
+// Raw bytes, distinct from a string.
+struct Bytes {
+  std::string data;
+  friend bool operator==(const Bytes&, const Bytes&) = default;
+  friend auto operator<=>(const Bytes&, const Bytes&) = default;
+};
+
+// One cell: null or a value of one of the column types.
+using Value = std::variant<std::monostate, int64_t, double, std::string, bool, Timestamp, Bytes>;
+using Row = std::vector<Value>;
+
+bool IsNull(const Value& value);
+// The column type a non-null value has.
+ColumnType TypeOf(const Value& value);
+
+struct Column {
+  std::string name;
+  ColumnType type = ColumnType::kString;
+  bool nullable = true;
+  friend bool operator==(const Column&, const Column&) = default;
+};
+
+enum class TableKind : uint8_t { kStreamingTable = 1, kMaterializedView, kInternalState };
+
+class Schema {
+ public:
+  static constexpr size_t kMaxColumns = 1024;
+
+  Schema() = default;
+  // Errors: InvalidArgument for duplicate or malformed column names, too many
+  // columns, or a key naming a missing or nullable column.
+  static Status Make(std::vector<Column> columns, std::vector<std::string> primary_key, Schema* schema);
+
+  const std::vector<Column>& columns() const { return columns_; }
+  // Column indexes of the primary key, in key order; empty when keyless.
+  const std::vector<size_t>& key_columns() const { return key_columns_; }
+  bool has_key() const { return !key_columns_.empty(); }
+  std::optional<size_t> FindColumn(std::string_view name) const;
+
+  // Checks that `row` fits: one value per column, each null only where the
+  // column is nullable, each of the column's type. Errors: InvalidArgument
+  // naming the column.
+  Status Validate(const Row& row) const;
+
+  friend bool operator==(const Schema&, const Schema&) = default;
+
+ private:
+  std::vector<Column> columns_;
+  std::vector<size_t> key_columns_;
+};
+
+}  // namespace spool

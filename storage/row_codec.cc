@@ -1,0 +1,180 @@
+#include "row_codec.h"
+
+#include <bit>
+#include <cassert>
+#include <cmath>
+#include <cstring>
+
+namespace spool {
+namespace {
+
+static_assert(std::endian::native == std::endian::little);
+
+constexpr char kNullPart = '\x00';
+constexpr char kValuePart = '\x01';
+constexpr uint64_t kSignBit = 1ull << 63;
+
+void PutBigEndian64(std::string* out, uint64_t v) {
+  for (int shift = 56; shift >= 0; shift -= 8) out->push_back(static_cast<char>((v >> shift) & 0xff));
+}
+
+// Maps a double to an unsigned integer with the same order.
+uint64_t OrderedDouble(double d) {
+  if (d == 0.0) d = 0.0;  // -0.0 == 0.0
+  if (std::isnan(d)) return UINT64_MAX;
+  const uint64_t bits = std::bit_cast<uint64_t>(d);
+  return (bits & kSignBit) != 0 ? ~bits : bits | kSignBit;
+}
+
+void PutEscaped(std::string* out, std::string_view bytes) {
+  for (char c : bytes) {
+    out->push_back(c);
+    if (c == '\x00') out->push_back('\xff');
+  }
+  out->push_back('\x00');
+  out->push_back('\x01');
+}
+
+void PutVarint(std::string* out, uint64_t v) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+bool GetVarint(std::string_view* in, uint64_t* v) {
+  *v = 0;
+  for (int shift = 0; shift <= 63 && !in->empty(); shift += 7) {
+    const auto byte = static_cast<uint8_t>(in->front());
+    in->remove_prefix(1);
+    *v |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+void PutFixed64(std::string* out, uint64_t v) {
+  char buf[8];
+  std::memcpy(buf, &v, 8);
+  out->append(buf, 8);
+}
+
+bool GetFixed64(std::string_view* in, uint64_t* v) {
+  if (in->size() < 8) return false;
+  std::memcpy(v, in->data(), 8);
+  in->remove_prefix(8);
+  return true;
+}
+
+void EncodeKeyPart(const Value& value, std::string* out) {
+  if (IsNull(value)) {
+    out->push_back(kNullPart);
+    return;
+  }
+  out->push_back(kValuePart);
+  if (const auto* i = std::get_if<int64_t>(&value)) {
+    PutBigEndian64(out, static_cast<uint64_t>(*i) ^ kSignBit);
+  } else if (const auto* t = std::get_if<Timestamp>(&value)) {
+    PutBigEndian64(out, static_cast<uint64_t>(t->micros) ^ kSignBit);
+  } else if (const auto* d = std::get_if<double>(&value)) {
+    PutBigEndian64(out, OrderedDouble(*d));
+  } else if (const auto* b = std::get_if<bool>(&value)) {
+    out->push_back(*b ? '\x01' : '\x00');
+  } else if (const auto* s = std::get_if<std::string>(&value)) {
+    PutEscaped(out, *s);
+  } else {
+    PutEscaped(out, std::get<Bytes>(value).data);
+  }
+}
+
+void EncodeValue(const Value& value, std::string* out) {
+  if (const auto* i = std::get_if<int64_t>(&value)) {
+    PutFixed64(out, static_cast<uint64_t>(*i));
+  } else if (const auto* t = std::get_if<Timestamp>(&value)) {
+    PutFixed64(out, static_cast<uint64_t>(t->micros));
+  } else if (const auto* d = std::get_if<double>(&value)) {
+    PutFixed64(out, std::bit_cast<uint64_t>(*d));
+  } else if (const auto* b = std::get_if<bool>(&value)) {
+    out->push_back(*b ? '\x01' : '\x00');
+  } else {
+    const std::string& bytes = std::holds_alternative<std::string>(value) ? std::get<std::string>(value)
+                                                                          : std::get<Bytes>(value).data;
+    PutVarint(out, bytes.size());
+    out->append(bytes);
+  }
+}
+
+Status DecodeValue(ColumnType type, std::string_view* in, Value* value) {
+  uint64_t bits = 0;
+  switch (type) {
+    case ColumnType::kInt64:
+    case ColumnType::kTimestamp:
+    case ColumnType::kDouble:
+      if (!GetFixed64(in, &bits)) return Status::Corruption("row is truncated inside a fixed-width value");
+      if (type == ColumnType::kInt64) *value = static_cast<int64_t>(bits);
+      if (type == ColumnType::kTimestamp) *value = Timestamp{static_cast<int64_t>(bits)};
+      if (type == ColumnType::kDouble) *value = std::bit_cast<double>(bits);
+      return Status::OK();
+    case ColumnType::kBool:
+      if (in->empty() || static_cast<uint8_t>(in->front()) > 1) return Status::Corruption("row has a bad bool");
+      *value = in->front() == '\x01';
+      in->remove_prefix(1);
+      return Status::OK();
+    case ColumnType::kString:
+    case ColumnType::kBytes: {
+      uint64_t length = 0;
+      if (!GetVarint(in, &length) || length > in->size()) return Status::Corruption("row has a bad length");
+      std::string bytes(in->substr(0, static_cast<size_t>(length)));
+      in->remove_prefix(static_cast<size_t>(length));
+      if (type == ColumnType::kString) *value = std::move(bytes);
+      else *value = Bytes{std::move(bytes)};
+      return Status::OK();
+    }
+  }
+  return Status::Corruption("unknown column type");
+}
+
+}  // namespace
+
+void EncodeKey(const Schema& schema, const Row& row, std::string* out) {
+  assert(schema.Validate(row).ok());
+  for (size_t index : schema.key_columns()) EncodeKeyPart(row[index], out);
+}
+
+void EncodeRow([[maybe_unused]] const Schema& schema, const Row& row, std::string* out) {
+  assert(schema.Validate(row).ok());
+  PutVarint(out, row.size());
+  std::string bitmap((row.size() + 7) / 8, '\0');
+  for (size_t i = 0; i < row.size(); ++i) {
+    if (IsNull(row[i])) bitmap[i / 8] = static_cast<char>(bitmap[i / 8] | (1 << (i % 8)));
+  }
+  out->append(bitmap);
+  for (const Value& value : row) {
+    if (!IsNull(value)) EncodeValue(value, out);
+  }
+}
+
+Status DecodeRow(const Schema& schema, std::string_view bytes, Row* row) {
+  uint64_t count = 0;
+  if (!GetVarint(&bytes, &count) || count != schema.columns().size()) {
+    return Status::Corruption("row's column count does not match the schema");
+  }
+  const size_t bitmap_bytes = (schema.columns().size() + 7) / 8;
+  if (bytes.size() < bitmap_bytes) return Status::Corruption("row is truncated in its null bitmap");
+  const std::string_view bitmap = bytes.substr(0, bitmap_bytes);
+  bytes.remove_prefix(bitmap_bytes);
+  row->assign(schema.columns().size(), Value{});
+  for (size_t i = 0; i < row->size(); ++i) {
+    const bool null = (static_cast<uint8_t>(bitmap[i / 8]) >> (i % 8) & 1) != 0;
+    if (null) {
+      if (!schema.columns()[i].nullable) return Status::Corruption("row has a null in a non-nullable column");
+      continue;
+    }
+    SPOOL_RETURN_IF_ERROR(DecodeValue(schema.columns()[i].type, &bytes, &(*row)[i]));
+  }
+  if (!bytes.empty()) return Status::Corruption("row has bytes past its last value");
+  return Status::OK();
+}
+
+}  // namespace spool

@@ -1,0 +1,38 @@
+// Bytes of rows and keys, as the state store and commit payloads keep them.
+// Internal to storage.
+//
+// Key (order-preserving: byte order of encodings = order of the key values,
+// column by column, with null first):
+//   key       := part*                      one per primary-key column
+//   part      := 0x00                       null
+//              | 0x01 fixed64_be(i ^ 2^63)   int64, timestamp
+//              | 0x01 fixed64_be(ordered(d)) double (-0.0 as 0.0, NaN last)
+//              | 0x01 (0x00 | 0x01)          bool
+//              | 0x01 escaped 0x00 0x01      string, bytes: 0x00 -> 0x00 0xff
+// Row:
+//   row       := varint(column_count) null_bitmap value*   (non-null only)
+//   value     := fixed64_le                 int64, timestamp, double
+//              | 0x00 | 0x01                bool
+//              | varint(length) bytes       string, bytes
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "spool/storage/schema.h"
+
+namespace spool {
+
+// Appends the order-preserving encoding of `row`'s key columns to `*out`.
+// REQUIRES: schema.Validate(row).ok()
+void EncodeKey(const Schema& schema, const Row& row, std::string* out);
+
+// Appends the encoding of `row` to `*out`.
+// REQUIRES: schema.Validate(row).ok()
+void EncodeRow(const Schema& schema, const Row& row, std::string* out);
+
+// Decodes a row of `schema`. Errors: Corruption saying what does not fit
+// (truncated bytes, a column count or a value that does not match).
+Status DecodeRow(const Schema& schema, std::string_view bytes, Row* row);
+
+}  // namespace spool
