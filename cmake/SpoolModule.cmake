@@ -1,0 +1,17 @@
+# spool_module(NAME SOURCES...): one module folder = one library
+# `spool_<NAME>`, aliased `spool::<NAME>`, with its public headers in
+# include/ (installed) and its internals private. Dependencies are declared
+# by the caller with target_link_libraries.
+function(spool_module name)
+  add_library(spool_${name} ${ARGN})
+  add_library(spool::${name} ALIAS spool_${name})
+  set_target_properties(spool_${name} PROPERTIES EXPORT_NAME ${name} OUTPUT_NAME spool_${name})
+  target_include_directories(spool_${name}
+    PUBLIC
+      $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
+      $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
+    PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_compile_features(spool_${name} PUBLIC cxx_std_20)
+  spool_strict_warnings(spool_${name})
+  install(DIRECTORY include/spool DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endfunction()
