@@ -15,3 +15,19 @@ function(spool_module name)
   spool_strict_warnings(spool_${name})
   install(DIRECTORY include/spool DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endfunction()
+
+# spool_flatbuffers(TARGET SCHEMA.fbs): generates SCHEMA_generated.h with
+# flatc at build time into the target's private include path.
+function(spool_flatbuffers target schema)
+  get_filename_component(stem ${schema} NAME_WE)
+  set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/generated)
+  set(header ${out_dir}/${stem}_generated.h)
+  add_custom_command(
+    OUTPUT ${header}
+    COMMAND flatbuffers::flatc --cpp -o ${out_dir} ${CMAKE_CURRENT_SOURCE_DIR}/${schema}
+    DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${schema}
+    COMMENT "flatc: ${schema}"
+    VERBATIM)
+  target_sources(${target} PRIVATE ${header})
+  target_include_directories(${target} PRIVATE ${out_dir})
+endfunction()

@@ -1,0 +1,145 @@
+#include "spool/storage/event_log.h"
+
+#include <xxhash.h>
+
+#include <atomic>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "event_generated.h"
+#include "spool/txnlog/log.h"
+
+namespace spool {
+namespace {
+
+constexpr std::string_view kEventOperation = "EVENT";
+constexpr std::string_view kLevelNames[] = {"INFO", "WARN", "ERROR", "METRICS"};
+
+// A version-4 UUID from a hash of what makes this event unique.
+std::string NewEventId(uint64_t store_id, uint64_t now_us, uint64_t counter, const Event& event) {
+  const std::string seed = std::to_string(store_id) + "/" + std::to_string(now_us) + "/" + std::to_string(counter) +
+                           "/" + event.event_type + "/" + event.message;
+  XXH128_hash_t h = XXH3_128bits(seed.data(), seed.size());
+  h.high64 = (h.high64 & ~0xf000ull) | 0x4000ull;                  // version 4
+  h.low64 = (h.low64 & ~(3ull << 62)) | (2ull << 62);              // RFC 4122 variant
+  char text[40];
+  std::snprintf(text, sizeof(text), "%08llx-%04llx-%04llx-%04llx-%012llx",
+                static_cast<unsigned long long>(h.high64 >> 32), static_cast<unsigned long long>((h.high64 >> 16) & 0xffff),
+                static_cast<unsigned long long>(h.high64 & 0xffff), static_cast<unsigned long long>(h.low64 >> 48),
+                static_cast<unsigned long long>(h.low64 & 0xffffffffffffull));
+  return text;
+}
+
+std::string EncodeEvent(const Event& e) {
+  flatbuffers::FlatBufferBuilder fbb(256 + e.message.size() + e.details_json.size());
+  auto record = fb::CreateEventRecordDirect(fbb, e.id.c_str(), e.origin.pipeline_id.c_str(), e.origin.update_id.c_str(),
+                                            e.origin.flow_name.c_str(), e.origin.dataset_name.c_str(),
+                                            static_cast<uint8_t>(e.level), e.event_type.c_str(), e.message.c_str(),
+                                            e.details_json.c_str());
+  fbb.Finish(record, fb::EventRecordIdentifier());
+  return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+}
+
+std::string Str(const flatbuffers::String* s) { return s != nullptr ? s->str() : std::string(); }
+
+// Errors: Corruption when the bytes are not an event record.
+Status DecodeEvent(const LogEntry& entry, Event* e) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(entry.body.data());
+  flatbuffers::Verifier verifier(bytes, entry.body.size());
+  if (entry.operation != kEventOperation || !fb::VerifyEventRecordBuffer(verifier)) {
+    return Status::Corruption("event " + std::to_string(entry.position.version) + " is not an event record");
+  }
+  const fb::EventRecord* r = fb::GetEventRecord(bytes);
+  if (r->level() < 1 || r->level() > std::size(kLevelNames)) {
+    return Status::Corruption("event " + std::to_string(entry.position.version) + " has an unknown level");
+  }
+  e->id = Str(r->id());
+  e->sequence = entry.position.version;
+  e->origin = EventOrigin{Str(r->pipeline_id()), Str(r->update_id()), Str(r->flow_name()), Str(r->dataset_name())};
+  e->timestamp_us = entry.timestamp_us;
+  e->level = static_cast<EventLevel>(r->level());
+  e->event_type = Str(r->event_type());
+  e->message = Str(r->message());
+  e->details_json = Str(r->details());
+  return Status::OK();
+}
+
+bool Matches(const EventQuery& q, const Event& e) {
+  auto same = [](const std::optional<std::string>& want, const std::string& have) { return !want || *want == have; };
+  return same(q.event_type, e.event_type) && (!q.level || *q.level == e.level) &&
+         (!q.since_us || e.timestamp_us >= *q.since_us) && same(q.pipeline_id, e.origin.pipeline_id) &&
+         same(q.update_id, e.origin.update_id) && same(q.flow_name, e.origin.flow_name) &&
+         same(q.dataset_name, e.origin.dataset_name);
+}
+
+class EventLogImpl final : public EventLog {
+ public:
+  EventLogImpl(Env* env, std::unique_ptr<Log> log) : env_(env), log_(std::move(log)) {}
+
+  Status Append(Event* event) override {
+    if (event->event_type.empty()) return Status::InvalidArgument("an event needs an event_type");
+    const nlohmann::json details = nlohmann::json::parse(event->details_json, nullptr, /*allow_exceptions=*/false);
+    if (details.is_discarded() || !details.is_object()) {
+      return Status::InvalidArgument("event details must be a JSON object, got: " + event->details_json.substr(0, 80));
+    }
+    event->id = NewEventId(log_->StoreId(), env_->NowMicros(), counter_.fetch_add(1), *event);
+    const std::string body = EncodeEvent(*event);
+    LogCommit commit;
+    SPOOL_RETURN_IF_ERROR(log_->Append(LogWrite{kEventOperation, body}, &commit));
+    event->sequence = commit.position.version;
+    event->timestamp_us = commit.timestamp_us;
+    return Status::OK();
+  }
+
+  Status Query(const EventQuery& query, std::vector<Event>* events) override {
+    events->clear();
+    uint64_t from = 0;  // the oldest
+    if (query.since_us && *query.since_us > 0 && log_->VersionAtTime(*query.since_us - 1, &from).ok()) ++from;
+    if (from > log_->Newest().version) return Status::OK();
+    std::unique_ptr<LogIterator> it;
+    SPOOL_RETURN_IF_ERROR(log_->NewIterator(from, &it));
+    LogEntry entry;
+    while (it->Next(&entry)) {
+      if (query.until_us && entry.timestamp_us > *query.until_us) break;
+      Event event;
+      SPOOL_RETURN_IF_ERROR(DecodeEvent(entry, &event));
+      if (!Matches(query, event)) continue;
+      events->push_back(std::move(event));
+      if (query.limit != 0 && events->size() >= query.limit) break;
+    }
+    return it->status();
+  }
+
+ private:
+  Env* env_;
+  std::unique_ptr<Log> log_;
+  std::atomic<uint64_t> counter_{0};
+};
+
+}  // namespace
+
+std::string_view EventLevelName(EventLevel level) {
+  const auto index = static_cast<size_t>(level) - 1;
+  return index < std::size(kLevelNames) ? kLevelNames[index] : "UNKNOWN";
+}
+
+Status ParseEventLevel(std::string_view name, EventLevel* level) {
+  for (size_t i = 0; i < std::size(kLevelNames); ++i) {
+    if (kLevelNames[i] == name) {
+      *level = static_cast<EventLevel>(i + 1);
+      return Status::OK();
+    }
+  }
+  return Status::InvalidArgument("unknown event level '" + std::string(name) + "' (INFO, WARN, ERROR, METRICS)");
+}
+
+Status EventLog::Open(Env* env, const std::string& dir, std::unique_ptr<EventLog>* events) {
+  LogOptions options;
+  options.env = env;
+  std::unique_ptr<Log> log;
+  SPOOL_RETURN_IF_ERROR(Log::Open(options, dir, &log));
+  *events = std::make_unique<EventLogImpl>(env, std::move(log));
+  return Status::OK();
+}
+
+}  // namespace spool

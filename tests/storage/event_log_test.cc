@@ -1,0 +1,120 @@
+#include "spool/storage/event_log.h"
+
+#include <gtest/gtest.h>
+
+#include "spool/txnlog/mem_env.h"
+
+namespace spool {
+namespace {
+
+class EventLogTest : public ::testing::Test {
+ protected:
+  void Open() {
+    events_.reset();
+    ASSERT_TRUE(EventLog::Open(&env_, "/events", &events_).ok());
+  }
+  Event Make(std::string type, EventLevel level, std::string flow, std::string details = "{}") {
+    Event e;
+    e.origin = EventOrigin{"pipe-1", "upd-1", std::move(flow), "main.sales.orders"};
+    e.level = level;
+    e.event_type = std::move(type);
+    e.message = "something happened";
+    e.details_json = std::move(details);
+    return e;
+  }
+  std::vector<Event> Query(const EventQuery& q) {
+    std::vector<Event> out;
+    Status s = events_->Query(q, &out);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return out;
+  }
+
+  MemEnv env_;
+  std::unique_ptr<EventLog> events_;
+};
+
+TEST_F(EventLogTest, AppendAssignsSequenceUuidAndTimestamp) {
+  Open();
+  Event first = Make("create_update", EventLevel::kInfo, "");
+  Event second = Make("flow_progress", EventLevel::kMetrics, "orders_flow", R"({"rows": 10})");
+  ASSERT_TRUE(events_->Append(&first).ok());
+  ASSERT_TRUE(events_->Append(&second).ok());
+  EXPECT_EQ(first.sequence, 1u);
+  EXPECT_EQ(second.sequence, 2u);
+  EXPECT_GT(second.timestamp_us, first.timestamp_us);
+  ASSERT_EQ(first.id.size(), 36u);
+  EXPECT_EQ(first.id[8], '-');
+  EXPECT_EQ(first.id[14], '4');  // version 4
+  EXPECT_NE(first.id, second.id);
+}
+
+TEST_F(EventLogTest, QueryFiltersByTypeLevelOriginTimeAndLimit) {
+  Open();
+  std::vector<Event> appended;
+  for (int i = 0; i < 30; ++i) {
+    env_.SetNowMicros(1'000'000 + static_cast<uint64_t>(i) * 1000);
+    Event e = i % 3 == 0 ? Make("flow_progress", EventLevel::kMetrics, "flow_" + std::to_string(i % 2))
+                         : Make("update_progress", i % 5 == 0 ? EventLevel::kWarn : EventLevel::kInfo, "");
+    ASSERT_TRUE(events_->Append(&e).ok());
+    appended.push_back(e);
+  }
+  EventQuery by_type;
+  by_type.event_type = "flow_progress";
+  EXPECT_EQ(Query(by_type).size(), 10u);
+  EventQuery by_level;
+  by_level.level = EventLevel::kWarn;
+  for (const Event& e : Query(by_level)) EXPECT_EQ(e.level, EventLevel::kWarn);
+  EventQuery by_flow;
+  by_flow.flow_name = "flow_1";
+  EXPECT_EQ(Query(by_flow).size(), 5u);
+  EventQuery by_time;
+  by_time.since_us = appended[10].timestamp_us;
+  by_time.until_us = appended[19].timestamp_us;
+  std::vector<Event> window = Query(by_time);
+  ASSERT_EQ(window.size(), 10u);
+  EXPECT_EQ(window.front().sequence, 11u);
+  EXPECT_EQ(window.back().sequence, 20u);
+  EventQuery limited;
+  limited.limit = 4;
+  EXPECT_EQ(Query(limited).size(), 4u);
+}
+
+TEST_F(EventLogTest, EventsSurviveReopenExactly) {
+  Open();
+  Event e = Make("rewind_summary", EventLevel::kInfo, "", R"({"rewind_point_id": "abc", "datasets": ["a"]})");
+  ASSERT_TRUE(events_->Append(&e).ok());
+  Open();
+  std::vector<Event> all = Query(EventQuery{});
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].id, e.id);
+  EXPECT_EQ(all[0].origin, e.origin);
+  EXPECT_EQ(all[0].details_json, e.details_json);
+  EXPECT_EQ(all[0].timestamp_us, e.timestamp_us);
+  EXPECT_EQ(all[0].message, e.message);
+}
+
+TEST_F(EventLogTest, BadEventsAreRefusedAndNothingIsWritten) {
+  Open();
+  Event bad_json = Make("flow_progress", EventLevel::kInfo, "", "{not json");
+  EXPECT_TRUE(events_->Append(&bad_json).IsInvalidArgument());
+  Event array = Make("flow_progress", EventLevel::kInfo, "", "[1, 2]");
+  Status s = events_->Append(&array);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("JSON object"), std::string::npos);
+  Event untyped = Make("", EventLevel::kInfo, "");
+  EXPECT_TRUE(events_->Append(&untyped).IsInvalidArgument());
+  EXPECT_TRUE(Query(EventQuery{}).empty());
+}
+
+TEST(EventLevelTest, NamesRoundTrip) {
+  for (EventLevel level : {EventLevel::kInfo, EventLevel::kWarn, EventLevel::kError, EventLevel::kMetrics}) {
+    EventLevel parsed;
+    ASSERT_TRUE(ParseEventLevel(EventLevelName(level), &parsed).ok());
+    EXPECT_EQ(parsed, level);
+  }
+  EventLevel parsed;
+  EXPECT_TRUE(ParseEventLevel("DEBUG", &parsed).IsInvalidArgument());
+}
+
+}  // namespace
+}  // namespace spool
