@@ -148,7 +148,45 @@ json EntryJson(const LogEntry& e) {
               {"body_preview", Preview(e.body, 64)}};
 }
 
-int RunDump(const std::string& dir, uint64_t from, uint64_t limit, bool as_json) {
+// Prints commits as a table or a JSON array, `from` and `limit` applied.
+class DumpPrinter {
+ public:
+  DumpPrinter(uint64_t from, uint64_t limit, bool as_json) : from_(from), limit_(limit), as_json_(as_json) {
+    if (as_json_) std::cout << "[";
+  }
+  // Returns false once the limit is reached.
+  bool Add(const LogEntry& entry) {
+    if (entry.position.version < from_) return true;
+    if (limit_ != 0 && shown_ >= limit_) return false;
+    if (as_json_) {
+      std::cout << (shown_ == 0 ? "\n  " : ",\n  ") << EntryJson(entry).dump();
+    } else {
+      table_.AddRow({std::to_string(entry.position.epoch), std::to_string(entry.position.version),
+                     FormatTimestamp(entry.timestamp_us), entry.operation, std::to_string(entry.body.size()),
+                     Preview(entry.body, 40)});
+    }
+    ++shown_;
+    return true;
+  }
+  void Finish() { std::cout << (as_json_ ? "\n]\n" : table_.ToString()); }
+
+ private:
+  uint64_t from_;
+  uint64_t limit_;
+  bool as_json_;
+  uint64_t shown_ = 0;
+  Table table_{{"epoch", "version", "timestamp (UTC)", "operation", "bytes", "body"}};
+};
+
+int RunDump(const std::string& dir, uint64_t from, uint64_t limit, const std::string& archive, bool as_json) {
+  if (!archive.empty()) {
+    const std::string cut_dir = JoinPath(JoinPath(dir, "archive"), archive);
+    if (!Env::Default()->FileExists(cut_dir)) return Fail(Status::NotFound("no archived cut " + cut_dir));
+    DumpPrinter printer(from, limit, as_json);
+    Status s = ScanArchivedCut(Env::Default(), cut_dir, [&](const LogEntry& entry) { return printer.Add(entry); });
+    printer.Finish();
+    return s.ok() ? kExitOk : Fail(s);
+  }
   std::unique_ptr<Log> log;
   LogRecoveryReport report;
   Status s = OpenReadOnly(dir, &log, &report);
@@ -156,23 +194,12 @@ int RunDump(const std::string& dir, uint64_t from, uint64_t limit, bool as_json)
   std::unique_ptr<LogIterator> it;
   s = log->NewIterator(from, &it);
   if (!s.ok()) return Fail(s);
+  DumpPrinter printer(from, limit, as_json);
   LogEntry entry;
-  uint64_t shown = 0;
-  if (as_json) std::cout << "[";
-  Table table({"epoch", "version", "timestamp (UTC)", "operation", "bytes", "body"});
-  while ((limit == 0 || shown < limit) && it->Next(&entry)) {
-    if (as_json) {
-      std::cout << (shown == 0 ? "\n  " : ",\n  ") << EntryJson(entry).dump();
-    } else {
-      table.AddRow({std::to_string(entry.position.epoch), std::to_string(entry.position.version),
-                    FormatTimestamp(entry.timestamp_us), entry.operation, std::to_string(entry.body.size()),
-                    Preview(entry.body, 40)});
-    }
-    ++shown;
+  while (it->Next(&entry) && printer.Add(entry)) {
   }
-  std::cout << (as_json ? "\n]\n" : table.ToString());
-  if (!it->status().ok()) return Fail(it->status());
-  return kExitOk;
+  printer.Finish();
+  return it->status().ok() ? kExitOk : Fail(it->status());
 }
 
 }  // namespace
@@ -204,12 +231,14 @@ void RegisterLogCommands(CLI::App& app, int* exit_code) {
 
   auto from = std::make_shared<uint64_t>(0);
   auto limit = std::make_shared<uint64_t>(0);
+  auto archive = std::make_shared<std::string>();
   CLI::App* dump = log->add_subcommand("dump", "Print commits in version order");
   dump->add_option("dir", *dir, "Log directory")->required();
   dump->add_option("--from", *from, "First version (default: the oldest retained)");
   dump->add_option("--limit", *limit, "At most this many commits (0: all)");
+  dump->add_option("--archive", *archive, "Dump an archived cut instead (a name from inspect, e.g. epoch-000002)");
   dump->add_flag("--json", *as_json, "JSON output (an array of commits)");
-  dump->callback([=] { *exit_code = RunDump(*dir, *from, *limit, *as_json); });
+  dump->callback([=] { *exit_code = RunDump(*dir, *from, *limit, *archive, *as_json); });
 }
 
 }  // namespace spool::cli

@@ -35,6 +35,9 @@ check dump 0 "$spool" log dump "$log" --from 3 --limit 2
 expect_output dump-rows "^1 +4 "
 check dump-json 0 "$spool" log dump "$log" --limit 1 --json
 expect_output dump-json-version '"version":1'
+check dump-archive 0 "$spool" log dump "$log" --archive epoch-000002 --limit 1 --json
+expect_output dump-archive-epoch '"epoch":1'
+check dump-archive-missing 2 "$spool" log dump "$log" --archive epoch-000099
 
 # Damage a byte inside the first record of the (sealed) first segment.
 printf '\xff' | dd of="$log/000000000001.seg" bs=1 seek=150 conv=notrunc status=none

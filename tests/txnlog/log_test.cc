@@ -329,10 +329,41 @@ TEST_F(LogTest, TruncateStartsANewEpochAndArchivesTheSuffix) {
   std::vector<std::string> archived;
   ASSERT_TRUE(env_.ListDir("/log/archive/epoch-000002", &archived).ok());
   EXPECT_GE(archived.size(), 2u);  // the kept segment's tail, later segments, COMPLETE
+  // The archive holds exactly the cut commits, as they were.
+  std::vector<LogEntry> cut;
+  ASSERT_TRUE(ScanArchivedCut(&env_, "/log/archive/epoch-000002", [&](const LogEntry& e) {
+                cut.push_back(e);
+                return true;
+              }).ok());
+  ASSERT_EQ(cut.size(), 700u);
+  for (size_t i = 0; i < cut.size(); ++i) {
+    EXPECT_EQ(cut[i].position, (LogPosition{1, 301 + i}));
+    EXPECT_EQ(cut[i].body, CommitBody(301 + i));
+  }
   auto history = log_->EpochHistory();
   ASSERT_EQ(history.size(), 2u);
   EXPECT_EQ(history[1].epoch, 2u);
   EXPECT_EQ(history[1].first_version, 301u);
+}
+
+TEST_F(LogTest, DamagedArchivedCutIsReportedNotReturned) {
+  Open();
+  AppendMany(1, 100);
+  ASSERT_TRUE(log_->TruncateAfter(50, /*discard_suffix=*/false, nullptr).ok());
+  log_.reset();
+  const std::string tail = "/log/archive/epoch-000002/000000000001.seg";
+  std::string bytes = ReadFile(tail);
+  bytes[bytes.size() / 2] ^= 0x08;
+  WriteFile(tail, bytes);
+  uint64_t visited = 0;
+  Status s = ScanArchivedCut(&env_, "/log/archive/epoch-000002", [&](const LogEntry& e) {
+    EXPECT_EQ(e.body, CommitBody(e.position.version));
+    ++visited;
+    return true;
+  });
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_LT(visited, 50u);
+  EXPECT_TRUE(ScanArchivedCut(&env_, "/log/archive/epoch-000009", [](const LogEntry&) { return true; }).IsNotFound());
 }
 
 TEST_F(LogTest, StaleRecordAfterTruncationIsNeverReadBack) {

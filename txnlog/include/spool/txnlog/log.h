@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -216,6 +217,13 @@ class LogIterator {
   virtual bool Next(LogEntry* entry) = 0;
   virtual Status status() const = 0;
 };
+
+// Reads an archived cut: the directory "<archive>/epoch-NNNNNN" that a
+// TruncateAfter which started epoch N filled with the commits it cut. Calls
+// `visit` with each commit in version order, every record verified, until
+// `visit` returns false. Errors: NotFound (no such cut), Corruption (a bad
+// record, or a gap between the cut's files), IOError.
+Status ScanArchivedCut(Env* env, const std::string& cut_dir, const std::function<bool(const LogEntry&)>& visit);
 
 // Reads and checks every retained record of the log in `dir` (checksums,
 // versions, epochs, payloads) without changing anything. `*records` counts
