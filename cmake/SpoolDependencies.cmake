@@ -1,2 +1,0 @@
-# Third-party libraries, found the same way here and in SpoolConfig.cmake.
-include(SpoolFindDeps)
