@@ -1,0 +1,80 @@
+#include "spool/storage/store.h"
+
+#include <gtest/gtest.h>
+
+#include "spool/txnlog/mem_env.h"
+
+namespace spool {
+namespace {
+
+class StoreTest : public ::testing::Test {
+ protected:
+  StoreOptions Options(bool create = true) {
+    StoreOptions options;
+    options.env = &env_;
+    options.create_if_missing = create;
+    return options;
+  }
+  MemEnv env_;
+};
+
+TEST_F(StoreTest, OpenCreatesTheLayoutAndKeepsWhatWasCommitted) {
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(Store::Open(Options(), "/s", &store).ok());
+  EXPECT_TRUE(env_.FileExists("/s/STORE"));
+  EXPECT_TRUE(env_.FileExists("/s/log/META"));
+  EXPECT_TRUE(env_.FileExists("/s/events/META"));
+  LogCommit commit;
+  ASSERT_TRUE(store->log()->Append(LogWrite{"WRITE", "row"}, &commit).ok());
+  Event event;
+  event.event_type = "create_update";
+  ASSERT_TRUE(store->events()->Append(&event).ok());
+  store.reset();
+  ASSERT_TRUE(Store::Open(Options(false), "/s", &store).ok());
+  EXPECT_EQ(store->log()->Newest().version, 1u);
+  std::vector<Event> events;
+  ASSERT_TRUE(store->events()->Query(EventQuery{}, &events).ok());
+  EXPECT_EQ(events.size(), 1u);
+}
+
+TEST_F(StoreTest, SecondOpenerGetsAClearBusyError) {
+  std::unique_ptr<Store> first;
+  ASSERT_TRUE(Store::Open(Options(), "/s", &first).ok());
+  std::unique_ptr<Store> second;
+  Status s = Store::Open(Options(), "/s", &second);
+  EXPECT_TRUE(s.IsBusy()) << s.ToString();
+  EXPECT_NE(s.message().find("is open in another process or handle"), std::string::npos);
+  first.reset();
+  EXPECT_TRUE(Store::Open(Options(), "/s", &second).ok());
+}
+
+TEST_F(StoreTest, MissingStoreIsNotFoundWithoutCreate) {
+  std::unique_ptr<Store> store;
+  EXPECT_TRUE(Store::Open(Options(false), "/nowhere", &store).IsNotFound());
+  EXPECT_FALSE(env_.FileExists("/nowhere"));
+}
+
+TEST_F(StoreTest, CreationInterruptedBeforeTheMarkerIsRedone) {
+  ASSERT_TRUE(env_.CreateDir("/s").ok());
+  std::unique_ptr<File> file;
+  ASSERT_TRUE(env_.OpenFile("/s/STORE.tmp", OpenMode::kTruncate, &file).ok());
+  std::unique_ptr<Store> store;
+  Status s = Store::Open(Options(), "/s", &store);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_TRUE(env_.FileExists("/s/STORE"));
+}
+
+TEST_F(StoreTest, ForeignDirectoryIsRefusedAndLeftAlone) {
+  ASSERT_TRUE(env_.CreateDir("/home").ok());
+  std::unique_ptr<File> file;
+  ASSERT_TRUE(env_.OpenFile("/home/notes.txt", OpenMode::kTruncate, &file).ok());
+  std::unique_ptr<Store> store;
+  Status s = Store::Open(Options(), "/home", &store);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  std::vector<std::string> names;
+  ASSERT_TRUE(env_.ListDir("/home", &names).ok());
+  EXPECT_EQ(names, std::vector<std::string>{"notes.txt"});
+}
+
+}  // namespace
+}  // namespace spool
