@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <ctime>
+#include <iostream>
+
+#include "commands.h"
 
 namespace spool::cli {
 
@@ -72,6 +75,11 @@ std::string Table::ToString() const {
   out += std::string(total > 2 ? total - 2 : 0, '-') + "\n";
   for (const auto& row : rows_) out += render(row);
   return out;
+}
+
+int ReportError(const Status& s) {
+  std::cerr << "spool: " << s.ToString() << "\n";
+  return s.IsCorruption() ? kExitFailure : kExitError;
 }
 
 }  // namespace spool::cli

@@ -21,11 +21,6 @@ Status OpenReadOnly(const std::string& dir, std::unique_ptr<Log>* log, LogRecove
   return Log::Open(options, dir, log, report);
 }
 
-int Fail(const Status& s) {
-  std::cerr << "spool: " << s.ToString() << "\n";
-  return s.IsCorruption() ? kExitFailure : kExitError;
-}
-
 json SegmentJson(const LogSegmentInfo& s) {
   return json{{"file", s.file_name},
               {"number", s.number},
@@ -98,7 +93,7 @@ int RunInspect(const std::string& dir, bool as_json) {
   std::unique_ptr<Log> log;
   LogRecoveryReport report;
   Status s = OpenReadOnly(dir, &log, &report);
-  if (!s.ok()) return Fail(s);
+  if (!s.ok()) return ReportError(s);
   if (!as_json) {
     PrintInspect(dir, log.get(), report);
     return kExitOk;
@@ -181,25 +176,25 @@ class DumpPrinter {
 int RunDump(const std::string& dir, uint64_t from, uint64_t limit, const std::string& archive, bool as_json) {
   if (!archive.empty()) {
     const std::string cut_dir = JoinPath(JoinPath(dir, "archive"), archive);
-    if (!Env::Default()->FileExists(cut_dir)) return Fail(Status::NotFound("no archived cut " + cut_dir));
+    if (!Env::Default()->FileExists(cut_dir)) return ReportError(Status::NotFound("no archived cut " + cut_dir));
     DumpPrinter printer(from, limit, as_json);
     Status s = ScanArchivedCut(Env::Default(), cut_dir, [&](const LogEntry& entry) { return printer.Add(entry); });
     printer.Finish();
-    return s.ok() ? kExitOk : Fail(s);
+    return s.ok() ? kExitOk : ReportError(s);
   }
   std::unique_ptr<Log> log;
   LogRecoveryReport report;
   Status s = OpenReadOnly(dir, &log, &report);
-  if (!s.ok()) return Fail(s);
+  if (!s.ok()) return ReportError(s);
   std::unique_ptr<LogIterator> it;
   s = log->NewIterator(from, &it);
-  if (!s.ok()) return Fail(s);
+  if (!s.ok()) return ReportError(s);
   DumpPrinter printer(from, limit, as_json);
   LogEntry entry;
   while (it->Next(&entry) && printer.Add(entry)) {
   }
   printer.Finish();
-  return it->status().ok() ? kExitOk : Fail(it->status());
+  return it->status().ok() ? kExitOk : ReportError(it->status());
 }
 
 }  // namespace

@@ -8,6 +8,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = spool::cli::kExitOk;
   spool::cli::RegisterLogCommands(app, &exit_code);
+  spool::cli::RegisterStoreCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -39,6 +39,19 @@ check dump-archive 0 "$spool" log dump "$log" --archive epoch-000002 --limit 1 -
 expect_output dump-archive-epoch '"epoch":1'
 check dump-archive-missing 2 "$spool" log dump "$log" --archive epoch-000099
 
+# A store: init, events (none yet), and the errors a user can make.
+check init 0 "$spool" init "$work/s"
+check init-again 0 "$spool" init "$work/s"
+check events-empty 0 "$spool" events "$work/s" --since 7d --level INFO --json
+expect_output events-json-array '^\[\]$'
+check events-bad-duration 2 "$spool" events "$work/s" --since 7x
+expect_output events-bad-duration-says 'must be a number and a unit'
+check events-bad-level 2 "$spool" events "$work/s" --level LOUD
+check events-no-store 2 "$spool" events "$work/nowhere"
+mkdir -p "$work/foreign" && touch "$work/foreign/notes.txt"
+check init-foreign 2 "$spool" init "$work/foreign"
+expect_output init-foreign-says 'not a Spool store; nothing was changed'
+
 # Damage a byte inside the first record of the (sealed) first segment.
 printf '\xff' | dd of="$log/000000000001.seg" bs=1 seek=150 conv=notrunc status=none
 check verify-corrupt 1 "$spool" log verify "$log"

@@ -1,0 +1,127 @@
+// `spool init DIR` and `spool events DIR …`.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli_format.h"
+#include "commands.h"
+#include "spool/storage/store.h"
+
+namespace spool::cli {
+namespace {
+
+// "90s", "15m", "36h", "7d" -> microseconds. Errors: InvalidArgument.
+Status ParseDuration(std::string_view text, uint64_t* micros) {
+  static constexpr std::pair<char, uint64_t> kUnits[] = {
+      {'s', 1'000'000ull}, {'m', 60'000'000ull}, {'h', 3'600'000'000ull}, {'d', 86'400'000'000ull}};
+  if (text.size() >= 2) {
+    for (const auto& [unit, scale] : kUnits) {
+      if (text.back() != unit) continue;
+      uint64_t n = 0;
+      for (char c : text.substr(0, text.size() - 1)) {
+        if (c < '0' || c > '9' || n > UINT64_MAX / 10 / scale) return Status::InvalidArgument("bad duration");
+        n = n * 10 + static_cast<uint64_t>(c - '0');
+      }
+      *micros = n * scale;
+      return Status::OK();
+    }
+  }
+  return Status::InvalidArgument("duration '" + std::string(text) + "' must be a number and a unit: s, m, h or d");
+}
+
+int RunInit(const std::string& dir) {
+  std::unique_ptr<Store> store;
+  Status s = Store::Open(StoreOptions{}, dir, &store);
+  if (!s.ok()) return ReportError(s);
+  std::cout << fmt::format("store ready at {} (log epoch {}, newest version {})\n", dir, store->log()->CurrentEpoch(),
+                           store->log()->Newest().version);
+  return kExitOk;
+}
+
+struct EventsArgs {
+  std::string dir;
+  std::string type;
+  std::string level;
+  std::string since;
+  uint64_t limit = 0;
+  bool as_json = false;
+};
+
+nlohmann::json EventJson(const Event& e) {
+  nlohmann::json details = nlohmann::json::parse(e.details_json, nullptr, false);
+  return {{"id", e.id},
+          {"sequence", e.sequence},
+          {"origin",
+           {{"pipeline_id", e.origin.pipeline_id},
+            {"update_id", e.origin.update_id},
+            {"flow_name", e.origin.flow_name},
+            {"dataset_name", e.origin.dataset_name}}},
+          {"timestamp", FormatTimestamp(e.timestamp_us)},
+          {"level", EventLevelName(e.level)},
+          {"event_type", e.event_type},
+          {"message", e.message},
+          {"details", details.is_discarded() ? nlohmann::json(e.details_json) : details}};
+}
+
+int RunEvents(const EventsArgs& args) {
+  EventQuery query;
+  if (!args.type.empty()) query.event_type = args.type;
+  if (!args.level.empty()) {
+    EventLevel level;
+    Status s = ParseEventLevel(args.level, &level);
+    if (!s.ok()) return ReportError(s);
+    query.level = level;
+  }
+  StoreOptions options;
+  options.create_if_missing = false;
+  if (!args.since.empty()) {
+    uint64_t ago = 0;
+    Status s = ParseDuration(args.since, &ago);
+    if (!s.ok()) return ReportError(s);
+    const uint64_t now = options.env->NowMicros();
+    query.since_us = now > ago ? now - ago : 0;
+  }
+  query.limit = args.limit;
+  std::unique_ptr<Store> store;
+  Status s = Store::Open(options, args.dir, &store);
+  std::vector<Event> events;
+  if (s.ok()) s = store->events()->Query(query, &events);
+  if (!s.ok()) return ReportError(s);
+  if (args.as_json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const Event& e : events) out.push_back(EventJson(e));
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  Table table({"seq", "timestamp (UTC)", "level", "event_type", "origin", "message"});
+  for (const Event& e : events) {
+    const std::string origin = e.origin.flow_name.empty() ? e.origin.update_id : e.origin.flow_name;
+    table.AddRow({std::to_string(e.sequence), FormatTimestamp(e.timestamp_us), std::string(EventLevelName(e.level)),
+                  e.event_type, origin, Preview(e.message, 60)});
+  }
+  std::cout << table.ToString();
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterStoreCommands(CLI::App& app, int* exit_code) {
+  auto dir = std::make_shared<std::string>();
+  CLI::App* init = app.add_subcommand("init", "Create a store in DIR (or check the one there)");
+  init->add_option("dir", *dir, "Store directory")->required();
+  init->callback([=] { *exit_code = RunInit(*dir); });
+
+  auto args = std::make_shared<EventsArgs>();
+  CLI::App* events = app.add_subcommand("events", "The store's event log");
+  events->add_option("dir", args->dir, "Store directory")->required();
+  events->add_option("--type", args->type, "Only this event_type");
+  events->add_option("--level", args->level, "Only this level: INFO, WARN, ERROR, METRICS");
+  events->add_option("--since", args->since, "Only events this recent, e.g. 90s, 15m, 36h, 7d");
+  events->add_option("--limit", args->limit, "At most this many events (0: all)");
+  events->add_flag("--json", args->as_json, "JSON output");
+  events->callback([=] { *exit_code = RunEvents(*args); });
+}
+
+}  // namespace spool::cli
