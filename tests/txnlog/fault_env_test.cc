@@ -78,22 +78,25 @@ bool AllBytesAre(std::string_view bytes, char c) {
   return bytes.find_first_not_of(c) == std::string_view::npos;
 }
 
+// Most tests start from a durable directory "db" in a FaultEnv over a MemEnv.
+class FaultEnvDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(MakeDurableDir(&env).ok()); }
+
+  MemEnv base;
+  FaultEnv env{&base};
+};
+
 // --- Directory durability ------------------------------------------------
 
-TEST(FaultEnvTest, UnsyncedCreateVanishesOnPowerLoss) {
-  MemEnv base;
-  FaultEnv env(&base);
-  ASSERT_TRUE(MakeDurableDir(&env).ok());
+TEST_F(FaultEnvDirTest, UnsyncedCreateVanishesOnPowerLoss) {
   ASSERT_TRUE(WriteAt(&env, "db/a", 0, "data").ok());
   env.SimulateCrash(CrashMode::kPowerLoss, 1);
   EXPECT_FALSE(base.FileExists("db/a"));
   EXPECT_TRUE(base.FileExists("db"));
 }
 
-TEST(FaultEnvTest, SyncedFileWithoutDirSyncVanishesOnPowerLoss) {
-  MemEnv base;
-  FaultEnv env(&base);
-  ASSERT_TRUE(MakeDurableDir(&env).ok());
+TEST_F(FaultEnvDirTest, SyncedFileWithoutDirSyncVanishesOnPowerLoss) {
   std::unique_ptr<File> file;
   ASSERT_TRUE(env.OpenFile("db/a", OpenMode::kCreate, &file).ok());
   ASSERT_TRUE(file->Write(0, "data").ok());
@@ -102,19 +105,13 @@ TEST(FaultEnvTest, SyncedFileWithoutDirSyncVanishesOnPowerLoss) {
   EXPECT_FALSE(base.FileExists("db/a"));
 }
 
-TEST(FaultEnvTest, SyncedFileAndDirSurvivePowerLoss) {
-  MemEnv base;
-  FaultEnv env(&base);
-  ASSERT_TRUE(MakeDurableDir(&env).ok());
+TEST_F(FaultEnvDirTest, SyncedFileAndDirSurvivePowerLoss) {
   ASSERT_TRUE(MakeDurableFile(&env, "db/a", "data").ok());
   env.SimulateCrash(CrashMode::kPowerLoss, 1);
   EXPECT_EQ(Contents(&base, "db/a"), "data");
 }
 
-TEST(FaultEnvTest, DirSyncWithoutFileSyncLeavesAnEmptyFile) {
-  MemEnv base;
-  FaultEnv env(&base);
-  ASSERT_TRUE(MakeDurableDir(&env).ok());
+TEST_F(FaultEnvDirTest, DirSyncWithoutFileSyncLeavesAnEmptyFile) {
   ASSERT_TRUE(WriteAt(&env, "db/a", 0, "data").ok());
   ASSERT_TRUE(env.SyncDir("db").ok());
   env.SimulateCrash(CrashMode::kPowerLoss, 1);
@@ -130,10 +127,7 @@ TEST(FaultEnvTest, UnsyncedCreateOfDirectoryTakesItsFilesAlong) {
   EXPECT_FALSE(base.FileExists("db"));
 }
 
-TEST(FaultEnvTest, RenameUndoneWithoutDirSync) {
-  MemEnv base;
-  FaultEnv env(&base);
-  ASSERT_TRUE(MakeDurableDir(&env).ok());
+TEST_F(FaultEnvDirTest, RenameUndoneWithoutDirSync) {
   ASSERT_TRUE(MakeDurableFile(&env, "db/CURRENT", "old").ok());
   ASSERT_TRUE(MakeDurableFile(&env, "db/CURRENT.tmp", "new").ok());
   ASSERT_TRUE(env.RenameFile("db/CURRENT.tmp", "db/CURRENT").ok());
@@ -143,10 +137,7 @@ TEST(FaultEnvTest, RenameUndoneWithoutDirSync) {
   EXPECT_EQ(Contents(&base, "db/CURRENT.tmp"), "new");
 }
 
-TEST(FaultEnvTest, RenameKeptOnceDirSynced) {
-  MemEnv base;
-  FaultEnv env(&base);
-  ASSERT_TRUE(MakeDurableDir(&env).ok());
+TEST_F(FaultEnvDirTest, RenameKeptOnceDirSynced) {
   ASSERT_TRUE(MakeDurableFile(&env, "db/CURRENT", "old").ok());
   ASSERT_TRUE(WriteFileAtomically(&env, "db/CURRENT", "new").ok());
   env.SimulateCrash(CrashMode::kPowerLoss, 1);
@@ -167,10 +158,7 @@ TEST(FaultEnvTest, RenameBeforeDataSyncExposesEmptyFile) {
   EXPECT_EQ(Contents(&base, "db/CURRENT"), "");
 }
 
-TEST(FaultEnvTest, RemoveUndoneWithoutDirSync) {
-  MemEnv base;
-  FaultEnv env(&base);
-  ASSERT_TRUE(MakeDurableDir(&env).ok());
+TEST_F(FaultEnvDirTest, RemoveUndoneWithoutDirSync) {
   ASSERT_TRUE(MakeDurableFile(&env, "db/a", "data").ok());
   ASSERT_TRUE(env.RemoveFile("db/a").ok());
   EXPECT_FALSE(env.FileExists("db/a"));
@@ -178,10 +166,7 @@ TEST(FaultEnvTest, RemoveUndoneWithoutDirSync) {
   EXPECT_EQ(Contents(&base, "db/a"), "data");
 }
 
-TEST(FaultEnvTest, RemoveKeptOnceDirSynced) {
-  MemEnv base;
-  FaultEnv env(&base);
-  ASSERT_TRUE(MakeDurableDir(&env).ok());
+TEST_F(FaultEnvDirTest, RemoveKeptOnceDirSynced) {
   ASSERT_TRUE(MakeDurableFile(&env, "db/a", "data").ok());
   ASSERT_TRUE(env.RemoveFile("db/a").ok());
   ASSERT_TRUE(env.SyncDir("db").ok());
@@ -189,10 +174,7 @@ TEST(FaultEnvTest, RemoveKeptOnceDirSynced) {
   EXPECT_FALSE(base.FileExists("db/a"));
 }
 
-TEST(FaultEnvTest, FileRemovedWhileOpenComesBackWithDurableBytesOnly) {
-  MemEnv base;
-  FaultEnv env(&base);
-  ASSERT_TRUE(MakeDurableDir(&env).ok());
+TEST_F(FaultEnvDirTest, FileRemovedWhileOpenComesBackWithDurableBytesOnly) {
   ASSERT_TRUE(MakeDurableFile(&env, "db/a", "durable").ok());
   std::unique_ptr<File> file;
   ASSERT_TRUE(env.OpenFile("db/a", OpenMode::kReadWrite, &file).ok());
@@ -280,10 +262,7 @@ TEST(FaultEnvTest, UnsyncedDirOpsSurviveAsAPrefix) {
   EXPECT_EQ(lengths_seen.size(), order.size() + 1);
 }
 
-TEST(FaultEnvTest, CrossDirectoryRenameIsDurablePerDirectory) {
-  MemEnv base;
-  FaultEnv env(&base);
-  ASSERT_TRUE(MakeDurableDir(&env).ok());
+TEST_F(FaultEnvDirTest, CrossDirectoryRenameIsDurablePerDirectory) {
   ASSERT_TRUE(env.CreateDir("archive").ok());
   ASSERT_TRUE(env.SyncDir(".").ok());
   ASSERT_TRUE(MakeDurableFile(&env, "db/seg", "records").ok());
@@ -294,10 +273,7 @@ TEST(FaultEnvTest, CrossDirectoryRenameIsDurablePerDirectory) {
   EXPECT_EQ(Contents(&base, "db/seg"), "records");
 }
 
-TEST(FaultEnvTest, DirectoryRenameIsNotSupported) {
-  MemEnv base;
-  FaultEnv env(&base);
-  ASSERT_TRUE(MakeDurableDir(&env).ok());
+TEST_F(FaultEnvDirTest, DirectoryRenameIsNotSupported) {
   EXPECT_EQ(env.RenameFile("db", "db2").code(), Status::Code::kNotSupported);
   EXPECT_EQ(env.io_calls(), 2u);  // not a crash point
 }
@@ -317,10 +293,7 @@ TEST(FaultEnvTest, ProcessKillKeepsUnsyncedWrites) {
   EXPECT_EQ(Contents(&base, "db/a"), "unsynced");
 }
 
-TEST(FaultEnvTest, PowerLossDropsUnsyncedWrites) {
-  MemEnv base;
-  FaultEnv env(&base);
-  ASSERT_TRUE(MakeDurableDir(&env).ok());
+TEST_F(FaultEnvDirTest, PowerLossDropsUnsyncedWrites) {
   ASSERT_TRUE(MakeDurableFile(&env, "db/a", "synced").ok());
   ASSERT_TRUE(WriteAt(&env, "db/a", 6, "+unsynced").ok());
   ASSERT_TRUE(WriteAt(&env, "db/a", 0, "S").ok());
@@ -328,10 +301,7 @@ TEST(FaultEnvTest, PowerLossDropsUnsyncedWrites) {
   EXPECT_EQ(Contents(&base, "db/a"), "synced");
 }
 
-TEST(FaultEnvTest, SyncMakesOnlyItsOwnFileDurable) {
-  MemEnv base;
-  FaultEnv env(&base);
-  ASSERT_TRUE(MakeDurableDir(&env).ok());
+TEST_F(FaultEnvDirTest, SyncMakesOnlyItsOwnFileDurable) {
   ASSERT_TRUE(MakeDurableFile(&env, "db/a", "").ok());
   ASSERT_TRUE(MakeDurableFile(&env, "db/b", "").ok());
   std::unique_ptr<File> a;
@@ -560,10 +530,7 @@ TEST(FaultEnvTest, CrashAtCallSkipsThatCall) {
   EXPECT_EQ(Contents(&base, "db/a"), "first");
 }
 
-TEST(FaultEnvTest, CallsAfterCrashAreAborted) {
-  MemEnv base;
-  FaultEnv env(&base);
-  ASSERT_TRUE(MakeDurableDir(&env).ok());
+TEST_F(FaultEnvDirTest, CallsAfterCrashAreAborted) {
   ASSERT_TRUE(MakeDurableFile(&env, "db/a", "data").ok());
   std::unique_ptr<File> file;
   ASSERT_TRUE(env.OpenFile("db/a", OpenMode::kReadWrite, &file).ok());
@@ -587,10 +554,7 @@ TEST(FaultEnvTest, CallsAfterCrashAreAborted) {
   EXPECT_EQ(Contents(&base, "db/a"), "data");
 }
 
-TEST(FaultEnvTest, HandlesOpenedBeforeCrashStayDead) {
-  MemEnv base;
-  FaultEnv env(&base);
-  ASSERT_TRUE(MakeDurableDir(&env).ok());
+TEST_F(FaultEnvDirTest, HandlesOpenedBeforeCrashStayDead) {
   ASSERT_TRUE(MakeDurableFile(&env, "db/a", "data").ok());
   std::unique_ptr<File> before;
   ASSERT_TRUE(env.OpenFile("db/a", OpenMode::kReadWrite, &before).ok());
@@ -608,10 +572,7 @@ TEST(FaultEnvTest, HandlesOpenedBeforeCrashStayDead) {
   EXPECT_EQ(env.io_calls(), 1u);
 }
 
-TEST(FaultEnvTest, CrashReleasesLocks) {
-  MemEnv base;
-  FaultEnv env(&base);
-  ASSERT_TRUE(MakeDurableDir(&env).ok());
+TEST_F(FaultEnvDirTest, CrashReleasesLocks) {
   std::unique_ptr<FileLock> held;
   std::unique_ptr<FileLock> again;
   ASSERT_TRUE(env.LockFile("db/LOCK", &held).ok());
@@ -670,10 +631,7 @@ TEST(FaultEnvTest, AbsolutePathsUnderAnUntouchedBaseTree) {
   EXPECT_EQ(Contents(&base, "/data/sub/old"), "kept");
 }
 
-TEST(FaultEnvTest, TruncateOnOpenUndoneOnPowerLoss) {
-  MemEnv base;
-  FaultEnv env(&base);
-  ASSERT_TRUE(MakeDurableDir(&env).ok());
+TEST_F(FaultEnvDirTest, TruncateOnOpenUndoneOnPowerLoss) {
   ASSERT_TRUE(MakeDurableFile(&env, "db/a", "precious").ok());
   std::unique_ptr<File> file;
   const uint64_t calls = env.io_calls();
@@ -736,10 +694,7 @@ TEST(FaultEnvTest, ProcessKillImageEqualsLiveFilesAtEveryCrashPoint) {
 
 // --- Media faults --------------------------------------------------------
 
-TEST(FaultEnvTest, FailedSyncDropsPendingData) {
-  MemEnv base;
-  FaultEnv env(&base);
-  ASSERT_TRUE(MakeDurableDir(&env).ok());
+TEST_F(FaultEnvDirTest, FailedSyncDropsPendingData) {
   ASSERT_TRUE(MakeDurableFile(&env, "db/a", "old").ok());
   std::unique_ptr<File> file;
   ASSERT_TRUE(env.OpenFile("db/a", OpenMode::kReadWrite, &file).ok());
@@ -756,10 +711,7 @@ TEST(FaultEnvTest, FailedSyncDropsPendingData) {
   EXPECT_EQ(Contents(&base, "db/a"), "old");
 }
 
-TEST(FaultEnvTest, FailedSyncDataIsGoneEvenAfterProcessKill) {
-  MemEnv base;
-  FaultEnv env(&base);
-  ASSERT_TRUE(MakeDurableDir(&env).ok());
+TEST_F(FaultEnvDirTest, FailedSyncDataIsGoneEvenAfterProcessKill) {
   ASSERT_TRUE(MakeDurableFile(&env, "db/a", "old").ok());
   std::unique_ptr<File> file;
   ASSERT_TRUE(env.OpenFile("db/a", OpenMode::kReadWrite, &file).ok());
@@ -796,10 +748,7 @@ TEST(FaultEnvTest, SpaceLimitGivesNoSpace) {
   EXPECT_TRUE(b->Write(100, std::string(1000, 'b')).ok());
 }
 
-TEST(FaultEnvTest, MisdirectedWriteLandsElsewhere) {
-  MemEnv base;
-  FaultEnv env(&base);
-  ASSERT_TRUE(MakeDurableDir(&env).ok());
+TEST_F(FaultEnvDirTest, MisdirectedWriteLandsElsewhere) {
   ASSERT_TRUE(MakeDurableFile(&env, "db/a", std::string(20, '.')).ok());
   std::unique_ptr<File> file;
   ASSERT_TRUE(env.OpenFile("db/a", OpenMode::kReadWrite, &file).ok());
@@ -814,10 +763,7 @@ TEST(FaultEnvTest, MisdirectedWriteLandsElsewhere) {
   EXPECT_EQ(Contents(&base, "db/a"), expected);
 }
 
-TEST(FaultEnvTest, ReadFaultReturnsIOError) {
-  MemEnv base;
-  FaultEnv env(&base);
-  ASSERT_TRUE(MakeDurableDir(&env).ok());
+TEST_F(FaultEnvDirTest, ReadFaultReturnsIOError) {
   ASSERT_TRUE(MakeDurableFile(&env, "db/a", "a").ok());
   ASSERT_TRUE(MakeDurableFile(&env, "db/b", "b").ok());
   env.FailReadsOf("db/a");
@@ -857,10 +803,7 @@ TEST(FaultEnvTest, FlipBitChangesOneBit) {
   }
 }
 
-TEST(FaultEnvTest, FlipBitAtFlipsExactlyThatBit) {
-  MemEnv base;
-  FaultEnv env(&base);
-  ASSERT_TRUE(MakeDurableDir(&env).ok());
+TEST_F(FaultEnvDirTest, FlipBitAtFlipsExactlyThatBit) {
   ASSERT_TRUE(MakeDurableFile(&env, "db/a", std::string(4, '\0')).ok());
   const uint64_t calls = env.io_calls();
   ASSERT_TRUE(env.FlipBitAt("db/a", 2, 3).ok());
@@ -885,15 +828,12 @@ TEST(FaultEnvTest, CrashModeNamesRoundTrip) {
   EXPECT_TRUE(ParseCrashMode("meteor", &parsed).IsInvalidArgument());
 }
 
-TEST(FaultEnvTest, ConcurrentWritersAreEachCountedOnce) {
-  MemEnv base;
-  FaultEnv env(&base);
-  ASSERT_TRUE(MakeDurableDir(&env).ok());
+TEST_F(FaultEnvDirTest, ConcurrentWritersAreEachCountedOnce) {
   constexpr int kThreads = 4;
   constexpr int kWrites = 100;
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&env, t] {
+    threads.emplace_back([this, t] {
       std::unique_ptr<File> file;
       EXPECT_TRUE(env.OpenFile("db/t" + std::to_string(t), OpenMode::kCreate, &file).ok());
       for (int i = 0; i < kWrites; ++i) EXPECT_TRUE(file->Write(static_cast<uint64_t>(i), "x").ok());
