@@ -103,7 +103,6 @@ class LogImpl final : public Log {
   Status EnsureRoomFor(uint64_t bytes);
   Status Preallocate(uint64_t end);
   Status CreateSegment(const logfmt::SegmentHeader& header, std::shared_ptr<Segment>* segment);
-  Status OpenSegment(uint64_t number, std::shared_ptr<Segment>* segment);
   Status EnsureIndexed(Segment* segment, uint64_t version);
   // Sealed segments: saves / adopts the sparse index file. Best effort.
   void SaveIndex(Segment* segment);

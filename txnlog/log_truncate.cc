@@ -57,6 +57,7 @@ Status LogImpl::DoTruncate(uint64_t version, bool discard_suffix, LogPosition* n
     std::shared_ptr<Segment> located;
     IndexEntry from;
     SPOOL_RETURN_IF_ERROR(Locate(version, &located, &from));
+    assert(located == kept);
     RecordScanner scanner(kept->file.get(), meta_.store_id, kept->header.epoch, from.offset, kept->data_end,
                           from.version);
     logfmt::RecordHeader record;

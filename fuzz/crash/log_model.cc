@@ -86,9 +86,8 @@ void LogModel::CheckEntries(const std::vector<LogEntry>& entries, uint64_t oldes
   }
   // Durability: acknowledged versions within retention and not cut.
   const uint64_t newest = entries.empty() ? 0 : entries.back().position.version;
-  for (const auto& [v, unused] : live_) {
-    (void)unused;
-    if (v > cut) continue;
+  for (auto it = live_.begin(); it != live_.end() && it->first <= cut; ++it) {
+    const uint64_t v = it->first;
     if (v < oldest) {
       if (v >= max_pinned_) Add(violations, "durable", "acknowledged version " + std::to_string(v) + " was deleted by retention before its pin");
       continue;
