@@ -142,6 +142,23 @@ void EncodeKey(const Schema& schema, const Row& row, std::string* out) {
   for (size_t index : schema.key_columns()) EncodeKeyPart(row[index], out);
 }
 
+Status EncodeKeyValues(const Schema& schema, const Row& key, bool allow_prefix, std::string* out) {
+  const auto& columns = schema.key_columns();
+  if (key.size() > columns.size() || (!allow_prefix && key.size() != columns.size())) {
+    return Status::InvalidArgument("a key of this table has " + std::to_string(columns.size()) + " column(s), not " +
+                                   std::to_string(key.size()));
+  }
+  for (size_t i = 0; i < key.size(); ++i) {
+    const Column& column = schema.columns()[columns[i]];
+    if (IsNull(key[i]) || TypeOf(key[i]) != column.type) {
+      return Status::InvalidArgument("key column '" + column.name + "' needs a value of type " +
+                                     std::string(ColumnTypeName(column.type)));
+    }
+  }
+  for (const Value& value : key) EncodeKeyPart(value, out);
+  return Status::OK();
+}
+
 void EncodeRow([[maybe_unused]] const Schema& schema, const Row& row, std::string* out) {
   assert(schema.Validate(row).ok());
   PutVarint(out, row.size());
@@ -157,15 +174,19 @@ void EncodeRow([[maybe_unused]] const Schema& schema, const Row& row, std::strin
 
 Status DecodeRow(const Schema& schema, std::string_view bytes, Row* row) {
   uint64_t count = 0;
-  if (!GetVarint(&bytes, &count) || count != schema.columns().size()) {
-    return Status::Corruption("row's column count does not match the schema");
+  if (!GetVarint(&bytes, &count) || count > schema.columns().size()) {
+    return Status::Corruption("row has more columns than the schema");
   }
-  const size_t bitmap_bytes = (schema.columns().size() + 7) / 8;
+  const size_t bitmap_bytes = (static_cast<size_t>(count) + 7) / 8;
   if (bytes.size() < bitmap_bytes) return Status::Corruption("row is truncated in its null bitmap");
   const std::string_view bitmap = bytes.substr(0, bitmap_bytes);
   bytes.remove_prefix(bitmap_bytes);
   row->assign(schema.columns().size(), Value{});
-  for (size_t i = 0; i < row->size(); ++i) {
+  // Columns added after the row was written read as null.
+  for (size_t i = static_cast<size_t>(count); i < row->size(); ++i) {
+    if (!schema.columns()[i].nullable) return Status::Corruption("row lacks a value for a non-nullable column");
+  }
+  for (size_t i = 0; i < count; ++i) {
     const bool null = (static_cast<uint8_t>(bitmap[i / 8]) >> (i % 8) & 1) != 0;
     if (null) {
       if (!schema.columns()[i].nullable) return Status::Corruption("row has a null in a non-nullable column");

@@ -10,7 +10,8 @@
 //              | 0x01 (0x00 | 0x01)          bool
 //              | 0x01 escaped 0x00 0x01      string, bytes: 0x00 -> 0x00 0xff
 // Row:
-//   row       := varint(column_count) null_bitmap value*   (non-null only)
+//   row       := varint(column_count) null_bitmap value*   (non-null only;
+//                the bitmap has a bit per column of the row)
 //   value     := fixed64_le                 int64, timestamp, double
 //              | 0x00 | 0x01                bool
 //              | varint(length) bytes       string, bytes
@@ -27,11 +28,17 @@ namespace spool {
 // REQUIRES: schema.Validate(row).ok()
 void EncodeKey(const Schema& schema, const Row& row, std::string* out);
 
+// Appends the encoding of key values given in key order (a prefix of the
+// key columns when `allow_prefix`). Errors: InvalidArgument naming the key
+// column whose value does not fit.
+Status EncodeKeyValues(const Schema& schema, const Row& key, bool allow_prefix, std::string* out);
+
 // Appends the encoding of `row` to `*out`.
 // REQUIRES: schema.Validate(row).ok()
 void EncodeRow(const Schema& schema, const Row& row, std::string* out);
 
-// Decodes a row of `schema`. Errors: Corruption saying what does not fit
+// Decodes a row of `schema`; a row written before columns were added has
+// fewer values and reads them as null. Errors: Corruption saying what does not fit
 // (truncated bytes, a column count or a value that does not match).
 Status DecodeRow(const Schema& schema, std::string_view bytes, Row* row);
 

@@ -1,5 +1,7 @@
 #include "spool/storage/schema.h"
 
+#include "spool/storage/table.h"
+
 #include <algorithm>
 #include <set>
 
@@ -136,6 +138,36 @@ Status Schema::Validate(const Row& row) const {
     }
   }
   return Status::OK();
+}
+
+std::string_view TableKindName(TableKind kind) {
+  switch (kind) {
+    case TableKind::kStreamingTable: return "streaming_table";
+    case TableKind::kMaterializedView: return "materialized_view";
+    case TableKind::kInternalState: return "internal_state";
+  }
+  return "unknown";
+}
+
+Status ParseTableKind(std::string_view name, TableKind* kind) {
+  for (TableKind k : {TableKind::kStreamingTable, TableKind::kMaterializedView, TableKind::kInternalState}) {
+    if (name == TableKindName(k)) {
+      *kind = k;
+      return Status::OK();
+    }
+  }
+  return Status::InvalidArgument("unknown table kind '" + std::string(name) +
+                                 "': use streaming_table, materialized_view or internal_state");
+}
+
+std::string_view ChangeTypeName(ChangeType type) {
+  switch (type) {
+    case ChangeType::kInsert: return "insert";
+    case ChangeType::kUpdatePreimage: return "update_preimage";
+    case ChangeType::kUpdatePostimage: return "update_postimage";
+    case ChangeType::kDelete: return "delete";
+  }
+  return "unknown";
 }
 
 }  // namespace spool

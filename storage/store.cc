@@ -1,6 +1,15 @@
+// Store: opening, recovery of the state, and the commit path.
 #include "spool/storage/store.h"
 
 #include <algorithm>
+#include <cassert>
+#include <filesystem>
+
+#include "commit_codec.h"
+#include "row_codec.h"
+#include "snapshot_file.h"
+#include "state_store.h"
+#include "store_internal.h"
 
 namespace spool {
 namespace {
@@ -33,11 +42,67 @@ Status PrepareDirectory(const StoreOptions& options, const std::string& dir) {
   return WriteFileAtomically(env, marker_path, kMarker);
 }
 
+std::string TableError(const TableId& id, std::string_view what) { return "table " + id.ToString() + ": " + std::string(what); }
+
 }  // namespace
 
-Store::Store(std::string dir, std::unique_ptr<FileLock> lock) : dir_(std::move(dir)), lock_(std::move(lock)) {}
+StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, uint64_t store_id) {
+  StateDelta delta;
+  for (const DdlRecord& ddl : record.ddl) {
+    if (ddl.after) {
+      delta.Put(StateCatalogKey(ddl.after->uid), EncodeTableInfo(*ddl.after));
+    } else {
+      delta.Delete(StateCatalogKey(ddl.before->uid));
+    }
+  }
+  if (!record.ddl.empty()) {
+    CommitRecord history;
+    history.ddl = record.ddl;
+    delta.Put(StateDdlKey(entry.position.version), EncodeCommit(history));
+  }
+  for (const TableChangeSet& table : record.tables) {
+    const std::string prefix = StateRowPrefix(table.uid);
+    uint32_t keyless_index = 0;
+    for (const RowChangeRecord& change : table.changes) {
+      std::string key = prefix;
+      key += change.key.empty() ? KeylessRowId(entry.position.version, keyless_index++) : change.key;
+      if (change.kind == RowChangeKind::kDelete) {
+        delta.Delete(std::move(key));
+      } else {
+        delta.Put(std::move(key), change.post);
+      }
+    }
+  }
+  for (const CheckpointRecord& checkpoint : record.checkpoints) {
+    if (checkpoint.after) {
+      delta.Put(StateCheckpointKey(checkpoint.flow), *checkpoint.after);
+    } else {
+      delta.Delete(StateCheckpointKey(checkpoint.flow));
+    }
+  }
+  delta.position = StatePosition{store_id, entry.position.epoch, entry.position.version, entry.timestamp_us};
+  delta.commits = 1;
+  return delta;
+}
+
+std::string StateDdlKey(uint64_t version) {
+  std::string key(kStateDdlPrefix);
+  for (int shift = 56; shift >= 0; shift -= 8) key.push_back(static_cast<char>((version >> shift) & 0xff));
+  return key;
+}
+
+// ---------------------------------------------------------------------------
+// Opening and recovery
+
+Store::Store(StoreOptions options, std::string dir, std::unique_ptr<FileLock> lock)
+    : options_(std::move(options)), dir_(std::move(dir)), lock_(std::move(lock)) {}
 
 Store::~Store() {
+  if (state_ != nullptr) {
+    Status flushed = state_->Flush();  // a faster next open; the log has it all anyway
+    (void)flushed;
+  }
+  state_.reset();
   events_.reset();
   log_.reset();
 }
@@ -48,13 +113,448 @@ Status Store::Open(const StoreOptions& options, const std::string& dir, std::uni
   Status s = options.env->LockFile(JoinPath(dir, kLockName), &lock);
   if (s.IsBusy()) return Status::Busy("store " + dir + " is open in another process or handle");
   SPOOL_RETURN_IF_ERROR(s);
-  std::unique_ptr<Store> opened(new Store(dir, std::move(lock)));
+  std::unique_ptr<Store> opened(new Store(options, dir, std::move(lock)));
   LogOptions log_options = options.log;
   log_options.env = options.env;
   SPOOL_RETURN_IF_ERROR(Log::Open(log_options, JoinPath(dir, "log"), &opened->log_).WithContext("store log"));
   SPOOL_RETURN_IF_ERROR(EventLog::Open(options.env, JoinPath(dir, "events"), &opened->events_).WithContext("event log"));
+  StateStoreOptions state_options;
+  state_options.path = options.state_dir.empty() ? JoinPath(dir, "state") : options.state_dir;
+  state_options.batch_commits = options.state_batch_commits;
+  state_options.batch_bytes = options.state_batch_bytes;
+  state_options.background = options.state_background_apply;
+  SPOOL_RETURN_IF_ERROR(StateStore::Open(state_options, &opened->state_));
+  SPOOL_RETURN_IF_ERROR(opened->Recover());
   *store = std::move(opened);
   return Status::OK();
+}
+
+std::string Store::snapshot_dir() const { return JoinPath(dir_, "snapshots"); }
+
+// Whether (epoch, version) is a position of the log's current history, so
+// that state recorded there can be brought forward by replaying the log.
+bool Store::PositionOnHistory(uint64_t epoch, uint64_t version) {
+  const LogPosition oldest = log_->Oldest(), newest = log_->Newest();
+  if (version > newest.version) return false;
+  if (version == 0) return oldest.version <= 1;
+  if (oldest.version != 0 && version >= oldest.version) {
+    LogEntry entry;
+    return log_->Read(version, &entry).ok() && entry.position.epoch == epoch;
+  }
+  // Just before the oldest retained commit: the first segment names it.
+  const std::vector<LogSegmentInfo> segments = log_->Segments();
+  return !segments.empty() && segments.front().previous == LogPosition{epoch, version};
+}
+
+Status Store::Recover() {
+  StatePosition applied;
+  SPOOL_RETURN_IF_ERROR(state_->AppliedPosition(&applied));
+  const uint64_t store_id = log_->StoreId();
+  const bool usable = (applied.version == 0 && applied.store_id == 0 && log_->Oldest().version <= 1) ||
+                      (applied.store_id == store_id && PositionOnHistory(applied.epoch, applied.version));
+  if (!usable) SPOOL_RETURN_IF_ERROR(RebuildState());
+  SPOOL_RETURN_IF_ERROR(Replay(state_->position().version + 1));
+  SPOOL_RETURN_IF_ERROR(LoadCatalog());
+  // Leftovers of interrupted snapshot writes.
+  std::vector<std::string> names;
+  if (options_.env->ListDir(snapshot_dir(), &names).ok()) {
+    for (const std::string& name : names) {
+      if (name.ends_with(".tmp")) SPOOL_RETURN_IF_ERROR(options_.env->RemoveFile(JoinPath(snapshot_dir(), name)));
+    }
+  }
+  std::vector<SnapshotInfo> snapshots;
+  SPOOL_RETURN_IF_ERROR(ListSnapshots(&snapshots));
+  if (!snapshots.empty()) last_snapshot_version_ = snapshots.back().version;
+  last_snapshot_us_ = options_.env->NowMicros();
+  return LoadPins();
+}
+
+// The state is missing, from another store, or from a history that a
+// truncation cut: start again from the newest usable snapshot, or from
+// nothing when the log still begins at version 1.
+Status Store::RebuildState() {
+  std::vector<SnapshotInfo> snapshots;
+  SPOOL_RETURN_IF_ERROR(ListSnapshots(&snapshots));
+  const uint64_t oldest = log_->Oldest().version;
+  const uint64_t store_id = log_->StoreId();
+  for (auto it = snapshots.rbegin(); it != snapshots.rend(); ++it) {
+    if (oldest != 0 && it->version + 1 < oldest) break;  // the log after it is gone
+    SnapshotHeader header;
+    Status s = state_->Reset(StatePosition{store_id, it->epoch, it->version, it->timestamp_us},
+                             [&](const StateLoader& put) {
+                               Status put_status;
+                               Status read = ReadSnapshot(options_.env, JoinPath(snapshot_dir(), it->file_name),
+                                                          store_id, &header, [&](std::string_view k, std::string_view v) {
+                                                            put_status = put(k, v);
+                                                            return put_status.ok();
+                                                          });
+                               return read.ok() ? put_status : read;
+                             });
+    if (s.ok()) return Status::OK();
+    if (!s.IsCorruption()) return s;
+    // A damaged snapshot: try an older one.
+  }
+  if (oldest <= 1) return state_->Reset(StatePosition{store_id, 0, 0, 0}, nullptr);
+  return Status::Corruption("store " + dir_ + ": the state cannot be rebuilt: no snapshot at or after version " +
+                            std::to_string(oldest - 1) + ", the oldest retained log version is " +
+                            std::to_string(oldest));
+}
+
+Status Store::StageCommit(const CommitRecord& record, const LogEntry& entry) {
+  return state_->Stage(DeltaFromCommit(record, entry, log_->StoreId()));
+}
+
+Status Store::Replay(uint64_t from_version) {
+  if (from_version > log_->Newest().version) return Status::OK();
+  std::unique_ptr<LogIterator> it;
+  SPOOL_RETURN_IF_ERROR(log_->NewIterator(from_version, &it));
+  LogEntry entry;
+  CommitRecord record;
+  while (it->Next(&entry)) {
+    Status s = DecodeCommit(entry.body, &record);
+    if (!s.ok()) return s.WithContext("log version " + std::to_string(entry.position.version));
+    SPOOL_RETURN_IF_ERROR(StageCommit(record, entry));
+  }
+  return it->status();
+}
+
+Status Store::LoadCatalog() {
+  std::map<std::string, TableInfo> catalog;
+  std::unique_ptr<StateView> view;
+  SPOOL_RETURN_IF_ERROR(state_->NewView(std::string(kStateCatalogPrefix), PrefixEnd(kStateCatalogPrefix), &view));
+  for (; view->Valid(); view->Next()) {
+    TableInfo table;
+    SPOOL_RETURN_IF_ERROR(DecodeTableInfo(view->value(), &table).WithContext("state catalog"));
+    catalog[table.id.ToString()] = std::move(table);
+  }
+  SPOOL_RETURN_IF_ERROR(view->status());
+  std::vector<std::pair<uint64_t, std::string>> ddl;
+  SPOOL_RETURN_IF_ERROR(state_->NewView(std::string(kStateDdlPrefix), PrefixEnd(kStateDdlPrefix), &view));
+  for (; view->Valid(); view->Next()) {
+    uint64_t version = 0;
+    for (char c : view->key().substr(1)) version = version << 8 | static_cast<uint8_t>(c);
+    ddl.emplace_back(version, std::string(view->value()));
+  }
+  SPOOL_RETURN_IF_ERROR(view->status());
+  std::unique_lock lock(catalog_mu_);
+  catalog_ = std::move(catalog);
+  ddl_ = std::move(ddl);
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------
+// The commit path
+
+// Turns a Transaction into a CommitRecord, checking every operation against
+// the catalog and rows as the transaction's earlier operations left them.
+class Store::Builder {
+ public:
+  Builder(Store* store, uint64_t version) : store_(store), version_(version) {
+    std::shared_lock lock(store->catalog_mu_);
+    catalog_ = store->catalog_;
+  }
+
+  Status Add(const Transaction::Op& op) {
+    return std::visit([this](const auto& o) { return Apply(o); }, op);
+  }
+
+  // Raw row changes (restore): `key` is the row's key within the table.
+  Status PutRaw(const TableInfo& table, const std::string& key, std::optional<std::string> row) {
+    std::optional<std::string> before;
+    SPOOL_RETURN_IF_ERROR(Lookup(table.uid, key, &before));
+    Record(table, key, std::move(before), std::move(row), /*keyless_insert=*/false);
+    return Status::OK();
+  }
+
+  CommitRecord& record() { return record_; }
+  const std::map<std::string, TableInfo>& catalog() const { return catalog_; }
+  uint64_t rows() const { return rows_; }
+
+ private:
+  Status Find(const TableId& id, TableInfo** table) {
+    auto it = catalog_.find(id.ToString());
+    if (it == catalog_.end()) return Status::NotFound("table " + id.ToString() + " does not exist");
+    *table = &it->second;
+    return Status::OK();
+  }
+
+  Status Apply(const Transaction::CreateOp& op) {
+    if (catalog_.count(op.id.ToString()) != 0) return Status::InvalidArgument(TableError(op.id, "already exists"));
+    if (op.schema.columns().empty()) return Status::InvalidArgument(TableError(op.id, "a table needs at least one column"));
+    if (created_ == (1u << TableInfo::kUidIndexBits)) {
+      return Status::InvalidArgument("a commit may create at most " +
+                                     std::to_string(1u << TableInfo::kUidIndexBits) + " tables");
+    }
+    TableInfo table{op.id, version_ << TableInfo::kUidIndexBits | created_++, op.kind, op.schema, op.properties};
+    for (auto it = table.properties.begin(); it != table.properties.end();) {
+      it = it->second.empty() ? table.properties.erase(it) : std::next(it);
+    }
+    record_.ddl.push_back(DdlRecord{DdlKind::kCreate, std::nullopt, table});
+    catalog_[op.id.ToString()] = std::move(table);
+    return Status::OK();
+  }
+
+  Status Apply(const Transaction::AddColumnOp& op) {
+    TableInfo* table = nullptr;
+    SPOOL_RETURN_IF_ERROR(Find(op.id, &table));
+    if (!op.column.nullable) {
+      return Status::InvalidArgument(TableError(op.id, "added column '" + op.column.name +
+                                                           "' must be nullable: rows written before it have no value"));
+    }
+    std::vector<Column> columns = table->schema.columns();
+    columns.push_back(op.column);
+    std::vector<std::string> key;
+    for (size_t index : table->schema.key_columns()) key.push_back(columns[index].name);
+    TableInfo after = *table;
+    Status s = Schema::Make(std::move(columns), std::move(key), &after.schema);
+    if (!s.ok()) return Status::InvalidArgument(TableError(op.id, s.message()));
+    record_.ddl.push_back(DdlRecord{DdlKind::kAlter, *table, after});
+    *table = std::move(after);
+    return Status::OK();
+  }
+
+  Status Apply(const Transaction::SetPropertiesOp& op) {
+    TableInfo* table = nullptr;
+    SPOOL_RETURN_IF_ERROR(Find(op.id, &table));
+    TableInfo after = *table;
+    for (const auto& [key, value] : op.properties) {
+      if (key.empty()) return Status::InvalidArgument(TableError(op.id, "a property needs a name"));
+      if (value.empty()) after.properties.erase(key);
+      else after.properties[key] = value;
+    }
+    record_.ddl.push_back(DdlRecord{DdlKind::kAlter, *table, after});
+    *table = std::move(after);
+    return Status::OK();
+  }
+
+  Status Apply(const Transaction::DropOp& op) {
+    TableInfo* table = nullptr;
+    SPOOL_RETURN_IF_ERROR(Find(op.id, &table));
+    // The rows go as deletes, so the feed and time travel see them go.
+    SPOOL_RETURN_IF_ERROR(DeleteAll(*table));
+    record_.ddl.push_back(DdlRecord{DdlKind::kDrop, *table, std::nullopt});
+    catalog_.erase(op.id.ToString());
+    return Status::OK();
+  }
+
+  Status Apply(const Transaction::WriteOp& op) {
+    TableInfo* table = nullptr;
+    SPOOL_RETURN_IF_ERROR(Find(op.id, &table));
+    Status s = table->schema.Validate(op.row);
+    if (!s.ok()) return Status::InvalidArgument(TableError(op.id, s.message()));
+    std::string row;
+    EncodeRow(table->schema, op.row, &row);
+    if (!table->schema.has_key()) {
+      // Keyless: an append whose row id the version and index give.
+      const std::string key = KeylessRowId(version_, keyless_index_[table->uid]++);
+      Record(*table, key, std::nullopt, std::move(row), /*keyless_insert=*/true);
+      return Status::OK();
+    }
+    std::string key;
+    EncodeKey(table->schema, op.row, &key);
+    std::optional<std::string> before;
+    SPOOL_RETURN_IF_ERROR(Lookup(table->uid, key, &before));
+    Record(*table, key, std::move(before), std::move(row), false);
+    return Status::OK();
+  }
+
+  Status Apply(const Transaction::DeleteOp& op) {
+    TableInfo* table = nullptr;
+    SPOOL_RETURN_IF_ERROR(Find(op.id, &table));
+    if (!table->schema.has_key()) {
+      return Status::InvalidArgument(TableError(op.id, "has no primary key: it is append-only, rows cannot be deleted by key"));
+    }
+    std::string key;
+    Status s = EncodeKeyValues(table->schema, op.key, /*allow_prefix=*/false, &key);
+    if (!s.ok()) return Status::InvalidArgument(TableError(op.id, s.message()));
+    std::optional<std::string> before;
+    SPOOL_RETURN_IF_ERROR(Lookup(table->uid, key, &before));
+    if (before) Record(*table, key, std::move(before), std::nullopt, false);
+    return Status::OK();
+  }
+
+  Status Apply(const Transaction::TruncateOp& op) {
+    TableInfo* table = nullptr;
+    SPOOL_RETURN_IF_ERROR(Find(op.id, &table));
+    return DeleteAll(*table);
+  }
+
+  Status Apply(const Transaction::CheckpointOp& op) {
+    if (op.flow.empty()) return Status::InvalidArgument("a checkpoint needs a flow name");
+    const std::string key = StateCheckpointKey(op.flow);
+    std::optional<std::string> before;
+    SPOOL_RETURN_IF_ERROR(LookupKey(key, &before));
+    local_[key] = op.data;
+    record_.checkpoints.push_back(CheckpointRecord{op.flow, std::move(before), op.data});
+    return Status::OK();
+  }
+
+  Status DeleteAll(const TableInfo& table) {
+    // The committed rows, then this transaction's changes over them.
+    const std::string prefix = StateRowPrefix(table.uid);
+    std::map<std::string, std::string> rows;
+    std::unique_ptr<StateView> view;
+    SPOOL_RETURN_IF_ERROR(store_->state_->NewView(prefix, PrefixEnd(prefix), &view));
+    for (; view->Valid(); view->Next()) rows.emplace(view->key().substr(prefix.size()), view->value());
+    SPOOL_RETURN_IF_ERROR(view->status());
+    for (auto it = local_.lower_bound(prefix); it != local_.end() && it->first.starts_with(prefix); ++it) {
+      if (it->second) rows[it->first.substr(prefix.size())] = *it->second;
+      else rows.erase(it->first.substr(prefix.size()));
+    }
+    for (auto& [key, row] : rows) Record(table, key, std::move(row), std::nullopt, false);
+    return Status::OK();
+  }
+
+  Status LookupKey(const std::string& state_key, std::optional<std::string>* value) {
+    auto it = local_.find(state_key);
+    if (it != local_.end()) {
+      *value = it->second;
+      return Status::OK();
+    }
+    std::string found_value;
+    bool found = false;
+    SPOOL_RETURN_IF_ERROR(store_->state_->Get(state_key, &found_value, &found));
+    if (found) *value = std::move(found_value);
+    return Status::OK();
+  }
+
+  Status Lookup(uint64_t uid, const std::string& key, std::optional<std::string>* row) {
+    return LookupKey(StateRowPrefix(uid) + key, row);
+  }
+
+  // One row change: `before` and `after` absent mean the row did not or
+  // does not exist.
+  void Record(const TableInfo& table, const std::string& key, std::optional<std::string> before,
+              std::optional<std::string> after, bool keyless_insert) {
+    if (!before && !after) return;
+    auto [it, inserted] = table_index_.try_emplace(table.uid, record_.tables.size());
+    if (inserted) record_.tables.push_back(TableChangeSet{table.uid, {}});
+    RowChangeRecord change;
+    change.kind = !before ? RowChangeKind::kInsert : !after ? RowChangeKind::kDelete : RowChangeKind::kUpdate;
+    if (!keyless_insert) change.key = key;
+    if (before) change.pre = std::move(*before);
+    if (after) change.post = *after;
+    record_.tables[it->second].changes.push_back(std::move(change));
+    local_[StateRowPrefix(table.uid) + key] = std::move(after);
+    ++rows_;
+  }
+
+  Store* store_;
+  uint64_t version_;
+  std::map<std::string, TableInfo> catalog_;
+  std::map<std::string, std::optional<std::string>> local_;  // state key -> value after this transaction
+  std::map<uint64_t, size_t> table_index_;                   // uid -> index in record_.tables
+  std::map<uint64_t, uint32_t> keyless_index_;
+  uint64_t created_ = 0;  // tables this commit created
+  CommitRecord record_;
+  uint64_t rows_ = 0;
+};
+
+// What Commit needs of a built record to write it.
+struct Store::Pending {
+  std::string operation;
+  CommitRecord* record;
+  const std::map<std::string, TableInfo>* catalog;
+  uint64_t rows;
+  uint64_t started_us;
+};
+
+Status Store::Commit(const Transaction& txn, CommitResult* result) {
+  if (txn.empty()) return Status::InvalidArgument("the transaction is empty");
+  if (txn.operation().empty()) return Status::InvalidArgument("a commit needs an operation name");
+  const uint64_t started = options_.env->NowMicros();
+  std::lock_guard commit_lock(commit_mu_);
+  Builder builder(this, log_->Newest().version + 1);
+  for (size_t i = 0; i < txn.ops().size(); ++i) {
+    Status s = builder.Add(txn.ops()[i]);
+    if (!s.ok()) {
+      return Status(s.IsNotFound() ? Status::InvalidArgument(s.message()) : s)
+          .WithContext("operation " + std::to_string(i + 1) + " of " + std::to_string(txn.ops().size()));
+    }
+  }
+  CommitRecord& record = builder.record();
+  record.parameters_json = txn.parameters_json();
+  record.update_id = txn.update_id();
+  record.metrics = txn.metrics();
+  return WriteCommitLocked(Pending{txn.operation(), &record, &builder.catalog(), builder.rows(), started}, result);
+}
+
+Status Store::WriteCommitLocked(const Pending& pending, CommitResult* result) {
+  CommitRecord& record = *pending.record;
+  record.execution_time_us = options_.env->NowMicros() - pending.started_us;
+  const std::string body = EncodeCommit(record);
+  LogCommit commit;
+  SPOOL_RETURN_IF_ERROR(log_->Append(LogWrite{pending.operation, body}, &commit));
+  const LogEntry entry{commit.position, commit.timestamp_us, pending.operation, {}};
+  Status staged = StageCommit(record, entry);
+  {
+    std::unique_lock lock(catalog_mu_);
+    if (!record.ddl.empty()) {
+      catalog_ = *pending.catalog;
+      CommitRecord history;
+      history.ddl = record.ddl;
+      ddl_.emplace_back(commit.position.version, EncodeCommit(history));
+    }
+    stats_.commits++;
+    stats_.rows_written += pending.rows;
+  }
+  if (result != nullptr) *result = CommitResult{commit.position.epoch, commit.position.version, commit.timestamp_us};
+  SPOOL_RETURN_IF_ERROR(staged);
+  bytes_since_snapshot_ += body.size();
+  return MaybeSnapshotLocked();
+}
+
+Status Store::Restore(const TableId& id, uint64_t version, CommitResult* result) {
+  const uint64_t started = options_.env->NowMicros();
+  std::lock_guard lock(commit_mu_);
+  ReadOptions at;
+  at.version = version;
+  Capture then;
+  SPOOL_RETURN_IF_ERROR(CaptureTableLocked(id, at, &then));
+  Capture now;
+  SPOOL_RETURN_IF_ERROR(CaptureTableLocked(id, ReadOptions{}, &now));
+  if (then.table.uid != now.table.uid) {
+    return Status::InvalidArgument("table " + id.ToString() + " was created again at version " +
+                                   std::to_string(now.table.created_version()) + "; it cannot be restored to version " +
+                                   std::to_string(version) + ", before that");
+  }
+  std::map<std::string, std::string> rows;
+  SPOOL_RETURN_IF_ERROR(ScanCaptured(then, "", "", [&](std::string_view key, std::string_view row) {
+    rows.emplace(key, row);
+    return true;
+  }));
+  Builder builder(this, log_->Newest().version + 1);
+  int64_t restored = 0, removed = 0;
+  Status s;
+  // Every current row that differs, then every row that came back.
+  SPOOL_RETURN_IF_ERROR(ScanCaptured(now, "", "", [&](std::string_view key, std::string_view row) {
+    auto it = rows.find(std::string(key));
+    if (it == rows.end()) {
+      s = builder.PutRaw(now.table, std::string(key), std::nullopt);
+      ++removed;
+    } else {
+      if (it->second != row) {
+        s = builder.PutRaw(now.table, it->first, it->second);
+        ++restored;
+      }
+      rows.erase(it);
+    }
+    return s.ok();
+  }));
+  SPOOL_RETURN_IF_ERROR(s);
+  for (auto& [key, row] : rows) {
+    SPOOL_RETURN_IF_ERROR(builder.PutRaw(now.table, key, row));
+    ++restored;
+  }
+  CommitRecord& record = builder.record();
+  record.parameters_json = "{\"version\":" + std::to_string(version) + "}";
+  record.metrics["numRestoredRows"] = restored;
+  record.metrics["numRemovedRows"] = removed;
+  if (record.tables.empty()) {
+    // Nothing differs; still a commit, so history shows the restore.
+    record.tables.push_back(TableChangeSet{now.table.uid, {}});
+  }
+  return WriteCommitLocked(Pending{"RESTORE", &record, &builder.catalog(), builder.rows(), started}, result);
 }
 
 }  // namespace spool

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "spool/txnlog/mem_env.h"
+#include "temp_dir.h"
 
 namespace spool {
 namespace {
@@ -13,9 +14,11 @@ class StoreTest : public ::testing::Test {
     StoreOptions options;
     options.env = &env_;
     options.create_if_missing = create;
+    options.state_dir = state_.Sub("state");
     return options;
   }
   MemEnv env_;
+  TempDir state_;
 };
 
 TEST_F(StoreTest, OpenCreatesTheLayoutAndKeepsWhatWasCommitted) {
@@ -24,14 +27,20 @@ TEST_F(StoreTest, OpenCreatesTheLayoutAndKeepsWhatWasCommitted) {
   EXPECT_TRUE(env_.FileExists("/s/STORE"));
   EXPECT_TRUE(env_.FileExists("/s/log/META"));
   EXPECT_TRUE(env_.FileExists("/s/events/META"));
-  LogCommit commit;
-  ASSERT_TRUE(store->log()->Append(LogWrite{"WRITE", "row"}, &commit).ok());
+  Schema schema;
+  ASSERT_TRUE(Schema::Make({{"x", ColumnType::kInt64, true}}, {}, &schema).ok());
+  TableId id;
+  ASSERT_TRUE(TableId::Parse("a.b.c", &id).ok());
+  Transaction txn("CREATE TABLE");
+  txn.CreateTable(id, TableKind::kStreamingTable, schema);
+  ASSERT_TRUE(store->Commit(txn).ok());
   Event event;
   event.event_type = "create_update";
   ASSERT_TRUE(store->events()->Append(&event).ok());
   store.reset();
   ASSERT_TRUE(Store::Open(Options(false), "/s", &store).ok());
   EXPECT_EQ(store->log()->Newest().version, 1u);
+  EXPECT_EQ(store->ListTables().size(), 1u);
   std::vector<Event> events;
   ASSERT_TRUE(store->events()->Query(EventQuery{}, &events).ok());
   EXPECT_EQ(events.size(), 1u);

@@ -1,22 +1,48 @@
-// Store: one directory owned by one process (DESIGN.md §2). It holds the
-// log (the only source of truth), the event log, and — as issue 3 goes on —
-// the LMDB state, snapshots and the archive.
+// Store: one directory owned by one process (DESIGN.md §2): versioned
+// tables on the transaction log.
 //
-//   <dir>/STORE      marks the directory as a store (format version)
-//   <dir>/LOCK       held (flock) by the process that has the store open
-//   <dir>/log/       the transaction log
-//   <dir>/events/    the event log, which no rewind truncates
+//   <dir>/STORE       marks the directory as a store (format version)
+//   <dir>/LOCK        held (flock) by the process that has the store open
+//   <dir>/log/        the transaction log: the only source of truth
+//   <dir>/state/      LMDB: current rows, catalog, checkpoints (derived)
+//   <dir>/snapshots/  consistent copies of the state at one version (derived)
+//   <dir>/log/archive log suffixes cut by truncations, kept until vacuum
+//   <dir>/events/     the event log, which no rewind truncates
+//   <dir>/PINS        versions that vacuum must keep (rewind points, …)
 //
-// Thread-safety: safe for concurrent use; see Log and EventLog.
+// Every table commit is one log record at one version (table.h). The state
+// is brought up to date from the log when the store opens, so deleting any
+// derived file loses nothing the log still holds.
+//
+// Time travel reads the current state and undoes, with the pre-images the
+// log keeps, every commit after the version asked for; any version from the
+// oldest retained commit's predecessor to the newest can be read.
+//
+// Thread-safety: safe for concurrent use. Commits are serialised; reads run
+// concurrently with them and see every acknowledged commit. Callbacks given
+// to reads run without any store lock held, but must not close the store.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <shared_mutex>
 #include <string>
+#include <vector>
 
 #include "spool/storage/event_log.h"
+#include "spool/storage/table.h"
 #include "spool/txnlog/log.h"
 
 namespace spool {
+
+class StateStore;
+struct CommitRecord;
+struct StateDelta;
 
 struct StoreOptions {
   Env* env = Env::Default();
@@ -24,14 +50,80 @@ struct StoreOptions {
   bool create_if_missing = true;
   // Options of the transaction log (its env is set to `env`).
   LogOptions log;
+  // Where the LMDB state lives. LMDB does its own I/O on the real file
+  // system, so this must be a real directory; empty: "<dir>/state", which
+  // needs `env` to be the real file system. Tests that run the log on a
+  // FaultEnv put the state in a temporary directory of their own.
+  std::string state_dir;
+  // Staged commits go to LMDB in batches of this many commits (or bytes),
+  // written by a background thread (or by the committer when false).
+  uint64_t state_batch_commits = 512;
+  uint64_t state_batch_bytes = 32ull << 20;
+  bool state_background_apply = true;
+  // Automatic snapshots: after this many versions, bytes of commits, or
+  // microseconds since the last one (0 disables each trigger).
+  uint64_t snapshot_every_versions = 10000;
+  uint64_t snapshot_every_bytes = 256ull << 20;
+  uint64_t snapshot_every_us = 0;
+  // How long vacuum keeps history, and the least it accepts unless forced.
+  uint64_t retention_us = 7ull * 24 * 3600 * 1000000;
+  uint64_t min_retention_us = 7ull * 24 * 3600 * 1000000;
+};
+
+// The versions a read may ask for.
+struct VersionRange {
+  uint64_t oldest = 0;  // 0 when the store has no commits
+  uint64_t newest = 0;
+  uint64_t oldest_timestamp_us = 0;
+  uint64_t newest_timestamp_us = 0;
+};
+
+struct SnapshotInfo {
+  std::string file_name;
+  uint64_t epoch = 0;
+  uint64_t version = 0;
+  uint64_t timestamp_us = 0;
+  uint64_t bytes = 0;
+  uint64_t entries = 0;  // rows, catalog entries and checkpoints
+};
+
+struct VacuumOptions {
+  std::optional<uint64_t> retain_us;  // default: StoreOptions::retention_us
+  bool dry_run = false;
+  bool force = false;  // allow a window below StoreOptions::min_retention_us
+};
+
+struct VacuumReport {
+  uint64_t floor_version = 0;      // the oldest version kept
+  std::vector<std::string> paths;  // deleted (or, dry run, to delete)
+  uint64_t bytes = 0;
+  uint64_t log_segments = 0;
+  uint64_t snapshots = 0;
+  uint64_t archive_files = 0;
+  bool snapshot_taken = false;     // a base snapshot was taken (or would be)
+  std::string held_by;             // what set the floor: "retention", "pin NAME", …
+};
+
+struct StoreStats {
+  uint64_t commits = 0;
+  uint64_t rows_written = 0;
+  uint64_t state_batches = 0;
+  uint64_t snapshots_taken = 0;
+  std::string snapshot_error;  // the last automatic snapshot that failed
+};
+
+// Keeps what a reader needs from vacuum while it lives.
+class VersionPin {
+ public:
+  virtual ~VersionPin() = default;
 };
 
 class Store {
  public:
-  // Opens the store in `dir`, creating it when allowed, and recovers its log.
-  // Errors: Busy (another process or handle has it open), NotFound (no
-  // store and !create_if_missing), InvalidArgument (`dir` holds other files
-  // and is not a store), Corruption, IOError.
+  // Opens the store in `dir`, creating it when allowed, recovers its log and
+  // brings the state up to date. Errors: Busy (another process or handle has
+  // it open), NotFound (no store and !create_if_missing), InvalidArgument
+  // (`dir` holds other files and is not a store), Corruption, IOError.
   static Status Open(const StoreOptions& options, const std::string& dir, std::unique_ptr<Store>* store);
   ~Store();
 
@@ -39,13 +131,121 @@ class Store {
   Log* log() { return log_.get(); }
   EventLog* events() { return events_.get(); }
 
- private:
-  Store(std::string dir, std::unique_ptr<FileLock> lock);
+  // Commits `txn` as one version. Errors (nothing written): InvalidArgument
+  // naming the table, column or operation that does not fit. After the log
+  // write: Failed, IOError, NoSpace (as Log::Append).
+  Status Commit(const Transaction& txn, CommitResult* result = nullptr);
 
+  // The current catalog, by name.
+  std::vector<TableInfo> ListTables();
+  // Errors: NotFound.
+  Status GetTable(const TableId& id, TableInfo* table);
+
+  // Reads a table (its current version, or as of options.version or
+  // options.timestamp_us), calling `visit` with each row in key order (row
+  // order of commit for keyless tables) until it returns false. `*table`,
+  // when set, receives the table as of the version read; rows written
+  // before a column was added read it as null. Errors: NotFound (no such
+  // table at that version), InvalidArgument (a version or timestamp outside
+  // the available range, naming the range), Corruption, IOError.
+  Status Read(const TableId& id, const ReadOptions& options, const std::function<bool(const Row&)>& visit,
+              TableInfo* table = nullptr, uint64_t* version_read = nullptr);
+  // Point read of a keyed table's current row. Errors: NotFound (table),
+  // InvalidArgument (key does not fit).
+  Status Get(const TableId& id, const Row& key, Row* row, bool* found);
+
+  // A flow checkpoint as of the current version.
+  Status GetCheckpoint(const std::string& flow, std::string* data, bool* found);
+
+  // Every retained commit that touched the table, newest first (at most
+  // `limit`, 0 = all). Errors: NotFound.
+  Status History(const TableId& id, std::vector<HistoryEntry>* history, uint64_t limit = 0);
+
+  // The change data feed of versions [from, to] (to = 0: newest), in commit
+  // order. Errors: NotFound, InvalidArgument (outside the available range).
+  Status Changes(const TableId& id, uint64_t from, uint64_t to, const std::function<bool(const ChangeRow&)>& visit,
+                 TableInfo* table = nullptr);
+
+  // Brings a table back to `version` with one new RESTORE commit writing
+  // the difference (metrics numRestoredRows, numRemovedRows).
+  Status Restore(const TableId& id, uint64_t version, CommitResult* result = nullptr);
+
+  VersionRange AvailableVersions();
+
+  // Writes a snapshot of the current state, durably. Errors: IOError, NoSpace.
+  Status TakeSnapshot(SnapshotInfo* info = nullptr);
+  // Snapshots on the current history, oldest first.
+  Status ListSnapshots(std::vector<SnapshotInfo>* snapshots);
+
+  // Keeps `version` (and everything reading it needs) from vacuum until the
+  // pin is destroyed.
+  std::unique_ptr<VersionPin> PinVersion(uint64_t version);
+  // Durable named pins (rewind points): kept until removed.
+  Status AddPin(const std::string& name, uint64_t version);
+  Status RemovePin(const std::string& name);
+  std::vector<std::pair<std::string, uint64_t>> Pins();
+
+  // Deletes log segments, snapshots and archived cuts that no version within
+  // the retention window, pin or live reader needs. Errors: InvalidArgument
+  // (window below the safety minimum without force), IOError.
+  Status Vacuum(const VacuumOptions& options, VacuumReport* report);
+
+  // Writes every staged commit to LMDB now.
+  Status FlushState();
+  StoreStats Stats();
+
+ private:
+  class Builder;
+  class PinImpl;
+  struct Pending;
+  Store(StoreOptions options, std::string dir, std::unique_ptr<FileLock> lock);
+
+  Status Recover();
+  Status RebuildState();
+  Status Replay(uint64_t from_version);
+  Status LoadCatalog();
+  Status StageCommit(const CommitRecord& record, const LogEntry& entry);
+  Status WriteCommitLocked(const Pending& pending, CommitResult* result);
+  bool PositionOnHistory(uint64_t epoch, uint64_t version);
+  Status TakeSnapshotLocked(SnapshotInfo* info);
+  Status MaybeSnapshotLocked();
+  Status LoadPins();
+  Status SavePinsLocked();
+  Status ResolveVersion(const ReadOptions& options, uint64_t newest, uint64_t* version);
+  Status TableAtLocked(const TableId& id, uint64_t version, TableInfo* table);
+  struct Capture;
+  Status CaptureTable(const TableId& id, const ReadOptions& options, Capture* capture);
+  Status CaptureTableLocked(const TableId& id, const ReadOptions& options, Capture* capture);
+  Status ScanCaptured(Capture& capture, const std::string& begin, const std::string& end,
+                      const std::function<bool(std::string_view key, std::string_view row)>& visit);
+  Status ScanCommits(uint64_t uid, uint64_t from, uint64_t to,
+                     const std::function<bool(const LogEntry&, const CommitRecord&)>& visit);
+  std::string snapshot_dir() const;
+
+  StoreOptions options_;
   std::string dir_;
   std::unique_ptr<FileLock> lock_;  // released last
   std::unique_ptr<Log> log_;
   std::unique_ptr<EventLog> events_;
+  std::unique_ptr<StateStore> state_;
+
+  // Serialises commits, snapshots, restore and vacuum; held while a reader
+  // captures a consistent view.
+  std::mutex commit_mu_;
+  // Guards catalog_, ddl_ (a current copy for readers) and stats_.
+  std::shared_mutex catalog_mu_;
+  std::map<std::string, TableInfo> catalog_;  // by TableId::ToString()
+  // DDL of retained versions, in order: what time travel undoes to find a
+  // table's definition at an older version.
+  std::vector<std::pair<uint64_t, std::string>> ddl_;  // version, encoded DdlRecord
+  StoreStats stats_;
+  uint64_t last_snapshot_version_ = 0;
+  uint64_t last_snapshot_us_ = 0;
+  uint64_t bytes_since_snapshot_ = 0;
+
+  std::mutex pins_mu_;
+  std::multiset<uint64_t> live_pins_;
+  std::map<std::string, uint64_t> pins_;
 };
 
 }  // namespace spool

@@ -1,0 +1,201 @@
+#include "commit_codec.h"
+
+#include "commit_generated.h"
+
+namespace spool {
+namespace {
+
+using flatbuffers::FlatBufferBuilder;
+using flatbuffers::Offset;
+
+Offset<fb::TableDef> BuildTableDef(FlatBufferBuilder& fbb, const TableInfo& t) {
+  std::vector<Offset<fb::ColumnDef>> columns;
+  for (const Column& c : t.schema.columns()) {
+    columns.push_back(fb::CreateColumnDefDirect(fbb, c.name.c_str(), static_cast<uint8_t>(c.type), c.nullable));
+  }
+  std::vector<uint32_t> key;
+  for (size_t index : t.schema.key_columns()) key.push_back(static_cast<uint32_t>(index));
+  std::vector<Offset<fb::PropertyDef>> properties;
+  for (const auto& [k, v] : t.properties) properties.push_back(fb::CreatePropertyDefDirect(fbb, k.c_str(), v.c_str()));
+  return fb::CreateTableDefDirect(fbb, t.uid, t.id.catalog.c_str(), t.id.schema.c_str(), t.id.table.c_str(),
+                                  static_cast<uint8_t>(t.kind), &columns, &key, &properties);
+}
+
+Offset<flatbuffers::Vector<uint8_t>> ByteVector(FlatBufferBuilder& fbb, const std::string& s) {
+  return fbb.CreateVector(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+}
+
+std::string Str(const flatbuffers::String* s) { return s != nullptr ? s->str() : std::string(); }
+std::string Str(const flatbuffers::Vector<uint8_t>* v) {
+  return v != nullptr ? std::string(reinterpret_cast<const char*>(v->data()), v->size()) : std::string();
+}
+
+Status ReadTableDef(const fb::TableDef* def, TableInfo* t) {
+  if (def == nullptr) return Status::Corruption("table definition is missing");
+  const std::string name = Str(def->catalog()) + "." + Str(def->schema_name()) + "." + Str(def->name());
+  Status s = TableId::Parse(name, &t->id);
+  if (!s.ok()) return Status::Corruption("table definition has a bad name: " + std::string(s.message()));
+  t->uid = def->uid();
+  if (def->kind() < static_cast<uint8_t>(TableKind::kStreamingTable) ||
+      def->kind() > static_cast<uint8_t>(TableKind::kInternalState)) {
+    return Status::Corruption("table " + name + " has an unknown kind");
+  }
+  t->kind = static_cast<TableKind>(def->kind());
+  std::vector<Column> columns;
+  if (def->columns() != nullptr) {
+    for (const fb::ColumnDef* c : *def->columns()) {
+      if (c->type() < static_cast<uint8_t>(ColumnType::kInt64) || c->type() > static_cast<uint8_t>(ColumnType::kBytes)) {
+        return Status::Corruption("table " + name + " has a column of unknown type");
+      }
+      columns.push_back(Column{Str(c->name()), static_cast<ColumnType>(c->type()), c->nullable()});
+    }
+  }
+  std::vector<std::string> key;
+  if (def->primary_key() != nullptr) {
+    for (uint32_t index : *def->primary_key()) {
+      if (index >= columns.size()) return Status::Corruption("table " + name + " has a key naming a missing column");
+      key.push_back(columns[index].name);
+    }
+  }
+  s = Schema::Make(std::move(columns), std::move(key), &t->schema);
+  if (!s.ok()) return Status::Corruption("table " + name + " has a bad schema: " + std::string(s.message()));
+  t->properties.clear();
+  if (def->properties() != nullptr) {
+    for (const fb::PropertyDef* p : *def->properties()) t->properties[Str(p->key())] = Str(p->value());
+  }
+  return Status::OK();
+}
+
+Status ReadOptionalTableDef(const fb::TableDef* def, std::optional<TableInfo>* out) {
+  if (def == nullptr) return Status::OK();
+  out->emplace();
+  return ReadTableDef(def, &**out);
+}
+
+}  // namespace
+
+std::string EncodeCommit(const CommitRecord& c) {
+  FlatBufferBuilder fbb(1024);
+  std::vector<Offset<fb::Metric>> metrics;
+  for (const auto& [name, value] : c.metrics) metrics.push_back(fb::CreateMetricDirect(fbb, name.c_str(), value));
+  std::vector<Offset<fb::DdlChange>> ddl;
+  for (const DdlRecord& d : c.ddl) {
+    auto before = d.before ? BuildTableDef(fbb, *d.before) : 0;
+    auto after = d.after ? BuildTableDef(fbb, *d.after) : 0;
+    ddl.push_back(fb::CreateDdlChange(fbb, static_cast<uint8_t>(d.kind), before, after));
+  }
+  std::vector<Offset<fb::TableChanges>> tables;
+  for (const TableChangeSet& t : c.tables) {
+    std::vector<Offset<fb::RowChange>> changes;
+    changes.reserve(t.changes.size());
+    for (const RowChangeRecord& r : t.changes) {
+      auto key = r.key.empty() ? 0 : ByteVector(fbb, r.key);
+      auto pre = r.kind == RowChangeKind::kInsert ? 0 : ByteVector(fbb, r.pre);
+      auto post = r.kind == RowChangeKind::kDelete ? 0 : ByteVector(fbb, r.post);
+      changes.push_back(fb::CreateRowChange(fbb, static_cast<uint8_t>(r.kind), key, pre, post));
+    }
+    tables.push_back(fb::CreateTableChanges(fbb, t.uid, fbb.CreateVector(changes)));
+  }
+  std::vector<Offset<fb::CheckpointChange>> checkpoints;
+  for (const CheckpointRecord& k : c.checkpoints) {
+    auto flow = fbb.CreateString(k.flow);
+    auto before = k.before ? ByteVector(fbb, *k.before) : 0;
+    auto after = k.after ? ByteVector(fbb, *k.after) : 0;
+    checkpoints.push_back(fb::CreateCheckpointChange(fbb, flow, before, after, k.before.has_value(), k.after.has_value()));
+  }
+  auto record = fb::CreateCommitRecordDirect(fbb, c.parameters_json.c_str(), c.update_id.c_str(), c.execution_time_us,
+                                             &metrics, &ddl, &tables, &checkpoints);
+  fbb.Finish(record, fb::CommitRecordIdentifier());
+  return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+}
+
+Status DecodeCommit(std::string_view body, CommitRecord* c, std::optional<uint64_t> only_table) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(body.data());
+  flatbuffers::Verifier verifier(bytes, body.size());
+  if (!fb::VerifyCommitRecordBuffer(verifier)) return Status::Corruption("commit record does not verify");
+  const fb::CommitRecord* r = fb::GetCommitRecord(bytes);
+  *c = CommitRecord{};
+  c->parameters_json = Str(r->parameters());
+  c->update_id = Str(r->update_id());
+  c->execution_time_us = r->execution_time_us();
+  if (r->metrics() != nullptr) {
+    for (const fb::Metric* m : *r->metrics()) c->metrics[Str(m->name())] = m->value();
+  }
+  if (r->ddl() != nullptr) {
+    for (const fb::DdlChange* d : *r->ddl()) {
+      DdlRecord ddl;
+      if (d->kind() < static_cast<uint8_t>(DdlKind::kCreate) || d->kind() > static_cast<uint8_t>(DdlKind::kDrop)) {
+        return Status::Corruption("commit has a DDL change of unknown kind");
+      }
+      ddl.kind = static_cast<DdlKind>(d->kind());
+      SPOOL_RETURN_IF_ERROR(ReadOptionalTableDef(d->before(), &ddl.before));
+      SPOOL_RETURN_IF_ERROR(ReadOptionalTableDef(d->after(), &ddl.after));
+      const bool wants_before = ddl.kind != DdlKind::kCreate;
+      const bool wants_after = ddl.kind != DdlKind::kDrop;
+      if (ddl.before.has_value() != wants_before || ddl.after.has_value() != wants_after) {
+        return Status::Corruption("commit has a DDL change without the table definitions its kind needs");
+      }
+      if (ddl.before && ddl.after && ddl.before->uid != ddl.after->uid) {
+        return Status::Corruption("commit alters a table into another table");
+      }
+      c->ddl.push_back(std::move(ddl));
+    }
+  }
+  if (r->tables() != nullptr) {
+    for (const fb::TableChanges* t : *r->tables()) {
+      if (only_table && t->uid() != *only_table) continue;
+      TableChangeSet set{t->uid(), {}};
+      if (const auto* changes = t->changes(); changes != nullptr) {
+        const flatbuffers::uoffset_t count = changes->size();
+        set.changes.reserve(count);
+        for (flatbuffers::uoffset_t i = 0; i < count; ++i) {
+          const fb::RowChange* rc = changes->Get(i);
+          if (rc->kind() < static_cast<uint8_t>(RowChangeKind::kInsert) ||
+              rc->kind() > static_cast<uint8_t>(RowChangeKind::kDelete)) {
+            return Status::Corruption("commit has a row change of unknown kind");
+          }
+          const auto kind = static_cast<RowChangeKind>(rc->kind());
+          const bool has_pre = rc->pre() != nullptr, has_post = rc->post() != nullptr;
+          if (has_pre != (kind != RowChangeKind::kInsert) || has_post != (kind != RowChangeKind::kDelete) ||
+              (kind != RowChangeKind::kInsert && (rc->key() == nullptr || rc->key()->size() == 0))) {
+            return Status::Corruption("commit has a row change without the images or key its kind needs");
+          }
+          set.changes.push_back(RowChangeRecord{kind, Str(rc->key()), Str(rc->pre()), Str(rc->post())});
+        }
+      }
+      c->tables.push_back(std::move(set));
+    }
+  }
+  if (r->checkpoints() != nullptr) {
+    for (const fb::CheckpointChange* k : *r->checkpoints()) {
+      CheckpointRecord record{Str(k->flow()), {}, {}};
+      if (k->had_before()) record.before = Str(k->before());
+      if (k->has_after()) record.after = Str(k->after());
+      if (record.flow.empty()) return Status::Corruption("commit has a checkpoint without a flow name");
+      c->checkpoints.push_back(std::move(record));
+    }
+  }
+  return Status::OK();
+}
+
+std::string EncodeTableInfo(const TableInfo& table) {
+  FlatBufferBuilder fbb(256);
+  fbb.Finish(BuildTableDef(fbb, table));
+  return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+}
+
+Status DecodeTableInfo(std::string_view bytes, TableInfo* table) {
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  flatbuffers::Verifier verifier(data, bytes.size());
+  if (!verifier.VerifyBuffer<fb::TableDef>(nullptr)) return Status::Corruption("catalog entry does not verify");
+  return ReadTableDef(flatbuffers::GetRoot<fb::TableDef>(data), table);
+}
+
+std::string KeylessRowId(uint64_t version, uint32_t index) {
+  std::string id(12, '\0');
+  for (int i = 0; i < 8; ++i) id[static_cast<size_t>(i)] = static_cast<char>(version >> (56 - 8 * i));
+  for (int i = 0; i < 4; ++i) id[static_cast<size_t>(8 + i)] = static_cast<char>(index >> (24 - 8 * i));
+  return id;
+}
+
+}  // namespace spool

@@ -1,0 +1,156 @@
+// Tables, transactions and what reads return (DESIGN.md §4).
+//
+// A Transaction collects changes to any number of tables, DDL and flow
+// checkpoints; Store::Commit writes it as one log record at one version, all
+// or nothing. Nothing is checked or written until Commit, which refuses the
+// whole transaction (changing nothing) when any part does not fit.
+//
+// Thread-safety: plain values. A Transaction is used by one thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "spool/storage/schema.h"
+
+namespace spool {
+
+std::string_view TableKindName(TableKind kind);  // "streaming_table", "materialized_view", "internal_state"
+// Errors: InvalidArgument.
+Status ParseTableKind(std::string_view name, TableKind* kind);
+
+// A table as the catalog holds it.
+struct TableInfo {
+  TableId id;
+  // Unique in the store: (creating version << 12) | its index among the
+  // tables that commit created. A table dropped and created again under the
+  // same name is another table with another uid.
+  uint64_t uid = 0;
+  static constexpr int kUidIndexBits = 12;
+  uint64_t created_version() const { return uid >> kUidIndexBits; }
+  TableKind kind = TableKind::kStreamingTable;
+  Schema schema;
+  std::map<std::string, std::string> properties;
+  friend bool operator==(const TableInfo&, const TableInfo&) = default;
+};
+
+// Operation metrics: Delta's operationMetrics (numOutputRows, …).
+using Metrics = std::map<std::string, int64_t>;
+
+class Transaction {
+ public:
+  // `operation` names the commit in history: "WRITE", "CREATE TABLE",
+  // "STREAMING UPDATE", … `parameters_json` is a JSON object.
+  explicit Transaction(std::string operation = "WRITE", std::string parameters_json = "{}")
+      : operation_(std::move(operation)), parameters_json_(std::move(parameters_json)) {}
+
+  void SetOperation(std::string operation, std::string parameters_json = "{}") {
+    operation_ = std::move(operation);
+    parameters_json_ = std::move(parameters_json);
+  }
+  // The update (pipeline run) that produced this commit.
+  void SetUpdateId(std::string update_id) { update_id_ = std::move(update_id); }
+  // A metric recorded with the commit beside the ones Commit computes.
+  void AddMetric(std::string name, int64_t value) { metrics_[std::move(name)] = value; }
+
+  void CreateTable(TableId id, TableKind kind, Schema schema, std::map<std::string, std::string> properties = {}) {
+    ops_.push_back(CreateOp{std::move(id), kind, std::move(schema), std::move(properties)});
+  }
+  // Adds a nullable column at the end; rows written before read it as null.
+  void AddColumn(TableId id, Column column) { ops_.push_back(AddColumnOp{std::move(id), std::move(column)}); }
+  // Sets (or, with an empty value, removes) properties.
+  void SetProperties(TableId id, std::map<std::string, std::string> properties) {
+    ops_.push_back(SetPropertiesOp{std::move(id), std::move(properties)});
+  }
+  void DropTable(TableId id) { ops_.push_back(DropOp{std::move(id)}); }
+
+  // Keyless table: appends the row. Keyed table: inserts it, or replaces
+  // the row with the same key (upsert).
+  void Write(TableId id, Row row) { ops_.push_back(WriteOp{std::move(id), std::move(row)}); }
+  // Keyed tables only: deletes the row whose key columns equal `key` (the
+  // key's values in key order). Deleting a missing key is not an error.
+  void Delete(TableId id, Row key) { ops_.push_back(DeleteOp{std::move(id), std::move(key)}); }
+  // Deletes every row (a full refresh's first step). The change feed shows
+  // each deleted row.
+  void Truncate(TableId id) { ops_.push_back(TruncateOp{std::move(id)}); }
+
+  // Sets a flow's checkpoint (source offsets and operator state, opaque to
+  // storage); an empty optional clears it.
+  void SetCheckpoint(std::string flow, std::optional<std::string> data) {
+    ops_.push_back(CheckpointOp{std::move(flow), std::move(data)});
+  }
+
+  bool empty() const { return ops_.empty(); }
+  const std::string& operation() const { return operation_; }
+
+  struct CreateOp { TableId id; TableKind kind; Schema schema; std::map<std::string, std::string> properties; };
+  struct AddColumnOp { TableId id; Column column; };
+  struct SetPropertiesOp { TableId id; std::map<std::string, std::string> properties; };
+  struct DropOp { TableId id; };
+  struct WriteOp { TableId id; Row row; };
+  struct DeleteOp { TableId id; Row key; };
+  struct TruncateOp { TableId id; };
+  struct CheckpointOp { std::string flow; std::optional<std::string> data; };
+  using Op = std::variant<CreateOp, AddColumnOp, SetPropertiesOp, DropOp, WriteOp, DeleteOp, TruncateOp, CheckpointOp>;
+
+  const std::vector<Op>& ops() const { return ops_; }
+  const std::string& parameters_json() const { return parameters_json_; }
+  const std::string& update_id() const { return update_id_; }
+  const Metrics& metrics() const { return metrics_; }
+
+ private:
+  std::string operation_;
+  std::string parameters_json_;
+  std::string update_id_;
+  Metrics metrics_;
+  std::vector<Op> ops_;
+};
+
+// What Commit acknowledged.
+struct CommitResult {
+  uint64_t epoch = 0;
+  uint64_t version = 0;
+  uint64_t timestamp_us = 0;
+};
+
+// One commit that touched a table: Delta's DESCRIBE HISTORY columns.
+struct HistoryEntry {
+  uint64_t version = 0;
+  uint64_t timestamp_us = 0;
+  std::string operation;
+  std::string parameters_json;
+  // Row and byte counts of this table's changes in the commit
+  // (numOutputRows, numInsertedRows, numUpdatedRows, numDeletedRows,
+  // numOutputBytes), the commit's executionTimeUs, and the metrics the
+  // transaction added.
+  Metrics metrics;
+  std::string update_id;
+};
+
+enum class ChangeType : uint8_t { kInsert = 1, kUpdatePreimage, kUpdatePostimage, kDelete };
+std::string_view ChangeTypeName(ChangeType type);  // "insert", "update_preimage", "update_postimage", "delete"
+
+// One row of the change data feed.
+struct ChangeRow {
+  ChangeType change_type = ChangeType::kInsert;
+  uint64_t commit_version = 0;
+  uint64_t commit_timestamp_us = 0;
+  Row row;
+};
+
+// Which version of a table a read sees.
+struct ReadOptions {
+  std::optional<uint64_t> version;       // as of this version
+  std::optional<uint64_t> timestamp_us;  // as of the latest commit at or before this time
+  // Keyed tables: the rows with start_key <= key < end_key (key values in
+  // key order; a prefix of the key columns is allowed). Unset: unbounded.
+  std::optional<Row> start_key;
+  std::optional<Row> end_key;
+};
+
+}  // namespace spool

@@ -1,0 +1,429 @@
+#include "state_store.h"
+
+#include <lmdb.h>
+
+#include <cstring>
+#include <filesystem>
+
+namespace spool {
+namespace {
+
+void PutBigEndian(std::string* out, uint64_t v) {
+  for (int shift = 56; shift >= 0; shift -= 8) out->push_back(static_cast<char>((v >> shift) & 0xff));
+}
+
+Status LmdbError(int rc, std::string_view what) {
+  const std::string message = "state store: " + std::string(what) + ": " + mdb_strerror(rc);
+  return rc == MDB_MAP_FULL ? Status::NoSpace(message) : Status::IOError(message);
+}
+
+MDB_val Val(std::string_view s) { return MDB_val{s.size(), const_cast<char*>(s.data())}; }
+std::string_view View(const MDB_val& v) { return {static_cast<const char*>(v.mv_data), v.mv_size}; }
+
+std::string EncodePosition(const StatePosition& p) {
+  std::string out;
+  for (uint64_t v : {p.store_id, p.epoch, p.version, p.timestamp_us}) PutBigEndian(&out, v);
+  return out;
+}
+
+bool DecodePosition(std::string_view in, StatePosition* p) {
+  if (in.size() != 32) return false;
+  uint64_t fields[4] = {};
+  for (size_t i = 0; i < 32; ++i) fields[i / 8] = fields[i / 8] << 8 | static_cast<uint8_t>(in[i]);
+  *p = StatePosition{fields[0], fields[1], fields[2], fields[3]};
+  return true;
+}
+
+}  // namespace
+
+std::string StateCatalogKey(uint64_t uid) {
+  std::string key(kStateCatalogPrefix);
+  PutBigEndian(&key, uid);
+  return key;
+}
+
+std::string StateRowPrefix(uint64_t uid) {
+  std::string key = "R";
+  PutBigEndian(&key, uid);
+  return key;
+}
+
+std::string StateCheckpointKey(std::string_view flow) {
+  std::string key(kStateCheckpointPrefix);
+  key.append(flow);
+  return key;
+}
+
+std::string PrefixEnd(std::string_view prefix) {
+  std::string end(prefix);
+  while (!end.empty() && static_cast<uint8_t>(end.back()) == 0xff) end.pop_back();
+  if (!end.empty()) end.back() = static_cast<char>(static_cast<uint8_t>(end.back()) + 1);
+  return end;  // empty: no upper bound
+}
+
+void StateDelta::Put(std::string key, std::string value) {
+  bytes += key.size() + value.size();
+  entries[std::move(key)] = std::move(value);
+}
+
+void StateDelta::Delete(std::string key) {
+  bytes += key.size();
+  entries[std::move(key)] = std::nullopt;
+}
+
+void StateDelta::Merge(StateDelta&& later) {
+  if (entries.empty()) {
+    entries = std::move(later.entries);
+  } else {
+    for (auto& [key, value] : later.entries) entries.insert_or_assign(key, std::move(value));
+  }
+  position = later.position;
+  commits += later.commits;
+  bytes += later.bytes;
+}
+
+struct StateStore::Env {
+  MDB_env* env = nullptr;
+  MDB_dbi dbi = 0;
+  ~Env() {
+    if (env != nullptr) mdb_env_close(env);
+  }
+};
+
+namespace {
+
+// Overlay entries (a copy) merged over an LMDB cursor, within [begin, end).
+class MergedView final : public StateView {
+ public:
+  MergedView(std::map<std::string, std::optional<std::string>, std::less<>> overlay, std::string begin,
+             std::string end)
+      : overlay_(std::move(overlay)), begin_(std::move(begin)), end_(std::move(end)) {}
+  ~MergedView() override {
+    if (cursor_ != nullptr) mdb_cursor_close(cursor_);
+    if (txn_ != nullptr) mdb_txn_abort(txn_);
+  }
+
+  Status Start(MDB_env* env, MDB_dbi dbi) {
+    int rc = mdb_txn_begin(env, nullptr, MDB_RDONLY, &txn_);
+    if (rc != 0) return LmdbError(rc, "begin read");
+    rc = mdb_cursor_open(txn_, dbi, &cursor_);
+    if (rc != 0) return LmdbError(rc, "open cursor");
+    Seek(begin_);
+    return status_;
+  }
+
+  void Seek(std::string_view key) override {
+    const std::string_view target = key < begin_ ? std::string_view(begin_) : key;
+    overlay_it_ = overlay_.lower_bound(target);
+    MDB_val k = Val(target), v{};
+    // LMDB refuses an empty key: the first key is MDB_FIRST.
+    StepLmdb(mdb_cursor_get(cursor_, &k, &v, target.empty() ? MDB_FIRST : MDB_SET_RANGE), k, v);
+    Settle();
+  }
+  bool Valid() const override { return valid_; }
+  std::string_view key() const override { return from_overlay_ ? std::string_view(overlay_it_->first) : View(lmdb_key_); }
+  std::string_view value() const override { return from_overlay_ ? std::string_view(*overlay_it_->second) : View(lmdb_value_); }
+  void Next() override {
+    if (from_overlay_) {
+      ++overlay_it_;
+    } else {
+      MDB_val k{}, v{};
+      StepLmdb(mdb_cursor_get(cursor_, &k, &v, MDB_NEXT), k, v);
+    }
+    Settle();
+  }
+  Status status() const override { return status_; }
+
+ private:
+  bool InRange(std::string_view key) const { return end_.empty() || key < end_; }
+
+  void StepLmdb(int rc, const MDB_val& k, const MDB_val& v) {
+    lmdb_valid_ = rc == 0 && InRange(View(k));
+    if (rc != 0 && rc != MDB_NOTFOUND) status_ = LmdbError(rc, "read cursor");
+    lmdb_key_ = k;
+    lmdb_value_ = v;
+  }
+
+  void Settle() {
+    while (status_.ok()) {
+      const bool overlay_valid = overlay_it_ != overlay_.end() && InRange(overlay_it_->first);
+      if (!overlay_valid && !lmdb_valid_) break;
+      if (overlay_valid && (!lmdb_valid_ || std::string_view(overlay_it_->first) <= View(lmdb_key_))) {
+        if (lmdb_valid_ && std::string_view(overlay_it_->first) == View(lmdb_key_)) {
+          MDB_val k{}, v{};
+          StepLmdb(mdb_cursor_get(cursor_, &k, &v, MDB_NEXT), k, v);
+        }
+        if (!overlay_it_->second.has_value()) {  // deleted since the last batch
+          ++overlay_it_;
+          continue;
+        }
+        from_overlay_ = true;
+        valid_ = true;
+        return;
+      }
+      from_overlay_ = false;
+      valid_ = true;
+      return;
+    }
+    valid_ = false;
+  }
+
+  std::map<std::string, std::optional<std::string>, std::less<>> overlay_;
+  std::map<std::string, std::optional<std::string>, std::less<>>::const_iterator overlay_it_;
+  std::string begin_, end_;
+  MDB_txn* txn_ = nullptr;
+  MDB_cursor* cursor_ = nullptr;
+  MDB_val lmdb_key_{}, lmdb_value_{};
+  bool lmdb_valid_ = false;
+  bool from_overlay_ = false;
+  bool valid_ = false;
+  Status status_;
+};
+
+// Copies the entries of `delta` within [begin, end) into `out`, over what
+// `out` holds.
+void CopyRange(const StateDelta& delta, std::string_view begin, std::string_view end,
+               std::map<std::string, std::optional<std::string>, std::less<>>* out) {
+  auto it = delta.entries.lower_bound(begin);
+  const auto stop = end.empty() ? delta.entries.end() : delta.entries.lower_bound(end);
+  for (; it != stop; ++it) out->insert_or_assign(it->first, it->second);
+}
+
+}  // namespace
+
+StateStore::StateStore(const StateStoreOptions& options)
+    : options_(options), lmdb_(std::make_unique<Env>()), mem_(std::make_shared<StateDelta>()) {}
+
+StateStore::~StateStore() {
+  {
+    std::lock_guard lock(apply_mu_);
+    stopping_ = true;
+  }
+  apply_cv_.notify_all();
+  if (applier_.joinable()) applier_.join();
+}
+
+Status StateStore::Open(const StateStoreOptions& options, std::unique_ptr<StateStore>* out) {
+  std::error_code ec;
+  std::filesystem::create_directories(options.path, ec);
+  if (ec) return Status::IOError("state store: cannot create " + options.path + ": " + ec.message());
+  std::unique_ptr<StateStore> store(new StateStore(options));
+  MDB_env*& env = store->lmdb_->env;
+  int rc = mdb_env_create(&env);
+  if (rc != 0) return LmdbError(rc, "create environment");
+  if ((rc = mdb_env_set_mapsize(env, options.map_size_bytes)) != 0) return LmdbError(rc, "set map size");
+  if ((rc = mdb_env_set_maxreaders(env, 1024)) != 0) return LmdbError(rc, "set readers");
+  // MDB_NOMETASYNC: a power loss may undo the last batch (the log replays
+  // it) but cannot corrupt the environment. MDB_NOTLS: views are not tied
+  // to a thread.
+  if ((rc = mdb_env_open(env, options.path.c_str(), MDB_NOMETASYNC | MDB_NOTLS, 0644)) != 0) {
+    return LmdbError(rc, "open " + options.path);
+  }
+  MDB_txn* txn = nullptr;
+  if ((rc = mdb_txn_begin(env, nullptr, 0, &txn)) != 0) return LmdbError(rc, "begin");
+  if ((rc = mdb_dbi_open(txn, nullptr, 0, &store->lmdb_->dbi)) != 0) {
+    mdb_txn_abort(txn);
+    return LmdbError(rc, "open database");
+  }
+  if ((rc = mdb_txn_commit(txn)) != 0) return LmdbError(rc, "commit");
+  SPOOL_RETURN_IF_ERROR(store->AppliedPosition(&store->position_));
+  if (options.background) store->applier_ = std::thread([s = store.get()] { s->ApplierLoop(); });
+  *out = std::move(store);
+  return Status::OK();
+}
+
+Status StateStore::AppliedPosition(StatePosition* position) {
+  MDB_txn* txn = nullptr;
+  int rc = mdb_txn_begin(lmdb_->env, nullptr, MDB_RDONLY, &txn);
+  if (rc != 0) return LmdbError(rc, "begin read");
+  MDB_val k = Val(kStatePositionKey), v{};
+  rc = mdb_get(txn, lmdb_->dbi, &k, &v);
+  *position = StatePosition{};
+  Status s;
+  if (rc == 0 && !DecodePosition(View(v), position)) s = Status::Corruption("state store: bad position record");
+  if (rc != 0 && rc != MDB_NOTFOUND) s = LmdbError(rc, "read position");
+  mdb_txn_abort(txn);
+  return s;
+}
+
+StatePosition StateStore::position() {
+  std::shared_lock lock(overlay_mu_);
+  return position_;
+}
+
+// Writes `batch` in one LMDB transaction. With `load`, the database is
+// emptied first and filled by `load` before the batch.
+Status StateStore::WriteBatch(const StateDelta& batch, const std::function<Status(const StateLoader& put)>* load) {
+  MDB_txn* txn = nullptr;
+  int rc = mdb_txn_begin(lmdb_->env, nullptr, 0, &txn);
+  if (rc != 0) return LmdbError(rc, "begin write");
+  auto fail = [&](int code, std::string_view what) {
+    mdb_txn_abort(txn);
+    return LmdbError(code, what);
+  };
+  if (load != nullptr) {
+    if ((rc = mdb_drop(txn, lmdb_->dbi, 0)) != 0) return fail(rc, "clear");
+    if (*load) {
+      Status s = (*load)([&](std::string_view key, std::string_view value) {
+        MDB_val k = Val(key), v = Val(value);
+        const int put = mdb_put(txn, lmdb_->dbi, &k, &v, 0);
+        return put == 0 ? Status::OK() : LmdbError(put, "load");
+      });
+      if (!s.ok()) {
+        mdb_txn_abort(txn);
+        return s;
+      }
+    }
+  }
+  for (const auto& [key, value] : batch.entries) {
+    MDB_val k = Val(key);
+    if (value.has_value()) {
+      MDB_val v = Val(*value);
+      rc = mdb_put(txn, lmdb_->dbi, &k, &v, 0);
+    } else {
+      rc = mdb_del(txn, lmdb_->dbi, &k, nullptr);
+      if (rc == MDB_NOTFOUND) rc = 0;
+    }
+    if (rc != 0) return fail(rc, "write");
+  }
+  const std::string position = EncodePosition(batch.position);
+  MDB_val k = Val(kStatePositionKey), v = Val(position);
+  if ((rc = mdb_put(txn, lmdb_->dbi, &k, &v, 0)) != 0) return fail(rc, "write position");
+  if ((rc = mdb_txn_commit(txn)) != 0) return LmdbError(rc, "commit batch");
+  return Status::OK();
+}
+
+void StateStore::ApplierLoop() {
+  std::unique_lock lock(apply_mu_);
+  while (true) {
+    apply_cv_.wait(lock, [&] { return stopping_ || imm_ != nullptr; });
+    if (imm_ == nullptr) return;  // stopping with nothing pending
+    std::shared_ptr<const StateDelta> batch = imm_;
+    lock.unlock();
+    const Status s = WriteBatch(*batch);
+    lock.lock();
+    CompleteBatchLocked(s);
+    if (!s.ok()) return;
+  }
+}
+
+// REQUIRES: apply_mu_ held; imm_ was just written, with result `s`.
+void StateStore::CompleteBatchLocked(const Status& s) {
+  std::unique_lock overlay(overlay_mu_);
+  if (s.ok()) {
+    stats_.batches++;
+    stats_.applied_commits += imm_->commits;
+  } else {
+    // Keep the batch readable by folding it back under mem; nothing more is
+    // applied, and every later Stage or Flush reports the error.
+    auto kept = std::make_shared<StateDelta>(*imm_);
+    kept->Merge(std::move(*mem_));
+    mem_ = std::move(kept);
+    apply_error_ = s;
+  }
+  imm_.reset();
+  apply_cv_.notify_all();
+}
+
+// REQUIRES: apply_mu_ held through `lock`.
+Status StateStore::HandOffLocked(std::unique_lock<std::mutex>& lock) {
+  apply_cv_.wait(lock, [&] { return imm_ == nullptr || !apply_error_.ok(); });
+  if (!apply_error_.ok()) return Status::Failed(apply_error_.message());
+  {
+    std::unique_lock overlay(overlay_mu_);
+    imm_ = std::move(mem_);
+    mem_ = std::make_shared<StateDelta>();
+  }
+  if (options_.background) {
+    apply_cv_.notify_all();
+    return Status::OK();
+  }
+  const Status s = WriteBatch(*imm_);
+  CompleteBatchLocked(s);
+  return s;
+}
+
+Status StateStore::Stage(StateDelta delta) {
+  std::unique_lock lock(apply_mu_);
+  uint64_t commits = 0, bytes = 0;
+  {
+    std::unique_lock overlay(overlay_mu_);
+    mem_->Merge(std::move(delta));
+    position_ = mem_->position;
+    commits = mem_->commits;
+    bytes = mem_->bytes;
+  }
+  // Staged even after a failed batch, so that reads see every acknowledged
+  // commit; the store reports the failure.
+  if (!apply_error_.ok()) return Status::Failed(apply_error_.message());
+  const bool full = commits >= options_.batch_commits || bytes >= options_.batch_bytes;
+  if (!full) return Status::OK();
+  // Hand off now when the applier is idle; when it is busy, keep staging
+  // until mem reaches max_staged_bytes, then wait for it.
+  if (imm_ != nullptr && bytes < options_.max_staged_bytes) return Status::OK();
+  return HandOffLocked(lock);
+}
+
+Status StateStore::Flush() {
+  std::unique_lock lock(apply_mu_);
+  if (!apply_error_.ok()) return Status::Failed(apply_error_.message());
+  if (mem_->commits > 0 || !mem_->entries.empty()) SPOOL_RETURN_IF_ERROR(HandOffLocked(lock));
+  apply_cv_.wait(lock, [&] { return imm_ == nullptr; });
+  if (!apply_error_.ok()) return Status::Failed(apply_error_.message());
+  return Status::OK();
+}
+
+Status StateStore::Reset(const StatePosition& position, const std::function<Status(const StateLoader& put)>& load) {
+  std::unique_lock lock(apply_mu_);
+  apply_cv_.wait(lock, [&] { return imm_ == nullptr; });
+  StateDelta empty;
+  empty.position = position;
+  SPOOL_RETURN_IF_ERROR(WriteBatch(empty, &load));
+  std::unique_lock overlay(overlay_mu_);
+  mem_ = std::make_shared<StateDelta>();
+  position_ = position;
+  apply_error_ = Status::OK();
+  return Status::OK();
+}
+
+Status StateStore::Get(std::string_view key, std::string* value, bool* found) {
+  std::shared_lock overlay(overlay_mu_);
+  for (const StateDelta* delta : {static_cast<const StateDelta*>(mem_.get()), imm_.get()}) {
+    if (delta == nullptr) continue;
+    auto it = delta->entries.find(key);
+    if (it != delta->entries.end()) {
+      *found = it->second.has_value();
+      if (*found) *value = *it->second;
+      return Status::OK();
+    }
+  }
+  MDB_txn* txn = nullptr;
+  int rc = mdb_txn_begin(lmdb_->env, nullptr, MDB_RDONLY, &txn);
+  if (rc != 0) return LmdbError(rc, "begin read");
+  MDB_val k = Val(key), v{};
+  rc = mdb_get(txn, lmdb_->dbi, &k, &v);
+  *found = rc == 0;
+  if (rc == 0) value->assign(View(v));
+  mdb_txn_abort(txn);
+  return rc == 0 || rc == MDB_NOTFOUND ? Status::OK() : LmdbError(rc, "read");
+}
+
+Status StateStore::NewView(std::string begin, std::string end, std::unique_ptr<StateView>* view) {
+  std::map<std::string, std::optional<std::string>, std::less<>> overlay;
+  std::shared_lock lock(overlay_mu_);
+  if (imm_ != nullptr) CopyRange(*imm_, begin, end, &overlay);
+  CopyRange(*mem_, begin, end, &overlay);
+  auto merged = std::make_unique<MergedView>(std::move(overlay), std::move(begin), std::move(end));
+  // The LMDB transaction starts while the lock holds imm_ in place, so the
+  // copy and LMDB agree on which batch is applied.
+  SPOOL_RETURN_IF_ERROR(merged->Start(lmdb_->env, lmdb_->dbi));
+  *view = std::move(merged);
+  return Status::OK();
+}
+
+StateStats StateStore::stats() {
+  std::lock_guard lock(apply_mu_);
+  return stats_;
+}
+
+}  // namespace spool

@@ -1,0 +1,155 @@
+// The state store: the current rows of every table, the catalog and the
+// flow checkpoints, in one LMDB environment, derived from the log
+// (DESIGN.md §4, "State"). Internal to storage.
+//
+// Keys:
+//   "M"                    the applied position (StatePosition), written in
+//                          the same LMDB transaction as what it covers
+//   "T" uid(be64)          a catalog entry (commit_codec: TableDef)
+//   "R" uid(be64) row key  a row (row_codec)
+//   "C" flow               a flow checkpoint
+//
+// Commits reach LMDB in batches. Each committed log record is first staged
+// in memory (the "mem" overlay); when mem holds enough commits or bytes it
+// becomes "imm" and is written to LMDB in one transaction, by a background
+// thread or (background = false) by the committer. Reads look at mem, then
+// imm, then LMDB, so they see every staged commit. LMDB runs with
+// MDB_NOMETASYNC: a batch costs one fsync off the commit path, and power loss
+// can undo the last batch but never corrupt the environment; the log replays
+// whatever the recorded position does not cover.
+//
+// Thread-safety: Stage, Flush and Reset are called by one writer at a time
+// (the store's commit lock); Get, NewView and Meta may be called from any
+// thread concurrently with them.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "spool/txnlog/log.h"
+
+namespace spool {
+
+std::string StateCatalogKey(uint64_t uid);
+std::string StateRowPrefix(uint64_t uid);
+std::string StateCheckpointKey(std::string_view flow);
+inline constexpr std::string_view kStatePositionKey = "M";
+inline constexpr std::string_view kStateCatalogPrefix = "T";
+inline constexpr std::string_view kStateCheckpointPrefix = "C";
+// The smallest key greater than every key starting with `prefix`.
+std::string PrefixEnd(std::string_view prefix);
+
+// The log position the state reflects.
+struct StatePosition {
+  uint64_t store_id = 0;
+  uint64_t epoch = 0;
+  uint64_t version = 0;
+  uint64_t timestamp_us = 0;
+};
+
+// The state changes of one commit (or of many, merged in order).
+struct StateDelta {
+  std::map<std::string, std::optional<std::string>, std::less<>> entries;  // nullopt: deleted
+  std::vector<uint64_t> dropped_uids;  // every "R" entry of these goes
+  StatePosition position;
+  uint64_t commits = 0;
+  uint64_t bytes = 0;
+
+  void Put(std::string key, std::string value);
+  void Delete(std::string key);
+  // Adds `later` on top of this delta.
+  void Merge(StateDelta&& later);
+};
+
+struct StateStoreOptions {
+  std::string path;                      // a directory on the real file system
+  uint64_t map_size_bytes = 256ull << 30;
+  uint64_t batch_commits = 512;          // mem becomes a batch after this many commits
+  uint64_t batch_bytes = 32ull << 20;    // ... or this many staged bytes
+  uint64_t max_staged_bytes = 256ull << 20;  // committers wait for the applier beyond this
+  bool background = true;
+};
+
+struct StateStats {
+  uint64_t batches = 0;        // LMDB transactions written
+  uint64_t applied_commits = 0;
+};
+
+using StateLoader = std::function<Status(std::string_view key, std::string_view value)>;
+
+// A consistent read of one key range as of the moment it was taken.
+class StateView {
+ public:
+  virtual ~StateView() = default;
+  // Positions at the first key >= `key` within the view's range.
+  virtual void Seek(std::string_view key) = 0;
+  virtual bool Valid() const = 0;
+  virtual std::string_view key() const = 0;
+  virtual std::string_view value() const = 0;
+  virtual void Next() = 0;
+  virtual Status status() const = 0;
+};
+
+class StateStore {
+ public:
+  static Status Open(const StateStoreOptions& options, std::unique_ptr<StateStore>* store);
+  ~StateStore();
+
+  // What LMDB holds: the position of the last applied batch (all zero when
+  // empty) — not counting what is staged.
+  Status AppliedPosition(StatePosition* position);
+  // The position of the newest staged or applied commit.
+  StatePosition position();
+
+  // Stages one commit's changes; may hand a batch to the applier (or apply
+  // it, background = false). Errors: Failed (an earlier batch failed).
+  Status Stage(StateDelta delta);
+  // Writes everything staged to LMDB and waits for it. Errors: IOError, NoSpace.
+  Status Flush();
+  // Empties the store (staged and applied) and, in the same LMDB
+  // transaction, writes what `load` puts (keys in any order) and records
+  // `position`: the start of a rebuild. `load` may be null.
+  Status Reset(const StatePosition& position, const std::function<Status(const StateLoader& put)>& load);
+
+  // Point read of the current state.
+  Status Get(std::string_view key, std::string* value, bool* found);
+  // A view over [begin, end) of the current state.
+  Status NewView(std::string begin, std::string end, std::unique_ptr<StateView>* view);
+
+  StateStats stats();
+
+ private:
+  struct Env;
+  explicit StateStore(const StateStoreOptions& options);
+  Status WriteBatch(const StateDelta& batch, const std::function<Status(const StateLoader& put)>* load = nullptr);
+  void ApplierLoop();
+  void CompleteBatchLocked(const Status& s);
+  Status HandOffLocked(std::unique_lock<std::mutex>& lock);
+
+  StateStoreOptions options_;
+  std::unique_ptr<Env> lmdb_;
+
+  std::shared_mutex overlay_mu_;            // guards mem_ and imm_ pointers for readers
+  std::shared_ptr<StateDelta> mem_;         // changed only under overlay_mu_ (exclusive)
+  std::shared_ptr<const StateDelta> imm_;   // being applied
+  StatePosition position_;
+
+  std::mutex apply_mu_;
+  std::condition_variable apply_cv_;
+  bool stopping_ = false;
+  Status apply_error_;
+  StateStats stats_;
+  std::thread applier_;
+};
+
+}  // namespace spool

@@ -1,0 +1,329 @@
+// Store: snapshots, pins, retention and vacuum.
+#include <algorithm>
+#include <sstream>
+
+#include "snapshot_file.h"
+#include "spool/storage/store.h"
+#include "store_internal.h"
+
+namespace spool {
+namespace {
+
+constexpr std::string_view kPinsName = "PINS";
+constexpr std::string_view kArchiveCompleteName = "COMPLETE";
+
+std::string Hours(uint64_t us) { return std::to_string(us / 3600000000ull) + "h"; }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Snapshots
+
+Status Store::TakeSnapshot(SnapshotInfo* info) {
+  std::lock_guard lock(commit_mu_);
+  return TakeSnapshotLocked(info);
+}
+
+Status Store::TakeSnapshotLocked(SnapshotInfo* info) {
+  const StatePosition position = state_->position();
+  if (position.version == 0) return Status::InvalidArgument("the store has no commits to snapshot");
+  Env* env = options_.env;
+  const std::string dir = snapshot_dir();
+  if (!env->FileExists(dir)) {
+    SPOOL_RETURN_IF_ERROR(env->CreateDir(dir));
+    SPOOL_RETURN_IF_ERROR(env->SyncDir(dir_));
+  }
+  SnapshotInfo taken{SnapshotFileName(position.epoch, position.version), position.epoch, position.version,
+                     position.timestamp_us, 0, 0};
+  const std::string path = JoinPath(dir, taken.file_name);
+  if (!env->FileExists(path)) {
+    std::unique_ptr<StateView> view;
+    SPOOL_RETURN_IF_ERROR(state_->NewView("", "", &view));
+    std::unique_ptr<SnapshotWriter> writer;
+    SPOOL_RETURN_IF_ERROR(SnapshotWriter::Create(
+        env, path, SnapshotHeader{log_->StoreId(), position.epoch, position.version, position.timestamp_us}, &writer));
+    for (; view->Valid(); view->Next()) {
+      if (view->key() == kStatePositionKey) continue;
+      SPOOL_RETURN_IF_ERROR(writer->Add(view->key(), view->value()));
+    }
+    SPOOL_RETURN_IF_ERROR(view->status());
+    SPOOL_RETURN_IF_ERROR(writer->Finish(&taken.bytes, &taken.entries));
+    std::unique_lock stats_lock(catalog_mu_);
+    stats_.snapshots_taken++;
+  } else {
+    SPOOL_RETURN_IF_ERROR(env->GetFileSize(path, &taken.bytes));
+  }
+  last_snapshot_version_ = position.version;
+  last_snapshot_us_ = env->NowMicros();
+  bytes_since_snapshot_ = 0;
+  if (info != nullptr) *info = taken;
+  return Status::OK();
+}
+
+Status Store::MaybeSnapshotLocked() {
+  const uint64_t version = state_->position().version;
+  const uint64_t now = options_.env->NowMicros();
+  const bool due =
+      (options_.snapshot_every_versions != 0 && version - last_snapshot_version_ >= options_.snapshot_every_versions) ||
+      (options_.snapshot_every_bytes != 0 && bytes_since_snapshot_ >= options_.snapshot_every_bytes) ||
+      (options_.snapshot_every_us != 0 && now - last_snapshot_us_ >= options_.snapshot_every_us);
+  if (!due) return Status::OK();
+  // The commit is durable whatever happens here: report, do not fail it.
+  Status s = TakeSnapshotLocked(nullptr);
+  if (!s.ok()) {
+    std::unique_lock lock(catalog_mu_);
+    stats_.snapshot_error = s.ToString();
+  }
+  return Status::OK();
+}
+
+Status Store::ListSnapshots(std::vector<SnapshotInfo>* snapshots) {
+  snapshots->clear();
+  std::vector<std::string> names;
+  Status s = options_.env->ListDir(snapshot_dir(), &names);
+  if (s.IsNotFound()) return Status::OK();
+  SPOOL_RETURN_IF_ERROR(s);
+  for (const std::string& name : names) {
+    SnapshotInfo info;
+    info.file_name = name;
+    if (!ParseSnapshotFileName(name, &info.epoch, &info.version)) continue;
+    if (!PositionOnHistory(info.epoch, info.version)) continue;
+    SPOOL_RETURN_IF_ERROR(options_.env->GetFileSize(JoinPath(snapshot_dir(), name), &info.bytes));
+    LogEntry entry;
+    if (log_->Read(info.version, &entry).ok()) info.timestamp_us = entry.timestamp_us;
+    snapshots->push_back(std::move(info));
+  }
+  std::sort(snapshots->begin(), snapshots->end(),
+            [](const SnapshotInfo& a, const SnapshotInfo& b) { return a.version < b.version; });
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------
+// Pins
+
+class Store::PinImpl final : public VersionPin {
+ public:
+  PinImpl(Store* store, std::multiset<uint64_t>::iterator it) : store_(store), it_(it) {}
+  ~PinImpl() override {
+    std::lock_guard lock(store_->pins_mu_);
+    store_->live_pins_.erase(it_);
+  }
+
+ private:
+  Store* store_;
+  std::multiset<uint64_t>::iterator it_;
+};
+
+std::unique_ptr<VersionPin> Store::PinVersion(uint64_t version) {
+  std::lock_guard lock(pins_mu_);
+  return std::make_unique<PinImpl>(this, live_pins_.insert(version));
+}
+
+Status Store::LoadPins() {
+  std::string text;
+  Status s = ReadFileToString(options_.env, JoinPath(dir_, kPinsName), &text);
+  if (s.IsNotFound()) return Status::OK();
+  SPOOL_RETURN_IF_ERROR(s);
+  std::istringstream lines(text);
+  std::string name;
+  uint64_t version = 0;
+  std::map<std::string, uint64_t> pins;
+  while (lines >> name >> version) pins[name] = version;
+  if (!lines.eof()) return Status::Corruption(JoinPath(dir_, kPinsName) + " is not a list of 'name version' lines");
+  std::lock_guard lock(pins_mu_);
+  pins_ = std::move(pins);
+  return Status::OK();
+}
+
+Status Store::SavePinsLocked() {
+  std::string text;
+  for (const auto& [name, version] : pins_) text += name + " " + std::to_string(version) + "\n";
+  return WriteFileAtomically(options_.env, JoinPath(dir_, kPinsName), text);
+}
+
+Status Store::AddPin(const std::string& name, uint64_t version) {
+  if (name.empty() || std::any_of(name.begin(), name.end(), [](char c) { return c <= ' '; })) {
+    return Status::InvalidArgument("a pin name must be non-empty, without spaces or control characters");
+  }
+  if (version == 0 || version > log_->Newest().version) {
+    return Status::InvalidArgument("cannot pin version " + std::to_string(version) + ": the newest is " +
+                                   std::to_string(log_->Newest().version));
+  }
+  std::lock_guard commit_lock(commit_mu_);  // vacuum reads pins under it
+  std::lock_guard lock(pins_mu_);
+  pins_[name] = version;
+  return SavePinsLocked();
+}
+
+Status Store::RemovePin(const std::string& name) {
+  std::lock_guard commit_lock(commit_mu_);
+  std::lock_guard lock(pins_mu_);
+  if (pins_.erase(name) == 0) return Status::NotFound("no pin named " + name);
+  return SavePinsLocked();
+}
+
+std::vector<std::pair<std::string, uint64_t>> Store::Pins() {
+  std::lock_guard lock(pins_mu_);
+  return {pins_.begin(), pins_.end()};
+}
+
+// ---------------------------------------------------------------------------
+// Vacuum
+
+Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
+  const uint64_t retain = options.retain_us.value_or(options_.retention_us);
+  if (retain < options_.min_retention_us && !options.force) {
+    return Status::InvalidArgument("a retention of " + Hours(retain) + " is below the safety minimum of " +
+                                   Hours(options_.min_retention_us) +
+                                   ": time travel and rewind to older versions would fail; force it to go ahead");
+  }
+  *report = VacuumReport{};
+  Env* env = options_.env;
+  std::lock_guard lock(commit_mu_);
+  SPOOL_RETURN_IF_ERROR(state_->Flush());
+  const LogPosition oldest = log_->Oldest(), newest = log_->Newest();
+  if (newest.version == 0) return Status::OK();
+
+  // The floor: the oldest version that must stay readable.
+  const uint64_t now = env->NowMicros();
+  const uint64_t cutoff = now > retain ? now - retain : 0;
+  uint64_t floor = oldest.version;
+  if (uint64_t at = 0; log_->VersionAtTime(cutoff, &at).ok()) floor = std::max(floor, at);
+  report->held_by = "retention";
+  {
+    std::lock_guard pins_lock(pins_mu_);
+    for (const auto& [name, version] : pins_) {
+      if (version < floor) {
+        floor = version;
+        report->held_by = "pin " + name;
+      }
+    }
+    if (!live_pins_.empty() && *live_pins_.begin() < floor) {
+      floor = *live_pins_.begin();
+      report->held_by = "a live reader";
+    }
+  }
+  floor = std::max(floor, oldest.version);
+  report->floor_version = floor;
+
+  const std::string log_dir = JoinPath(dir_, "log");
+  std::vector<LogSegmentInfo> segments = log_->Segments();
+  std::vector<LogSegmentInfo> doomed_segments;
+  for (size_t i = 0; i + 1 < segments.size() && segments[i].last_version < floor; ++i) {
+    doomed_segments.push_back(segments[i]);
+  }
+  // Rebuilding the state needs a snapshot at or after the first version
+  // kept: take one when the newest is older.
+  std::vector<SnapshotInfo> snapshots;
+  SPOOL_RETURN_IF_ERROR(ListSnapshots(&snapshots));
+  const uint64_t first_kept = doomed_segments.empty() ? oldest.version : doomed_segments.back().last_version + 1;
+  if (!doomed_segments.empty() && (snapshots.empty() || snapshots.back().version + 1 < first_kept)) {
+    report->snapshot_taken = true;
+    if (!options.dry_run) {
+      SPOOL_RETURN_IF_ERROR(TakeSnapshotLocked(nullptr));
+      SPOOL_RETURN_IF_ERROR(ListSnapshots(&snapshots));
+    }
+  }
+  for (const LogSegmentInfo& segment : doomed_segments) {
+    report->paths.push_back(JoinPath(log_dir, segment.file_name));
+    report->bytes += segment.file_size_bytes;
+    report->log_segments++;
+  }
+
+  // Snapshots: those older than what a kept version can use, and those a
+  // truncation cut off the history.
+  std::vector<std::string> names;
+  std::vector<std::string> doomed_files;
+  if (env->ListDir(snapshot_dir(), &names).ok()) {
+    for (const std::string& name : names) {
+      uint64_t epoch = 0, version = 0;
+      if (!ParseSnapshotFileName(name, &epoch, &version)) continue;
+      const bool on_history = std::any_of(snapshots.begin(), snapshots.end(),
+                                          [&](const SnapshotInfo& s) { return s.file_name == name; });
+      const bool newest_snapshot = !snapshots.empty() && snapshots.back().file_name == name;
+      if (on_history && (version + 1 >= floor || newest_snapshot)) continue;
+      doomed_files.push_back(JoinPath(snapshot_dir(), name));
+      report->snapshots++;
+    }
+  }
+
+  // Archived cuts whose every commit is older than the window, and cuts an
+  // interrupted vacuum left without their COMPLETE marker.
+  const std::string archive = options_.log.archive_dir.empty() ? JoinPath(log_dir, "archive") : options_.log.archive_dir;
+  std::vector<std::string> doomed_cuts;
+  if (env->ListDir(archive, &names).ok()) {
+    for (const std::string& name : names) {
+      const std::string cut = JoinPath(archive, name);
+      uint64_t newest_us = 0;
+      const bool complete = env->FileExists(JoinPath(cut, kArchiveCompleteName));
+      if (complete) {
+        Status scanned = ScanArchivedCut(env, cut, [&](const LogEntry& e) {
+          newest_us = std::max(newest_us, e.timestamp_us);
+          return true;
+        });
+        if (!scanned.ok() && !scanned.IsCorruption() && !scanned.IsNotFound()) return scanned;
+        if (newest_us >= cutoff) continue;
+      }
+      doomed_cuts.push_back(cut);
+      std::vector<std::string> files;
+      if (env->ListDir(cut, &files).ok()) {
+        for (const std::string& file : files) {
+          uint64_t size = 0;
+          if (env->GetFileSize(JoinPath(cut, file), &size).ok()) report->bytes += size;
+          report->paths.push_back(JoinPath(cut, file));
+          report->archive_files++;
+        }
+      }
+    }
+  }
+  for (const std::string& path : doomed_files) {
+    uint64_t size = 0;
+    if (env->GetFileSize(path, &size).ok()) report->bytes += size;
+    report->paths.push_back(path);
+  }
+  if (options.dry_run) return Status::OK();
+
+  // Each step is safe to interrupt and a later vacuum finishes it: the log
+  // records its floor before deleting, a snapshot is one file, and a cut
+  // loses its COMPLETE marker first.
+  uint64_t deleted = 0;
+  SPOOL_RETURN_IF_ERROR(log_->DeleteSegmentsBefore(floor, &deleted));
+  for (const std::string& path : doomed_files) SPOOL_RETURN_IF_ERROR(env->RemoveFile(path));
+  if (!doomed_files.empty()) SPOOL_RETURN_IF_ERROR(env->SyncDir(snapshot_dir()));
+  for (const std::string& cut : doomed_cuts) {
+    const std::string marker = JoinPath(cut, kArchiveCompleteName);
+    if (env->FileExists(marker)) {
+      SPOOL_RETURN_IF_ERROR(env->RemoveFile(marker));
+      SPOOL_RETURN_IF_ERROR(env->SyncDir(cut));
+    }
+    SPOOL_RETURN_IF_ERROR(RemoveTree(env, cut));
+  }
+  if (!doomed_cuts.empty()) SPOOL_RETURN_IF_ERROR(env->SyncDir(archive));
+
+  Event event;
+  event.event_type = "vacuum";
+  event.message = "Vacuum removed " + std::to_string(report->paths.size()) + " file(s), " +
+                  std::to_string(report->bytes) + " bytes; versions from " + std::to_string(floor) + " are kept.";
+  event.details_json = "{\"floor_version\":" + std::to_string(floor) + ",\"bytes\":" + std::to_string(report->bytes) +
+                       ",\"log_segments\":" + std::to_string(report->log_segments) +
+                       ",\"snapshots\":" + std::to_string(report->snapshots) +
+                       ",\"archive_files\":" + std::to_string(report->archive_files) + "}";
+  return events_->Append(&event);
+}
+
+Status Store::FlushState() {
+  std::lock_guard lock(commit_mu_);
+  return state_->Flush();
+}
+
+StoreStats Store::Stats() {
+  StoreStats stats;
+  {
+    std::shared_lock lock(catalog_mu_);
+    stats = stats_;
+  }
+  stats.state_batches = state_->stats().batches;
+  return stats;
+}
+
+}  // namespace spool

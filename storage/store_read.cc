@@ -1,0 +1,306 @@
+// Store: reads — current and as of a version (time travel), history, the
+// change data feed — and restore, which is a read and a commit.
+#include <algorithm>
+
+#include "row_codec.h"
+#include "spool/storage/store.h"
+#include "store_internal.h"
+
+namespace spool {
+namespace {
+
+std::string RangeError(uint64_t version, const VersionRange& range) {
+  return "version " + std::to_string(version) + " is not available: versions " + std::to_string(range.oldest) +
+         " to " + std::to_string(range.newest) + " are";
+}
+
+}  // namespace
+
+VersionRange Store::AvailableVersions() {
+  const LogPosition oldest = log_->Oldest(), newest = log_->Newest();
+  VersionRange range;
+  if (newest.version == 0) return range;
+  // The state just before the oldest retained commit can be rebuilt too,
+  // but a read names versions whose commits it can show.
+  range.oldest = oldest.version;
+  range.newest = newest.version;
+  LogEntry entry;
+  if (log_->Read(range.oldest, &entry).ok()) range.oldest_timestamp_us = entry.timestamp_us;
+  if (log_->Read(range.newest, &entry).ok()) range.newest_timestamp_us = entry.timestamp_us;
+  return range;
+}
+
+Status Store::ResolveVersion(const ReadOptions& options, uint64_t newest, uint64_t* version) {
+  if (options.version && options.timestamp_us) {
+    return Status::InvalidArgument("give a version or a timestamp, not both");
+  }
+  if (options.timestamp_us) {
+    Status s = log_->VersionAtTime(*options.timestamp_us, version);
+    if (s.IsNotFound()) {
+      const VersionRange range = AvailableVersions();
+      return Status::InvalidArgument("timestamp " + std::to_string(*options.timestamp_us) +
+                                     " is before the oldest available commit (version " + std::to_string(range.oldest) +
+                                     " at " + std::to_string(range.oldest_timestamp_us) + ")");
+    }
+    SPOOL_RETURN_IF_ERROR(s);
+    *version = std::min(*version, newest);
+    return Status::OK();
+  }
+  if (!options.version) {
+    *version = newest;
+    return Status::OK();
+  }
+  *version = *options.version;
+  const VersionRange range = AvailableVersions();
+  if (*version > newest || *version < range.oldest || *version == 0) {
+    return Status::InvalidArgument(RangeError(*version, range));
+  }
+  return Status::OK();
+}
+
+// REQUIRES: commit_mu_ held, or called by a reader holding it.
+Status Store::TableAtLocked(const TableId& id, uint64_t version, TableInfo* table) {
+  std::map<std::string, TableInfo> catalog;
+  std::vector<std::pair<uint64_t, std::string>> later;
+  {
+    std::shared_lock lock(catalog_mu_);
+    catalog = catalog_;
+    for (auto it = ddl_.rbegin(); it != ddl_.rend() && it->first > version; ++it) later.push_back(*it);
+  }
+  // Undo, newest first, every DDL after `version`.
+  for (const auto& [ddl_version, bytes] : later) {
+    CommitRecord record;
+    SPOOL_RETURN_IF_ERROR(DecodeCommit(bytes, &record).WithContext("DDL history of version " + std::to_string(ddl_version)));
+    for (auto it = record.ddl.rbegin(); it != record.ddl.rend(); ++it) {
+      if (it->after) catalog.erase(it->after->id.ToString());
+      if (it->before) catalog[it->before->id.ToString()] = *it->before;
+    }
+  }
+  auto it = catalog.find(id.ToString());
+  if (it == catalog.end()) {
+    return Status::NotFound("table " + id.ToString() + " does not exist at version " + std::to_string(version));
+  }
+  *table = it->second;
+  return Status::OK();
+}
+
+Status Store::CaptureTable(const TableId& id, const ReadOptions& options, Capture* capture) {
+  std::lock_guard lock(commit_mu_);
+  return CaptureTableLocked(id, options, capture);
+}
+
+Status Store::CaptureTableLocked(const TableId& id, const ReadOptions& options, Capture* capture) {
+  capture->newest = state_->position().version;
+  SPOOL_RETURN_IF_ERROR(ResolveVersion(options, capture->newest, &capture->version));
+  SPOOL_RETURN_IF_ERROR(TableAtLocked(id, capture->version, &capture->table));
+  capture->prefix = StateRowPrefix(capture->table.uid);
+  return state_->NewView(capture->prefix, PrefixEnd(capture->prefix), &capture->view);
+}
+
+// Calls `visit(key, row)` for every row of the captured table as of the
+// captured version with begin <= key < end (end empty: unbounded), in key
+// order: the current rows, with every change after the version undone from
+// the pre-images in the log.
+Status Store::ScanCaptured(Capture& c, const std::string& begin, const std::string& end,
+                           const std::function<bool(std::string_view key, std::string_view row)>& visit) {
+  const auto in_range = [&](std::string_view key) { return key >= begin && (end.empty() || key < end); };
+  // key -> the row at the version (nullopt: absent), from the first change
+  // after it.
+  std::map<std::string, std::optional<std::string>, std::less<>> undo;
+  if (c.version < c.newest) {
+    std::unique_ptr<VersionPin> pin = PinVersion(c.version + 1);
+    std::unique_ptr<LogIterator> it;
+    SPOOL_RETURN_IF_ERROR(log_->NewIterator(c.version + 1, &it));
+    LogEntry entry;
+    CommitRecord record;
+    while (it->Next(&entry) && entry.position.version <= c.newest) {
+      SPOOL_RETURN_IF_ERROR(DecodeCommit(entry.body, &record, c.table.uid)
+                                .WithContext("log version " + std::to_string(entry.position.version)));
+      for (TableChangeSet& set : record.tables) {
+        uint32_t keyless_index = 0;
+        for (RowChangeRecord& change : set.changes) {
+          std::string key =
+              change.key.empty() ? KeylessRowId(entry.position.version, keyless_index++) : std::move(change.key);
+          if (!in_range(key)) continue;
+          std::optional<std::string> before;
+          if (change.kind != RowChangeKind::kInsert) before = std::move(change.pre);
+          undo.try_emplace(std::move(key), std::move(before));
+        }
+      }
+    }
+    SPOOL_RETURN_IF_ERROR(it->status());
+  }
+  StateView& view = *c.view;
+  view.Seek(c.prefix + begin);
+  auto u = undo.begin();
+  while (true) {
+    std::string_view key;
+    bool have_view = view.Valid();
+    if (have_view) {
+      key = view.key().substr(c.prefix.size());
+      if (!in_range(key)) have_view = false;
+    }
+    if (!have_view && u == undo.end()) break;
+    if (u != undo.end() && (!have_view || std::string_view(u->first) <= key)) {
+      if (have_view && u->first == key) view.Next();
+      if (u->second && !visit(u->first, *u->second)) return Status::OK();
+      ++u;
+      continue;
+    }
+    if (!visit(key, view.value())) return Status::OK();
+    view.Next();
+  }
+  return view.status();
+}
+
+Status Store::Read(const TableId& id, const ReadOptions& options, const std::function<bool(const Row&)>& visit,
+                   TableInfo* table, uint64_t* version_read) {
+  Capture c;
+  SPOOL_RETURN_IF_ERROR(CaptureTable(id, options, &c));
+  std::string begin, end;
+  if (options.start_key || options.end_key) {
+    if (!c.table.schema.has_key()) {
+      return Status::InvalidArgument("table " + id.ToString() + " has no primary key: it cannot be read by key range");
+    }
+    if (options.start_key) SPOOL_RETURN_IF_ERROR(EncodeKeyValues(c.table.schema, *options.start_key, true, &begin));
+    if (options.end_key) SPOOL_RETURN_IF_ERROR(EncodeKeyValues(c.table.schema, *options.end_key, true, &end));
+  }
+  if (table != nullptr) *table = c.table;
+  if (version_read != nullptr) *version_read = c.version;
+  Status decoded;
+  Row row;
+  SPOOL_RETURN_IF_ERROR(ScanCaptured(c, begin, end, [&](std::string_view, std::string_view bytes) {
+    decoded = DecodeRow(c.table.schema, bytes, &row);
+    return decoded.ok() && visit(row);
+  }));
+  return decoded.WithContext("table " + id.ToString());
+}
+
+Status Store::Get(const TableId& id, const Row& key, Row* row, bool* found) {
+  TableInfo table;
+  SPOOL_RETURN_IF_ERROR(GetTable(id, &table));
+  if (!table.schema.has_key()) return Status::InvalidArgument("table " + id.ToString() + " has no primary key");
+  std::string encoded = StateRowPrefix(table.uid);
+  Status s = EncodeKeyValues(table.schema, key, false, &encoded);
+  if (!s.ok()) return Status::InvalidArgument("table " + id.ToString() + ": " + std::string(s.message()));
+  std::string bytes;
+  SPOOL_RETURN_IF_ERROR(state_->Get(encoded, &bytes, found));
+  return *found ? DecodeRow(table.schema, bytes, row) : Status::OK();
+}
+
+Status Store::GetCheckpoint(const std::string& flow, std::string* data, bool* found) {
+  return state_->Get(StateCheckpointKey(flow), data, found);
+}
+
+std::vector<TableInfo> Store::ListTables() {
+  std::shared_lock lock(catalog_mu_);
+  std::vector<TableInfo> tables;
+  for (const auto& [name, table] : catalog_) tables.push_back(table);
+  return tables;
+}
+
+Status Store::GetTable(const TableId& id, TableInfo* table) {
+  std::shared_lock lock(catalog_mu_);
+  auto it = catalog_.find(id.ToString());
+  if (it == catalog_.end()) return Status::NotFound("table " + id.ToString() + " does not exist");
+  *table = it->second;
+  return Status::OK();
+}
+
+// Calls `visit` with each retained commit of [from, to] that touched table
+// `uid` (its row changes decoded, other tables' skipped).
+Status Store::ScanCommits(uint64_t uid, uint64_t from, uint64_t to,
+                          const std::function<bool(const LogEntry&, const CommitRecord&)>& visit) {
+  std::unique_ptr<VersionPin> pin = PinVersion(from);
+  std::unique_ptr<LogIterator> it;
+  SPOOL_RETURN_IF_ERROR(log_->NewIterator(from, &it));
+  LogEntry entry;
+  CommitRecord record;
+  while (it->Next(&entry) && entry.position.version <= to) {
+    SPOOL_RETURN_IF_ERROR(
+        DecodeCommit(entry.body, &record, uid).WithContext("log version " + std::to_string(entry.position.version)));
+    const bool touched = !record.tables.empty() || std::any_of(record.ddl.begin(), record.ddl.end(), [&](const DdlRecord& d) {
+                           return (d.after && d.after->uid == uid) || (d.before && d.before->uid == uid);
+                         });
+    if (touched && !visit(entry, record)) return Status::OK();
+  }
+  return it->status();
+}
+
+Status Store::History(const TableId& id, std::vector<HistoryEntry>* history, uint64_t limit) {
+  TableInfo table;
+  SPOOL_RETURN_IF_ERROR(GetTable(id, &table));
+  const VersionRange range = AvailableVersions();
+  history->clear();
+  SPOOL_RETURN_IF_ERROR(ScanCommits(table.uid, std::max(range.oldest, table.created_version()), range.newest,
+                                    [&](const LogEntry& entry, const CommitRecord& record) {
+    HistoryEntry h{entry.position.version, entry.timestamp_us, entry.operation, record.parameters_json, {},
+                   record.update_id};
+    int64_t inserted = 0, updated = 0, deleted = 0, bytes = 0;
+    for (const TableChangeSet& set : record.tables) {
+      for (const RowChangeRecord& change : set.changes) {
+        inserted += change.kind == RowChangeKind::kInsert;
+        updated += change.kind == RowChangeKind::kUpdate;
+        deleted += change.kind == RowChangeKind::kDelete;
+        bytes += static_cast<int64_t>(change.post.size());
+      }
+    }
+    h.metrics = record.metrics;
+    h.metrics["numOutputRows"] = inserted + updated;
+    h.metrics["numInsertedRows"] = inserted;
+    h.metrics["numUpdatedRows"] = updated;
+    h.metrics["numDeletedRows"] = deleted;
+    h.metrics["numOutputBytes"] = bytes;
+    h.metrics["executionTimeUs"] = static_cast<int64_t>(record.execution_time_us);
+    history->push_back(std::move(h));
+    return true;
+  }));
+  std::reverse(history->begin(), history->end());
+  if (limit != 0 && history->size() > limit) history->resize(limit);
+  return Status::OK();
+}
+
+Status Store::Changes(const TableId& id, uint64_t from, uint64_t to, const std::function<bool(const ChangeRow&)>& visit,
+                      TableInfo* table_out) {
+  const VersionRange range = AvailableVersions();
+  if (to == 0) to = range.newest;
+  if (from == 0 || from > to) {
+    return Status::InvalidArgument("change feed range " + std::to_string(from) + " to " + std::to_string(to) +
+                                   " is empty or reversed");
+  }
+  if (from < range.oldest || to > range.newest) return Status::InvalidArgument(RangeError(from < range.oldest ? from : to, range));
+  TableInfo table;
+  {
+    std::lock_guard lock(commit_mu_);
+    SPOOL_RETURN_IF_ERROR(TableAtLocked(id, to, &table));
+  }
+  if (table_out != nullptr) *table_out = table;
+  Status decoded;
+  ChangeRow out;
+  auto emit = [&](ChangeType type, const std::string& bytes) {
+    out.change_type = type;
+    decoded = DecodeRow(table.schema, bytes, &out.row);
+    return decoded.ok() && visit(out);
+  };
+  SPOOL_RETURN_IF_ERROR(ScanCommits(table.uid, from, to, [&](const LogEntry& entry, const CommitRecord& record) {
+    out.commit_version = entry.position.version;
+    out.commit_timestamp_us = entry.timestamp_us;
+    for (const TableChangeSet& set : record.tables) {
+      for (const RowChangeRecord& change : set.changes) {
+        bool go = true;
+        switch (change.kind) {
+          case RowChangeKind::kInsert: go = emit(ChangeType::kInsert, change.post); break;
+          case RowChangeKind::kUpdate:
+            go = emit(ChangeType::kUpdatePreimage, change.pre) && emit(ChangeType::kUpdatePostimage, change.post);
+            break;
+          case RowChangeKind::kDelete: go = emit(ChangeType::kDelete, change.pre); break;
+        }
+        if (!go) return false;
+      }
+    }
+    return true;
+  }));
+  return decoded.WithContext("table " + id.ToString());
+}
+
+}  // namespace spool

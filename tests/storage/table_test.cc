@@ -1,0 +1,490 @@
+// Versioned tables through the Store API: commits, reads, time travel,
+// history, the change data feed, restore, checkpoints, snapshots, vacuum.
+#include <gtest/gtest.h>
+
+#include "spool/storage/store.h"
+#include "spool/txnlog/mem_env.h"
+#include "temp_dir.h"
+
+namespace spool {
+namespace {
+
+constexpr uint64_t kHour = 3600ull * 1000000;
+
+TableId Id(const std::string& text) {
+  TableId id;
+  EXPECT_TRUE(TableId::Parse(text, &id).ok());
+  return id;
+}
+
+Schema UsersSchema() {
+  Schema schema;
+  EXPECT_TRUE(Schema::Make({{"id", ColumnType::kInt64, false}, {"name", ColumnType::kString, true}}, {"id"}, &schema).ok());
+  return schema;
+}
+
+Schema EventsSchema() {
+  Schema schema;
+  EXPECT_TRUE(Schema::Make({{"msg", ColumnType::kString, true}}, {}, &schema).ok());
+  return schema;
+}
+
+Row User(int64_t id, const std::string& name) { return Row{id, name}; }
+
+class TableTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Open(); }
+
+  StoreOptions Options() {
+    StoreOptions options;
+    options.env = &env_;
+    options.state_dir = state_.Sub("state");
+    options.state_background_apply = background_;
+    options.state_batch_commits = batch_commits_;
+    options.snapshot_every_versions = 0;
+    options.snapshot_every_bytes = 0;
+    return options;
+  }
+  void Open() { ASSERT_TRUE(Store::Open(Options(), "/s", &store_).ok()); }
+  void Reopen() {
+    store_.reset();
+    Open();
+  }
+
+  CommitResult Commit(const Transaction& txn) {
+    CommitResult result;
+    Status s = store_->Commit(txn, &result);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return result;
+  }
+
+  void CreateUsers() {
+    Transaction txn("CREATE TABLE");
+    txn.CreateTable(users_, TableKind::kStreamingTable, UsersSchema(), {{"pipelines.reset.allowed", "true"}});
+    Commit(txn);
+  }
+
+  std::vector<Row> ReadAll(const TableId& id, ReadOptions options = {}, Status* status = nullptr) {
+    std::vector<Row> rows;
+    Status s = store_->Read(id, options, [&](const Row& row) {
+      rows.push_back(row);
+      return true;
+    });
+    if (status != nullptr) *status = s;
+    else EXPECT_TRUE(s.ok()) << s.ToString();
+    return rows;
+  }
+
+  std::vector<ChangeRow> Feed(const TableId& id, uint64_t from, uint64_t to = 0) {
+    std::vector<ChangeRow> changes;
+    Status s = store_->Changes(id, from, to, [&](const ChangeRow& c) {
+      changes.push_back(c);
+      return true;
+    });
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return changes;
+  }
+
+  MemEnv env_;
+  TempDir state_;
+  bool background_ = true;
+  uint64_t batch_commits_ = 4;
+  std::unique_ptr<Store> store_;
+  TableId users_ = Id("main.default.users");
+  TableId events_ = Id("main.default.events");
+};
+
+TEST_F(TableTest, UpsertsAndDeletesReadBackInKeyOrder) {
+  CreateUsers();
+  Transaction txn;
+  txn.Write(users_, User(3, "c"));
+  txn.Write(users_, User(1, "a"));
+  txn.Write(users_, User(2, "b"));
+  Commit(txn);
+  Transaction update;
+  update.Write(users_, User(2, "B"));
+  update.Delete(users_, Row{int64_t{3}});
+  update.Delete(users_, Row{int64_t{99}});  // missing: not an error
+  Commit(update);
+  EXPECT_EQ(ReadAll(users_), (std::vector<Row>{User(1, "a"), User(2, "B")}));
+  Row row;
+  bool found = false;
+  ASSERT_TRUE(store_->Get(users_, Row{int64_t{2}}, &row, &found).ok());
+  EXPECT_TRUE(found);
+  EXPECT_EQ(row, User(2, "B"));
+  ASSERT_TRUE(store_->Get(users_, Row{int64_t{3}}, &row, &found).ok());
+  EXPECT_FALSE(found);
+}
+
+TEST_F(TableTest, KeyRangeScanIsHalfOpen) {
+  CreateUsers();
+  Transaction txn;
+  for (int64_t i = 1; i <= 10; ++i) txn.Write(users_, User(i, std::to_string(i)));
+  Commit(txn);
+  ReadOptions range;
+  range.start_key = Row{int64_t{3}};
+  range.end_key = Row{int64_t{6}};
+  EXPECT_EQ(ReadAll(users_, range), (std::vector<Row>{User(3, "3"), User(4, "4"), User(5, "5")}));
+}
+
+TEST_F(TableTest, RowThatDoesNotFitIsRefusedNamingTheColumnAndNothingIsWritten) {
+  CreateUsers();
+  const uint64_t before = store_->log()->Newest().version;
+  Transaction txn;
+  txn.Write(users_, User(1, "fine"));
+  txn.Write(users_, Row{std::string("not an int"), std::string("x")});
+  Status s = store_->Commit(txn);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("id"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.ToString().find("operation 2"), std::string::npos) << s.ToString();
+  EXPECT_EQ(store_->log()->Newest().version, before);
+  EXPECT_TRUE(ReadAll(users_).empty());
+
+  Transaction unknown;
+  unknown.Write(Id("main.default.nope"), User(1, "x"));
+  s = store_->Commit(unknown);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("main.default.nope"), std::string::npos);
+  Transaction keyless_delete;
+  Transaction create("CREATE TABLE");
+  create.CreateTable(events_, TableKind::kStreamingTable, EventsSchema());
+  Commit(create);
+  keyless_delete.Delete(events_, Row{std::string("x")});
+  EXPECT_TRUE(store_->Commit(keyless_delete).IsInvalidArgument());
+  EXPECT_TRUE(store_->Commit(Transaction()).IsInvalidArgument());
+}
+
+TEST_F(TableTest, MultiTableCommitIsOneVersion) {
+  Transaction txn("CREATE TABLE");
+  txn.CreateTable(users_, TableKind::kStreamingTable, UsersSchema());
+  txn.CreateTable(events_, TableKind::kMaterializedView, EventsSchema());
+  txn.Write(users_, User(1, "a"));
+  txn.Write(events_, Row{std::string("hello")});
+  txn.SetCheckpoint("flow1", std::string("offset=7"));
+  const CommitResult r = Commit(txn);
+  EXPECT_EQ(r.version, 1u);
+  EXPECT_EQ(ReadAll(users_).size(), 1u);
+  EXPECT_EQ(ReadAll(events_), (std::vector<Row>{Row{std::string("hello")}}));
+  std::string checkpoint;
+  bool found = false;
+  ASSERT_TRUE(store_->GetCheckpoint("flow1", &checkpoint, &found).ok());
+  EXPECT_TRUE(found);
+  EXPECT_EQ(checkpoint, "offset=7");
+  EXPECT_EQ(store_->ListTables().size(), 2u);
+}
+
+TEST_F(TableTest, TimeTravelByVersionAndTimestamp) {
+  CreateUsers();  // v1
+  std::vector<uint64_t> stamps;
+  for (int i = 0; i < 5; ++i) {  // v2..v6
+    Transaction txn;
+    txn.Write(users_, User(i % 2, "v" + std::to_string(i)));
+    if (i == 3) txn.Delete(users_, Row{int64_t{0}});
+    stamps.push_back(Commit(txn).timestamp_us);
+  }
+  ReadOptions at;
+  at.version = 2;
+  EXPECT_EQ(ReadAll(users_, at), (std::vector<Row>{User(0, "v0")}));
+  at.version = 4;
+  EXPECT_EQ(ReadAll(users_, at), (std::vector<Row>{User(0, "v2"), User(1, "v1")}));
+  at.version = 5;
+  EXPECT_EQ(ReadAll(users_, at), (std::vector<Row>{User(1, "v3")}));
+  ReadOptions by_time;
+  by_time.timestamp_us = stamps[2] + 1;  // between v4 and v5
+  uint64_t version_read = 0;
+  std::vector<Row> rows;
+  ASSERT_TRUE(store_->Read(users_, by_time, [&](const Row& r) { rows.push_back(r); return true; }, nullptr, &version_read).ok());
+  EXPECT_EQ(version_read, 4u);
+  EXPECT_EQ(rows, (std::vector<Row>{User(0, "v2"), User(1, "v1")}));
+  // The same after the state is applied to LMDB and the store reopened.
+  Reopen();
+  at.version = 4;
+  EXPECT_EQ(ReadAll(users_, at), (std::vector<Row>{User(0, "v2"), User(1, "v1")}));
+
+  Status s;
+  at.version = 99;
+  ReadAll(users_, at, &s);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.ToString().find("versions 1 to 6"), std::string::npos) << s.ToString();
+}
+
+TEST_F(TableTest, AddColumnKeepsOldRowsAndOldVersionsKeepTheOldSchema) {
+  CreateUsers();
+  Transaction w;
+  w.Write(users_, User(1, "a"));
+  Commit(w);  // v2
+  Transaction alter("ALTER TABLE");
+  alter.AddColumn(users_, Column{"age", ColumnType::kInt64, true});
+  Commit(alter);  // v3
+  Transaction w2;
+  w2.Write(users_, Row{int64_t{2}, std::string("b"), int64_t{30}});
+  Commit(w2);  // v4
+  EXPECT_EQ(ReadAll(users_), (std::vector<Row>{Row{int64_t{1}, std::string("a"), std::monostate{}},
+                                               Row{int64_t{2}, std::string("b"), int64_t{30}}}));
+  ReadOptions at;
+  at.version = 2;
+  TableInfo then;
+  std::vector<Row> rows;
+  ASSERT_TRUE(store_->Read(users_, at, [&](const Row& r) { rows.push_back(r); return true; }, &then).ok());
+  EXPECT_EQ(then.schema.columns().size(), 2u);
+  EXPECT_EQ(rows, (std::vector<Row>{User(1, "a")}));
+
+  Transaction bad("ALTER TABLE");
+  bad.AddColumn(users_, Column{"must", ColumnType::kInt64, false});
+  Status s = store_->Commit(bad);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.ToString().find("nullable"), std::string::npos);
+}
+
+TEST_F(TableTest, DroppedAndRecreatedTableTravelsToTheOldOne) {
+  CreateUsers();
+  Transaction w;
+  w.Write(users_, User(1, "old"));
+  Commit(w);  // v2
+  Transaction drop("DROP TABLE");
+  drop.DropTable(users_);
+  Commit(drop);  // v3
+  Status s;
+  ReadAll(users_, {}, &s);
+  EXPECT_TRUE(s.IsNotFound());
+  CreateUsers();  // v4
+  Transaction w2;
+  w2.Write(users_, User(2, "new"));
+  Commit(w2);  // v5
+  ReadOptions at;
+  at.version = 2;
+  EXPECT_EQ(ReadAll(users_, at), (std::vector<Row>{User(1, "old")}));
+  at.version = 3;
+  ReadAll(users_, at, &s);
+  EXPECT_TRUE(s.IsNotFound());
+  EXPECT_EQ(ReadAll(users_), (std::vector<Row>{User(2, "new")}));
+  // Restoring the new table to a version of the old one is refused.
+  EXPECT_TRUE(store_->Restore(users_, 2).IsInvalidArgument());
+}
+
+TEST_F(TableTest, ChangeFeedCarriesPreimagesFromTheFirstCommit) {
+  Transaction create("CREATE TABLE AS SELECT");
+  create.CreateTable(users_, TableKind::kStreamingTable, UsersSchema());
+  create.Write(users_, User(1, "a"));
+  const uint64_t v1 = Commit(create).version;
+  Transaction update;
+  update.Write(users_, User(1, "A"));
+  update.Write(users_, User(2, "b"));
+  Commit(update);
+  Transaction del;
+  del.Delete(users_, Row{int64_t{2}});
+  Commit(del);
+  const std::vector<ChangeRow> feed = Feed(users_, v1);
+  ASSERT_EQ(feed.size(), 5u);
+  EXPECT_EQ(feed[0].change_type, ChangeType::kInsert);
+  EXPECT_EQ(feed[0].commit_version, 1u);
+  EXPECT_EQ(feed[1].change_type, ChangeType::kUpdatePreimage);
+  EXPECT_EQ(feed[1].row, User(1, "a"));
+  EXPECT_EQ(feed[2].change_type, ChangeType::kUpdatePostimage);
+  EXPECT_EQ(feed[2].row, User(1, "A"));
+  EXPECT_EQ(feed[3].change_type, ChangeType::kInsert);
+  EXPECT_EQ(feed[4].change_type, ChangeType::kDelete);
+  EXPECT_EQ(feed[4].row, User(2, "b"));
+  EXPECT_EQ(feed[4].commit_version, 3u);
+  EXPECT_EQ(Feed(users_, 2, 2).size(), 3u);
+  EXPECT_TRUE(store_->Changes(users_, 3, 2, [](const ChangeRow&) { return true; }).IsInvalidArgument());
+  EXPECT_TRUE(store_->Changes(users_, 1, 9, [](const ChangeRow&) { return true; }).IsInvalidArgument());
+}
+
+TEST_F(TableTest, HistoryListsEveryCommitOfTheTableNewestFirst) {
+  CreateUsers();
+  Transaction other("CREATE TABLE");
+  other.CreateTable(events_, TableKind::kStreamingTable, EventsSchema());
+  Commit(other);
+  Transaction w("WRITE", R"({"mode":"Append"})");
+  w.SetUpdateId("update-1");
+  w.Write(users_, User(1, "a"));
+  w.Write(users_, User(2, "b"));
+  Commit(w);
+  Transaction w2;
+  w2.Write(users_, User(1, "x"));
+  w2.Delete(users_, Row{int64_t{2}});
+  Commit(w2);
+  std::vector<HistoryEntry> history;
+  ASSERT_TRUE(store_->History(users_, &history).ok());
+  ASSERT_EQ(history.size(), 3u);  // not the other table's commit
+  EXPECT_EQ(history[0].version, 4u);
+  EXPECT_EQ(history[0].metrics.at("numUpdatedRows"), 1);
+  EXPECT_EQ(history[0].metrics.at("numDeletedRows"), 1);
+  EXPECT_EQ(history[1].operation, "WRITE");
+  EXPECT_EQ(history[1].parameters_json, R"({"mode":"Append"})");
+  EXPECT_EQ(history[1].update_id, "update-1");
+  EXPECT_EQ(history[1].metrics.at("numOutputRows"), 2);
+  EXPECT_EQ(history[2].operation, "CREATE TABLE");
+  ASSERT_TRUE(store_->History(users_, &history, 1).ok());
+  EXPECT_EQ(history.size(), 1u);
+}
+
+TEST_F(TableTest, RestoreWritesTheDifferenceAsOneCommit) {
+  CreateUsers();
+  Transaction w;
+  w.Write(users_, User(1, "a"));
+  w.Write(users_, User(2, "b"));
+  Commit(w);  // v2
+  Transaction bad;
+  bad.Write(users_, User(1, "BAD"));
+  bad.Write(users_, User(3, "BAD"));
+  bad.Delete(users_, Row{int64_t{2}});
+  Commit(bad);  // v3
+  CommitResult r;
+  ASSERT_TRUE(store_->Restore(users_, 2, &r).ok());
+  EXPECT_EQ(r.version, 4u);
+  EXPECT_EQ(ReadAll(users_), (std::vector<Row>{User(1, "a"), User(2, "b")}));
+  std::vector<HistoryEntry> history;
+  ASSERT_TRUE(store_->History(users_, &history, 1).ok());
+  EXPECT_EQ(history[0].operation, "RESTORE");
+  EXPECT_EQ(history[0].metrics.at("numRestoredRows"), 2);
+  EXPECT_EQ(history[0].metrics.at("numRemovedRows"), 1);
+  // The feed shows what the restore did to the rows.
+  const std::vector<ChangeRow> feed = Feed(users_, 4, 4);
+  ASSERT_EQ(feed.size(), 4u);  // update 1 (pre+post), delete 3, insert 2
+}
+
+TEST_F(TableTest, KeylessTablesAppendTruncateAndRestore) {
+  Transaction create("CREATE TABLE");
+  create.CreateTable(events_, TableKind::kStreamingTable, EventsSchema());
+  Commit(create);
+  for (int i = 0; i < 3; ++i) {
+    Transaction w;
+    w.Write(events_, Row{std::string("e") + std::to_string(i)});
+    w.Write(events_, Row{std::monostate{}});
+    Commit(w);
+  }
+  EXPECT_EQ(ReadAll(events_).size(), 6u);
+  EXPECT_EQ(ReadAll(events_)[0], Row{std::string("e0")});
+  Transaction truncate("FULL REFRESH");
+  truncate.Truncate(events_);
+  Commit(truncate);  // v5
+  EXPECT_TRUE(ReadAll(events_).empty());
+  EXPECT_EQ(Feed(events_, 5, 5).size(), 6u);
+  ASSERT_TRUE(store_->Restore(events_, 3).ok());
+  EXPECT_EQ(ReadAll(events_), (std::vector<Row>{Row{std::string("e0")}, Row{std::monostate{}}, Row{std::string("e1")},
+                                                Row{std::monostate{}}}));
+}
+
+TEST_F(TableTest, StateIsRebuiltFromTheLogWhenLmdbIsDeleted) {
+  CreateUsers();
+  for (int i = 0; i < 10; ++i) {
+    Transaction w;
+    w.Write(users_, User(i, "n" + std::to_string(i)));
+    Commit(w);
+  }
+  store_.reset();
+  std::filesystem::remove_all(state_.Sub("state"));
+  Open();
+  EXPECT_EQ(ReadAll(users_).size(), 10u);
+  EXPECT_EQ(store_->ListTables().size(), 1u);
+}
+
+TEST_F(TableTest, SnapshotRebuildsStateAfterVacuumDroppedTheLogPrefix) {
+  CreateUsers();
+  store_.reset();
+  StoreOptions options = Options();
+  options.log.segment_size_bytes = 64 << 10;
+  { Status opened = Store::Open(options, "/s", &store_); ASSERT_TRUE(opened.ok()) << opened.ToString(); }
+  env_.SetNowMicros(env_.NowMicros() + kHour);
+  for (int i = 0; i < 300; ++i) {
+    Transaction w;
+    w.Write(users_, User(i % 50, std::string(1000, static_cast<char>('a' + i % 26))));
+    Commit(w);
+  }
+  env_.SetNowMicros(env_.NowMicros() + 1000 * kHour);
+  VacuumOptions vacuum;
+  vacuum.retain_us = kHour;
+  VacuumReport report;
+  EXPECT_TRUE(store_->Vacuum(vacuum, &report).IsInvalidArgument());  // below the safety minimum
+  vacuum.force = true;
+  vacuum.dry_run = true;
+  ASSERT_TRUE(store_->Vacuum(vacuum, &report).ok());
+  EXPECT_GT(report.log_segments, 0u);
+  EXPECT_TRUE(report.snapshot_taken);
+  const uint64_t oldest_before = store_->log()->Oldest().version;
+  EXPECT_EQ(oldest_before, 1u);  // a dry run deletes nothing
+  vacuum.dry_run = false;
+  ASSERT_TRUE(store_->Vacuum(vacuum, &report).ok());
+  EXPECT_GT(store_->log()->Oldest().version, 1u);
+  std::vector<SnapshotInfo> snapshots;
+  ASSERT_TRUE(store_->ListSnapshots(&snapshots).ok());
+  ASSERT_EQ(snapshots.size(), 1u);
+  const std::vector<Row> expected = ReadAll(users_);
+  store_.reset();
+  std::filesystem::remove_all(state_.Sub("state"));
+  { Status opened = Store::Open(options, "/s", &store_); ASSERT_TRUE(opened.ok()) << opened.ToString(); }
+  EXPECT_EQ(ReadAll(users_), expected);
+  // Versions before the floor are gone, with an error naming the range.
+  ReadOptions at;
+  at.version = 2;
+  Status s;
+  ReadAll(users_, at, &s);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.ToString().find("are"), std::string::npos);
+}
+
+TEST_F(TableTest, VacuumKeepsWhatPinsAndLiveReadersNeed) {
+  StoreOptions options = Options();
+  options.log.segment_size_bytes = 64 << 10;  // about 55 commits a segment
+  store_.reset();
+  { Status opened = Store::Open(options, "/s", &store_); ASSERT_TRUE(opened.ok()) << opened.ToString(); }
+  env_.SetNowMicros(env_.NowMicros() + kHour);
+  CreateUsers();
+  for (int i = 0; i < 300; ++i) {
+    Transaction w;
+    w.Write(users_, User(i, std::string(1000, 'x')));
+    Commit(w);
+  }
+  env_.SetNowMicros(env_.NowMicros() + 1000 * kHour);
+  ASSERT_TRUE(store_->AddPin("rewind-point-1", 150).ok());
+  VacuumOptions vacuum;
+  vacuum.retain_us = kHour;
+  vacuum.force = true;
+  VacuumReport report;
+  {
+    std::unique_ptr<VersionPin> reader = store_->PinVersion(100);
+    Status s = store_->Vacuum(vacuum, &report);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(report.held_by, "a live reader");
+    EXPECT_EQ(report.floor_version, 100u);
+    EXPECT_LE(store_->log()->Oldest().version, 100u);
+    EXPECT_GT(store_->log()->Oldest().version, 1u);
+  }
+  ASSERT_TRUE(store_->Vacuum(vacuum, &report).ok());
+  EXPECT_EQ(report.held_by, "pin rewind-point-1");
+  EXPECT_LE(store_->log()->Oldest().version, 150u);
+  EXPECT_GT(store_->log()->Oldest().version, 100u);
+  ReadOptions at;
+  at.version = 150;
+  EXPECT_EQ(ReadAll(users_, at).size(), 149u);
+  // Pins survive a reopen.
+  store_.reset();
+  { Status opened = Store::Open(options, "/s", &store_); ASSERT_TRUE(opened.ok()) << opened.ToString(); }
+  EXPECT_EQ(store_->Pins().size(), 1u);
+  ASSERT_TRUE(store_->RemovePin("rewind-point-1").ok());
+  ASSERT_TRUE(store_->Vacuum(vacuum, &report).ok());
+  EXPECT_GT(store_->log()->Oldest().version, 150u);
+  EXPECT_EQ(ReadAll(users_).size(), 300u);
+}
+
+TEST_F(TableTest, InlineApplyMatchesBackgroundApply) {
+  background_ = false;
+  batch_commits_ = 3;
+  Reopen();
+  CreateUsers();
+  for (int i = 0; i < 10; ++i) {
+    Transaction w;
+    w.Write(users_, User(i % 4, std::to_string(i)));
+    Commit(w);
+  }
+  EXPECT_GE(store_->Stats().state_batches, 3u);
+  EXPECT_EQ(ReadAll(users_).size(), 4u);
+  ReadOptions at;
+  at.version = 3;
+  EXPECT_EQ(ReadAll(users_, at), (std::vector<Row>{User(0, "0"), User(1, "1")}));
+}
+
+}  // namespace
+}  // namespace spool
