@@ -136,6 +136,10 @@ Status ParseEventLevel(std::string_view name, EventLevel* level) {
 Status EventLog::Open(Env* env, const std::string& dir, std::unique_ptr<EventLog>* events) {
   LogOptions options;
   options.env = env;
+  // Events are small and few next to table commits: smaller segments, and
+  // less zero-filling ahead of them.
+  options.segment_size_bytes = 8ull << 20;
+  options.preallocate_bytes = 64ull << 10;
   std::unique_ptr<Log> log;
   SPOOL_RETURN_IF_ERROR(Log::Open(options, dir, &log));
   *events = std::make_unique<EventLogImpl>(env, std::move(log));

@@ -1,10 +1,18 @@
 // Each command group of the spool CLI registers its subcommands here.
 #pragma once
 
+#include <memory>
+#include <string>
+#include <string_view>
+
 #include "spool/txnlog/status.h"
 
 namespace CLI {
 class App;
+}
+
+namespace spool {
+class Store;
 }
 
 namespace spool::cli {
@@ -24,5 +32,19 @@ void RegisterLogCommands(CLI::App& app, int* exit_code);
 
 // `spool init`, `spool events`.
 void RegisterStoreCommands(CLI::App& app, int* exit_code);
+
+// `spool table create | alter | drop | list`, `spool write`.
+void RegisterTableCommands(CLI::App& app, int* exit_code);
+
+// `spool read`, `history`, `changes`, `restore`, `snapshot`, `vacuum`.
+void RegisterReadCommands(CLI::App& app, int* exit_code);
+
+// Opens the existing store in `dir` for one command: default StoreOptions
+// (the state in DIR/state on the real file system), never creating one.
+// Errors as Store::Open; NotFound and Busy say what to do about them.
+Status OpenStore(const std::string& dir, std::unique_ptr<Store>* store);
+
+// `s` (not OK) with "; " and `hint` after its message, same code.
+Status WithHint(const Status& s, std::string_view hint);
 
 }  // namespace spool::cli

@@ -9,6 +9,8 @@ int main(int argc, char** argv) {
   int exit_code = spool::cli::kExitOk;
   spool::cli::RegisterLogCommands(app, &exit_code);
   spool::cli::RegisterStoreCommands(app, &exit_code);
+  spool::cli::RegisterTableCommands(app, &exit_code);
+  spool::cli::RegisterReadCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

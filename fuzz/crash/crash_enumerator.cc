@@ -9,13 +9,6 @@ namespace {
 
 constexpr size_t kMaxFailuresKept = 5;
 
-uint64_t Mix(uint64_t a, uint64_t b) {
-  uint64_t x = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull);
-  x ^= x >> 31;
-  x *= 0xbf58476d1ce4e5b9ull;
-  return x ^ (x >> 29);
-}
-
 // Flips one bit in a random segment's durable bytes.
 void FlipRandomBit(FaultEnv* env, uint64_t seed) {
   std::vector<std::string> names;
@@ -69,20 +62,29 @@ void CheckRecovered(const LogWorkload& workload, FaultEnv* env, LogModel* model,
   }
 }
 
-void Record(const LogWorkload& workload, const CrashState& state, const StateResult& result, CrashFigures* figures) {
+}  // namespace
+
+uint64_t Mix(uint64_t a, uint64_t b) {
+  uint64_t x = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull);
+  x ^= x >> 31;
+  x *= 0xbf58476d1ce4e5b9ull;
+  return x ^ (x >> 29);
+}
+
+void RecordResult(const std::string& description, const StateResult& result, CrashFigures* figures) {
   ++figures->states_checked;
   figures->recoveries += result.recoveries;
   figures->violations += result.violations.size();
   for (const Violation& v : result.violations) {
     if (figures->failures.size() >= kMaxFailuresKept) break;
-    figures->failures.push_back(DescribeState(workload, state) + ": " + v.invariant + ": " + v.detail);
+    figures->failures.push_back(description + ": " + v.invariant + ": " + v.detail);
   }
 }
 
-}  // namespace
+std::string DescribeState(const LogWorkload& workload, const CrashState& s) { return DescribeCrash(workload.name, s); }
 
-std::string DescribeState(const LogWorkload& workload, const CrashState& s) {
-  std::string out = workload.name + " call=" + std::to_string(s.crash_call) + " mode=" +
+std::string DescribeCrash(const std::string& workload, const CrashState& s) {
+  std::string out = workload + " call=" + std::to_string(s.crash_call) + " mode=" +
                     std::string(CrashModeName(s.mode)) + " seed=" + std::to_string(s.seed);
   if (s.recovery_crash_call != 0) out += " recovery-call=" + std::to_string(s.recovery_crash_call);
   if (s.flip_bit) out += " flip-bit";
@@ -128,14 +130,14 @@ CrashFigures EnumerateCrashes(const LogWorkload& workload, bool crash_recovery) 
     for (CrashMode mode : kAllCrashModes) {
       CrashState state{call, mode, Mix(call, static_cast<uint64_t>(mode)), 0, false, 0};
       StateResult result = CheckState(workload, state);
-      Record(workload, state, result, &figures);
+      RecordResult(DescribeState(workload, state), result, &figures);
       if (!crash_recovery) continue;
       for (uint64_t r = 1; r <= result.recovery_calls; ++r) {
         state.recovery_crash_call = r;
         StateResult nested = CheckState(workload, state);
         if (!nested.reached) continue;
         ++figures.recovery_crash_states;
-        Record(workload, state, nested, &figures);
+        RecordResult(DescribeState(workload, state), nested, &figures);
       }
     }
   }
@@ -159,7 +161,7 @@ CrashFigures RunCampaign(uint64_t first_seed, uint64_t cycles) {
     StateResult result = CheckState(workload, state);
     ++figures.crash_points;
     if (state.recovery_crash_call != 0 && result.reached) ++figures.recovery_crash_states;
-    Record(workload, state, result, &figures);
+    RecordResult(DescribeState(workload, state), result, &figures);
   }
   return figures;
 }

@@ -39,6 +39,7 @@ StateResult CheckState(const LogWorkload& workload, const CrashState& state);
 
 // "segment-roll call=17 mode=torn-4k seed=99 recovery-call=2"
 std::string DescribeState(const LogWorkload& workload, const CrashState& state);
+std::string DescribeCrash(const std::string& workload, const CrashState& state);
 
 struct CrashFigures {
   std::string workload;
@@ -49,6 +50,13 @@ struct CrashFigures {
   uint64_t violations = 0;
   std::vector<std::string> failures;  // the first few, each with its replay line and what broke
 };
+
+// Adds one checked state to the figures (keeping the first few failures,
+// each with its replay line).
+void RecordResult(const std::string& description, const StateResult& result, CrashFigures* figures);
+
+// A seed derived from two numbers (a crash point and a mode, …).
+uint64_t Mix(uint64_t a, uint64_t b);
 
 // Every crash point x every mode (x every recovery crash point when
 // `crash_recovery`).

@@ -1,0 +1,361 @@
+#include "store_crash.h"
+
+#include <filesystem>
+#include <random>
+
+#include "spool/txnlog/fault_env.h"
+#include "spool/txnlog/mem_env.h"
+
+namespace spool::crashtest {
+namespace {
+
+constexpr char kStoreDir[] = "/store";
+constexpr uint64_t kHour = 3600ull * 1000000;
+
+TableId Id(const char* text) {
+  TableId id;
+  (void)TableId::Parse(text, &id);
+  return id;
+}
+
+Schema KeyedSchema() {
+  Schema schema;
+  (void)Schema::Make({{"k", ColumnType::kInt64, false}, {"v", ColumnType::kString, true}}, {"k"}, &schema);
+  return schema;
+}
+
+Schema KeylessSchema() {
+  Schema schema;
+  (void)Schema::Make({{"msg", ColumnType::kString, true}}, {}, &schema);
+  return schema;
+}
+
+void CreateBoth(StoreRunner& r) {
+  Transaction txn("CREATE TABLE");
+  txn.CreateTable(Id("main.s.users"), TableKind::kStreamingTable, KeyedSchema());
+  txn.CreateTable(Id("main.s.events"), TableKind::kStreamingTable, KeylessSchema());
+  r.Commit(txn);
+}
+
+// One step of a pipeline: rows to both tables and the flow's offset.
+void Step(StoreRunner& r, int i, size_t value_bytes = 8) {
+  Transaction txn("STREAMING UPDATE");
+  // Letters from a generator, so that large values do not compress away.
+  std::string value(value_bytes, 'a');
+  uint64_t x = static_cast<uint64_t>(i) + 1;
+  for (char& c : value) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    c = static_cast<char>('a' + (x >> 59));
+  }
+  txn.Write(Id("main.s.users"), Row{int64_t{i % 5}, value});
+  if (i % 3 == 2) txn.Delete(Id("main.s.users"), Row{int64_t{(i + 1) % 5}});
+  txn.Write(Id("main.s.events"), Row{"event " + std::to_string(i)});
+  txn.SetCheckpoint("flow", "offset=" + std::to_string(i));
+  r.Commit(txn);
+}
+
+std::vector<StoreWorkload> MakeWorkloads() {
+  std::vector<StoreWorkload> workloads;
+  StoreOptions base;
+  base.snapshot_every_versions = 0;
+  base.snapshot_every_bytes = 0;
+  base.state_batch_commits = 4;
+  base.state_background_apply = false;  // deterministic batches
+  base.log.segment_size_bytes = 64 << 10;
+  base.log.preallocate_bytes = 16 << 10;
+
+  workloads.push_back({"multi-table-commits", base, [](StoreRunner& r) {
+                         if (!r.Open()) return;
+                         CreateBoth(r);
+                         for (int i = 0; i < 6; ++i) Step(r, i);
+                         Transaction refresh("FULL REFRESH");
+                         refresh.Truncate(Id("main.s.events"));
+                         refresh.AddColumn(Id("main.s.users"), Column{"n", ColumnType::kInt64, true});
+                         r.Commit(refresh);
+                       }});
+
+  workloads.push_back({"snapshot-publication", base, [](StoreRunner& r) {
+                         if (!r.Open()) return;
+                         CreateBoth(r);
+                         for (int i = 0; i < 3; ++i) Step(r, i);
+                         r.Snapshot();
+                         Step(r, 3);
+                         r.Snapshot();
+                         Step(r, 4);
+                       }});
+
+  workloads.push_back({"restore", base, [](StoreRunner& r) {
+                         if (!r.Open()) return;
+                         CreateBoth(r);
+                         for (int i = 0; i < 4; ++i) Step(r, i);
+                         r.Restore("main.s.users", 2);
+                         r.Restore("main.s.events", 3);
+                         Step(r, 4);
+                       }});
+
+  workloads.push_back({"vacuum-pinned-readers", base, [](StoreRunner& r) {
+                         if (!r.Open()) return;
+                         CreateBoth(r);
+                         // 16 KB rows: 64 KiB segments hold about 4 commits.
+                         for (int i = 0; i < 12; ++i) Step(r, i, 16000);
+                         r.AddPin("rewind-point", 8);
+                         r.AdvanceClock(1000 * kHour);
+                         r.WithReader(5, [&] { r.Vacuum(kHour); });
+                         Step(r, 12, 16000);
+                         r.Vacuum(kHour);
+                         r.Expect(r.store() == nullptr || r.store()->log()->Oldest().version > 1,
+                                  "the vacuums deleted log segments");
+                       }});
+
+  StoreOptions inline_apply = base;
+  inline_apply.state_batch_commits = 2;
+  workloads.push_back({"state-apply", inline_apply, [](StoreRunner& r) {
+                         if (!r.Open()) return;
+                         CreateBoth(r);
+                         for (int i = 0; i < 7; ++i) Step(r, i);
+                       }});
+  return workloads;
+}
+
+// Reopens the store after a crash and runs every check.
+void CheckRecovered(const StoreOptions& options, const StoreRunner& runner, StoreModel* model, StateResult* result) {
+  auto violation = [&](const std::string& invariant, const std::string& detail) {
+    result->violations.push_back({invariant, detail});
+  };
+  std::unique_ptr<Store> store;
+  Status s = Store::Open(options, kStoreDir, &store);
+  ++result->recoveries;
+  if (!s.ok()) return violation("recoverable", s.ToString());
+  const uint64_t newest = store->log()->Newest().version;
+  if (newest < runner.acked()) {
+    return violation("durable", "newest version " + std::to_string(newest) + " but " + std::to_string(runner.acked()) +
+                                    " were acknowledged");
+  }
+  if (newest > model->newest()) {
+    return violation("no phantom", "newest version " + std::to_string(newest) + " but only " +
+                                       std::to_string(model->newest()) + " were attempted");
+  }
+  model->Truncate(newest);
+  const uint64_t oldest = std::max<uint64_t>(store->log()->Oldest().version, 1);
+  if (runner.min_pin() != UINT64_MAX && newest >= runner.min_pin() && oldest > runner.min_pin()) {
+    violation("vacuum keeps pins", "oldest version " + std::to_string(oldest) + " is past the pin at " +
+                                       std::to_string(runner.min_pin()));
+  }
+  auto check_all = [&](Store* opened) {
+    model->CheckCurrent(opened, &result->violations);
+    for (uint64_t v = oldest; v < newest; ++v) model->CheckVersion(opened, v, &result->violations);
+    if (newest >= oldest) model->CheckFeed(opened, oldest - 1, newest, &result->violations);
+  };
+  check_all(store.get());
+  // Derived state: without LMDB, the store rebuilds the same tables.
+  store.reset();
+  std::error_code ignored;
+  std::filesystem::remove_all(options.state_dir, ignored);
+  s = Store::Open(options, kStoreDir, &store);
+  ++result->recoveries;
+  if (!s.ok()) return violation("state is derived", "reopening without the LMDB state: " + s.ToString());
+  const size_t before_rebuild = result->violations.size();
+  model->CheckCurrent(store.get(), &result->violations);
+  for (size_t i = before_rebuild; i < result->violations.size(); ++i) {
+    result->violations[i].invariant = "state is derived: " + result->violations[i].invariant;
+  }
+  // Idempotent, then writable.
+  store.reset();
+  s = Store::Open(options, kStoreDir, &store);
+  ++result->recoveries;
+  if (!s.ok() || store->log()->Newest().version != newest) {
+    return violation("idempotent", "a second recovery differs: " + s.ToString());
+  }
+  Transaction after("CREATE TABLE");
+  after.CreateTable(Id("main.s.after_recovery"), TableKind::kStreamingTable, KeylessSchema());
+  after.Write(Id("main.s.after_recovery"), Row{std::string("x")});
+  std::optional<ModelState> next = model->Apply(after);
+  CommitResult commit;
+  s = store->Commit(after, &commit);
+  if (!s.ok() || !next || commit.version != newest + 1) return violation("writable", "commit after recovery: " + s.ToString());
+  model->Push(std::move(*next));
+  model->CheckCurrent(store.get(), &result->violations);
+}
+
+}  // namespace
+
+StoreRunner::StoreRunner(Env* env, MemEnv* clock, StoreOptions options, StoreModel* model,
+                         std::vector<Violation>* violations)
+    : env_(env), clock_(clock), options_(std::move(options)), model_(model), violations_(violations) {}
+
+StoreRunner::~StoreRunner() = default;
+
+bool StoreRunner::Open() {
+  Status s = Store::Open(options_, kStoreDir, &store_);
+  dead_ = !s.ok();
+  return !dead_;
+}
+
+void StoreRunner::Finish(const Status& s, const CommitResult& result) {
+  if (!s.ok()) {
+    dead_ = true;
+    return;
+  }
+  acked_ = result.version;
+  model_->SetTimestamp(result.version, result.timestamp_us);
+}
+
+void StoreRunner::Commit(const Transaction& txn) {
+  if (dead_) return;
+  std::optional<ModelState> next = model_->Apply(txn);
+  if (!next) {
+    violations_->push_back({"workload", "the model refuses a workload transaction"});
+    dead_ = true;
+    return;
+  }
+  model_->Push(std::move(*next));
+  CommitResult result;
+  Finish(store_->Commit(txn, &result), result);
+}
+
+void StoreRunner::Restore(const std::string& table, uint64_t version) {
+  if (dead_) return;
+  std::optional<ModelState> next = model_->Restore(table, version);
+  if (!next) {
+    dead_ = true;
+    return;
+  }
+  model_->Push(std::move(*next));
+  TableId id;
+  (void)TableId::Parse(table, &id);
+  CommitResult result;
+  Finish(store_->Restore(id, version, &result), result);
+}
+
+void StoreRunner::Snapshot() {
+  if (!dead_ && !store_->TakeSnapshot().ok()) dead_ = true;
+}
+
+void StoreRunner::Vacuum(uint64_t retain_us) {
+  if (dead_) return;
+  VacuumOptions options;
+  options.retain_us = retain_us;
+  options.force = true;
+  VacuumReport report;
+  if (!store_->Vacuum(options, &report).ok()) dead_ = true;
+}
+
+void StoreRunner::AddPin(const std::string& name, uint64_t version) {
+  if (dead_) return;
+  if (!store_->AddPin(name, version).ok()) {
+    dead_ = true;
+    return;
+  }
+  min_pin_ = std::min(min_pin_, version);
+}
+
+void StoreRunner::WithReader(uint64_t version, const std::function<void()>& inner) {
+  if (dead_) return;
+  std::unique_ptr<VersionPin> pin = store_->PinVersion(version);
+  inner();
+  // While the pin is held, nothing it needs may go, crash or no crash.
+  if (!dead_ && store_->log()->Oldest().version > version) {
+    violations_->push_back({"vacuum keeps live readers", "oldest version " +
+                                                              std::to_string(store_->log()->Oldest().version) +
+                                                              " is past a reader at " + std::to_string(version)});
+  }
+}
+
+void StoreRunner::Expect(bool condition, const std::string& what) {
+  if (!dead_ && !condition) violations_->push_back({"workload", "expected: " + what});
+}
+
+void StoreRunner::Kill() {
+  store_.reset();
+  dead_ = true;
+}
+
+void StoreRunner::AdvanceClock(uint64_t us) { clock_->SetNowMicros(clock_->NowMicros() + us); }
+
+const std::vector<StoreWorkload>& StandardStoreWorkloads() {
+  static const std::vector<StoreWorkload> workloads = MakeWorkloads();
+  return workloads;
+}
+
+StateResult CheckStoreState(const StoreWorkload& workload, const CrashState& state) {
+  StateResult result;
+  MemEnv mem;
+  FaultEnv env(&mem);
+  // LMDB's own fsyncs are not what this checks: on tmpfs they cost nothing.
+  const std::filesystem::path shm = "/dev/shm";
+  std::error_code ec;
+  const std::filesystem::path root = std::filesystem::is_directory(shm, ec) ? shm : std::filesystem::temp_directory_path();
+  std::string state_dir = (root / "spool-crash-XXXXXX").string();
+  if (mkdtemp(state_dir.data()) == nullptr) {
+    result.violations.push_back({"setup", "cannot make a temporary directory"});
+    return result;
+  }
+  StoreOptions options = workload.options;
+  options.env = &env;
+  options.state_dir = state_dir + "/state";
+  StoreModel model;
+  if (state.crash_call != 0) env.CrashAtCall(state.crash_call);
+  {
+    StoreRunner runner(&env, &mem, options, &model, &result.violations);
+    workload.run(runner);
+    result.workload_calls = env.io_calls();
+    result.reached = state.crash_call == 0 || env.crashed();
+    if (state.crash_call == 0 && runner.dead()) {
+      result.violations.push_back({"workload", "the crash-free run stopped early"});
+    }
+    runner.Kill();
+    env.SimulateCrash(state.mode, state.seed);
+    if (state.recovery_crash_call != 0) {
+      env.CrashAtCall(env.io_calls() + state.recovery_crash_call);
+      {
+        std::unique_ptr<Store> store;
+        (void)Store::Open(options, kStoreDir, &store);
+      }
+      if (!env.crashed()) {
+        result.reached = false;
+      } else {
+        env.SimulateCrash(state.mode, Mix(state.seed, state.recovery_crash_call));
+      }
+    }
+    if (result.reached) {
+      const uint64_t before = env.io_calls();
+      CheckRecovered(options, runner, &model, &result);
+      result.recovery_calls = env.io_calls() - before;
+    }
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(state_dir, ignored);
+  return result;
+}
+
+CrashFigures EnumerateStoreCrashes(const StoreWorkload& workload, bool crash_recovery) {
+  CrashFigures figures;
+  figures.workload = workload.name;
+  // The crash-free run counts the workload's I/O calls, and is checked too.
+  StateResult clean = CheckStoreState(workload, CrashState{});
+  figures.crash_points = clean.workload_calls;
+  RecordResult(DescribeCrash(workload.name, CrashState{}), clean, &figures);
+  for (uint64_t call = 1; call <= figures.crash_points; ++call) {
+    for (CrashMode mode : kAllCrashModes) {
+      CrashState state{call, mode, Mix(call, static_cast<uint64_t>(mode)), 0, false, 0};
+      StateResult result = CheckStoreState(workload, state);
+      RecordResult(DescribeCrash(workload.name, state), result, &figures);
+      // Recovery's own I/O (the first open after the crash), crashed in the
+      // modes that lose the most of it: every unsynced write, any subset of
+      // them, or sectors turned to garbage.
+      if (!crash_recovery || (mode != CrashMode::kPowerLoss && mode != CrashMode::kReorder && mode != CrashMode::kGarbage)) {
+        continue;
+      }
+      for (uint64_t r = 1;; ++r) {
+        state.recovery_crash_call = r;
+        StateResult nested = CheckStoreState(workload, state);
+        if (!nested.reached) break;
+        ++figures.recovery_crash_states;
+        RecordResult(DescribeCrash(workload.name, state), nested, &figures);
+      }
+    }
+  }
+  return figures;
+}
+
+}  // namespace spool::crashtest
