@@ -3,6 +3,8 @@
 #include "spool/storage/table.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <ctime>
 #include <set>
 
 namespace spool {
@@ -138,6 +140,16 @@ Status Schema::Validate(const Row& row) const {
     }
   }
   return Status::OK();
+}
+
+std::string FormatTimestampUtc(uint64_t micros) {
+  const auto seconds = static_cast<time_t>(micros / 1000000);
+  struct tm parts {};
+  gmtime_r(&seconds, &parts);
+  char text[64];
+  std::snprintf(text, sizeof(text), "%04d-%02d-%02d %02d:%02d:%02d.%06u UTC", parts.tm_year + 1900, parts.tm_mon + 1,
+                parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec, static_cast<unsigned>(micros % 1000000));
+  return text;
 }
 
 std::string_view TableKindName(TableKind kind) {

@@ -370,12 +370,14 @@ class Store::Builder {
     std::optional<std::string> before;
     SPOOL_RETURN_IF_ERROR(Lookup(table->uid, key, &before));
     if (before) Record(*table, key, std::move(before), std::nullopt, false);
+    else Touch(*table);  // no row to delete: the commit still shows in the table's history
     return Status::OK();
   }
 
   Status Apply(const Transaction::TruncateOp& op) {
     TableInfo* table = nullptr;
     SPOOL_RETURN_IF_ERROR(Find(op.id, &table));
+    Touch(*table);
     return DeleteAll(*table);
   }
 
@@ -422,19 +424,25 @@ class Store::Builder {
     return LookupKey(StateRowPrefix(uid) + key, row);
   }
 
+  // The table's change set in the record, created empty on first use.
+  TableChangeSet& Touch(const TableInfo& table) {
+    auto [it, inserted] = table_index_.try_emplace(table.uid, record_.tables.size());
+    if (inserted) record_.tables.push_back(TableChangeSet{table.uid, {}});
+    return record_.tables[it->second];
+  }
+
   // One row change: `before` and `after` absent mean the row did not or
   // does not exist.
   void Record(const TableInfo& table, const std::string& key, std::optional<std::string> before,
               std::optional<std::string> after, bool keyless_insert) {
+    TableChangeSet& set = Touch(table);
     if (!before && !after) return;
-    auto [it, inserted] = table_index_.try_emplace(table.uid, record_.tables.size());
-    if (inserted) record_.tables.push_back(TableChangeSet{table.uid, {}});
     RowChangeRecord change;
     change.kind = !before ? RowChangeKind::kInsert : !after ? RowChangeKind::kDelete : RowChangeKind::kUpdate;
     if (!keyless_insert) change.key = key;
     if (before) change.pre = std::move(*before);
     if (after) change.post = *after;
-    record_.tables[it->second].changes.push_back(std::move(change));
+    set.changes.push_back(std::move(change));
     local_[StateRowPrefix(table.uid) + key] = std::move(after);
     ++rows_;
   }
@@ -498,7 +506,9 @@ Status Store::WriteCommitLocked(const Pending& pending, CommitResult* result) {
     stats_.commits++;
     stats_.rows_written += pending.rows;
   }
-  if (result != nullptr) *result = CommitResult{commit.position.epoch, commit.position.version, commit.timestamp_us};
+  if (result != nullptr) {
+    *result = CommitResult{commit.position.epoch, commit.position.version, commit.timestamp_us, record.metrics};
+  }
   SPOOL_RETURN_IF_ERROR(staged);
   bytes_since_snapshot_ += body.size();
   return MaybeSnapshotLocked();

@@ -10,8 +10,10 @@ namespace spool {
 namespace {
 
 std::string RangeError(uint64_t version, const VersionRange& range) {
-  return "version " + std::to_string(version) + " is not available: versions " + std::to_string(range.oldest) +
-         " to " + std::to_string(range.newest) + " are";
+  if (range.newest == 0) return "version " + std::to_string(version) + " is not available: the store has no commits";
+  return "version " + std::to_string(version) + " is not available: versions " + std::to_string(range.oldest) + " (" +
+         FormatTimestampUtc(range.oldest_timestamp_us) + ") to " + std::to_string(range.newest) + " (" +
+         FormatTimestampUtc(range.newest_timestamp_us) + ") are";
 }
 
 }  // namespace
@@ -38,9 +40,9 @@ Status Store::ResolveVersion(const ReadOptions& options, uint64_t newest, uint64
     Status s = log_->VersionAtTime(*options.timestamp_us, version);
     if (s.IsNotFound()) {
       const VersionRange range = AvailableVersions();
-      return Status::InvalidArgument("timestamp " + std::to_string(*options.timestamp_us) +
-                                     " is before the oldest available commit (version " + std::to_string(range.oldest) +
-                                     " at " + std::to_string(range.oldest_timestamp_us) + ")");
+      return Status::InvalidArgument("timestamp " + FormatTimestampUtc(*options.timestamp_us) +
+                                     " is before the oldest available commit: version " + std::to_string(range.oldest) +
+                                     " at " + FormatTimestampUtc(range.oldest_timestamp_us));
     }
     SPOOL_RETURN_IF_ERROR(s);
     *version = std::min(*version, newest);
@@ -264,11 +266,12 @@ Status Store::Changes(const TableId& id, uint64_t from, uint64_t to, const std::
                       TableInfo* table_out) {
   const VersionRange range = AvailableVersions();
   if (to == 0) to = range.newest;
-  if (from == 0 || from > to) {
-    return Status::InvalidArgument("change feed range " + std::to_string(from) + " to " + std::to_string(to) +
-                                   " is empty or reversed");
+  if (from < range.oldest || from > range.newest) return Status::InvalidArgument(RangeError(from, range));
+  if (to > range.newest) return Status::InvalidArgument(RangeError(to, range));
+  if (to < from) {
+    return Status::InvalidArgument("change feed from version " + std::to_string(from) + " to version " +
+                                   std::to_string(to) + " is reversed");
   }
-  if (from < range.oldest || to > range.newest) return Status::InvalidArgument(RangeError(from < range.oldest ? from : to, range));
   TableInfo table;
   {
     std::lock_guard lock(commit_mu_);

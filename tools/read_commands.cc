@@ -32,13 +32,6 @@ Status OpenTable(const std::string& dir, const std::string& table, std::unique_p
   return OpenStore(dir, store);
 }
 
-// "versions 1 to 7 (2026-… to 2026-… UTC)": what a read may ask for.
-std::string RangeText(const VersionRange& range) {
-  if (range.newest == 0) return "the store has no commits";
-  return fmt::format("available: versions {} to {}, {} to {} UTC", range.oldest, range.newest,
-                     FormatTimestamp(range.oldest_timestamp_us), FormatTimestamp(range.newest_timestamp_us));
-}
-
 // ---------------------------------------------------------------------------
 // read
 
@@ -77,8 +70,6 @@ int RunRead(const ReadArgs& args) {
       rows.push_back(row);
       return args.limit == 0 || rows.size() < args.limit;
     }, &table, &version);
-    // The storage error names the versions; say the times too.
-    if (s.IsInvalidArgument() && options.timestamp_us) s = WithHint(s, RangeText(store->AvailableVersions()));
   }
   if (!s.ok()) return ReportError(s);
   const OutputFormat format = OutputFormatNamed(args.format);
@@ -154,7 +145,6 @@ int RunChanges(const std::string& dir, const std::string& name, uint64_t from, u
       rows.push_back(std::move(row));
       return true;
     }, &table);
-    if (s.IsInvalidArgument()) s = WithHint(s, RangeText(store->AvailableVersions()));
   }
   if (!s.ok()) return ReportError(s);
   std::vector<std::string> columns = ColumnNames(table.schema);

@@ -49,6 +49,9 @@ struct Timestamp {
   friend auto operator<=>(const Timestamp&, const Timestamp&) = default;
 };
 
+// "2026-11-29 18:00:00.123456 UTC": how errors and listings show a time.
+std::string FormatTimestampUtc(uint64_t micros);
+
 // Raw bytes, distinct from a string.
 struct Bytes {
   std::string data;

@@ -143,9 +143,10 @@ class Store {
 
   // Reads a table (its current version, or as of options.version or
   // options.timestamp_us), calling `visit` with each row in key order (row
-  // order of commit for keyless tables) until it returns false. `*table`,
-  // when set, receives the table as of the version read; rows written
-  // before a column was added read it as null. Errors: NotFound (no such
+  // order of commit for keyless tables) until it returns false. `*table`
+  // and `*version_read`, when given, are filled before the first row is
+  // visited: the table as of the version read. Rows written before a
+  // column was added read it as null. Errors: NotFound (no such
   // table at that version), InvalidArgument (a version or timestamp outside
   // the available range, naming the range), Corruption, IOError.
   Status Read(const TableId& id, const ReadOptions& options, const std::function<bool(const Row&)>& visit,
@@ -162,7 +163,8 @@ class Store {
   Status History(const TableId& id, std::vector<HistoryEntry>* history, uint64_t limit = 0);
 
   // The change data feed of versions [from, to] (to = 0: newest), in commit
-  // order. Errors: NotFound, InvalidArgument (outside the available range).
+  // order; `*table` (the table as of `to`) is filled before the first
+  // change. Errors: NotFound, InvalidArgument (outside the available range).
   Status Changes(const TableId& id, uint64_t from, uint64_t to, const std::function<bool(const ChangeRow&)>& visit,
                  TableInfo* table = nullptr);
 
@@ -172,7 +174,8 @@ class Store {
 
   VersionRange AvailableVersions();
 
-  // Writes a snapshot of the current state, durably. Errors: IOError, NoSpace.
+  // Writes a snapshot of the current state, durably. Errors:
+  // InvalidArgument (no commits yet), IOError, NoSpace.
   Status TakeSnapshot(SnapshotInfo* info = nullptr);
   // Snapshots on the current history, oldest first.
   Status ListSnapshots(std::vector<SnapshotInfo>* snapshots);

@@ -63,7 +63,8 @@ class Transaction {
   }
   // Adds a nullable column at the end; rows written before read it as null.
   void AddColumn(TableId id, Column column) { ops_.push_back(AddColumnOp{std::move(id), std::move(column)}); }
-  // Sets (or, with an empty value, removes) properties.
+  // Sets properties; an empty value removes one (a property is never the
+  // empty string).
   void SetProperties(TableId id, std::map<std::string, std::string> properties) {
     ops_.push_back(SetPropertiesOp{std::move(id), std::move(properties)});
   }
@@ -116,6 +117,9 @@ struct CommitResult {
   uint64_t epoch = 0;
   uint64_t version = 0;
   uint64_t timestamp_us = 0;
+  // The metrics recorded with the commit (a restore's numRestoredRows and
+  // numRemovedRows, and those the transaction added).
+  Metrics metrics;
 };
 
 // One commit that touched a table: Delta's DESCRIBE HISTORY columns.
