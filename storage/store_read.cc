@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "row_codec.h"
+#include "snapshot_file.h"
 #include "spool/storage/store.h"
 #include "store_internal.h"
 
@@ -99,11 +100,88 @@ Status Store::CaptureTableLocked(const TableId& id, const ReadOptions& options, 
   return state_->NewView(capture->prefix, PrefixEnd(capture->prefix), &capture->view);
 }
 
+// Estimated bytes of the log's commits (after, upto], from segment sizes.
+uint64_t Store::LogBytesBetween(uint64_t after, uint64_t upto) {
+  double bytes = 0;
+  for (const LogSegmentInfo& segment : log_->Segments()) {
+    if (segment.last_version < segment.first_version) continue;
+    const uint64_t lo = std::max(segment.first_version, after + 1), hi = std::min(segment.last_version, upto);
+    if (lo > hi) continue;
+    const double share = static_cast<double>(hi - lo + 1) / static_cast<double>(segment.last_version - segment.first_version + 1);
+    bytes += share * static_cast<double>(segment.data_end_bytes);
+  }
+  return static_cast<uint64_t>(bytes);
+}
+
 // Calls `visit(key, row)` for every row of the captured table as of the
 // captured version with begin <= key < end (end empty: unbounded), in key
-// order: the current rows, with every change after the version undone from
-// the pre-images in the log.
+// order. Two ways, whichever reads less: backward, the current rows with
+// every later change undone from the pre-images in the log; or forward,
+// the newest snapshot at or before the version (or the empty store, while
+// the log begins at version 1) with the log after it replayed. A restore to
+// a version far back is then flat in the history after it.
 Status Store::ScanCaptured(Capture& c, const std::string& begin, const std::string& end,
+                           const std::function<bool(std::string_view key, std::string_view row)>& visit) {
+  if (c.version < c.newest) {
+    const uint64_t backward = LogBytesBetween(c.version, c.newest);
+    std::vector<SnapshotInfo> snapshots;
+    SPOOL_RETURN_IF_ERROR(ListSnapshots(&snapshots));
+    const uint64_t oldest = log_->Oldest().version;
+    std::optional<SnapshotInfo> base;
+    if (oldest <= 1) base = SnapshotInfo{};  // the empty store before version 1
+    for (const SnapshotInfo& snapshot : snapshots) {
+      if (snapshot.version <= c.version && snapshot.version + 1 >= oldest) base = snapshot;
+    }
+    // A snapshot is compressed, holds every table and is parsed whole.
+    if (base && 3 * base->bytes + LogBytesBetween(base->version, c.version) < backward) {
+      return ScanForward(c, *base, begin, end, visit);
+    }
+  }
+  return ScanBackward(c, begin, end, visit);
+}
+
+Status Store::ScanForward(Capture& c, const SnapshotInfo& base, const std::string& begin, const std::string& end,
+                          const std::function<bool(std::string_view key, std::string_view row)>& visit) {
+  std::unique_ptr<VersionPin> pin = PinVersion(base.version);
+  std::map<std::string, std::string, std::less<>> rows;
+  if (!base.file_name.empty()) {
+    SnapshotHeader header;
+    SPOOL_RETURN_IF_ERROR(ReadSnapshot(options_.env, JoinPath(snapshot_dir(), base.file_name), log_->StoreId(),
+                                       &header, [&](std::string_view key, std::string_view value) {
+                                         if (key < c.prefix) return true;
+                                         if (!key.starts_with(c.prefix)) return false;  // past the table
+                                         rows.emplace(key.substr(c.prefix.size()), value);
+                                         return true;
+                                       }));
+  }
+  if (base.version < c.version) {
+    std::unique_ptr<LogIterator> it;
+    SPOOL_RETURN_IF_ERROR(log_->NewIterator(base.version + 1, &it));
+    LogEntry entry;
+    CommitRecord record;
+    while (it->Next(&entry) && entry.position.version <= c.version) {
+      SPOOL_RETURN_IF_ERROR(DecodeCommit(entry.body, &record, c.table.uid)
+                                .WithContext("log version " + std::to_string(entry.position.version)));
+      for (TableChangeSet& set : record.tables) {
+        uint32_t keyless_index = 0;
+        for (RowChangeRecord& change : set.changes) {
+          std::string key =
+              change.key.empty() ? KeylessRowId(entry.position.version, keyless_index++) : std::move(change.key);
+          if (change.kind == RowChangeKind::kDelete) rows.erase(key);
+          else rows.insert_or_assign(std::move(key), std::move(change.post));
+        }
+      }
+    }
+    SPOOL_RETURN_IF_ERROR(it->status());
+  }
+  for (auto it = rows.lower_bound(begin); it != rows.end() && (end.empty() || it->first < end); ++it) {
+    if (!visit(it->first, it->second)) break;
+  }
+  return Status::OK();
+}
+
+// Backward: the current rows, with every change after the version undone.
+Status Store::ScanBackward(Capture& c, const std::string& begin, const std::string& end,
                            const std::function<bool(std::string_view key, std::string_view row)>& visit) {
   const auto in_range = [&](std::string_view key) { return key >= begin && (end.empty() || key < end); };
   // key -> the row at the version (nullopt: absent), from the first change

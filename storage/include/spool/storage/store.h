@@ -14,9 +14,11 @@
 // is brought up to date from the log when the store opens, so deleting any
 // derived file loses nothing the log still holds.
 //
-// Time travel reads the current state and undoes, with the pre-images the
-// log keeps, every commit after the version asked for; any version from the
-// oldest retained commit's predecessor to the newest can be read.
+// Time travel reads a version either backward — the current state with every
+// later commit undone from the pre-images the log keeps — or forward — the
+// newest snapshot at or before it with the log after it replayed —
+// whichever reads fewer bytes. Any version whose commit is retained can be
+// read.
 //
 // Thread-safety: safe for concurrent use. Commits are serialised; reads run
 // concurrently with them and see every acknowledged commit. Callbacks given
@@ -221,6 +223,11 @@ class Store {
   Status CaptureTableLocked(const TableId& id, const ReadOptions& options, Capture* capture);
   Status ScanCaptured(Capture& capture, const std::string& begin, const std::string& end,
                       const std::function<bool(std::string_view key, std::string_view row)>& visit);
+  Status ScanForward(Capture& capture, const SnapshotInfo& base, const std::string& begin, const std::string& end,
+                     const std::function<bool(std::string_view key, std::string_view row)>& visit);
+  Status ScanBackward(Capture& capture, const std::string& begin, const std::string& end,
+                      const std::function<bool(std::string_view key, std::string_view row)>& visit);
+  uint64_t LogBytesBetween(uint64_t after, uint64_t upto);
   Status ScanCommits(uint64_t uid, uint64_t from, uint64_t to,
                      const std::function<bool(const LogEntry&, const CommitRecord&)>& visit);
   std::string snapshot_dir() const;
