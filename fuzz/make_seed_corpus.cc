@@ -1,15 +1,30 @@
 // Writes the seed corpora of the fuzz targets (committed under
 // fuzz/corpus/): real segment files, records, payloads and META from the
-// fixture log, and damage programs for recovery. Run it only to regenerate
-// them: `spool_make_seed_corpus fuzz/corpus`.
+// fixture log, and damage programs for recovery; commit records, catalog
+// entries, snapshot files and row images of the storage layer. Run it only
+// to regenerate them: `spool_make_seed_corpus fuzz/corpus [TARGET...]`
+// (TARGET: record_decoder, log_recovery, commit_decoder, snapshot_decoder,
+// row_decoder; all by default). Deterministic: the same build writes the
+// same bytes.
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "commit_codec.h"
 #include "log_fixture.h"
+#include "row_codec.h"
+#include "snapshot_file.h"
 #include "spool/txnlog/log.h"
+#include "state_store.h"
 
 namespace {
 
@@ -24,30 +39,27 @@ std::string Op(uint8_t op, uint8_t file, uint32_t arg) {
   return bytes;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
-    return 2;
-  }
-  const std::string root = argv[1];
+void WriteLogSeeds(const std::string& root, bool record_decoder, bool log_recovery) {
   spool::MemEnv env;
   std::map<uint64_t, std::string> bodies;
   spool::fuzz::BuildFixtureLog(&env, &bodies);
   std::vector<std::string> names;
   (void)env.ListDir(spool::fuzz::kFixtureDir, &names);
   int n = 0;
-  for (const std::string& name : names) {
-    std::string bytes;
-    if (!spool::ReadFileToString(&env, spool::JoinPath(spool::fuzz::kFixtureDir, name), &bytes).ok()) continue;
-    const std::string prefix = root + "/record_decoder/" + name;
-    Write(prefix + ".segment", std::string(1, '\0') + bytes);
-    if (bytes.size() > 96) Write(prefix + ".record", std::string(1, '\1') + bytes.substr(96, 400));
-    if (name == "META") Write(prefix + ".meta", std::string(1, '\3') + bytes);
-    ++n;
+  if (record_decoder) {
+    for (const std::string& name : names) {
+      std::string bytes;
+      if (!spool::ReadFileToString(&env, spool::JoinPath(spool::fuzz::kFixtureDir, name), &bytes).ok()) continue;
+      const std::string prefix = root + "/record_decoder/" + name;
+      Write(prefix + ".segment", std::string(1, '\0') + bytes);
+      if (bytes.size() > 96) Write(prefix + ".record", std::string(1, '\1') + bytes.substr(96, 400));
+      if (name == "META") Write(prefix + ".meta", std::string(1, '\3') + bytes);
+      ++n;
+    }
+    Write(root + "/record_decoder/payload-empty", std::string(1, '\2'));
+    std::printf("record_decoder: seeds from %d fixture files\n", n);
   }
-  Write(root + "/record_decoder/payload-empty", std::string(1, '\2'));
+  if (!log_recovery) return;
   // Damage programs: one of each kind, and a few combinations.
   const std::vector<std::string> programs = {
       "",
@@ -64,6 +76,497 @@ int main(int argc, char** argv) {
       Op(5, 1, 96) + Op(0, 2, 1000) + Op(3, 1, 7),
   };
   for (size_t i = 0; i < programs.size(); ++i) Write(root + "/log_recovery/damage-" + std::to_string(i), programs[i]);
-  std::printf("wrote seeds from %d fixture files and %zu damage programs\n", n, programs.size());
+  std::printf("log_recovery: %zu damage programs\n", programs.size());
+}
+
+// ---- Storage seeds ----------------------------------------------------------
+
+using spool::Bytes;
+using spool::Column;
+using spool::ColumnType;
+using spool::CommitRecord;
+using spool::DdlKind;
+using spool::DdlRecord;
+using spool::Row;
+using spool::RowChangeKind;
+using spool::RowChangeRecord;
+using spool::Schema;
+using spool::TableChangeSet;
+using spool::TableInfo;
+using spool::TableKind;
+using spool::Timestamp;
+using spool::Value;
+
+constexpr uint64_t kSnapshotStoreId = 0x5707e5707eull;  // snapshot_decoder_fuzzer's store id
+
+// splitmix64: deterministic bytes for the incompressible seeds.
+struct Random {
+  uint64_t state;
+  uint64_t Next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  std::string Bytes(size_t n) {
+    std::string out;
+    while (out.size() < n) out.push_back(static_cast<char>(Next() & 0xff));
+    return out;
+  }
+};
+
+[[noreturn]] void Die(const std::string& what) {
+  std::fprintf(stderr, "spool_make_seed_corpus: %s\n", what.c_str());
+  std::exit(1);
+}
+
+void Must(const spool::Status& s, const char* what) {
+  if (!s.ok()) Die(std::string(what) + ": " + s.ToString());
+}
+
+TableInfo MakeTable(const std::string& name, uint64_t uid, TableKind kind, std::vector<Column> columns,
+                    std::vector<std::string> key, std::map<std::string, std::string> properties = {}) {
+  TableInfo t;
+  Must(spool::TableId::Parse(name, &t.id), "table id");
+  t.uid = uid;
+  t.kind = kind;
+  Must(Schema::Make(std::move(columns), std::move(key), &t.schema), "schema");
+  t.properties = std::move(properties);
+  return t;
+}
+
+// Version 7 created `orders` (keyed) and `events` (keyless).
+TableInfo Orders() {
+  return MakeTable("main.sales.orders", 7ull << 12 | 0, TableKind::kStreamingTable,
+                   {{"id", ColumnType::kInt64, false},
+                    {"customer", ColumnType::kString, false},
+                    {"amount", ColumnType::kDouble, true},
+                    {"paid", ColumnType::kBool, true},
+                    {"at", ColumnType::kTimestamp, true},
+                    {"note", ColumnType::kBytes, true}},
+                   {"id"}, {{"comment", "orders by id"}, {"owner", "sales"}});
+}
+
+TableInfo Events() {
+  return MakeTable("main.raw.events", 7ull << 12 | 1, TableKind::kStreamingTable,
+                   {{"ts", ColumnType::kTimestamp, false}, {"payload", ColumnType::kString, true}}, {});
+}
+
+// Composite key, as a materialized view might have.
+TableInfo Totals() {
+  return MakeTable("main.sales.totals", 9ull << 12 | 0, TableKind::kMaterializedView,
+                   {{"region", ColumnType::kString, false},
+                    {"day", ColumnType::kTimestamp, false},
+                    {"total", ColumnType::kDouble, false},
+                    {"big", ColumnType::kBool, false}},
+                   {"region", "day"}, {{"pipeline.refresh", "auto"}});
+}
+
+TableInfo State() {
+  return MakeTable("sys.flow_state.agg_1", 9ull << 12 | 1, TableKind::kInternalState,
+                   {{"k", ColumnType::kBytes, false}, {"v", ColumnType::kBytes, true}}, {"k"});
+}
+
+Row OrderRow(int64_t id, int variant) {
+  Row row{id, std::string("customer-") + std::to_string(id % 7), 12.5 * static_cast<double>(id), variant % 2 == 0,
+          Timestamp{1700000000000000 + id}, Bytes{std::string("\x00\x01\xff", 3)}};
+  if (variant % 3 == 1) row[2] = std::monostate{};
+  if (variant % 3 == 2) {
+    row[3] = std::monostate{};
+    row[4] = std::monostate{};
+    row[5] = std::monostate{};
+  }
+  return row;
+}
+
+std::string EncodedRow(const TableInfo& t, const Row& row) {
+  Must(t.schema.Validate(row), "row");
+  std::string out;
+  spool::EncodeRow(t.schema, row, &out);
+  return out;
+}
+
+std::string EncodedKey(const TableInfo& t, const Row& row) {
+  std::string out;
+  spool::EncodeKey(t.schema, row, &out);
+  return out;
+}
+
+RowChangeRecord Insert(const TableInfo& t, const Row& row) {
+  return {RowChangeKind::kInsert, t.schema.has_key() ? EncodedKey(t, row) : std::string(), "", EncodedRow(t, row)};
+}
+RowChangeRecord Update(const TableInfo& t, const Row& before, const Row& after) {
+  return {RowChangeKind::kUpdate, EncodedKey(t, after), EncodedRow(t, before), EncodedRow(t, after)};
+}
+RowChangeRecord Delete(const TableInfo& t, const Row& before) {
+  return {RowChangeKind::kDelete, EncodedKey(t, before), EncodedRow(t, before), ""};
+}
+
+CommitRecord Commit(std::string parameters, std::string update_id, uint64_t execution_us) {
+  CommitRecord c;
+  c.parameters_json = std::move(parameters);
+  c.update_id = std::move(update_id);
+  c.execution_time_us = execution_us;
+  return c;
+}
+
+void WriteCommitSeeds(const std::string& dir) {
+  std::map<std::string, std::string> seeds;
+  const TableInfo orders = Orders(), events = Events(), totals = Totals(), state = State();
+
+  {  // Create a keyed table and write to it in the same commit.
+    CommitRecord c = Commit(R"({"mode":"create"})", "update-0001", 1234);
+    c.ddl.push_back({DdlKind::kCreate, std::nullopt, orders});
+    TableChangeSet set{orders.uid, {}};
+    for (int64_t id = 1; id <= 6; ++id) set.changes.push_back(Insert(orders, OrderRow(id, static_cast<int>(id))));
+    c.tables.push_back(set);
+    c.metrics = {{"numOutputRows", 6}, {"numInsertedRows", 6}, {"numOutputBytes", 480}};
+    seeds["ddl-create-keyed"] = spool::EncodeCommit(c);
+  }
+  {  // Two tables created by one commit, the keyless one appended to.
+    CommitRecord c = Commit("{}", "", 99);
+    c.ddl.push_back({DdlKind::kCreate, std::nullopt, orders});
+    c.ddl.push_back({DdlKind::kCreate, std::nullopt, events});
+    TableChangeSet set{events.uid, {}};
+    for (int64_t i = 0; i < 5; ++i) {
+      Row row{Timestamp{1700000000000000 + i * 1000}, i == 3 ? Row::value_type{} : Row::value_type{"event " + std::to_string(i)}};
+      set.changes.push_back(Insert(events, row));
+    }
+    c.tables.push_back(set);
+    seeds["ddl-create-two-keyless-insert"] = spool::EncodeCommit(c);
+  }
+  {  // Keyed changes: inserts, updates and deletes in one table.
+    CommitRecord c = Commit(R"({"batch":17})", "update-0002", 5000);
+    TableChangeSet set{orders.uid, {}};
+    set.changes.push_back(Insert(orders, OrderRow(10, 0)));
+    set.changes.push_back(Update(orders, OrderRow(1, 1), OrderRow(1, 2)));
+    set.changes.push_back(Update(orders, OrderRow(2, 0), OrderRow(2, 0)));
+    set.changes.push_back(Delete(orders, OrderRow(3, 2)));
+    c.tables.push_back(set);
+    c.metrics = {{"numUpdatedRows", 2}, {"numDeletedRows", 1}, {"numInsertedRows", 1}};
+    seeds["changes-keyed-mixed"] = spool::EncodeCommit(c);
+  }
+  {  // Changes to several tables, composite keys, an internal state table.
+    CommitRecord c = Commit(R"({"flow":"agg"})", "update-0003", 70);
+    c.ddl.push_back({DdlKind::kCreate, std::nullopt, totals});
+    c.ddl.push_back({DdlKind::kCreate, std::nullopt, state});
+    TableChangeSet t1{totals.uid, {}}, t2{state.uid, {}}, t3{events.uid, {}};
+    const Row before{std::string("eu"), Timestamp{86400000000}, 10.0, false};
+    const Row after{std::string("eu"), Timestamp{86400000000}, -0.0, true};
+    t1.changes.push_back(Insert(totals, {std::string("us\0x", 4), Timestamp{-1}, 1e300, false}));
+    t1.changes.push_back(Update(totals, before, after));
+    t2.changes.push_back(Insert(state, {Bytes{std::string(1, '\0')}, Bytes{"state"}}));
+    t2.changes.push_back(Insert(state, {Bytes{""}, Row::value_type{}}));
+    t3.changes.push_back(Insert(events, {Timestamp{0}, std::string(300, 'x')}));
+    c.tables = {t1, t2, t3};
+    seeds["changes-multi-table"] = spool::EncodeCommit(c);
+  }
+  {  // A table touched without row changes (a delete of a missing key, a
+     // truncate of an empty table): an empty change set.
+    CommitRecord c = Commit("{}", "update-0009", 2);
+    c.tables.push_back({orders.uid, {}});
+    c.tables.push_back({events.uid, {Insert(events, {Timestamp{9}, std::monostate{}})}});
+    c.metrics = {{"numDeletedRows", 0}};
+    seeds["changes-empty-set"] = spool::EncodeCommit(c);
+  }
+  {  // Alter: a column added; an update whose pre-image predates it.
+    TableInfo after = orders;
+    std::vector<Column> columns = orders.schema.columns();
+    columns.push_back({"region", ColumnType::kString, true});
+    Must(Schema::Make(columns, {"id"}, &after.schema), "altered schema");
+    CommitRecord c = Commit("{}", "update-0004", 1);
+    c.ddl.push_back({DdlKind::kAlter, orders, after});
+    Row new_row = OrderRow(4, 0);
+    new_row.push_back(std::string("emea"));
+    c.tables.push_back({orders.uid, {Update(orders, OrderRow(4, 1), OrderRow(4, 1))}});
+    c.tables.back().changes.back().post = EncodedRow(after, new_row);
+    seeds["ddl-alter-add-column"] = spool::EncodeCommit(c);
+  }
+  {  // Alter: properties set and removed.
+    TableInfo after = orders;
+    after.properties.erase("owner");
+    after.properties["delta.enableChangeDataFeed"] = "true";
+    CommitRecord c = Commit(R"({"properties":{"owner":null}})", "", 3);
+    c.ddl.push_back({DdlKind::kAlter, orders, after});
+    seeds["ddl-alter-properties"] = spool::EncodeCommit(c);
+  }
+  {  // Drop: the table's rows go as deletes.
+    CommitRecord c = Commit("{}", "update-0005", 8);
+    TableChangeSet set{orders.uid, {}};
+    for (int64_t id = 1; id <= 4; ++id) set.changes.push_back(Delete(orders, OrderRow(id, static_cast<int>(id))));
+    c.tables.push_back(set);
+    c.ddl.push_back({DdlKind::kDrop, orders, std::nullopt});
+    c.ddl.push_back({DdlKind::kDrop, events, std::nullopt});
+    seeds["ddl-drop"] = spool::EncodeCommit(c);
+  }
+  {  // Checkpoints: set, replaced, cleared, and empty data.
+    CommitRecord c = Commit("{}", "update-0006", 40);
+    c.checkpoints.push_back({"flow_a", std::nullopt, std::string("offset=10")});
+    c.checkpoints.push_back({"flow_b", std::string("offset=10"), std::string("offset=20\0state", 16)});
+    c.checkpoints.push_back({"flow_c", std::string("old"), std::nullopt});
+    c.checkpoints.push_back({"flow_d", std::string(), std::string()});
+    c.tables.push_back({events.uid, {Insert(events, {Timestamp{5}, std::string("with checkpoint")})}});
+    seeds["checkpoints"] = spool::EncodeCommit(c);
+  }
+  {  // Metrics only; an empty record; the DDL history form the store keeps.
+    CommitRecord c = Commit(R"({"op":"OPTIMIZE","zOrderBy":[]})", "update-0007", 1u << 31);
+    c.metrics = {{"numFiles", -1}, {"executionTimeUs", INT64_MAX}, {"numRemovedBytes", INT64_MIN}};
+    seeds["metrics-only"] = spool::EncodeCommit(c);
+    seeds["empty"] = spool::EncodeCommit(CommitRecord{});
+    CommitRecord history;
+    history.ddl.push_back({DdlKind::kCreate, std::nullopt, totals});
+    history.ddl.push_back({DdlKind::kAlter, orders, orders});
+    seeds["ddl-history"] = spool::EncodeCommit(history);
+  }
+  {  // A larger commit: many keyless appends and keyed upserts.
+    CommitRecord c = Commit("{}", "update-0008", 123456);
+    TableChangeSet a{events.uid, {}}, b{orders.uid, {}};
+    for (int64_t i = 0; i < 150; ++i) {
+      a.changes.push_back(Insert(events, {Timestamp{i}, std::string(static_cast<size_t>(i % 40), 'e')}));
+      b.changes.push_back(i % 2 == 0 ? Insert(orders, OrderRow(i, static_cast<int>(i)))
+                                     : Update(orders, OrderRow(i, 0), OrderRow(i, static_cast<int>(i))));
+    }
+    c.tables = {a, b};
+    seeds["changes-large"] = spool::EncodeCommit(c);
+  }
+  // Catalog entries, as the state store keeps them.
+  seeds["table-orders"] = spool::EncodeTableInfo(orders);
+  seeds["table-events"] = spool::EncodeTableInfo(events);
+  seeds["table-totals"] = spool::EncodeTableInfo(totals);
+  seeds["table-state"] = spool::EncodeTableInfo(state);
+  // Damaged copies: truncated, and a byte changed in the middle.
+  const std::string keyed = seeds["changes-keyed-mixed"];
+  seeds["damaged-truncated"] = keyed.substr(0, keyed.size() / 2);
+  std::string flipped = seeds["ddl-create-keyed"];
+  flipped[flipped.size() / 2] = static_cast<char>(flipped[flipped.size() / 2] ^ 0x10);
+  seeds["damaged-bitflip"] = flipped;
+  std::string kind = seeds["changes-keyed-mixed"];
+  seeds["damaged-identifier"] = kind.replace(4, 4, "XXXX");
+
+  for (const auto& [name, bytes] : seeds) {
+    CommitRecord check;
+    TableInfo table;
+    const bool valid = spool::DecodeCommit(bytes, &check).ok() || spool::DecodeTableInfo(bytes, &table).ok();
+    if (!valid && !name.starts_with("damaged-")) Die("commit seed " + name + " does not decode");
+    Write(dir + "/" + name, bytes);
+  }
+  std::printf("commit_decoder: %zu seeds\n", seeds.size());
+}
+
+// Writes a snapshot through SnapshotWriter in a MemEnv and returns its bytes.
+std::string Snapshot(const std::vector<std::pair<std::string, std::string>>& entries, uint64_t version) {
+  spool::MemEnv env;
+  Must(env.CreateDir("/snap"), "snapshot dir");
+  const std::string path = spool::JoinPath("/snap", spool::SnapshotFileName(1, version));
+  std::unique_ptr<spool::SnapshotWriter> writer;
+  Must(spool::SnapshotWriter::Create(&env, path, {kSnapshotStoreId, 1, version, 1700000000000000 + version}, &writer),
+       "snapshot create");
+  for (const auto& [key, value] : entries) Must(writer->Add(key, value), "snapshot add");
+  uint64_t bytes = 0, count = 0;
+  Must(writer->Finish(&bytes, &count), "snapshot finish");
+  std::string out;
+  Must(spool::ReadFileToString(&env, path, &out), "snapshot read");
+  return out;
+}
+
+// A state store's contents: catalog entries, rows and checkpoints, sorted.
+std::vector<std::pair<std::string, std::string>> StateEntries(size_t rows, bool random_payload, uint64_t seed) {
+  std::map<std::string, std::string> state;
+  const TableInfo orders = Orders(), events = Events();
+  state[spool::StateCatalogKey(orders.uid)] = spool::EncodeTableInfo(orders);
+  state[spool::StateCatalogKey(events.uid)] = spool::EncodeTableInfo(events);
+  Random random{seed};
+  for (size_t i = 0; i < rows; ++i) {
+    Row row = OrderRow(static_cast<int64_t>(i), static_cast<int>(i));
+    if (random_payload) row[5] = Bytes{random.Bytes(200)};
+    state[spool::StateRowPrefix(orders.uid) + EncodedKey(orders, row)] = EncodedRow(orders, row);
+  }
+  state[spool::StateCheckpointKey("flow_a")] = "offset=" + std::to_string(rows);
+  return {state.begin(), state.end()};
+}
+
+// Random values under ascending keys: blocks zstd cannot shrink.
+std::vector<std::pair<std::string, std::string>> RandomEntries(size_t n, size_t value_bytes, uint64_t seed) {
+  Random random{seed};
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (size_t i = 0; i < n; ++i) {
+    std::string key;
+    for (int shift = 24; shift >= 0; shift -= 8) key.push_back(static_cast<char>(i >> shift));
+    entries.emplace_back(key, random.Bytes(value_bytes));
+  }
+  return entries;
+}
+
+// The flags of each block of a snapshot file (1 = zstd).
+std::vector<uint32_t> BlockFlags(const std::string& file) {
+  std::vector<uint32_t> flags;
+  for (size_t offset = 64; offset + 24 <= file.size() - 40;) {
+    uint32_t stored = 0, flag = 0;
+    std::memcpy(&stored, file.data() + offset + 4, 4);
+    std::memcpy(&flag, file.data() + offset + 8, 4);
+    flags.push_back(flag);
+    offset += 24 + stored;
+  }
+  return flags;
+}
+
+std::string FlipBit(std::string bytes, size_t at, int bit) {
+  bytes[at] = static_cast<char>(bytes[at] ^ (1 << bit));
+  return bytes;
+}
+
+void WriteSnapshotSeeds(const std::string& dir) {
+  // The control byte: bit 0 recomputes the checksums, bits 1-4 stop early.
+  const std::string plain(1, '\x00'), fix(1, '\x01'), stop3(1, '\x06');
+  std::map<std::string, std::string> seeds;
+  const std::string empty = Snapshot({}, 1);
+  const std::string small = Snapshot(StateEntries(8, false, 1), 2);                 // one zstd block
+  const std::string random_small = Snapshot(RandomEntries(6, 300, 2), 3);          // one raw block
+  const std::string several = Snapshot(StateEntries(12000, false, 3), 4);           // > 256 KiB raw, zstd
+  const std::string random_several = Snapshot(RandomEntries(1000, 300, 4), 5);      // > 256 KiB raw, incompressible
+  const std::string mixed = Snapshot(StateEntries(1400, true, 6), 8);               // zstd, partly random
+  const std::string one_entry = Snapshot({{"", ""}}, 6);
+  const std::string big_entry = Snapshot({{"k", std::string(300 << 10, 'v')}}, 7);  // one entry over the block target
+  auto expect = [](const std::string& file, const std::vector<uint32_t>& flags, const char* name) {
+    const std::vector<uint32_t> found = BlockFlags(file);
+    if (found != flags) {
+      std::string got;
+      for (uint32_t f : found) got += std::to_string(f) + " ";
+      Die(std::string("snapshot seed ") + name + " has other blocks than intended: flags " + got);
+    }
+  };
+  expect(empty, {}, "empty");
+  expect(small, {1}, "small");
+  expect(random_small, {0}, "random_small");
+  expect(several, {1, 1, 1}, "several");
+  expect(random_several, {0, 0}, "random_several");
+  seeds["empty"] = plain + empty;
+  seeds["one-block-zstd"] = plain + small;
+  seeds["one-block-raw"] = plain + random_small;
+  seeds["blocks-zstd"] = plain + several;
+  seeds["blocks-raw"] = plain + random_several;
+  seeds["one-empty-entry"] = plain + one_entry;
+  seeds["big-entry"] = plain + big_entry;
+  seeds["blocks-mixed"] = plain + mixed;
+  seeds["fix-one-block-zstd"] = fix + small;
+  seeds["fix-one-block-raw"] = fix + random_small;
+  seeds["stop-blocks-zstd"] = stop3 + several;
+  seeds["stop-one-block-raw"] = stop3 + random_small;
+  // Damaged: truncated, bits flipped (with and without recomputed checksums).
+  seeds["damaged-truncated-header"] = plain + small.substr(0, 40);
+  seeds["damaged-truncated-block"] = plain + small.substr(0, small.size() / 2);
+  seeds["damaged-no-trailer"] = plain + small.substr(0, small.size() - 40);
+  seeds["damaged-flip-header"] = plain + FlipBit(small, 20, 3);
+  seeds["damaged-flip-block"] = plain + FlipBit(random_small, 64 + 24 + 30, 0);
+  seeds["damaged-flip-trailer-count"] = plain + FlipBit(small, small.size() - 24, 0);
+  seeds["fix-damaged-flip-raw-entry"] = fix + FlipBit(random_small, 64 + 24 + 2, 6);
+  seeds["fix-damaged-flip-zstd"] = fix + FlipBit(small, 64 + 24 + 10, 2);
+  seeds["fix-damaged-flip-block-count"] = fix + FlipBit(random_small, 64 + 12, 1);
+
+  for (const auto& [name, bytes] : seeds) {
+    spool::SnapshotHeader header;
+    uint64_t count = 0;
+    std::string file = bytes.substr(1);
+    const bool ok = spool::ParseSnapshot(file, kSnapshotStoreId, &header, [&](std::string_view, std::string_view) {
+                      ++count;
+                      return true;
+                    }).ok();
+    if (ok == (name.find("damaged-") != std::string::npos)) Die("snapshot seed " + name + " parses unexpectedly");
+    Write(dir + "/" + name, bytes);
+  }
+  std::printf("snapshot_decoder: %zu seeds\n", seeds.size());
+}
+
+// A row_decoder_fuzzer input: the schema's bytes, then two images.
+std::string RowSeed(const std::vector<uint8_t>& columns, const std::string& a, const std::string& b) {
+  std::string out(1, static_cast<char>(columns.size() - 1));
+  for (uint8_t c : columns) out.push_back(static_cast<char>(c));
+  out.push_back(static_cast<char>(a.size() > 255 ? 255 : a.size()));
+  return out + a + b;
+}
+
+void WriteRowSeeds(const std::string& dir) {
+  // Column bytes: type 1 + (b & 7) % 6 (int64, double, string, bool,
+  // timestamp, bytes), 0x08 nullable, 0x10 key.
+  std::map<std::string, std::string> seeds;
+  auto schema_of = [](const std::vector<uint8_t>& columns) {
+    std::vector<Column> defs;
+    std::vector<std::string> key;
+    for (size_t i = 0; i < columns.size(); ++i) {
+      const bool is_key = (columns[i] & 0x10) != 0;
+      defs.push_back({"c" + std::to_string(i), static_cast<ColumnType>(1 + (columns[i] & 7) % 6),
+                      !is_key && (columns[i] & 0x08) != 0});
+      if (is_key) key.push_back(defs.back().name);
+    }
+    Schema schema;
+    Must(Schema::Make(defs, key, &schema), "row seed schema");
+    return schema;
+  };
+  auto encode = [](const Schema& schema, const Row& row) {
+    Must(schema.Validate(row), "row seed");
+    std::string out;
+    spool::EncodeRow(schema, row, &out);
+    return out;
+  };
+  {  // Every type, keyed on an int64.
+    const std::vector<uint8_t> cols{0x10, 0x09, 0x0a, 0x0b, 0x0c, 0x0d};
+    const Schema s = schema_of(cols);
+    const Row a{int64_t{-5}, 2.5, std::string("hello"), true, Timestamp{1700000000000000}, Bytes{std::string("\0\xff", 2)}};
+    const Row b{int64_t{7}, std::monostate{}, std::monostate{}, std::monostate{}, std::monostate{}, std::monostate{}};
+    seeds["all-types"] = RowSeed(cols, encode(s, a), encode(s, b));
+  }
+  {  // Composite key: string then double (-0.0, NaN), keyed on both.
+    const std::vector<uint8_t> cols{0x12, 0x11, 0x08};
+    const Schema s = schema_of(cols);
+    seeds["key-string-double"] = RowSeed(cols, encode(s, {std::string("a\0", 2), -0.0, std::monostate{}}),
+                                         encode(s, {std::string("a"), std::nan(""), int64_t{1}}));
+    seeds["key-equal"] = RowSeed(cols, encode(s, {std::string("k"), 0.0, int64_t{2}}),
+                                 encode(s, {std::string("k"), -0.0, std::monostate{}}));
+  }
+  {  // Bool and timestamp keys; bytes.
+    const std::vector<uint8_t> cols{0x13, 0x14, 0x05};
+    const Schema s = schema_of(cols);
+    seeds["key-bool-timestamp"] = RowSeed(cols, encode(s, {false, Timestamp{INT64_MIN}, Bytes{""}}),
+                                          encode(s, {true, Timestamp{INT64_MAX}, Bytes{std::string(40, 'b')}}));
+  }
+  {  // A keyless row written before two columns were added (fewer values).
+    const std::vector<uint8_t> cols{0x02, 0x08, 0x0b};
+    const std::vector<uint8_t> old_cols{0x02};
+    const Schema old_schema = schema_of(old_cols);
+    seeds["fewer-columns"] = RowSeed(cols, encode(old_schema, {std::string("old")}), "");
+  }
+  {  // Eight columns, a bitmap of more than one byte when nullable.
+    const std::vector<uint8_t> cols{0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e};
+    const Schema s = schema_of(cols);
+    Row row(8, Value{});
+    row[7] = int64_t{42};
+    seeds["eight-columns"] = RowSeed(cols, encode(s, row), encode(s, Row(8, Value{})));
+  }
+  seeds["damaged-truncated"] = seeds["all-types"].substr(0, seeds["all-types"].size() - 3);
+  seeds["damaged-bad-bool"] = RowSeed({0x03}, std::string("\x01\x00\x02", 3), std::string("\x02\x00", 2));
+  for (const auto& [name, bytes] : seeds) Write(dir + "/" + name, bytes);
+  std::printf("row_decoder: %zu seeds\n", seeds.size());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s CORPUS_DIR [TARGET...]\n", argv[0]);
+    return 2;
+  }
+  const std::string root = argv[1];
+  std::set<std::string> targets(argv + 2, argv + argc);
+  const std::set<std::string> known{"record_decoder", "log_recovery", "commit_decoder", "snapshot_decoder", "row_decoder"};
+  for (const std::string& target : targets) {
+    if (known.count(target) == 0) Die("unknown target " + target);
+  }
+  if (targets.empty()) targets = known;
+  if (targets.count("record_decoder") != 0 || targets.count("log_recovery") != 0) {
+    WriteLogSeeds(root, targets.count("record_decoder") != 0, targets.count("log_recovery") != 0);
+  }
+  if (targets.count("commit_decoder") != 0) WriteCommitSeeds(root + "/commit_decoder");
+  if (targets.count("snapshot_decoder") != 0) WriteSnapshotSeeds(root + "/snapshot_decoder");
+  if (targets.count("row_decoder") != 0) WriteRowSeeds(root + "/row_decoder");
   return 0;
 }

@@ -8,17 +8,22 @@ namespace {
 using flatbuffers::FlatBufferBuilder;
 using flatbuffers::Offset;
 
+// Strings go in with their length (CreateString of a std::string), never
+// as C strings: a value may hold NUL bytes.
 Offset<fb::TableDef> BuildTableDef(FlatBufferBuilder& fbb, const TableInfo& t) {
   std::vector<Offset<fb::ColumnDef>> columns;
   for (const Column& c : t.schema.columns()) {
-    columns.push_back(fb::CreateColumnDefDirect(fbb, c.name.c_str(), static_cast<uint8_t>(c.type), c.nullable));
+    columns.push_back(fb::CreateColumnDef(fbb, fbb.CreateString(c.name), static_cast<uint8_t>(c.type), c.nullable));
   }
   std::vector<uint32_t> key;
   for (size_t index : t.schema.key_columns()) key.push_back(static_cast<uint32_t>(index));
   std::vector<Offset<fb::PropertyDef>> properties;
-  for (const auto& [k, v] : t.properties) properties.push_back(fb::CreatePropertyDefDirect(fbb, k.c_str(), v.c_str()));
-  return fb::CreateTableDefDirect(fbb, t.uid, t.id.catalog.c_str(), t.id.schema.c_str(), t.id.table.c_str(),
-                                  static_cast<uint8_t>(t.kind), &columns, &key, &properties);
+  for (const auto& [k, v] : t.properties) {
+    properties.push_back(fb::CreatePropertyDef(fbb, fbb.CreateString(k), fbb.CreateString(v)));
+  }
+  return fb::CreateTableDef(fbb, t.uid, fbb.CreateString(t.id.catalog), fbb.CreateString(t.id.schema),
+                            fbb.CreateString(t.id.table), static_cast<uint8_t>(t.kind), fbb.CreateVector(columns),
+                            fbb.CreateVector(key), fbb.CreateVector(properties));
 }
 
 Offset<flatbuffers::Vector<uint8_t>> ByteVector(FlatBufferBuilder& fbb, const std::string& s) {
@@ -77,7 +82,7 @@ Status ReadOptionalTableDef(const fb::TableDef* def, std::optional<TableInfo>* o
 std::string EncodeCommit(const CommitRecord& c) {
   FlatBufferBuilder fbb(1024);
   std::vector<Offset<fb::Metric>> metrics;
-  for (const auto& [name, value] : c.metrics) metrics.push_back(fb::CreateMetricDirect(fbb, name.c_str(), value));
+  for (const auto& [name, value] : c.metrics) metrics.push_back(fb::CreateMetric(fbb, fbb.CreateString(name), value));
   std::vector<Offset<fb::DdlChange>> ddl;
   for (const DdlRecord& d : c.ddl) {
     auto before = d.before ? BuildTableDef(fbb, *d.before) : 0;
@@ -103,8 +108,9 @@ std::string EncodeCommit(const CommitRecord& c) {
     auto after = k.after ? ByteVector(fbb, *k.after) : 0;
     checkpoints.push_back(fb::CreateCheckpointChange(fbb, flow, before, after, k.before.has_value(), k.after.has_value()));
   }
-  auto record = fb::CreateCommitRecordDirect(fbb, c.parameters_json.c_str(), c.update_id.c_str(), c.execution_time_us,
-                                             &metrics, &ddl, &tables, &checkpoints);
+  auto record = fb::CreateCommitRecord(fbb, fbb.CreateString(c.parameters_json), fbb.CreateString(c.update_id),
+                                       c.execution_time_us, fbb.CreateVector(metrics), fbb.CreateVector(ddl),
+                                       fbb.CreateVector(tables), fbb.CreateVector(checkpoints));
   fbb.Finish(record, fb::CommitRecordIdentifier());
   return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
 }

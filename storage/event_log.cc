@@ -32,10 +32,11 @@ std::string NewEventId(uint64_t store_id, uint64_t now_us, uint64_t counter, con
 
 std::string EncodeEvent(const Event& e) {
   flatbuffers::FlatBufferBuilder fbb(256 + e.message.size() + e.details_json.size());
-  auto record = fb::CreateEventRecordDirect(fbb, e.id.c_str(), e.origin.pipeline_id.c_str(), e.origin.update_id.c_str(),
-                                            e.origin.flow_name.c_str(), e.origin.dataset_name.c_str(),
-                                            static_cast<uint8_t>(e.level), e.event_type.c_str(), e.message.c_str(),
-                                            e.details_json.c_str());
+  // Strings with their length: a message may hold NUL bytes.
+  auto str = [&](const std::string& s) { return fbb.CreateString(s); };
+  auto record = fb::CreateEventRecord(fbb, str(e.id), str(e.origin.pipeline_id), str(e.origin.update_id),
+                                      str(e.origin.flow_name), str(e.origin.dataset_name), static_cast<uint8_t>(e.level),
+                                      str(e.event_type), str(e.message), str(e.details_json));
   fbb.Finish(record, fb::EventRecordIdentifier());
   return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
 }

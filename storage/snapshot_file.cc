@@ -105,6 +105,11 @@ Status ParseFrom(const ReadAt& read, uint64_t size, const std::string& name, uin
     }
     std::string_view data = stored;
     if ((flags & kFlagZstd) != 0) {
+      // The frame states its size: believe the header's only when they agree,
+      // so a damaged header cannot make us allocate what it likes.
+      if (ZSTD_getFrameContentSize(stored.data(), stored.size()) != raw_bytes) {
+        return bad("block's compressed size does not match its header" + where);
+      }
       raw.resize(raw_bytes);
       const size_t n = ZSTD_decompress(raw.data(), raw.size(), stored.data(), stored.size());
       if (ZSTD_isError(n) || n != raw_bytes) return bad("block does not decompress" + where);

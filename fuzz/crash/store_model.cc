@@ -293,4 +293,61 @@ void StoreModel::CheckFeed(Store* store, uint64_t from, uint64_t to, std::vector
   }
 }
 
+Transaction RandomTransactions::Next(const ModelState& state) {
+  Transaction txn("WRITE");
+  const int ops = 1 + Uniform(4);
+  for (int i = 0; i < ops; ++i) AddOp(state, &txn);
+  if (Uniform(10) == 0) txn.SetCheckpoint("flow" + std::to_string(Uniform(3)), "offset-" + std::to_string(Uniform(1000)));
+  return txn;
+}
+
+void RandomTransactions::AddOp(const ModelState& state, Transaction* txn) {
+  TableId id;
+  (void)TableId::Parse(TableName(), &id);
+  auto it = state.tables.find(id.ToString());
+  const int roll = Uniform(100);
+  if (it == state.tables.end() || roll < 2) {
+    Schema schema;
+    const bool keyed = Uniform(3) != 0;
+    std::vector<Column> columns{{"k", ColumnType::kInt64, !keyed}, {"v", ColumnType::kString, true},
+                                {"d", ColumnType::kDouble, true}};
+    (void)Schema::Make(columns, keyed ? std::vector<std::string>{"k"} : std::vector<std::string>{}, &schema);
+    txn->CreateTable(id, keyed ? TableKind::kStreamingTable : TableKind::kMaterializedView, schema,
+                     {{"pipelines.reset.allowed", Uniform(2) ? "true" : "false"}});
+    return;
+  }
+  const Schema& schema = it->second.info.schema;
+  if (roll < 4) return txn->DropTable(id);
+  if (roll < 6) {
+    const ColumnType types[] = {ColumnType::kBool, ColumnType::kTimestamp, ColumnType::kBytes, ColumnType::kInt64};
+    return txn->AddColumn(id, Column{"c" + std::to_string(schema.columns().size()), types[Uniform(4)], true});
+  }
+  if (roll < 8) return txn->Truncate(id);
+  if (roll < 10) return txn->SetProperties(id, {{"p" + std::to_string(Uniform(3)), Uniform(2) ? "x" : ""}});
+  if (roll < 30 && schema.has_key()) return txn->Delete(id, Row{int64_t{Uniform(30)}});
+  if (roll < 32) {  // a row that does not fit: the transaction is refused
+    return txn->Write(id, Row{std::string("wrong")});
+  }
+  txn->Write(id, RandomRow(schema));
+}
+
+Row RandomTransactions::RandomRow(const Schema& schema) {
+  Row row;
+  for (const Column& c : schema.columns()) {
+    if (c.nullable && Uniform(5) == 0) {
+      row.push_back(Value{});
+      continue;
+    }
+    switch (c.type) {
+      case ColumnType::kInt64: row.push_back(int64_t{Uniform(30)}); break;
+      case ColumnType::kDouble: row.push_back(Uniform(100) / 4.0); break;
+      case ColumnType::kString: row.push_back(std::string(static_cast<size_t>(Uniform(20)), static_cast<char>('a' + Uniform(26)))); break;
+      case ColumnType::kBool: row.push_back(Uniform(2) == 1); break;
+      case ColumnType::kTimestamp: row.push_back(Timestamp{Uniform(1000000)}); break;
+      case ColumnType::kBytes: row.push_back(Bytes{std::string(static_cast<size_t>(Uniform(8)), '\0')}); break;
+    }
+  }
+  return row;
+}
+
 }  // namespace spool::crashtest

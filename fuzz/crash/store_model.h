@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,23 @@ class StoreModel {
 
  private:
   std::vector<ModelState> states_;  // index = version; 0 = empty
+};
+
+// Random transactions over up to four tables named main.s.t0..t3 (keyed
+// and keyless): creates, drops, added columns, property changes, writes,
+// deletes, truncates, checkpoints, and rows that do not fit (which the
+// store must refuse).
+class RandomTransactions {
+ public:
+  explicit RandomTransactions(uint64_t seed) : rng_(seed) {}
+  Transaction Next(const ModelState& state);
+  int Uniform(int n) { return static_cast<int>(rng_() % static_cast<uint64_t>(n)); }
+  std::string TableName() { return "main.s.t" + std::to_string(Uniform(4)); }
+
+ private:
+  void AddOp(const ModelState& state, Transaction* txn);
+  Row RandomRow(const Schema& schema);
+  std::mt19937_64 rng_;
 };
 
 // "[1, \"a\"]": a row in a violation message.

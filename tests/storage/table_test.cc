@@ -487,5 +487,25 @@ TEST_F(TableTest, InlineApplyMatchesBackgroundApply) {
   EXPECT_EQ(ReadAll(users_, at), (std::vector<Row>{User(0, "0"), User(1, "1")}));
 }
 
+TEST_F(TableTest, StringsWithNulBytesSurviveTheLogAndAReopen) {
+  const std::string nul("a\0b", 3);
+  Transaction txn("CREATE TABLE", "{\"note\":\"x\"}");
+  txn.CreateTable(users_, TableKind::kStreamingTable, UsersSchema(), {{"p", nul}});
+  txn.AddMetric(std::string("m\0x", 3), 1);
+  txn.AddMetric("m", 2);
+  txn.Write(users_, User(1, nul));
+  Commit(txn);
+  Reopen();
+  TableInfo table;
+  ASSERT_TRUE(store_->GetTable(users_, &table).ok());
+  EXPECT_EQ(table.properties.at("p"), nul);
+  EXPECT_EQ(ReadAll(users_), (std::vector<Row>{User(1, nul)}));
+  std::vector<HistoryEntry> history;
+  ASSERT_TRUE(store_->History(users_, &history).ok());
+  ASSERT_EQ(history.size(), 1u);
+  EXPECT_EQ(history[0].metrics.at(std::string("m\0x", 3)), 1);
+  EXPECT_EQ(history[0].metrics.at("m"), 2);
+}
+
 }  // namespace
 }  // namespace spool
