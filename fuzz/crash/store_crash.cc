@@ -203,9 +203,13 @@ void StoreRunner::Finish(const Status& s, const CommitResult& result) {
 void StoreRunner::Commit(const Transaction& txn) {
   if (dead_) return;
   std::optional<ModelState> next = model_->Apply(txn);
-  if (!next) {
-    violations_->push_back({"workload", "the model refuses a workload transaction"});
-    dead_ = true;
+  if (!next) {  // bad input: refused, and nothing changes
+    const uint64_t before = store_->log()->Newest().version;
+    Status s = store_->Commit(txn);
+    if (s.ok() || store_->log()->Newest().version != before) {
+      violations_->push_back({"bad input changes nothing", "the store took a transaction the model refuses"});
+    }
+    if (!s.IsInvalidArgument()) dead_ = true;  // an I/O error: the process is as good as dead
     return;
   }
   model_->Push(std::move(*next));
@@ -271,6 +275,64 @@ void StoreRunner::Kill() {
 }
 
 void StoreRunner::AdvanceClock(uint64_t us) { clock_->SetNowMicros(clock_->NowMicros() + us); }
+
+StoreWorkload RandomStoreWorkload(uint64_t seed) {
+  StoreWorkload workload;
+  workload.name = "random-" + std::to_string(seed);
+  std::mt19937_64 rng(Mix(seed, 0x5709e));
+  StoreOptions& options = workload.options;
+  options.snapshot_every_versions = rng() % 3 == 0 ? 1 + rng() % 6 : 0;
+  options.snapshot_every_bytes = 0;
+  options.state_batch_commits = 1 + rng() % 6;
+  options.state_background_apply = false;
+  options.log.segment_size_bytes = 64 << 10;
+  options.log.preallocate_bytes = (rng() % 3) * (16 << 10);
+  workload.run = [seed](StoreRunner& r) {
+    if (!r.Open()) return;
+    RandomTransactions random(seed);
+    const int steps = 4 + random.Uniform(12);
+    for (int i = 0; i < steps && !r.dead(); ++i) {
+      const int roll = random.Uniform(100);
+      const uint64_t newest = r.model().newest();
+      if (roll < 8 && newest > 0) {
+        r.Restore(random.TableName(), 1 + static_cast<uint64_t>(random.Uniform(static_cast<int>(newest))));
+      } else if (roll < 13) {
+        r.Snapshot();
+      } else if (roll < 17 && newest > 0) {
+        r.AddPin("point-" + std::to_string(i), 1 + static_cast<uint64_t>(random.Uniform(static_cast<int>(newest))));
+      } else if (roll < 22) {
+        r.AdvanceClock(1000 * kHour);
+        r.Vacuum(kHour);
+      } else {
+        r.Commit(random.Next(r.model().state(newest)));
+      }
+    }
+  };
+  return workload;
+}
+
+CrashFigures RunStoreCampaign(uint64_t first_seed, uint64_t cycles) {
+  CrashFigures figures;
+  figures.workload = "random store workloads";
+  for (uint64_t i = 0; i < cycles; ++i) {
+    const uint64_t seed = first_seed + i;
+    const StoreWorkload workload = RandomStoreWorkload(seed);
+    const uint64_t calls = CheckStoreState(workload, CrashState{}).workload_calls;
+    std::mt19937_64 rng(Mix(seed, 0xca5e));
+    CrashState state{1 + rng() % std::max<uint64_t>(calls, 1), kAllCrashModes[rng() % std::size(kAllCrashModes)],
+                     rng(), 0, false, 0};
+    if (rng() % 5 == 0) state.recovery_crash_call = 1 + rng() % 12;
+    StateResult result = CheckStoreState(workload, state);
+    if (!result.reached && state.recovery_crash_call != 0) {  // recovery was shorter: crash it at its end
+      state.recovery_crash_call = 0;
+      result = CheckStoreState(workload, state);
+    }
+    ++figures.crash_points;
+    if (state.recovery_crash_call != 0) ++figures.recovery_crash_states;
+    RecordResult(DescribeCrash(workload.name, state), result, &figures);
+  }
+  return figures;
+}
 
 const std::vector<StoreWorkload>& StandardStoreWorkloads() {
   static const std::vector<StoreWorkload> workloads = MakeWorkloads();

@@ -51,6 +51,7 @@ class StoreRunner {
   // A violation unless `condition` (checked only while the process lives).
   void Expect(bool condition, const std::string& what);
   Store* store() { return dead_ ? nullptr : store_.get(); }
+  const StoreModel& model() const { return *model_; }
   // The process dies: the store object goes without another call.
   void Kill();
 
@@ -83,6 +84,16 @@ struct StoreWorkload {
 // Multi-table commits, snapshot publication, restore, vacuum with pinned
 // readers, and commits with the state applied inline in small batches.
 const std::vector<StoreWorkload>& StandardStoreWorkloads();
+
+// A random workload from `seed` (named "random-SEED"): random transactions
+// (some of them refused), restores, snapshots, pins and vacuums, with random
+// batch, snapshot and preallocation settings.
+StoreWorkload RandomStoreWorkload(uint64_t seed);
+
+// `cycles` random workloads from consecutive seeds, each crashed at a
+// random call in a random mode, one in five crashed again in recovery.
+// figures.crash_points counts the cycles.
+CrashFigures RunStoreCampaign(uint64_t first_seed, uint64_t cycles);
 
 StateResult CheckStoreState(const StoreWorkload& workload, const CrashState& state);
 // Every crash point x every mode; with `crash_recovery`, also every I/O call

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "store_crash.h"
 
@@ -35,6 +36,22 @@ INSTANTIATE_TEST_SUITE_P(Workloads, StoreCrashTest, ::testing::Range<size_t>(0, 
                            }
                            return name;
                          });
+
+TEST(StoreCrashCampaignTest, RandomWorkloadsAndCrashesKeepEveryInvariant) {
+  const char* seed_env = std::getenv("SPOOL_STORE_CAMPAIGN_SEED");
+  const char* cycles_env = std::getenv("SPOOL_STORE_CAMPAIGN_CYCLES");
+  const uint64_t seed = seed_env != nullptr ? std::strtoull(seed_env, nullptr, 10) : 1;
+  const uint64_t cycles = cycles_env != nullptr ? std::strtoull(cycles_env, nullptr, 10) : 3000;
+  const CrashFigures f = RunStoreCampaign(seed, cycles);
+  std::printf("[crash] %-28s cycles %llu (seeds %llu-%llu)  recovery-crash states %llu  recoveries %llu  violations %llu\n",
+              f.workload.c_str(), static_cast<unsigned long long>(f.crash_points), static_cast<unsigned long long>(seed),
+              static_cast<unsigned long long>(seed + cycles - 1),
+              static_cast<unsigned long long>(f.recovery_crash_states), static_cast<unsigned long long>(f.recoveries),
+              static_cast<unsigned long long>(f.violations));
+  for (const std::string& failure : f.failures) std::printf("[crash]   %s\n", failure.c_str());
+  EXPECT_EQ(f.crash_points, cycles);
+  EXPECT_EQ(f.violations, 0u);
+}
 
 }  // namespace
 }  // namespace spool::crashtest
