@@ -1,5 +1,7 @@
 #include "row_codec.h"
 
+#include "varint.h"
+
 #include <bit>
 #include <cassert>
 #include <cmath>
@@ -33,25 +35,6 @@ void PutEscaped(std::string* out, std::string_view bytes) {
   }
   out->push_back('\x00');
   out->push_back('\x01');
-}
-
-void PutVarint(std::string* out, uint64_t v) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-
-bool GetVarint(std::string_view* in, uint64_t* v) {
-  *v = 0;
-  for (int shift = 0; shift <= 63 && !in->empty(); shift += 7) {
-    const auto byte = static_cast<uint8_t>(in->front());
-    in->remove_prefix(1);
-    *v |= static_cast<uint64_t>(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) return true;
-  }
-  return false;
 }
 
 void PutFixed64(std::string* out, uint64_t v) {

@@ -1,5 +1,7 @@
 #include "snapshot_file.h"
 
+#include "varint.h"
+
 #include <xxhash.h>
 #include <zstd.h>
 
@@ -34,25 +36,6 @@ uint64_t Get64(std::string_view in, size_t at) {
   uint64_t v;
   std::memcpy(&v, in.data() + at, 8);
   return v;
-}
-
-void PutVarint(std::string* out, uint64_t v) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-
-bool GetVarint(std::string_view* in, uint64_t* v) {
-  *v = 0;
-  for (int shift = 0; shift <= 63 && !in->empty(); shift += 7) {
-    const auto byte = static_cast<uint8_t>(in->front());
-    in->remove_prefix(1);
-    *v |= static_cast<uint64_t>(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) return true;
-  }
-  return false;
 }
 
 std::string EncodeHeader(const SnapshotHeader& h) {

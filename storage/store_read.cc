@@ -155,24 +155,10 @@ Status Store::ScanForward(Capture& c, const SnapshotInfo& base, const std::strin
                                        }));
   }
   if (base.version < c.version) {
-    std::unique_ptr<LogIterator> it;
-    SPOOL_RETURN_IF_ERROR(log_->NewIterator(base.version + 1, &it));
-    LogEntry entry;
-    CommitRecord record;
-    while (it->Next(&entry) && entry.position.version <= c.version) {
-      SPOOL_RETURN_IF_ERROR(DecodeCommit(entry.body, &record, c.table.uid)
-                                .WithContext("log version " + std::to_string(entry.position.version)));
-      for (TableChangeSet& set : record.tables) {
-        uint32_t keyless_index = 0;
-        for (RowChangeRecord& change : set.changes) {
-          std::string key =
-              change.key.empty() ? KeylessRowId(entry.position.version, keyless_index++) : std::move(change.key);
-          if (change.kind == RowChangeKind::kDelete) rows.erase(key);
-          else rows.insert_or_assign(std::move(key), std::move(change.post));
-        }
-      }
-    }
-    SPOOL_RETURN_IF_ERROR(it->status());
+    SPOOL_RETURN_IF_ERROR(ScanChanges(c.table.uid, base.version + 1, c.version, [&](std::string& key, RowChangeRecord& change) {
+      if (change.kind == RowChangeKind::kDelete) rows.erase(key);
+      else rows.insert_or_assign(std::move(key), std::move(change.post));
+    }));
   }
   for (auto it = rows.lower_bound(begin); it != rows.end() && (end.empty() || it->first < end); ++it) {
     if (!visit(it->first, it->second)) break;
@@ -188,27 +174,12 @@ Status Store::ScanBackward(Capture& c, const std::string& begin, const std::stri
   // after it.
   std::map<std::string, std::optional<std::string>, std::less<>> undo;
   if (c.version < c.newest) {
-    std::unique_ptr<VersionPin> pin = PinVersion(c.version + 1);
-    std::unique_ptr<LogIterator> it;
-    SPOOL_RETURN_IF_ERROR(log_->NewIterator(c.version + 1, &it));
-    LogEntry entry;
-    CommitRecord record;
-    while (it->Next(&entry) && entry.position.version <= c.newest) {
-      SPOOL_RETURN_IF_ERROR(DecodeCommit(entry.body, &record, c.table.uid)
-                                .WithContext("log version " + std::to_string(entry.position.version)));
-      for (TableChangeSet& set : record.tables) {
-        uint32_t keyless_index = 0;
-        for (RowChangeRecord& change : set.changes) {
-          std::string key =
-              change.key.empty() ? KeylessRowId(entry.position.version, keyless_index++) : std::move(change.key);
-          if (!in_range(key)) continue;
-          std::optional<std::string> before;
-          if (change.kind != RowChangeKind::kInsert) before = std::move(change.pre);
-          undo.try_emplace(std::move(key), std::move(before));
-        }
-      }
-    }
-    SPOOL_RETURN_IF_ERROR(it->status());
+    SPOOL_RETURN_IF_ERROR(ScanChanges(c.table.uid, c.version + 1, c.newest, [&](std::string& key, RowChangeRecord& change) {
+      if (!in_range(key)) return;
+      std::optional<std::string> before;
+      if (change.kind != RowChangeKind::kInsert) before = std::move(change.pre);
+      undo.try_emplace(std::move(key), std::move(before));
+    }));
   }
   StateView& view = *c.view;
   view.Seek(c.prefix + begin);
@@ -290,7 +261,7 @@ Status Store::GetTable(const TableId& id, TableInfo* table) {
 // Calls `visit` with each retained commit of [from, to] that touched table
 // `uid` (its row changes decoded, other tables' skipped).
 Status Store::ScanCommits(uint64_t uid, uint64_t from, uint64_t to,
-                          const std::function<bool(const LogEntry&, const CommitRecord&)>& visit) {
+                          const std::function<bool(const LogEntry&, CommitRecord&)>& visit) {
   std::unique_ptr<VersionPin> pin = PinVersion(from);
   std::unique_ptr<LogIterator> it;
   SPOOL_RETURN_IF_ERROR(log_->NewIterator(from, &it));
@@ -307,13 +278,30 @@ Status Store::ScanCommits(uint64_t uid, uint64_t from, uint64_t to,
   return it->status();
 }
 
+// Calls `visit(key, change)` for each row change of table `uid` in versions
+// [from, to], in commit order; a keyless insert's key is its derived row id.
+Status Store::ScanChanges(uint64_t uid, uint64_t from, uint64_t to,
+                          const std::function<void(std::string& key, RowChangeRecord& change)>& visit) {
+  return ScanCommits(uid, from, to, [&](const LogEntry& entry, CommitRecord& record) {
+    for (TableChangeSet& set : record.tables) {
+      uint32_t keyless_index = 0;
+      for (RowChangeRecord& change : set.changes) {
+        std::string key =
+            change.key.empty() ? KeylessRowId(entry.position.version, keyless_index++) : std::move(change.key);
+        visit(key, change);
+      }
+    }
+    return true;
+  });
+}
+
 Status Store::History(const TableId& id, std::vector<HistoryEntry>* history, uint64_t limit) {
   TableInfo table;
   SPOOL_RETURN_IF_ERROR(GetTable(id, &table));
   const VersionRange range = AvailableVersions();
   history->clear();
   SPOOL_RETURN_IF_ERROR(ScanCommits(table.uid, std::max(range.oldest, table.created_version()), range.newest,
-                                    [&](const LogEntry& entry, const CommitRecord& record) {
+                                    [&](const LogEntry& entry, CommitRecord& record) {
     HistoryEntry h{entry.position.version, entry.timestamp_us, entry.operation, record.parameters_json, {},
                    record.update_id};
     int64_t inserted = 0, updated = 0, deleted = 0, bytes = 0;
@@ -363,7 +351,7 @@ Status Store::Changes(const TableId& id, uint64_t from, uint64_t to, const std::
     decoded = DecodeRow(table.schema, bytes, &out.row);
     return decoded.ok() && visit(out);
   };
-  SPOOL_RETURN_IF_ERROR(ScanCommits(table.uid, from, to, [&](const LogEntry& entry, const CommitRecord& record) {
+  SPOOL_RETURN_IF_ERROR(ScanCommits(table.uid, from, to, [&](const LogEntry& entry, CommitRecord& record) {
     out.commit_version = entry.position.version;
     out.commit_timestamp_us = entry.timestamp_us;
     for (const TableChangeSet& set : record.tables) {

@@ -1,5 +1,6 @@
 #include "crash_enumerator.h"
 
+#include <cstdio>
 #include <random>
 
 #include "spool/txnlog/mem_env.h"
@@ -79,6 +80,15 @@ void RecordResult(const std::string& description, const StateResult& result, Cra
     if (figures->failures.size() >= kMaxFailuresKept) break;
     figures->failures.push_back(description + ": " + v.invariant + ": " + v.detail);
   }
+}
+
+void PrintFigures(const CrashFigures& f) {
+  std::printf("[crash] %-28s crash points %5llu  states %7llu  recovery-crash states %6llu  recoveries %7llu  violations %llu\n",
+              f.workload.c_str(), static_cast<unsigned long long>(f.crash_points),
+              static_cast<unsigned long long>(f.states_checked),
+              static_cast<unsigned long long>(f.recovery_crash_states),
+              static_cast<unsigned long long>(f.recoveries), static_cast<unsigned long long>(f.violations));
+  for (const std::string& failure : f.failures) std::printf("[crash]   %s\n", failure.c_str());
 }
 
 std::string DescribeState(const LogWorkload& workload, const CrashState& s) { return DescribeCrash(workload.name, s); }

@@ -55,6 +55,10 @@ struct CrashFigures {
 // each with its replay line).
 void RecordResult(const std::string& description, const StateResult& result, CrashFigures* figures);
 
+// Prints the figures on one line ("[crash] workload crash points …") and
+// the failures kept, each with the line that replays it.
+void PrintFigures(const CrashFigures& figures);
+
 // A seed derived from two numbers (a crash point and a mode, …).
 uint64_t Mix(uint64_t a, uint64_t b);
 

@@ -17,12 +17,7 @@ class StoreCrashTest : public ::testing::TestWithParam<size_t> {};
 TEST_P(StoreCrashTest, EveryCrashPointInEveryModeRecoversToTheModel) {
   const StoreWorkload& workload = StandardStoreWorkloads()[GetParam()];
   const CrashFigures f = EnumerateStoreCrashes(workload, /*crash_recovery=*/true);
-  std::printf("[crash] %-28s crash points %5llu  states %7llu  recovery-crash states %6llu  recoveries %7llu  violations %llu\n",
-              f.workload.c_str(), static_cast<unsigned long long>(f.crash_points),
-              static_cast<unsigned long long>(f.states_checked),
-              static_cast<unsigned long long>(f.recovery_crash_states),
-              static_cast<unsigned long long>(f.recoveries), static_cast<unsigned long long>(f.violations));
-  for (const std::string& failure : f.failures) std::printf("[crash]   %s\n", failure.c_str());
+  PrintFigures(f);
   EXPECT_GT(f.crash_points, 20u);
   EXPECT_EQ(f.states_checked - f.recovery_crash_states, 1 + f.crash_points * std::size(kAllCrashModes));
   EXPECT_EQ(f.violations, 0u);
@@ -43,12 +38,9 @@ TEST(StoreCrashCampaignTest, RandomWorkloadsAndCrashesKeepEveryInvariant) {
   const uint64_t seed = seed_env != nullptr ? std::strtoull(seed_env, nullptr, 10) : 1;
   const uint64_t cycles = cycles_env != nullptr ? std::strtoull(cycles_env, nullptr, 10) : 3000;
   const CrashFigures f = RunStoreCampaign(seed, cycles);
-  std::printf("[crash] %-28s cycles %llu (seeds %llu-%llu)  recovery-crash states %llu  recoveries %llu  violations %llu\n",
-              f.workload.c_str(), static_cast<unsigned long long>(f.crash_points), static_cast<unsigned long long>(seed),
-              static_cast<unsigned long long>(seed + cycles - 1),
-              static_cast<unsigned long long>(f.recovery_crash_states), static_cast<unsigned long long>(f.recoveries),
-              static_cast<unsigned long long>(f.violations));
-  for (const std::string& failure : f.failures) std::printf("[crash]   %s\n", failure.c_str());
+  std::printf("[crash] store campaign: seeds %llu-%llu (crash points = cycles)\n", static_cast<unsigned long long>(seed),
+              static_cast<unsigned long long>(seed + cycles - 1));
+  PrintFigures(f);
   EXPECT_EQ(f.crash_points, cycles);
   EXPECT_EQ(f.violations, 0u);
 }

@@ -11,21 +11,12 @@
 namespace spool::crashtest {
 namespace {
 
-void Report(const CrashFigures& f) {
-  std::printf("[crash] %-28s crash points %5llu  states %7llu  recovery-crash states %6llu  recoveries %7llu  violations %llu\n",
-              f.workload.c_str(), static_cast<unsigned long long>(f.crash_points),
-              static_cast<unsigned long long>(f.states_checked),
-              static_cast<unsigned long long>(f.recovery_crash_states),
-              static_cast<unsigned long long>(f.recoveries), static_cast<unsigned long long>(f.violations));
-  for (const std::string& failure : f.failures) std::printf("[crash]   %s\n", failure.c_str());
-}
-
 class CrashEnumerationTest : public ::testing::TestWithParam<size_t> {};
 
 TEST_P(CrashEnumerationTest, EveryCrashPointInEveryModeRecoversToTheModel) {
   const LogWorkload workload = StandardWorkloads()[GetParam()];
   CrashFigures figures = EnumerateCrashes(workload, /*crash_recovery=*/true);
-  Report(figures);
+  PrintFigures(figures);
   EXPECT_GT(figures.crash_points, 10u);
   EXPECT_EQ(figures.states_checked - figures.recovery_crash_states, figures.crash_points * std::size(kAllCrashModes));
   EXPECT_EQ(figures.violations, 0u);
@@ -46,7 +37,7 @@ TEST(CrashCampaignTest, RandomWorkloadsCrashesAndFaultsKeepEveryInvariant) {
   const uint64_t seed = seed_env != nullptr ? std::strtoull(seed_env, nullptr, 10) : 1;
   const uint64_t cycles = cycles_env != nullptr ? std::strtoull(cycles_env, nullptr, 10) : 3000;
   CrashFigures figures = RunCampaign(seed, cycles);
-  Report(figures);
+  PrintFigures(figures);
   EXPECT_EQ(figures.crash_points, cycles);
   EXPECT_EQ(figures.violations, 0u);
 }

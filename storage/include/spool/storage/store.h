@@ -44,6 +44,7 @@ namespace spool {
 
 class StateStore;
 struct CommitRecord;
+struct RowChangeRecord;
 struct StateDelta;
 
 struct StoreOptions {
@@ -229,7 +230,9 @@ class Store {
                       const std::function<bool(std::string_view key, std::string_view row)>& visit);
   uint64_t LogBytesBetween(uint64_t after, uint64_t upto);
   Status ScanCommits(uint64_t uid, uint64_t from, uint64_t to,
-                     const std::function<bool(const LogEntry&, const CommitRecord&)>& visit);
+                     const std::function<bool(const LogEntry&, CommitRecord&)>& visit);
+  Status ScanChanges(uint64_t uid, uint64_t from, uint64_t to,
+                     const std::function<void(std::string& key, RowChangeRecord& change)>& visit);
   std::string snapshot_dir() const;
 
   StoreOptions options_;
