@@ -30,6 +30,8 @@ struct Store::Capture {
   uint64_t newest = 0;   // the version the view shows
   std::string prefix;    // the table's row prefix
   std::unique_ptr<StateView> view;
+  // Taken with the view: vacuum keeps the log from `version` while it lives.
+  std::unique_ptr<VersionPin> pin;
 };
 
 }  // namespace spool

@@ -240,7 +240,9 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
       if (!ParseSnapshotFileName(name, &epoch, &version)) continue;
       const bool on_history = std::any_of(snapshots.begin(), snapshots.end(),
                                           [&](const SnapshotInfo& s) { return s.file_name == name; });
-      const bool newest_snapshot = !snapshots.empty() && snapshots.back().file_name == name;
+      // The newest snapshot stays, unless (dry run) a newer one would be taken.
+      const bool newest_snapshot = !snapshots.empty() && snapshots.back().file_name == name &&
+                                   !(options.dry_run && report->snapshot_taken);
       if (on_history && (version + 1 >= floor || newest_snapshot)) continue;
       doomed_files.push_back(JoinPath(snapshot_dir(), name));
       report->snapshots++;

@@ -97,6 +97,7 @@ Status Store::CaptureTableLocked(const TableId& id, const ReadOptions& options, 
   SPOOL_RETURN_IF_ERROR(ResolveVersion(options, capture->newest, &capture->version));
   SPOOL_RETURN_IF_ERROR(TableAtLocked(id, capture->version, &capture->table));
   capture->prefix = StateRowPrefix(capture->table.uid);
+  capture->pin = PinVersion(capture->version);
   return state_->NewView(capture->prefix, PrefixEnd(capture->prefix), &capture->view);
 }
 
@@ -146,13 +147,17 @@ Status Store::ScanForward(Capture& c, const SnapshotInfo& base, const std::strin
   std::map<std::string, std::string, std::less<>> rows;
   if (!base.file_name.empty()) {
     SnapshotHeader header;
-    SPOOL_RETURN_IF_ERROR(ReadSnapshot(options_.env, JoinPath(snapshot_dir(), base.file_name), log_->StoreId(),
-                                       &header, [&](std::string_view key, std::string_view value) {
-                                         if (key < c.prefix) return true;
-                                         if (!key.starts_with(c.prefix)) return false;  // past the table
-                                         rows.emplace(key.substr(c.prefix.size()), value);
-                                         return true;
-                                       }));
+    Status s = ReadSnapshot(options_.env, JoinPath(snapshot_dir(), base.file_name), log_->StoreId(), &header,
+                            [&](std::string_view key, std::string_view value) {
+                              if (key < c.prefix) return true;
+                              if (!key.starts_with(c.prefix)) return false;  // past the table
+                              rows.emplace(key.substr(c.prefix.size()), value);
+                              return true;
+                            });
+    // A vacuum may have taken the snapshot since it was listed; the capture's
+    // pin keeps the log the backward way needs.
+    if (s.IsNotFound()) return ScanBackward(c, begin, end, visit);
+    SPOOL_RETURN_IF_ERROR(s);
   }
   if (base.version < c.version) {
     SPOOL_RETURN_IF_ERROR(ScanChanges(c.table.uid, base.version + 1, c.version, [&](std::string& key, RowChangeRecord& change) {
