@@ -1,7 +1,9 @@
 // spool-logbench: Spool's transaction log side by side with RocksDB, LMDB,
 // SQLite and LevelDB, in one run, on the workloads of BENCHMARKS.md that a
-// log alone can run (W1, W2, W3, W7) and the machine's limits. Prints one
-// table per workload and the targets; --json writes the same as JSON.
+// log alone can run (W1, W2, W3, W7) and the machine's limits, and — with
+// Spool's table API — W3 keyed, W5 time travel and W6 rewind
+// (table_workloads.h). Prints one table per workload and the targets;
+// --json writes the same as JSON.
 // docs/benchmarks.md says how to run it.
 #include <CLI/CLI.hpp>
 
@@ -16,6 +18,7 @@
 #include "machine_limits.h"
 #include "recovery.h"
 #include "report.h"
+#include "table_workloads.h"
 
 namespace spool::bench {
 namespace {
@@ -23,7 +26,7 @@ namespace {
 constexpr char kDefaultDir[] = "/var/tmp/spool-bench";
 constexpr int kExitError = 1;
 
-std::vector<std::string> AllWorkloads() { return {kLimits, kW1, kW2, kW3, kW7}; }
+std::vector<std::string> AllWorkloads() { return {kLimits, kW1, kW2, kW3, kW3Keyed, kW5, kW6, kW7}; }
 
 // Hidden options: how RunKilledWriter starts W7's writer.
 struct WriterArgs {
@@ -62,6 +65,8 @@ void RunAll(const BenchConfig& config, Results* results) {
     if (config.Runs(kW1)) RunW1(config, rep, results);
     if (config.Runs(kW2)) RunW2(config, rep, results);
     if (config.Runs(kW3)) RunW3(config, rep, results);
+    if (config.Runs(kW3Keyed)) RunW3Keyed(config, rep, results);
+    if (config.Runs(kW5) || config.Runs(kW6)) RunW5W6(config, rep, results);
     if (config.Runs(kW7)) RunW7(config, rep, results);
   }
 }
@@ -88,7 +93,7 @@ int main(int argc, char** argv) {
   config.engines = DefaultEngines();
   config.workloads = AllWorkloads();
   WriterArgs writer;
-  CLI::App app{"spool-logbench: Spool's log against RocksDB, LMDB, SQLite and LevelDB (BENCHMARKS.md)"};
+  CLI::App app{"spool-logbench: Spool's log and tables against RocksDB, LMDB, SQLite and LevelDB (BENCHMARKS.md)"};
   AddOptions(app, &config, &writer);
   CLI11_PARSE(app, argc, argv);
   try {

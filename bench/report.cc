@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "engine.h"
+#include "table_report.h"
 #include "text_table.h"
 
 namespace spool::bench {
@@ -133,6 +134,7 @@ void PrintWorkloads(const BenchConfig& config, const Results& results, std::ostr
            "   Peers keep the write in their log: RocksDB's memtable is sized to hold it, SQLite runs with\n"
            "   wal_autocheckpoint=0; LevelDB's memtable is capped at 1 GiB, so its log may rotate near the end.)\n";
   }
+  PrintTableWorkloads(config, results, out);
 }
 
 void PrintTargets(const std::vector<TargetCheck>& checks, std::ostream& out) {

@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "engine.h"
+#include "table_report.h"
 
 namespace spool::bench {
 namespace {
@@ -87,6 +88,7 @@ std::vector<TargetCheck> CheckTargets(const Results& results) {
   CheckW2(results, &checks);
   CheckW3(results, &checks);
   CheckW7(results, &checks);
+  CheckTableTargets(results, &checks);
   return checks;
 }
 

@@ -80,7 +80,15 @@ Status ReadOptionalTableDef(const fb::TableDef* def, std::optional<TableInfo>* o
 }  // namespace
 
 std::string EncodeCommit(const CommitRecord& c) {
-  FlatBufferBuilder fbb(1024);
+  // Sized up front: a builder that grows by doubling copies itself each time.
+  size_t estimate = 1024 + c.parameters_json.size();
+  for (const TableChangeSet& t : c.tables) {
+    for (const RowChangeRecord& r : t.changes) estimate += 48 + r.key.size() + r.pre.size() + r.post.size();
+  }
+  for (const CheckpointRecord& k : c.checkpoints) {
+    estimate += 64 + k.flow.size() + (k.before ? k.before->size() : 0) + (k.after ? k.after->size() : 0);
+  }
+  FlatBufferBuilder fbb(estimate);
   std::vector<Offset<fb::Metric>> metrics;
   for (const auto& [name, value] : c.metrics) metrics.push_back(fb::CreateMetric(fbb, fbb.CreateString(name), value));
   std::vector<Offset<fb::DdlChange>> ddl;

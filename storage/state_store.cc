@@ -43,7 +43,7 @@ std::string StateCatalogKey(uint64_t uid) {
 }
 
 std::string StateRowPrefix(uint64_t uid) {
-  std::string key = "R";
+  std::string key(kStateRowPrefix);
   PutBigEndian(&key, uid);
   return key;
 }
@@ -386,9 +386,12 @@ Status StateStore::Reset(const StatePosition& position, const std::function<Stat
   return Status::OK();
 }
 
-Status StateStore::Get(std::string_view key, std::string* value, bool* found) {
-  std::shared_lock overlay(overlay_mu_);
-  for (const StateDelta* delta : {static_cast<const StateDelta*>(mem_.get()), imm_.get()}) {
+namespace {
+
+// A key in mem, then imm, then LMDB (through `txn`).
+Status Lookup(const StateDelta* mem, const StateDelta* imm, MDB_txn* txn, MDB_dbi dbi, std::string_view key,
+              std::string* value, bool* found) {
+  for (const StateDelta* delta : {mem, imm}) {
     if (delta == nullptr) continue;
     auto it = delta->entries.find(key);
     if (it != delta->entries.end()) {
@@ -397,15 +400,50 @@ Status StateStore::Get(std::string_view key, std::string* value, bool* found) {
       return Status::OK();
     }
   }
+  MDB_val k = Val(key), v{};
+  const int rc = mdb_get(txn, dbi, &k, &v);
+  *found = rc == 0;
+  if (rc == 0) value->assign(View(v));
+  return rc == 0 || rc == MDB_NOTFOUND ? Status::OK() : LmdbError(rc, "read");
+}
+
+}  // namespace
+
+struct StateReader::Txn {
+  MDB_txn* txn = nullptr;
+  MDB_dbi dbi = 0;
+  ~Txn() {
+    if (txn != nullptr) mdb_txn_abort(txn);
+  }
+};
+
+StateReader::~StateReader() = default;
+
+Status StateReader::Get(std::string_view key, std::string* value, bool* found) {
+  return Lookup(mem_, imm_.get(), txn_->txn, txn_->dbi, key, value, found);
+}
+
+Status StateStore::NewReader(std::unique_ptr<StateReader>* out) {
+  std::unique_ptr<StateReader> reader(new StateReader());
+  reader->txn_ = std::make_unique<StateReader::Txn>();
+  reader->txn_->dbi = lmdb_->dbi;
+  std::shared_lock overlay(overlay_mu_);
+  reader->mem_ = mem_.get();
+  reader->imm_ = imm_;
+  const int rc = mdb_txn_begin(lmdb_->env, nullptr, MDB_RDONLY, &reader->txn_->txn);
+  if (rc != 0) return LmdbError(rc, "begin read");
+  *out = std::move(reader);
+  return Status::OK();
+}
+
+Status StateStore::Get(std::string_view key, std::string* value, bool* found) {
+  std::shared_lock overlay(overlay_mu_);
   MDB_txn* txn = nullptr;
   int rc = mdb_txn_begin(lmdb_->env, nullptr, MDB_RDONLY, &txn);
   if (rc != 0) return LmdbError(rc, "begin read");
-  MDB_val k = Val(key), v{};
-  rc = mdb_get(txn, lmdb_->dbi, &k, &v);
-  *found = rc == 0;
-  if (rc == 0) value->assign(View(v));
+  Status s = Lookup(mem_.get(), imm_.get(), txn, lmdb_->dbi, key, value, found);
   mdb_txn_abort(txn);
-  return rc == 0 || rc == MDB_NOTFOUND ? Status::OK() : LmdbError(rc, "read");
+  return s;
 }
 
 Status StateStore::NewView(std::string begin, std::string end, std::unique_ptr<StateView>* view) {

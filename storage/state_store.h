@@ -6,7 +6,10 @@
 //   "M"                    the applied position (StatePosition), written in
 //                          the same LMDB transaction as what it covers
 //   "T" uid(be64)          a catalog entry (commit_codec: TableDef)
-//   "R" uid(be64) row key  a row (row_codec)
+//   "r" uid(be64) row key  a row (row_codec); lower case so that rows sort
+//                          after every other key and ascending inserts
+//                          append to LMDB's last page instead of splitting
+//                          pages in the middle
 //   "C" flow               a flow checkpoint
 //
 // Commits reach LMDB in batches. Each committed log record is first staged
@@ -45,6 +48,7 @@ std::string StateRowPrefix(uint64_t uid);
 std::string StateCheckpointKey(std::string_view flow);
 inline constexpr std::string_view kStatePositionKey = "M";
 inline constexpr std::string_view kStateCatalogPrefix = "T";
+inline constexpr std::string_view kStateRowPrefix = "r";
 inline constexpr std::string_view kStateCheckpointPrefix = "C";
 // The smallest key greater than every key starting with `prefix`.
 std::string PrefixEnd(std::string_view prefix);
@@ -60,7 +64,6 @@ struct StatePosition {
 // The state changes of one commit (or of many, merged in order).
 struct StateDelta {
   std::map<std::string, std::optional<std::string>, std::less<>> entries;  // nullopt: deleted
-  std::vector<uint64_t> dropped_uids;  // every "R" entry of these goes
   StatePosition position;
   uint64_t commits = 0;
   uint64_t bytes = 0;
@@ -100,6 +103,23 @@ class StateView {
   virtual Status status() const = 0;
 };
 
+// Point reads for the writer, as of when it was made: one LMDB read
+// transaction for many keys. Made and used under the writer's lock, before
+// the writer's next Stage.
+class StateReader {
+ public:
+  ~StateReader();
+  Status Get(std::string_view key, std::string* value, bool* found);
+
+ private:
+  friend class StateStore;
+  StateReader() = default;
+  const StateDelta* mem_ = nullptr;
+  std::shared_ptr<const StateDelta> imm_;
+  struct Txn;
+  std::unique_ptr<Txn> txn_;
+};
+
 class StateStore {
  public:
   static Status Open(const StateStoreOptions& options, std::unique_ptr<StateStore>* store);
@@ -123,6 +143,8 @@ class StateStore {
 
   // Point read of the current state.
   Status Get(std::string_view key, std::string* value, bool* found);
+  // Point reads for the writer (see StateReader).
+  Status NewReader(std::unique_ptr<StateReader>* reader);
   // A view over [begin, end) of the current state.
   Status NewView(std::string begin, std::string end, std::unique_ptr<StateView>* view);
 

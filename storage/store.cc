@@ -137,12 +137,14 @@ bool Store::PositionOnHistory(uint64_t epoch, uint64_t version) {
   const LogPosition oldest = log_->Oldest(), newest = log_->Newest();
   if (version > newest.version) return false;
   if (version == 0) return oldest.version <= 1;
+  // The segment holding the version says its epoch: no record is read.
+  const std::vector<LogSegmentInfo> segments = log_->Segments();
   if (oldest.version != 0 && version >= oldest.version) {
-    LogEntry entry;
-    return log_->Read(version, &entry).ok() && entry.position.epoch == epoch;
+    return std::any_of(segments.begin(), segments.end(), [&](const LogSegmentInfo& s) {
+      return s.first_version <= version && version <= s.last_version && s.epoch == epoch;
+    });
   }
   // Just before the oldest retained commit: the first segment names it.
-  const std::vector<LogSegmentInfo> segments = log_->Segments();
   return !segments.empty() && segments.front().previous == LogPosition{epoch, version};
 }
 
@@ -268,6 +270,8 @@ class Store::Builder {
 
   CommitRecord& record() { return record_; }
   const std::map<std::string, TableInfo>& catalog() const { return catalog_; }
+  // Done reading: ends the LMDB read transaction before the commit is staged.
+  void EndReads() { reader_.reset(); }
   uint64_t rows() const { return rows_; }
 
  private:
@@ -413,9 +417,10 @@ class Store::Builder {
       *value = it->second;
       return Status::OK();
     }
+    if (reader_ == nullptr) SPOOL_RETURN_IF_ERROR(store_->state_->NewReader(&reader_));
     std::string found_value;
     bool found = false;
-    SPOOL_RETURN_IF_ERROR(store_->state_->Get(state_key, &found_value, &found));
+    SPOOL_RETURN_IF_ERROR(reader_->Get(state_key, &found_value, &found));
     if (found) *value = std::move(found_value);
     return Status::OK();
   }
@@ -454,6 +459,7 @@ class Store::Builder {
   std::map<uint64_t, size_t> table_index_;                   // uid -> index in record_.tables
   std::map<uint64_t, uint32_t> keyless_index_;
   uint64_t created_ = 0;  // tables this commit created
+  std::unique_ptr<StateReader> reader_;  // made on the first lookup
   CommitRecord record_;
   uint64_t rows_ = 0;
 };
@@ -484,6 +490,7 @@ Status Store::Commit(const Transaction& txn, CommitResult* result) {
   record.parameters_json = txn.parameters_json();
   record.update_id = txn.update_id();
   record.metrics = txn.metrics();
+  builder.EndReads();
   return WriteCommitLocked(Pending{txn.operation(), &record, &builder.catalog(), builder.rows(), started}, result);
 }
 
@@ -564,6 +571,7 @@ Status Store::Restore(const TableId& id, uint64_t version, CommitResult* result)
     // Nothing differs; still a commit, so history shows the restore.
     record.tables.push_back(TableChangeSet{now.table.uid, {}});
   }
+  builder.EndReads();
   return WriteCommitLocked(Pending{"RESTORE", &record, &builder.catalog(), builder.rows(), started}, result);
 }
 

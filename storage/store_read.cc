@@ -175,16 +175,21 @@ Status Store::ScanForward(Capture& c, const SnapshotInfo& base, const std::strin
 Status Store::ScanBackward(Capture& c, const std::string& begin, const std::string& end,
                            const std::function<bool(std::string_view key, std::string_view row)>& visit) {
   const auto in_range = [&](std::string_view key) { return key >= begin && (end.empty() || key < end); };
-  // key -> the row at the version (nullopt: absent), from the first change
-  // after it.
-  std::map<std::string, std::optional<std::string>, std::less<>> undo;
+  // (key, the row at the version or nullopt when absent), from each key's
+  // first change after it: collected in commit order, then sorted by key
+  // keeping the first of each (a sorted vector costs a fraction of a map).
+  using Undo = std::pair<std::string, std::optional<std::string>>;
+  std::vector<Undo> undo;
   if (c.version < c.newest) {
     SPOOL_RETURN_IF_ERROR(ScanChanges(c.table.uid, c.version + 1, c.newest, [&](std::string& key, RowChangeRecord& change) {
       if (!in_range(key)) return;
       std::optional<std::string> before;
       if (change.kind != RowChangeKind::kInsert) before = std::move(change.pre);
-      undo.try_emplace(std::move(key), std::move(before));
+      undo.emplace_back(std::move(key), std::move(before));
     }));
+    std::stable_sort(undo.begin(), undo.end(), [](const Undo& a, const Undo& b) { return a.first < b.first; });
+    undo.erase(std::unique(undo.begin(), undo.end(), [](const Undo& a, const Undo& b) { return a.first == b.first; }),
+               undo.end());
   }
   StateView& view = *c.view;
   view.Seek(c.prefix + begin);

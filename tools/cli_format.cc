@@ -7,17 +7,11 @@
 #include <iostream>
 
 #include "commands.h"
+#include "row_format.h"
 
 namespace spool::cli {
 
-std::string FormatTimestamp(uint64_t timestamp_us) {
-  const auto seconds = static_cast<std::time_t>(timestamp_us / 1'000'000);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char date[32];
-  std::strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &utc);
-  return fmt::format("{}.{:06}", date, timestamp_us % 1'000'000);
-}
+std::string FormatTimestamp(uint64_t timestamp_us) { return FormatTimestampMicros(static_cast<int64_t>(timestamp_us)); }
 
 std::string FormatCount(uint64_t n) {
   std::string digits = std::to_string(n);

@@ -7,29 +7,11 @@
 
 #include "cli_format.h"
 #include "commands.h"
+#include "row_format.h"
 #include "spool/storage/store.h"
 
 namespace spool::cli {
 namespace {
-
-// "90s", "15m", "36h", "7d" -> microseconds. Errors: InvalidArgument.
-Status ParseDuration(std::string_view text, uint64_t* micros) {
-  static constexpr std::pair<char, uint64_t> kUnits[] = {
-      {'s', 1'000'000ull}, {'m', 60'000'000ull}, {'h', 3'600'000'000ull}, {'d', 86'400'000'000ull}};
-  if (text.size() >= 2) {
-    for (const auto& [unit, scale] : kUnits) {
-      if (text.back() != unit) continue;
-      uint64_t n = 0;
-      for (char c : text.substr(0, text.size() - 1)) {
-        if (c < '0' || c > '9' || n > UINT64_MAX / 10 / scale) return Status::InvalidArgument("bad duration");
-        n = n * 10 + static_cast<uint64_t>(c - '0');
-      }
-      *micros = n * scale;
-      return Status::OK();
-    }
-  }
-  return Status::InvalidArgument("duration '" + std::string(text) + "' must be a number and a unit: s, m, h or d");
-}
 
 int RunInit(const std::string& dir) {
   std::unique_ptr<Store> store;

@@ -1,0 +1,230 @@
+#include "table_report.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "engine.h"
+#include "table_workloads.h"
+#include "text_table.h"
+
+namespace spool::bench {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr int kSecondsDecimals = 4;
+// How the written columns are measured (io_counters.h).
+constexpr char kWrittenNote[] =
+    "   written = bytes the process passed to write calls (/proc/self/io wchar) from open to close +\n"
+    "   sync; device written = sectors its block device wrote meanwhile (/sys stat: the journal and\n"
+    "   partial-page rewrites count, but so would another process's writes). Both ÷ payload.)\n";
+
+// BENCHMARKS.md, "Targets".
+constexpr double kW5AsOfVsLatest = 1.5;
+constexpr double kW5AsOfVsBestPeer = 1.0;
+constexpr double kW6HistoryGrowth = 1.5;
+constexpr double kW6VsRocksDb = 2.0;
+
+double Median(const Results& results, std::string_view workload, std::string_view row, std::string_view metric) {
+  const auto s = results.Get(workload, row, metric);
+  return s ? s->median : kNaN;
+}
+
+std::string Cell(const Results& results, std::string_view workload, std::string_view row, std::string_view metric,
+                 int decimals) {
+  const auto s = results.Get(workload, row, metric);
+  return s ? FormatNumber(s->median, decimals) : "–";
+}
+
+std::string RangeCell(const Results& results, std::string_view workload, std::string_view row,
+                      std::string_view metric, int decimals) {
+  const auto s = results.Get(workload, row, metric);
+  return s ? FormatNumber(s->min, decimals) + "–" + FormatNumber(s->max, decimals) : "–";
+}
+
+std::string Label(std::string_view workload, std::string_view row) {
+  if (row == kSpool) return workload == kW3Keyed ? "Spool keyed table" : "Spool table";
+  if (row == kSpoolLogRow) return "Spool log only (plain W3)";
+  return std::string(DisplayName(row));
+}
+
+std::string PeerName(const BestPeer& peer) { return peer.engine.empty() ? "none" : std::string(DisplayName(peer.engine)); }
+
+std::string Line(std::string_view label, double value, std::string_view target) {
+  return fmt::format("  {}: {}{}\n", label, FormatNumber(value, 2), target);
+}
+
+void PrintW5(const BenchConfig& config, const Results& results, std::ostream& out) {
+  const uint64_t v50 = W5PointVersion(config);
+  TextTable table({"engine", fmt::format("as-of v{} s", v50), "min–max", "÷ Spool", "latest s", "min–max",
+                   "as-of ÷ latest", "disk MB", "disk/payload", "written/payload", "device written/payload", "load rows/s",
+                   "update commits/s"});
+  const double spool_as_of = Median(results, kW5, kSpool, metric::kAsOfReadS);
+  for (const Results::Row* row : results.RowsOf(kW5)) {
+    const std::string& e = row->engine;
+    const double as_of = Median(results, kW5, e, metric::kAsOfReadS);
+    table.AddRow({Label(kW5, e), Cell(results, kW5, e, metric::kAsOfReadS, kSecondsDecimals),
+                  RangeCell(results, kW5, e, metric::kAsOfReadS, kSecondsDecimals), FormatNumber(as_of / spool_as_of, 2),
+                  Cell(results, kW5, e, metric::kLatestReadS, kSecondsDecimals),
+                  RangeCell(results, kW5, e, metric::kLatestReadS, kSecondsDecimals),
+                  FormatNumber(as_of / Median(results, kW5, e, metric::kLatestReadS), 2),
+                  Cell(results, kW5, e, metric::kDiskMB, 1), Cell(results, kW5, e, metric::kDiskPerPayload, 2),
+                  Cell(results, kW5, e, metric::kWrittenPerPayload, 2),
+                  Cell(results, kW5, e, metric::kDeviceWrittenPerPayload, 2),
+                  Cell(results, kW5, e, metric::kLoadRecordsPerS, 0),
+                  Cell(results, kW5, e, metric::kUpdateCommitsPerS, 0)});
+  }
+  out << fmt::format("\n== W5: time travel — a keyed table, 100 versions each updating 1% of it; full read as of "
+                     "v50 (version {}) and of the latest ==\n",
+                     v50)
+      << table.ToString();
+  const BestPeer as_of_peer = FindBestPeer(results, kW5, metric::kAsOfReadS, false);
+  const BestPeer latest_peer = FindBestPeer(results, kW5, metric::kLatestReadS, false);
+  out << Line("Spool as-of read ÷ Spool latest read", spool_as_of / Median(results, kW5, kSpool, metric::kLatestReadS),
+              "  (target ≤ 1.50)")
+      << Line("Spool as-of read ÷ best peer's (" + PeerName(as_of_peer) + ")", spool_as_of / as_of_peer.value,
+              "  (target ≤ 1.00)")
+      << Line("Spool latest read ÷ best peer's (" + PeerName(latest_peer) + ")",
+              Median(results, kW5, kSpool, metric::kLatestReadS) / latest_peer.value, "")
+      << "  (Load: 1,000 rows per durable commit; update commits: 1% of the rows each, durable. Peers keep\n"
+         "   key‖version entries, and a read is one ordered scan keeping each key's newest entry ≤ v; their\n"
+         "   latest read is the same scan. Reads run on the reopened store, after one untimed read; each\n"
+         "   sample is the median of 3 reads. disk = bytes allocated after close. payload = 116 B × rows\n"
+         "   written by the load and the updates. Taking the rewind point at v50 is left out of written.\n"
+      << kWrittenNote;
+}
+
+void PrintW6(const Results& results, std::ostream& out) {
+  TextTable table({"engine", "rewind s", "min–max", "÷ Spool", "restore/copy s", "close s", "open s",
+                   "point taken s", "point MB written"});
+  const double spool = Median(results, kW6, kSpool, metric::kRewindS);
+  for (const Results::Row* row : results.RowsOf(kW6)) {
+    const std::string& e = row->engine;
+    table.AddRow({Label(kW6, e), Cell(results, kW6, e, metric::kRewindS, kSecondsDecimals),
+                  RangeCell(results, kW6, e, metric::kRewindS, kSecondsDecimals),
+                  FormatNumber(Median(results, kW6, e, metric::kRewindS) / spool, 2),
+                  Cell(results, kW6, e, metric::kRewindRestoreS, kSecondsDecimals),
+                  Cell(results, kW6, e, metric::kRewindCloseS, kSecondsDecimals),
+                  Cell(results, kW6, e, metric::kRewindOpenS, kSecondsDecimals),
+                  Cell(results, kW6, e, metric::kPointS, kSecondsDecimals), Cell(results, kW6, e, metric::kPointWrittenMB, 1)});
+  }
+  out << "\n== W6: rewind — after W5's 100 versions, bring the table back to v50 and have it open there ==\n"
+      << table.ToString();
+  out << Line("Spool rewind ÷ RocksDB checkpoint restore", spool / Median(results, kW6, kRocksDb, metric::kRewindS),
+              "  (target ≤ 2.00)")
+      << Line("Spool rewind ÷ RocksDB's open of the checkpoint alone (no close)",
+              spool / Median(results, kW6, kRocksDb, metric::kRewindOpenS), "")
+      << "  (rewind = the whole step, timed from the store open at the newest version to the store open at v50:\n"
+         "   Spool: Store::Restore (one durable RESTORE commit writing the difference), close, Store::Open;\n"
+         "   RocksDB: close, open the Checkpoint taken at v50; LevelDB: close, open the copy made at v50 (closed,\n"
+         "   table files hard-linked); LMDB, SQLite: close, copy the backup taken at v50 back + fdatasync, open.\n"
+         "   \"point taken\" = making that checkpoint or copy at v50, during the updates (not in W5's figures).\n"
+         "   Spool keeps the versions after v50 (the restore is a new version); the peers drop them.)\n";
+}
+
+struct HistoryRow {
+  const char* row;
+  std::string label;
+};
+
+// "×N": the history after the point in a run of W6's series, as a multiple of ×1's.
+std::string HistoryLabel(const Results& results, const char* row) {
+  const double after = Median(results, kW6History, row, metric::kVersionsAfterPoint);
+  const double x1 = Median(results, kW6History, kHistoryX1, metric::kVersionsAfterPoint);
+  return std::isfinite(after / x1) ? "×" + FormatNumber(after / x1, 0) : "–";
+}
+
+void PrintW6History(const Results& results, std::ostream& out) {
+  const char* rows[] = {kHistoryX1, kHistoryX10, kHistoryX100};
+  const double x1 = Median(results, kW6History, kHistoryX1, metric::kRewindS);
+  const double x1_read = Median(results, kW6History, kHistoryX1, metric::kAsOfReadS);
+  TextTable table({"history after v50", "commits after v50", "rewind s", "min–max", "÷ ×1", "restore s", "close s",
+                   "reopen s", "as-of v50 read s", "÷ ×1"});
+  for (const char* row : rows) {
+    const HistoryRow r{row, HistoryLabel(results, row)};
+    if (!results.Get(kW6History, r.row, metric::kRewindS)) continue;
+    table.AddRow({r.label, Cell(results, kW6History, r.row, metric::kVersionsAfterPoint, 0),
+                  Cell(results, kW6History, r.row, metric::kRewindS, kSecondsDecimals),
+                  RangeCell(results, kW6History, r.row, metric::kRewindS, kSecondsDecimals),
+                  FormatNumber(Median(results, kW6History, r.row, metric::kRewindS) / x1, 2),
+                  Cell(results, kW6History, r.row, metric::kRewindRestoreS, kSecondsDecimals),
+                  Cell(results, kW6History, r.row, metric::kRewindCloseS, kSecondsDecimals),
+                  Cell(results, kW6History, r.row, metric::kRewindOpenS, kSecondsDecimals),
+                  Cell(results, kW6History, r.row, metric::kAsOfReadS, kSecondsDecimals),
+                  FormatNumber(Median(results, kW6History, r.row, metric::kAsOfReadS) / x1_read, 2)});
+  }
+  out << "\n== W6: Spool's rewind to v50 against the history after it ==\n" << table.ToString();
+  out << Line("Spool rewind with " + HistoryLabel(results, kHistoryX100) + " the history ÷ with ×1",
+              Median(results, kW6History, kHistoryX100, metric::kRewindS) / x1, "  (target, for ×100: ≤ 1.50)")
+      << "  (×1 is W6's Spool run above; the others are stores of their own, built the same way with more\n"
+         "   update commits after v50 (500 and 5,000 × --scale), closed, reopened and read once as of v50\n"
+         "   before the rewind.)\n";
+}
+
+void PrintW3Keyed(const Results& results, std::ostream& out) {
+  TextTable table({"engine", "records/s", "min–max", "÷ Spool", "records/s incl. close", "payload MB/s",
+                   "disk/payload", "written/payload", "device written/payload"});
+  const double spool = Median(results, kW3Keyed, kSpool, metric::kRecordsPerS);
+  for (const Results::Row* row : results.RowsOf(kW3Keyed)) {
+    const std::string& e = row->engine;
+    table.AddRow({Label(kW3Keyed, e), Cell(results, kW3Keyed, e, metric::kRecordsPerS, 0),
+                  RangeCell(results, kW3Keyed, e, metric::kRecordsPerS, 0),
+                  FormatNumber(Median(results, kW3Keyed, e, metric::kRecordsPerS) / spool, 2),
+                  Cell(results, kW3Keyed, e, metric::kRecordsPerSInclClose, 0),
+                  Cell(results, kW3Keyed, e, metric::kPayloadMBPerS, 1),
+                  Cell(results, kW3Keyed, e, metric::kDiskPerPayload, 2),
+                  Cell(results, kW3Keyed, e, metric::kWrittenPerPayload, 2),
+                  Cell(results, kW3Keyed, e, metric::kDeviceWrittenPerPayload, 2)});
+  }
+  out << "\n== W3 keyed: W3's records as rows of a keyed Spool table (log + state), 1,000 per durable commit ==\n"
+      << table.ToString();
+  const BestPeer peer = FindBestPeer(results, kW3Keyed, metric::kRecordsPerS);
+  out << Line("Spool keyed table ÷ best peer's plain W3 (" + PeerName(peer) + ")", spool / peer.value,
+              "  (W3's target, ≥ 2.00, is the log's; shown for reference)")
+      << Line("Spool keyed table ÷ Spool's log alone", spool / Median(results, kW3Keyed, kSpoolLogRow,
+                                                                       metric::kRecordsPerS), "")
+      << "  (Peers and Spool's log run plain W3 (key → value puts) in the same rotation. records/s stops at\n"
+         "   the last acknowledged commit, as in W3; \"incl. close\" adds closing the store (Spool: the state's\n"
+         "   last batches written to LMDB; RocksDB: the memtable flushed). disk = bytes allocated after close.\n"
+      << kWrittenNote;
+}
+
+TargetCheck LowerIsBetter(std::string workload, std::string target, std::string measured, double value, double bound) {
+  TargetCheck check{std::move(workload), std::move(target), std::move(measured), value, bound, false, false};
+  check.available = std::isfinite(value);
+  return check;
+}
+
+}  // namespace
+
+void PrintTableWorkloads(const BenchConfig& config, const Results& results, std::ostream& out) {
+  if (config.Runs(kW3Keyed)) PrintW3Keyed(results, out);
+  if (config.Runs(kW5)) PrintW5(config, results, out);
+  if (config.Runs(kW6)) {
+    PrintW6(results, out);
+    PrintW6History(results, out);
+  }
+}
+
+void CheckTableTargets(const Results& results, std::vector<TargetCheck>* checks) {
+  const double as_of = Median(results, kW5, kSpool, metric::kAsOfReadS);
+  checks->push_back(LowerIsBetter(kW5, "as-of read ≤ 1.5 × Spool's latest read", "Spool as-of v50 ÷ Spool latest",
+                                  as_of / Median(results, kW5, kSpool, metric::kLatestReadS), kW5AsOfVsLatest));
+  const BestPeer peer = FindBestPeer(results, kW5, metric::kAsOfReadS, false);
+  checks->push_back(LowerIsBetter(kW5, "as-of read ≤ the best peer",
+                                  "Spool as-of v50 ÷ best peer (" + PeerName(peer) + ")", as_of / peer.value,
+                                  kW5AsOfVsBestPeer));
+  checks->push_back(LowerIsBetter(kW6, "flat in history after the point (100× ≤ 1.5× the time)",
+                                  "Spool rewind, " + HistoryLabel(results, kHistoryX100) + " history ÷ ×1",
+                                  Median(results, kW6History, kHistoryX100, metric::kRewindS) /
+                                      Median(results, kW6History, kHistoryX1, metric::kRewindS),
+                                  kW6HistoryGrowth));
+  checks->push_back(LowerIsBetter(kW6, "≤ 2 × RocksDB's checkpoint restore", "Spool rewind ÷ RocksDB rewind",
+                                  Median(results, kW6, kSpool, metric::kRewindS) /
+                                      Median(results, kW6, kRocksDb, metric::kRewindS),
+                                  kW6VsRocksDb));
+}
+
+}  // namespace spool::bench

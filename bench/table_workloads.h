@@ -1,0 +1,95 @@
+// Table-level workloads (BENCHMARKS.md): W5 time travel, W6 rewind and
+// keyed W3, Spool's table API (storage/) against the peers used the way
+// their users do time travel and rewind by hand (versioned_engine.h).
+//
+// W5: a keyed table of kW5Rows rows (16-byte key, 100-byte value), loaded
+// in commits of kW5LoadBatchRows rows, then kW5Updates commits each
+// upserting a random 1% of the rows (distinct rows, the same for every
+// engine). Every commit durable. Versions are Spool's store versions for
+// every engine (versioned_engine.h): version 1 creates the table, the load
+// is versions 2 … L+1 (L = load commits), update k is version L+1+k. "v50"
+// — the as-of version and W6's rewind point — is the version after the
+// load and kW5Point update commits: 151 at --scale 1. The store is closed
+// (bytes on disk and written measured), reopened, read once untimed (a
+// warm-up), then read kReadRepeats times as of v50 and at the newest
+// version, alternating; each read's rows are checked against a model of
+// the table.
+//
+// W6: on W5's store, after its reads: bring the table back to v50 and have
+// it open there (Spool: Store::Restore, close, reopen; peers: close, then
+// open RocksDB's checkpoint / LevelDB's hard-linked copy, or copy LMDB's or
+// SQLite's backup back and reopen). The table is then checked to read as
+// v50. Spool alone is also run with 10× and 100× more history after v50
+// (500 and 5,000 update commits after it instead of 50), on stores of its
+// own built the same way, to show how the rewind grows with history. Those
+// two counts are multiplied by --scale (at least 50; a run equal to ×1 is
+// skipped), so the multipliers are 10 and 100 at --scale 1 only: the
+// report names the multiplier each run had.
+//
+// Keyed W3: W3's records (2,000,000, 1,000 per durable commit, ascending
+// keys) written as rows of a keyed Spool table, in the same rotation as
+// Spool's log alone and the peers running plain W3 (engine.h).
+#pragma once
+
+#include <cstdint>
+
+#include "config.h"
+#include "results.h"
+
+namespace spool::bench {
+
+// Workload ids, as --workloads names them. W6 needs W5's table: either id
+// builds it; W5's figures are recorded only when w5 is selected.
+inline constexpr char kW3Keyed[] = "w3k";
+inline constexpr char kW5[] = "w5";
+inline constexpr char kW6[] = "w6";
+// W6's history series, Spool only: rows kHistoryX1, kHistoryX10, kHistoryX100
+// (×10 and ×100 at --scale 1; metric::kVersionsAfterPoint says how many
+// commits followed the point in each).
+inline constexpr char kW6History[] = "w6-history";
+inline constexpr char kHistoryX1[] = "x1";
+inline constexpr char kHistoryX10[] = "x10";
+inline constexpr char kHistoryX100[] = "x100";
+// Keyed W3's row for Spool's log alone (plain W3).
+inline constexpr char kSpoolLogRow[] = "spool-log";
+
+// Sizes at --scale 1 (--scale multiplies the rows; the number of commits
+// stays, so the history multipliers stay true; update commits hold 1% of
+// the rows).
+inline constexpr uint64_t kW5Rows = 100'000;
+inline constexpr uint64_t kW5MinRows = 100;
+inline constexpr uint64_t kW5LoadBatchRows = 1'000;
+inline constexpr uint64_t kW5UpdateRowsDivisor = 100;  // 1% of the rows per update commit
+inline constexpr uint64_t kW5Updates = 100;
+inline constexpr uint64_t kW5Point = 50;
+inline constexpr uint64_t kW6HistoryMultipliers[] = {10, 100};  // at --scale 1
+inline constexpr int kReadRepeats = 3;  // timed reads of each kind per repetition (their median is the sample)
+
+namespace metric {
+inline constexpr char kAsOfReadS[] = "asof_read_s";
+inline constexpr char kLatestReadS[] = "latest_read_s";
+inline constexpr char kDiskMB[] = "disk_mb";
+inline constexpr char kWrittenPerPayload[] = "syscall_written_bytes_per_payload_byte";
+inline constexpr char kDeviceWrittenPerPayload[] = "device_written_bytes_per_payload_byte";
+inline constexpr char kLoadRecordsPerS[] = "load_records_per_s";
+inline constexpr char kUpdateCommitsPerS[] = "update_commits_per_s";
+inline constexpr char kRewindS[] = "rewind_s";
+inline constexpr char kRewindRestoreS[] = "rewind_restore_s";
+inline constexpr char kRewindCloseS[] = "rewind_close_s";
+inline constexpr char kRewindOpenS[] = "rewind_open_s";
+inline constexpr char kPointS[] = "rewind_point_s";
+inline constexpr char kPointWrittenMB[] = "rewind_point_written_mb";
+inline constexpr char kVersionsAfterPoint[] = "versions_after_point";
+inline constexpr char kRecordsPerSInclClose[] = "records_per_s_incl_close";
+}  // namespace metric
+
+// W5's as-of version and W6's rewind point ("v50") at this --scale.
+uint64_t W5PointVersion(const BenchConfig& config);
+
+// Repetition `rep` (1-based) of keyed W3 on every engine.
+void RunW3Keyed(const BenchConfig& config, int rep, Results* results);
+// Repetition `rep` of W5 and/or W6 (as selected) on every engine, then
+// W6's history series for Spool.
+void RunW5W6(const BenchConfig& config, int rep, Results* results);
+
+}  // namespace spool::bench

@@ -1,0 +1,115 @@
+// VersionedEngine: a keyed table with time travel and rewind, for W5, W6
+// and keyed W3 (BENCHMARKS.md) — Spool's table API, or a peer used the way
+// its users do time travel by hand.
+//
+// Spool: one keyed table (key bytes primary key, value bytes) in a Store;
+// a commit is one Transaction of upserts, time travel is Store::Read with
+// ReadOptions::version, rewind is Store::Restore then close and reopen.
+//
+// Peers (RocksDB, LMDB, SQLite, LevelDB): every write is a new entry
+// key‖version (the version 8 bytes big-endian, so a key's entries sort by
+// version); a read as of v is one ordered scan keeping, for each key, the
+// newest entry with version ≤ v; the latest read is the same scan with v =
+// the newest version. Rewind restores a copy of the store taken at the
+// rewind point: RocksDB's Checkpoint (hard links), LevelDB's files
+// hard-linked (the mutable ones copied) while closed, LMDB's mdb_env_copy
+// and SQLite's online backup, both copied back over the store's file.
+//
+// Every commit is durable (Spool's default kSync; peers fsync per commit).
+// Thread-safety: one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "records.h"
+#include "spool/txnlog/status.h"
+
+namespace spool::bench {
+
+// Version numbers every engine shares: Spool's store versions. Version 1 is
+// Spool's CREATE TABLE (peers have no DDL commit and leave it unused); data
+// commits are numbered from 2, one version per commit.
+inline constexpr uint64_t kFirstDataVersion = 2;
+
+// Called with each row of a read, in key order.
+using RowVisitor = std::function<void(std::string_view key, std::string_view value)>;
+
+// The phases of a rewind, in seconds.
+struct RewindTimes {
+  double restore_s = 0;  // Spool: Store::Restore (one durable commit); LMDB, SQLite: copy back + fsync
+  double close_s = 0;    // closing the store at the newest version (Spool: after the restore)
+  double open_s = 0;     // opening the store at the rewind point (RocksDB, LevelDB: the checkpoint)
+};
+
+class VersionedEngine {
+ public:
+  virtual ~VersionedEngine() = default;
+
+  virtual std::string_view name() const = 0;
+  // Opens the store in `dir` (an existing directory), creating the store —
+  // and Spool's table — when missing.
+  virtual Status Open(const std::string& dir) = 0;
+  // One durable commit at `version` (the previous commit's plus one, from
+  // kFirstDataVersion) upserting every row.
+  virtual Status Commit(uint64_t version, std::span<const Record> rows) = 0;
+  // A full read of the table as of `version`.
+  virtual Status ReadAsOf(uint64_t version, const RowVisitor& visit) = 0;
+  // A full read of the newest version.
+  virtual Status ReadLatest(const RowVisitor& visit) = 0;
+  // W6: makes the current version the rewind point. Peers copy or
+  // checkpoint the store into `point_dir` (which does not exist yet).
+  virtual Status MarkRewindPoint(const std::string& point_dir) = 0;
+  // W6: brings the table back to the rewind point and leaves the store open
+  // there (RocksDB and LevelDB on the checkpoint directory).
+  virtual Status Rewind(RewindTimes* times) = 0;
+  // Closes the store; idempotent.
+  virtual Status Close() = 0;
+};
+
+// A new, closed engine; null for engines without a table variant ("spool-group").
+std::unique_ptr<VersionedEngine> MakeVersionedEngine(std::string_view engine);
+
+std::unique_ptr<VersionedEngine> NewSpoolTableEngine();
+std::unique_ptr<VersionedEngine> NewVersionedRocksDb();
+std::unique_ptr<VersionedEngine> NewVersionedLmdb();
+std::unique_ptr<VersionedEngine> NewVersionedSqlite();
+std::unique_ptr<VersionedEngine> NewVersionedLevelDb();
+
+// What the peers share.
+namespace versioned {
+
+inline constexpr size_t kVersionBytes = 8;
+
+// key‖version(be64), into `out` (replaced).
+void EncodeKey(std::string_view key, uint64_t version, std::string* out);
+
+// Folds an ordered scan of key‖version entries into the rows as of one
+// version: Add each entry in order, then Finish.
+class AsOfFolder {
+ public:
+  AsOfFolder(uint64_t version, const RowVisitor& visit) : version_(version), visit_(visit) {}
+  // Errors: Corruption (an entry too short to hold a version).
+  Status Add(std::string_view versioned_key, std::string_view value);
+  void Finish();
+
+ private:
+  const uint64_t version_;
+  const RowVisitor& visit_;
+  std::string key_;  // the key whose entries are being read
+  std::string row_;  // its newest value at or before version_
+  bool have_key_ = false;
+  bool have_row_ = false;
+};
+
+// Copies `from` to `to` (replacing it) and fdatasyncs it. Errors: IOError.
+Status CopyFileDurably(const std::string& from, const std::string& to);
+// fsync of a file or directory. Errors: IOError.
+Status SyncPath(const std::string& path);
+
+}  // namespace versioned
+}  // namespace spool::bench

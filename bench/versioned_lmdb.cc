@@ -1,0 +1,138 @@
+// LMDB with key‖version entries (versioned_engine.h): a write transaction
+// of puts per commit, default (durable) flags. The rewind point is a copy
+// made by mdb_env_copy2 (a consistent copy while the store stays open),
+// synced; a rewind closes the environment, copies the file back over
+// data.mdb, syncs it and reopens.
+#include <lmdb.h>
+
+#include <filesystem>
+#include <limits>
+
+#include "engine.h"
+#include "stopwatch.h"
+#include "versioned_engine.h"
+
+namespace spool::bench {
+namespace {
+
+constexpr size_t kMapBytes = 16ull << 30;
+constexpr char kDataFile[] = "/data.mdb";
+
+Status FromMdb(int rc, std::string_view what) {
+  if (rc == MDB_SUCCESS) return Status::OK();
+  const std::string msg = std::string(what) + ": " + mdb_strerror(rc);
+  if (rc == MDB_NOTFOUND) return Status::NotFound(msg);
+  if (rc == MDB_CORRUPTED) return Status::Corruption(msg);
+  if (rc == MDB_MAP_FULL) return Status::NoSpace(msg);
+  return Status::IOError(msg);
+}
+
+MDB_val ToVal(std::string_view bytes) { return MDB_val{bytes.size(), const_cast<char*>(bytes.data())}; }
+std::string_view ToView(const MDB_val& v) { return std::string_view(static_cast<const char*>(v.mv_data), v.mv_size); }
+
+class VersionedLmdb final : public VersionedEngine {
+ public:
+  ~VersionedLmdb() override { (void)Close(); }
+
+  std::string_view name() const override { return kLmdb; }
+
+  Status Open(const std::string& dir) override {
+    dir_ = dir;
+    SPOOL_RETURN_IF_ERROR(FromMdb(mdb_env_create(&env_), "mdb_env_create"));
+    SPOOL_RETURN_IF_ERROR(FromMdb(mdb_env_set_mapsize(env_, kMapBytes), "mdb_env_set_mapsize"));
+    SPOOL_RETURN_IF_ERROR(FromMdb(mdb_env_open(env_, dir.c_str(), 0, 0644), "mdb_env_open " + dir));
+    MDB_txn* txn = nullptr;
+    SPOOL_RETURN_IF_ERROR(FromMdb(mdb_txn_begin(env_, nullptr, 0, &txn), "mdb_txn_begin"));
+    const int rc = mdb_dbi_open(txn, nullptr, 0, &dbi_);
+    if (rc != MDB_SUCCESS) {
+      mdb_txn_abort(txn);
+      return FromMdb(rc, "mdb_dbi_open");
+    }
+    return FromMdb(mdb_txn_commit(txn), "mdb_txn_commit");
+  }
+
+  Status Commit(uint64_t version, std::span<const Record> rows) override {
+    MDB_txn* txn = nullptr;
+    SPOOL_RETURN_IF_ERROR(FromMdb(mdb_txn_begin(env_, nullptr, 0, &txn), "mdb_txn_begin"));
+    std::string encoded;
+    for (const Record& r : rows) {
+      versioned::EncodeKey(r.key, version, &encoded);
+      MDB_val key = ToVal(encoded);
+      MDB_val value = ToVal(r.value);
+      const int rc = mdb_put(txn, dbi_, &key, &value, 0);
+      if (rc != MDB_SUCCESS) {
+        mdb_txn_abort(txn);
+        return FromMdb(rc, "mdb_put");
+      }
+    }
+    return FromMdb(mdb_txn_commit(txn), "mdb_txn_commit");
+  }
+
+  Status ReadAsOf(uint64_t version, const RowVisitor& visit) override {
+    MDB_txn* txn = nullptr;
+    SPOOL_RETURN_IF_ERROR(FromMdb(mdb_txn_begin(env_, nullptr, MDB_RDONLY, &txn), "mdb_txn_begin"));
+    MDB_cursor* cursor = nullptr;
+    int rc = mdb_cursor_open(txn, dbi_, &cursor);
+    Status s = FromMdb(rc, "mdb_cursor_open");
+    if (s.ok()) {
+      versioned::AsOfFolder folder(version, visit);
+      MDB_val key{0, nullptr}, value{0, nullptr};
+      for (rc = mdb_cursor_get(cursor, &key, &value, MDB_FIRST); rc == MDB_SUCCESS && s.ok();
+           rc = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)) {
+        s = folder.Add(ToView(key), ToView(value));
+      }
+      if (s.ok() && rc != MDB_NOTFOUND) s = FromMdb(rc, "mdb_cursor_get");
+      if (s.ok()) folder.Finish();
+      mdb_cursor_close(cursor);
+    }
+    mdb_txn_abort(txn);
+    return s;
+  }
+
+  Status ReadLatest(const RowVisitor& visit) override {
+    return ReadAsOf(std::numeric_limits<uint64_t>::max(), visit);
+  }
+
+  Status MarkRewindPoint(const std::string& point_dir) override {
+    std::error_code ec;
+    std::filesystem::create_directories(point_dir, ec);
+    if (ec) return Status::IOError("create " + point_dir + ": " + ec.message());
+    SPOOL_RETURN_IF_ERROR(FromMdb(mdb_env_copy2(env_, point_dir.c_str(), 0), "mdb_env_copy2 " + point_dir));
+    SPOOL_RETURN_IF_ERROR(versioned::SyncPath(point_dir + kDataFile));
+    SPOOL_RETURN_IF_ERROR(versioned::SyncPath(point_dir));
+    point_dir_ = point_dir;
+    return Status::OK();
+  }
+
+  Status Rewind(RewindTimes* times) override {
+    const std::string dir = dir_;
+    Stopwatch watch;
+    SPOOL_RETURN_IF_ERROR(Close());
+    times->close_s = watch.Seconds();
+    watch.Restart();
+    SPOOL_RETURN_IF_ERROR(versioned::CopyFileDurably(point_dir_ + kDataFile, dir + kDataFile));
+    times->restore_s = watch.Seconds();
+    watch.Restart();
+    SPOOL_RETURN_IF_ERROR(Open(dir));
+    times->open_s = watch.Seconds();
+    return Status::OK();
+  }
+
+  Status Close() override {
+    if (env_ != nullptr) mdb_env_close(env_);
+    env_ = nullptr;
+    return Status::OK();
+  }
+
+ private:
+  std::string dir_;
+  std::string point_dir_;
+  MDB_env* env_ = nullptr;
+  MDB_dbi dbi_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<VersionedEngine> NewVersionedLmdb() { return std::make_unique<VersionedLmdb>(); }
+
+}  // namespace spool::bench

@@ -1,0 +1,169 @@
+// SQLite with key‖version entries (versioned_engine.h): WAL mode,
+// synchronous=FULL, a WITHOUT ROWID key-value table, one transaction of
+// INSERT OR REPLACE per commit; a read is SELECT … ORDER BY k (the primary
+// key's order, no sort). The rewind point is an online backup
+// (sqlite3_backup) into a file of its own; a rewind closes the database,
+// copies the backup back over it, syncs it and reopens.
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <limits>
+
+#include "engine.h"
+#include "stopwatch.h"
+#include "versioned_engine.h"
+
+namespace spool::bench {
+namespace {
+
+constexpr char kDbFileName[] = "/bench.sqlite";
+constexpr char kSchema[] =
+    "PRAGMA journal_mode=WAL;"
+    "PRAGMA synchronous=FULL;"
+    "CREATE TABLE IF NOT EXISTS kv(k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID;";
+
+std::string_view ColumnBytes(sqlite3_stmt* stmt, int column) {
+  const auto* bytes = static_cast<const char*>(sqlite3_column_blob(stmt, column));
+  return std::string_view(bytes, static_cast<size_t>(sqlite3_column_bytes(stmt, column)));
+}
+
+class VersionedSqlite final : public VersionedEngine {
+ public:
+  ~VersionedSqlite() override { (void)Close(); }
+
+  std::string_view name() const override { return kSqlite; }
+
+  Status Open(const std::string& dir) override {
+    dir_ = dir;
+    const std::string path = dir + kDbFileName;
+    const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+    if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) return Error("open " + path);
+    SPOOL_RETURN_IF_ERROR(Exec(kSchema));
+    SPOOL_RETURN_IF_ERROR(Prepare("BEGIN", &begin_));
+    SPOOL_RETURN_IF_ERROR(Prepare("COMMIT", &commit_));
+    SPOOL_RETURN_IF_ERROR(Prepare("INSERT OR REPLACE INTO kv(k, v) VALUES(?1, ?2)", &put_));
+    return Prepare("SELECT k, v FROM kv ORDER BY k", &scan_);
+  }
+
+  Status Commit(uint64_t version, std::span<const Record> rows) override {
+    SPOOL_RETURN_IF_ERROR(Step(begin_, "BEGIN"));
+    std::string key;
+    for (const Record& r : rows) {
+      versioned::EncodeKey(r.key, version, &key);
+      Bind(put_, 1, key);
+      Bind(put_, 2, r.value);
+      Status s = Step(put_, "INSERT");
+      if (!s.ok()) {
+        (void)Exec("ROLLBACK");
+        return s;
+      }
+    }
+    return Step(commit_, "COMMIT");
+  }
+
+  Status ReadAsOf(uint64_t version, const RowVisitor& visit) override {
+    versioned::AsOfFolder folder(version, visit);
+    int rc = SQLITE_ROW;
+    Status s;
+    while (s.ok() && (rc = sqlite3_step(scan_)) == SQLITE_ROW) s = folder.Add(ColumnBytes(scan_, 0), ColumnBytes(scan_, 1));
+    sqlite3_reset(scan_);
+    SPOOL_RETURN_IF_ERROR(s);
+    if (rc != SQLITE_DONE) return Error("scan");
+    folder.Finish();
+    return Status::OK();
+  }
+
+  Status ReadLatest(const RowVisitor& visit) override {
+    return ReadAsOf(std::numeric_limits<uint64_t>::max(), visit);
+  }
+
+  Status MarkRewindPoint(const std::string& point_dir) override {
+    std::error_code ec;
+    std::filesystem::create_directories(point_dir, ec);
+    if (ec) return Status::IOError("create " + point_dir + ": " + ec.message());
+    const std::string path = point_dir + kDbFileName;
+    sqlite3* copy = nullptr;
+    if (sqlite3_open_v2(path.c_str(), &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+      sqlite3_close(copy);
+      return Status::IOError("sqlite open " + path);
+    }
+    // The destination's default journal and synchronous=FULL: the backup's
+    // last step syncs the copy.
+    sqlite3_backup* backup = sqlite3_backup_init(copy, "main", db_, "main");
+    int rc = backup == nullptr ? sqlite3_errcode(copy) : sqlite3_backup_step(backup, -1);
+    if (backup != nullptr) sqlite3_backup_finish(backup);
+    const std::string message = sqlite3_errmsg(copy);
+    sqlite3_close(copy);
+    if (rc != SQLITE_DONE) return Status::IOError("sqlite backup to " + path + ": " + message);
+    SPOOL_RETURN_IF_ERROR(versioned::SyncPath(path));
+    SPOOL_RETURN_IF_ERROR(versioned::SyncPath(point_dir));
+    point_path_ = path;
+    return Status::OK();
+  }
+
+  Status Rewind(RewindTimes* times) override {
+    const std::string dir = dir_;
+    Stopwatch watch;
+    SPOOL_RETURN_IF_ERROR(Close());  // checkpoints the WAL and removes it
+    times->close_s = watch.Seconds();
+    watch.Restart();
+    for (const char* suffix : {"-wal", "-shm"}) {
+      std::error_code ec;
+      std::filesystem::remove(dir + kDbFileName + suffix, ec);
+    }
+    SPOOL_RETURN_IF_ERROR(versioned::CopyFileDurably(point_path_, dir + kDbFileName));
+    times->restore_s = watch.Seconds();
+    watch.Restart();
+    SPOOL_RETURN_IF_ERROR(Open(dir));
+    times->open_s = watch.Seconds();
+    return Status::OK();
+  }
+
+  Status Close() override {
+    for (sqlite3_stmt** stmt : {&begin_, &commit_, &put_, &scan_}) {
+      sqlite3_finalize(*stmt);
+      *stmt = nullptr;
+    }
+    if (db_ == nullptr) return Status::OK();
+    const int rc = sqlite3_close(db_);
+    db_ = nullptr;
+    return rc == SQLITE_OK ? Status::OK() : Status::IOError("sqlite3_close failed");
+  }
+
+ private:
+  Status Error(std::string_view what) const {
+    return Status::IOError("sqlite " + std::string(what) + ": " + (db_ ? sqlite3_errmsg(db_) : "out of memory"));
+  }
+
+  Status Exec(const char* sql) {
+    return sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) == SQLITE_OK ? Status::OK() : Error(sql);
+  }
+
+  Status Prepare(const char* sql, sqlite3_stmt** stmt) {
+    return sqlite3_prepare_v2(db_, sql, -1, stmt, nullptr) == SQLITE_OK ? Status::OK() : Error(sql);
+  }
+
+  static void Bind(sqlite3_stmt* stmt, int index, std::string_view bytes) {
+    sqlite3_bind_blob(stmt, index, bytes.data(), static_cast<int>(bytes.size()), SQLITE_STATIC);
+  }
+
+  Status Step(sqlite3_stmt* stmt, std::string_view what) {
+    const int rc = sqlite3_step(stmt);
+    sqlite3_reset(stmt);
+    return rc == SQLITE_DONE ? Status::OK() : Error(what);
+  }
+
+  std::string dir_;
+  std::string point_path_;
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* begin_ = nullptr;
+  sqlite3_stmt* commit_ = nullptr;
+  sqlite3_stmt* put_ = nullptr;
+  sqlite3_stmt* scan_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<VersionedEngine> NewVersionedSqlite() { return std::make_unique<VersionedSqlite>(); }
+
+}  // namespace spool::bench
