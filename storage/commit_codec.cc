@@ -105,7 +105,7 @@ std::string EncodeCommit(const CommitRecord& c) {
       auto key = r.key.empty() ? 0 : ByteVector(fbb, r.key);
       auto pre = r.kind == RowChangeKind::kInsert ? 0 : ByteVector(fbb, r.pre);
       auto post = r.kind == RowChangeKind::kDelete ? 0 : ByteVector(fbb, r.post);
-      changes.push_back(fb::CreateRowChange(fbb, static_cast<uint8_t>(r.kind), key, pre, post));
+      changes.push_back(fb::CreateRowChange(fbb, static_cast<uint8_t>(r.kind), key, pre, post, r.pre_version));
     }
     tables.push_back(fb::CreateTableChanges(fbb, t.uid, fbb.CreateVector(changes)));
   }
@@ -123,7 +123,21 @@ std::string EncodeCommit(const CommitRecord& c) {
   return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
 }
 
+namespace {
+
+// FlatBuffers reads scalars in place: bytes at an unaligned address (an
+// LMDB value) are copied into `copy` first.
+std::string_view Aligned(std::string_view bytes, std::string* copy) {
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(uint64_t) == 0) return bytes;
+  copy->assign(bytes);
+  return *copy;
+}
+
+}  // namespace
+
 Status DecodeCommit(std::string_view body, CommitRecord* c, std::optional<uint64_t> only_table) {
+  std::string copy;
+  body = Aligned(body, &copy);
   const auto* bytes = reinterpret_cast<const uint8_t*>(body.data());
   flatbuffers::Verifier verifier(bytes, body.size());
   if (!fb::VerifyCommitRecordBuffer(verifier)) return Status::Corruption("commit record does not verify");
@@ -174,7 +188,8 @@ Status DecodeCommit(std::string_view body, CommitRecord* c, std::optional<uint64
               (kind != RowChangeKind::kInsert && (rc->key() == nullptr || rc->key()->size() == 0))) {
             return Status::Corruption("commit has a row change without the images or key its kind needs");
           }
-          set.changes.push_back(RowChangeRecord{kind, Str(rc->key()), Str(rc->pre()), Str(rc->post())});
+          set.changes.push_back(
+              RowChangeRecord{kind, Str(rc->key()), Str(rc->pre()), Str(rc->post()), rc->pre_version()});
         }
       }
       c->tables.push_back(std::move(set));
@@ -199,6 +214,8 @@ std::string EncodeTableInfo(const TableInfo& table) {
 }
 
 Status DecodeTableInfo(std::string_view bytes, TableInfo* table) {
+  std::string copy;
+  bytes = Aligned(bytes, &copy);
   const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
   flatbuffers::Verifier verifier(data, bytes.size());
   if (!verifier.VerifyBuffer<fb::TableDef>(nullptr)) return Status::Corruption("catalog entry does not verify");

@@ -24,6 +24,7 @@ struct RowChangeRecord {
   std::string key;  // empty for a keyless insert: the row id is derived
   std::string pre;  // update, delete
   std::string post; // insert, update
+  uint64_t pre_version = 0;  // update, delete: the version that wrote `pre`
 };
 
 struct TableChangeSet {

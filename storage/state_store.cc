@@ -5,12 +5,10 @@
 #include <cstring>
 #include <filesystem>
 
+#include "varint.h"
+
 namespace spool {
 namespace {
-
-void PutBigEndian(std::string* out, uint64_t v) {
-  for (int shift = 56; shift >= 0; shift -= 8) out->push_back(static_cast<char>((v >> shift) & 0xff));
-}
 
 Status LmdbError(int rc, std::string_view what) {
   const std::string message = "state store: " + std::string(what) + ": " + mdb_strerror(rc);
@@ -22,15 +20,14 @@ std::string_view View(const MDB_val& v) { return {static_cast<const char*>(v.mv_
 
 std::string EncodePosition(const StatePosition& p) {
   std::string out;
-  for (uint64_t v : {p.store_id, p.epoch, p.version, p.timestamp_us}) PutBigEndian(&out, v);
+  for (uint64_t v : {p.store_id, p.epoch, p.version, p.timestamp_us}) PutBigEndian64(&out, v);
   return out;
 }
 
 bool DecodePosition(std::string_view in, StatePosition* p) {
   if (in.size() != 32) return false;
-  uint64_t fields[4] = {};
-  for (size_t i = 0; i < 32; ++i) fields[i / 8] = fields[i / 8] << 8 | static_cast<uint8_t>(in[i]);
-  *p = StatePosition{fields[0], fields[1], fields[2], fields[3]};
+  *p = StatePosition{GetBigEndian64(in), GetBigEndian64(in.substr(8)), GetBigEndian64(in.substr(16)),
+                     GetBigEndian64(in.substr(24))};
   return true;
 }
 
@@ -38,13 +35,19 @@ bool DecodePosition(std::string_view in, StatePosition* p) {
 
 std::string StateCatalogKey(uint64_t uid) {
   std::string key(kStateCatalogPrefix);
-  PutBigEndian(&key, uid);
+  PutBigEndian64(&key, uid);
   return key;
 }
 
 std::string StateRowPrefix(uint64_t uid) {
   std::string key(kStateRowPrefix);
-  PutBigEndian(&key, uid);
+  PutBigEndian64(&key, uid);
+  return key;
+}
+
+std::string StateHistoryPrefix(uint64_t uid) {
+  std::string key(kStateHistoryPrefix);
+  PutBigEndian64(&key, uid);
   return key;
 }
 
@@ -383,6 +386,42 @@ Status StateStore::Reset(const StatePosition& position, const std::function<Stat
   mem_ = std::make_shared<StateDelta>();
   position_ = position;
   apply_error_ = Status::OK();
+  return Status::OK();
+}
+
+Status StateStore::Prune(std::string_view begin, std::string_view end,
+                         const std::function<bool(std::string_view key)>& drop, uint64_t* dropped) {
+  *dropped = 0;
+  std::unique_lock lock(apply_mu_);
+  apply_cv_.wait(lock, [&] { return imm_ == nullptr; });
+  if (!apply_error_.ok()) return Status::Failed(apply_error_.message());
+  MDB_txn* txn = nullptr;
+  int rc = mdb_txn_begin(lmdb_->env, nullptr, 0, &txn);
+  if (rc != 0) return LmdbError(rc, "begin write");
+  MDB_cursor* cursor = nullptr;
+  if ((rc = mdb_cursor_open(txn, lmdb_->dbi, &cursor)) != 0) {
+    mdb_txn_abort(txn);
+    return LmdbError(rc, "open cursor");
+  }
+  // Chosen first, deleted after: the cursor is not walked across deletes.
+  std::vector<std::string> chosen;
+  MDB_val k = Val(begin), v{};
+  for (rc = mdb_cursor_get(cursor, &k, &v, begin.empty() ? MDB_FIRST : MDB_SET_RANGE);
+       rc == 0 && (end.empty() || View(k) < end); rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)) {
+    if (drop(View(k))) chosen.emplace_back(View(k));
+  }
+  mdb_cursor_close(cursor);
+  if (rc == MDB_NOTFOUND) rc = 0;
+  for (size_t i = 0; rc == 0 && i < chosen.size(); ++i) {
+    MDB_val key = Val(chosen[i]);
+    rc = mdb_del(txn, lmdb_->dbi, &key, nullptr);
+  }
+  if (rc != 0) {
+    mdb_txn_abort(txn);
+    return LmdbError(rc, "prune");
+  }
+  if ((rc = mdb_txn_commit(txn)) != 0) return LmdbError(rc, "commit prune");
+  *dropped = chosen.size();
   return Status::OK();
 }
 

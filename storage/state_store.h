@@ -11,6 +11,15 @@
 //                          append to LMDB's last page instead of splitting
 //                          pages in the middle
 //   "C" flow               a flow checkpoint
+//   "h" uid(be64) row key end(be64)
+//                          the history index: a row as it was before the
+//                          commit at version `end` changed or deleted it;
+//                          rows and these share one value format
+//                          (store_internal.h), which says the version that
+//                          wrote them. Time travel reads it; snapshots leave
+//                          it out.
+//   "H"                    the history floor (be64): the index holds every
+//                          change made after this version
 //
 // Commits reach LMDB in batches. Each committed log record is first staged
 // in memory (the "mem" overlay); when mem holds enough commits or bytes it
@@ -46,10 +55,13 @@ namespace spool {
 std::string StateCatalogKey(uint64_t uid);
 std::string StateRowPrefix(uint64_t uid);
 std::string StateCheckpointKey(std::string_view flow);
+std::string StateHistoryPrefix(uint64_t uid);
 inline constexpr std::string_view kStatePositionKey = "M";
 inline constexpr std::string_view kStateCatalogPrefix = "T";
 inline constexpr std::string_view kStateRowPrefix = "r";
 inline constexpr std::string_view kStateCheckpointPrefix = "C";
+inline constexpr std::string_view kStateHistoryPrefix = "h";
+inline constexpr std::string_view kStateHistoryFloorKey = "H";
 // The smallest key greater than every key starting with `prefix`.
 std::string PrefixEnd(std::string_view prefix);
 
@@ -140,6 +152,12 @@ class StateStore {
   // transaction, writes what `load` puts (keys in any order) and records
   // `position`: the start of a rebuild. `load` may be null.
   Status Reset(const StatePosition& position, const std::function<Status(const StateLoader& put)>& load);
+
+  // Deletes, in one LMDB transaction, every applied key in [begin, end)
+  // that `drop` chooses; keys still staged are left. Sets *dropped to how
+  // many went. Errors: IOError, Failed.
+  Status Prune(std::string_view begin, std::string_view end, const std::function<bool(std::string_view key)>& drop,
+               uint64_t* dropped);
 
   // Point read of the current state.
   Status Get(std::string_view key, std::string* value, bool* found);

@@ -10,6 +10,7 @@
 #include "snapshot_file.h"
 #include "state_store.h"
 #include "store_internal.h"
+#include "varint.h"
 
 namespace spool {
 namespace {
@@ -60,16 +61,22 @@ StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, ui
     history.ddl = record.ddl;
     delta.Put(StateDdlKey(entry.position.version), EncodeCommit(history));
   }
+  const uint64_t version = entry.position.version;
   for (const TableChangeSet& table : record.tables) {
     const std::string prefix = StateRowPrefix(table.uid);
     uint32_t keyless_index = 0;
     for (const RowChangeRecord& change : table.changes) {
       std::string key = prefix;
-      key += change.key.empty() ? KeylessRowId(entry.position.version, keyless_index++) : change.key;
+      key += change.key.empty() ? KeylessRowId(version, keyless_index++) : change.key;
+      // The row this change replaces goes to the history index, unless an
+      // earlier change of this commit wrote it: no version ever showed it.
+      if (change.kind != RowChangeKind::kInsert && change.pre_version != version) {
+        delta.Put(StateHistoryKey(table.uid, change.key, version), StateRowValue(change.pre_version, change.pre));
+      }
       if (change.kind == RowChangeKind::kDelete) {
         delta.Delete(std::move(key));
       } else {
-        delta.Put(std::move(key), change.post);
+        delta.Put(std::move(key), StateRowValue(version, change.post));
       }
     }
   }
@@ -87,8 +94,30 @@ StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, ui
 
 std::string StateDdlKey(uint64_t version) {
   std::string key(kStateDdlPrefix);
-  for (int shift = 56; shift >= 0; shift -= 8) key.push_back(static_cast<char>((version >> shift) & 0xff));
+  PutBigEndian64(&key, version);
   return key;
+}
+
+std::string StateHistoryKey(uint64_t uid, std::string_view key, uint64_t end) {
+  std::string out = StateHistoryPrefix(uid);
+  out.reserve(out.size() + key.size() + 8);
+  out.append(key);
+  PutBigEndian64(&out, end);
+  return out;
+}
+
+std::string StateRowValue(uint64_t written, std::string_view row) {
+  std::string value;
+  value.reserve(row.size() + 5);
+  PutVarint(&value, written);
+  value.append(row);
+  return value;
+}
+
+Status SplitStateRow(std::string_view value, uint64_t* written, std::string_view* row) {
+  if (!GetVarint(&value, written)) return Status::Corruption("state row without the version that wrote it");
+  *row = value;
+  return Status::OK();
 }
 
 // ---------------------------------------------------------------------------
@@ -152,7 +181,9 @@ Status Store::Recover() {
   StatePosition applied;
   SPOOL_RETURN_IF_ERROR(state_->AppliedPosition(&applied));
   const uint64_t store_id = log_->StoreId();
-  const bool usable = (applied.version == 0 && applied.store_id == 0 && log_->Oldest().version <= 1) ||
+  // An empty state (a new store, or the state directory lost) starts from
+  // the newest snapshot rather than replaying the whole log.
+  const bool usable = (applied.version == 0 && applied.store_id == 0 && log_->Newest().version == 0) ||
                       (applied.store_id == store_id && PositionOnHistory(applied.epoch, applied.version));
   if (!usable) SPOOL_RETURN_IF_ERROR(RebuildState());
   SPOOL_RETURN_IF_ERROR(Replay(state_->position().version + 1));
@@ -190,7 +221,12 @@ Status Store::RebuildState() {
                                                             put_status = put(k, v);
                                                             return put_status.ok();
                                                           });
-                               return read.ok() ? put_status : read;
+                               if (!read.ok()) return read;
+                               SPOOL_RETURN_IF_ERROR(put_status);
+                               // The history index covers what replay adds.
+                               std::string floor;
+                               PutBigEndian64(&floor, it->version);
+                               return put(kStateHistoryFloorKey, floor);
                              });
     if (s.ok()) return Status::OK();
     if (!s.IsCorruption()) return s;
@@ -233,9 +269,10 @@ Status Store::LoadCatalog() {
   std::vector<std::pair<uint64_t, std::string>> ddl;
   SPOOL_RETURN_IF_ERROR(state_->NewView(std::string(kStateDdlPrefix), PrefixEnd(kStateDdlPrefix), &view));
   for (; view->Valid(); view->Next()) {
-    uint64_t version = 0;
-    for (char c : view->key().substr(1)) version = version << 8 | static_cast<uint8_t>(c);
-    ddl.emplace_back(version, std::string(view->value()));
+    if (view->key().size() != 9) {
+      return Status::Corruption("state DDL key of " + std::to_string(view->key().size()) + " bytes");
+    }
+    ddl.emplace_back(GetBigEndian64(view->key().substr(1)), std::string(view->value()));
   }
   SPOOL_RETURN_IF_ERROR(view->status());
   std::unique_lock lock(catalog_mu_);
@@ -251,6 +288,12 @@ Status Store::LoadCatalog() {
 // the catalog and rows as the transaction's earlier operations left them.
 class Store::Builder {
  public:
+  // A row before a change: its bytes and the version that wrote them.
+  struct Image {
+    uint64_t written = 0;
+    std::string row;
+  };
+
   Builder(Store* store, uint64_t version) : store_(store), version_(version) {
     std::shared_lock lock(store->catalog_mu_);
     catalog_ = store->catalog_;
@@ -262,7 +305,7 @@ class Store::Builder {
 
   // Raw row changes (restore): `key` is the row's key within the table.
   Status PutRaw(const TableInfo& table, const std::string& key, std::optional<std::string> row) {
-    std::optional<std::string> before;
+    std::optional<Image> before;
     SPOOL_RETURN_IF_ERROR(Lookup(table.uid, key, &before));
     Record(table, key, std::move(before), std::move(row), /*keyless_insert=*/false);
     return Status::OK();
@@ -356,7 +399,7 @@ class Store::Builder {
     }
     std::string key;
     EncodeKey(table->schema, op.row, &key);
-    std::optional<std::string> before;
+    std::optional<Image> before;
     SPOOL_RETURN_IF_ERROR(Lookup(table->uid, key, &before));
     Record(*table, key, std::move(before), std::move(row), false);
     return Status::OK();
@@ -371,7 +414,7 @@ class Store::Builder {
     std::string key;
     Status s = EncodeKeyValues(table->schema, op.key, /*allow_prefix=*/false, &key);
     if (!s.ok()) return Status::InvalidArgument(TableError(op.id, s.message()));
-    std::optional<std::string> before;
+    std::optional<Image> before;
     SPOOL_RETURN_IF_ERROR(Lookup(table->uid, key, &before));
     if (before) Record(*table, key, std::move(before), std::nullopt, false);
     else Touch(*table);  // no row to delete: the commit still shows in the table's history
@@ -398,16 +441,26 @@ class Store::Builder {
   Status DeleteAll(const TableInfo& table) {
     // The committed rows, then this transaction's changes over them.
     const std::string prefix = StateRowPrefix(table.uid);
-    std::map<std::string, std::string> rows;
+    std::map<std::string, Image> rows;
     std::unique_ptr<StateView> view;
     SPOOL_RETURN_IF_ERROR(store_->state_->NewView(prefix, PrefixEnd(prefix), &view));
-    for (; view->Valid(); view->Next()) rows.emplace(view->key().substr(prefix.size()), view->value());
+    for (; view->Valid(); view->Next()) {
+      SPOOL_RETURN_IF_ERROR(ToImage(view->value(), &rows[std::string(view->key().substr(prefix.size()))]));
+    }
     SPOOL_RETURN_IF_ERROR(view->status());
     for (auto it = local_.lower_bound(prefix); it != local_.end() && it->first.starts_with(prefix); ++it) {
-      if (it->second) rows[it->first.substr(prefix.size())] = *it->second;
+      if (it->second) SPOOL_RETURN_IF_ERROR(ToImage(*it->second, &rows[it->first.substr(prefix.size())]));
       else rows.erase(it->first.substr(prefix.size()));
     }
     for (auto& [key, row] : rows) Record(table, key, std::move(row), std::nullopt, false);
+    return Status::OK();
+  }
+
+  // A row as the state holds it, and the version that wrote it.
+  static Status ToImage(std::string_view value, Image* image) {
+    std::string_view row;
+    SPOOL_RETURN_IF_ERROR(SplitStateRow(value, &image->written, &row));
+    image->row.assign(row);
     return Status::OK();
   }
 
@@ -425,8 +478,12 @@ class Store::Builder {
     return Status::OK();
   }
 
-  Status Lookup(uint64_t uid, const std::string& key, std::optional<std::string>* row) {
-    return LookupKey(StateRowPrefix(uid) + key, row);
+  Status Lookup(uint64_t uid, const std::string& key, std::optional<Image>* row) {
+    std::optional<std::string> value;
+    SPOOL_RETURN_IF_ERROR(LookupKey(StateRowPrefix(uid) + key, &value));
+    if (!value) return Status::OK();
+    row->emplace();
+    return ToImage(*value, &**row);
   }
 
   // The table's change set in the record, created empty on first use.
@@ -438,17 +495,25 @@ class Store::Builder {
 
   // One row change: `before` and `after` absent mean the row did not or
   // does not exist.
-  void Record(const TableInfo& table, const std::string& key, std::optional<std::string> before,
+  void Record(const TableInfo& table, const std::string& key, std::optional<Image> before,
               std::optional<std::string> after, bool keyless_insert) {
     TableChangeSet& set = Touch(table);
     if (!before && !after) return;
     RowChangeRecord change;
     change.kind = !before ? RowChangeKind::kInsert : !after ? RowChangeKind::kDelete : RowChangeKind::kUpdate;
     if (!keyless_insert) change.key = key;
-    if (before) change.pre = std::move(*before);
-    if (after) change.post = *after;
+    if (before) {
+      change.pre = std::move(before->row);
+      change.pre_version = before->written;
+    }
+    std::optional<std::string>& local = local_[StateRowPrefix(table.uid) + key];
+    if (after) {
+      local = StateRowValue(version_, *after);
+      change.post = std::move(*after);
+    } else {
+      local.reset();
+    }
     set.changes.push_back(std::move(change));
-    local_[StateRowPrefix(table.uid) + key] = std::move(after);
     ++rows_;
   }
 

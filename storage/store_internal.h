@@ -18,6 +18,15 @@ namespace spool {
 inline constexpr std::string_view kStateDdlPrefix = "D";
 std::string StateDdlKey(uint64_t version);
 
+// A row in the state store ("r") and a superseded row in the history
+// index ("h"): varint(the version that wrote it) row.
+std::string StateRowValue(uint64_t written, std::string_view row);
+// Errors: Corruption (no version in front).
+Status SplitStateRow(std::string_view value, uint64_t* written, std::string_view* row);
+// The history index key of table `uid`'s row `key` as it was before the
+// commit at version `end` changed it.
+std::string StateHistoryKey(uint64_t uid, std::string_view key, uint64_t end);
+
 // The state changes a committed record makes: the one function both the
 // commit path and replay use.
 StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, uint64_t store_id);
@@ -30,6 +39,9 @@ struct Store::Capture {
   uint64_t newest = 0;   // the version the view shows
   std::string prefix;    // the table's row prefix
   std::unique_ptr<StateView> view;
+  // When `version` < `newest` and the history index covers it: the table's
+  // index entries, taken with the view.
+  std::unique_ptr<StateView> history;
   // Taken with the view: vacuum keeps the log from `version` while it lives.
   std::unique_ptr<VersionPin> pin;
 };

@@ -5,6 +5,7 @@
 #include "snapshot_file.h"
 #include "spool/storage/store.h"
 #include "store_internal.h"
+#include "varint.h"
 
 namespace spool {
 namespace {
@@ -42,9 +43,19 @@ Status Store::TakeSnapshotLocked(SnapshotInfo* info) {
     std::unique_ptr<SnapshotWriter> writer;
     SPOOL_RETURN_IF_ERROR(SnapshotWriter::Create(
         env, path, SnapshotHeader{log_->StoreId(), position.epoch, position.version, position.timestamp_us}, &writer));
-    for (; view->Valid(); view->Next()) {
-      if (view->key() == kStatePositionKey) continue;
-      SPOOL_RETURN_IF_ERROR(writer->Add(view->key(), view->value()));
+    // The position is the header's; the history index is not state a
+    // rebuild needs (its floor becomes the snapshot's version).
+    const std::string history_end = PrefixEnd(kStateHistoryPrefix);
+    while (view->Valid()) {
+      const std::string_view key = view->key();
+      if (key.starts_with(kStateHistoryPrefix)) {
+        view->Seek(history_end);
+        continue;
+      }
+      if (key != kStatePositionKey && key != kStateHistoryFloorKey) {
+        SPOOL_RETURN_IF_ERROR(writer->Add(key, view->value()));
+      }
+      view->Next();
     }
     SPOOL_RETURN_IF_ERROR(view->status());
     SPOOL_RETURN_IF_ERROR(writer->Finish(&taken.bytes, &taken.entries));
@@ -291,6 +302,14 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
   uint64_t deleted = 0;
   SPOOL_RETURN_IF_ERROR(log_->DeleteSegmentsBefore(floor, &deleted));
   for (const std::string& path : doomed_files) SPOOL_RETURN_IF_ERROR(env->RemoveFile(path));
+  // Index entries that end at or before the oldest kept version answer no
+  // read any more.
+  const uint64_t kept = log_->Oldest().version;
+  SPOOL_RETURN_IF_ERROR(state_->Prune(kStateHistoryPrefix, PrefixEnd(kStateHistoryPrefix),
+                                      [&](std::string_view key) {
+                                        return key.size() >= 9 && GetBigEndian64(key.substr(key.size() - 8)) <= kept;
+                                      },
+                                      &report->history_entries));
   if (!doomed_files.empty()) SPOOL_RETURN_IF_ERROR(env->SyncDir(snapshot_dir()));
   for (const std::string& cut : doomed_cuts) {
     const std::string marker = JoinPath(cut, kArchiveCompleteName);
@@ -309,7 +328,8 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
   event.details_json = "{\"floor_version\":" + std::to_string(floor) + ",\"bytes\":" + std::to_string(report->bytes) +
                        ",\"log_segments\":" + std::to_string(report->log_segments) +
                        ",\"snapshots\":" + std::to_string(report->snapshots) +
-                       ",\"archive_files\":" + std::to_string(report->archive_files) + "}";
+                       ",\"archive_files\":" + std::to_string(report->archive_files) +
+                       ",\"history_entries\":" + std::to_string(report->history_entries) + "}";
   return events_->Append(&event);
 }
 

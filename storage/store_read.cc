@@ -6,6 +6,7 @@
 #include "snapshot_file.h"
 #include "spool/storage/store.h"
 #include "store_internal.h"
+#include "varint.h"
 
 namespace spool {
 namespace {
@@ -98,7 +99,19 @@ Status Store::CaptureTableLocked(const TableId& id, const ReadOptions& options, 
   SPOOL_RETURN_IF_ERROR(TableAtLocked(id, capture->version, &capture->table));
   capture->prefix = StateRowPrefix(capture->table.uid);
   capture->pin = PinVersion(capture->version);
-  return state_->NewView(capture->prefix, PrefixEnd(capture->prefix), &capture->view);
+  SPOOL_RETURN_IF_ERROR(state_->NewView(capture->prefix, PrefixEnd(capture->prefix), &capture->view));
+  if (capture->version == capture->newest) return Status::OK();
+  // The history index serves versions after its floor (a rebuilt state's
+  // index begins at the snapshot it was rebuilt from).
+  std::string floor;
+  bool found = false;
+  SPOOL_RETURN_IF_ERROR(state_->Get(kStateHistoryFloorKey, &floor, &found));
+  if (found && floor.size() != 8) {
+    return Status::Corruption("state store: history floor of " + std::to_string(floor.size()) + " bytes");
+  }
+  if (found && GetBigEndian64(floor) > capture->version) return Status::OK();
+  const std::string history = StateHistoryPrefix(capture->table.uid);
+  return state_->NewView(history, PrefixEnd(history), &capture->history);
 }
 
 // Estimated bytes of the log's commits (after, upto], from segment sizes.
@@ -116,13 +129,16 @@ uint64_t Store::LogBytesBetween(uint64_t after, uint64_t upto) {
 
 // Calls `visit(key, row)` for every row of the captured table as of the
 // captured version with begin <= key < end (end empty: unbounded), in key
-// order. Two ways, whichever reads less: backward, the current rows with
-// every later change undone from the pre-images in the log; or forward,
-// the newest snapshot at or before the version (or the empty store, while
-// the log begins at version 1) with the log after it replayed. A restore to
-// a version far back is then flat in the history after it.
+// order. The history index answers when it covers the version. Otherwise
+// (a state rebuilt from a snapshot after the version), two ways, whichever
+// reads less: backward, the current rows with every later change undone
+// from the pre-images in the log; or forward, the newest snapshot at or
+// before the version (or the empty store, while the log begins at version
+// 1) with the log after it replayed. A restore to a version far back is
+// then flat in the history after it.
 Status Store::ScanCaptured(Capture& c, const std::string& begin, const std::string& end,
                            const std::function<bool(std::string_view key, std::string_view row)>& visit) {
+  if (c.history != nullptr) return ScanIndexed(c, begin, end, visit);
   if (c.version < c.newest) {
     const uint64_t backward = LogBytesBetween(c.version, c.newest);
     std::vector<SnapshotInfo> snapshots;
@@ -147,17 +163,22 @@ Status Store::ScanForward(Capture& c, const SnapshotInfo& base, const std::strin
   std::map<std::string, std::string, std::less<>> rows;
   if (!base.file_name.empty()) {
     SnapshotHeader header;
+    Status split;
     Status s = ReadSnapshot(options_.env, JoinPath(snapshot_dir(), base.file_name), log_->StoreId(), &header,
                             [&](std::string_view key, std::string_view value) {
                               if (key < c.prefix) return true;
                               if (!key.starts_with(c.prefix)) return false;  // past the table
-                              rows.emplace(key.substr(c.prefix.size()), value);
-                              return true;
+                              uint64_t written = 0;
+                              std::string_view row;
+                              split = SplitStateRow(value, &written, &row);
+                              if (split.ok()) rows.emplace(key.substr(c.prefix.size()), row);
+                              return split.ok();
                             });
     // A vacuum may have taken the snapshot since it was listed; the capture's
     // pin keeps the log the backward way needs.
     if (s.IsNotFound()) return ScanBackward(c, begin, end, visit);
     SPOOL_RETURN_IF_ERROR(s);
+    SPOOL_RETURN_IF_ERROR(split.WithContext("snapshot " + base.file_name));
   }
   if (base.version < c.version) {
     SPOOL_RETURN_IF_ERROR(ScanChanges(c.table.uid, base.version + 1, c.version, [&](std::string& key, RowChangeRecord& change) {
@@ -208,10 +229,68 @@ Status Store::ScanBackward(Capture& c, const std::string& begin, const std::stri
       ++u;
       continue;
     }
-    if (!visit(key, view.value())) return Status::OK();
+    uint64_t written = 0;
+    std::string_view row;
+    SPOOL_RETURN_IF_ERROR(SplitStateRow(view.value(), &written, &row));
+    if (!visit(key, row)) return Status::OK();
     view.Next();
   }
   return view.status();
+}
+
+// Indexed: a key's row at the version is the one its oldest index entry
+// ending after the version holds, or else its current row; either only
+// when written at or before the version (a later one means the key had no
+// row then). Entries of one key are adjacent, oldest first: row keys are
+// prefix-free, so the end versions behind them do not interleave keys.
+Status Store::ScanIndexed(Capture& c, const std::string& begin, const std::string& end,
+                          const std::function<bool(std::string_view key, std::string_view row)>& visit) {
+  StateView& rows = *c.view;
+  StateView& history = *c.history;
+  const size_t history_prefix = StateHistoryPrefix(c.table.uid).size();
+  rows.Seek(c.prefix + begin);
+  history.Seek(StateHistoryPrefix(c.table.uid) + begin);
+  // Views keep what key() and value() return readable while they live.
+  std::string_view row_key, history_key;
+  bool have_row = false, have_history = false;
+  const auto in_range = [&](std::string_view key) { return end.empty() || key < end; };
+  const auto load_row = [&] {
+    have_row = rows.Valid() && in_range(row_key = rows.key().substr(c.prefix.size()));
+  };
+  const auto load_history = [&] {
+    have_history = history.Valid() && history.key().size() >= history_prefix + 8;
+    if (have_history) {
+      const std::string_view k = history.key();
+      history_key = k.substr(history_prefix, k.size() - history_prefix - 8);
+      have_history = in_range(history_key);
+    }
+  };
+  load_row();
+  load_history();
+  while (have_row || have_history) {
+    const std::string_view key = !have_history || (have_row && row_key < history_key) ? row_key : history_key;
+    std::string_view value;
+    bool found = false;
+    for (; have_history && history_key == key; history.Next(), load_history()) {
+      if (!found && GetBigEndian64(history.key().substr(history.key().size() - 8)) > c.version) {
+        value = history.value();
+        found = true;
+      }
+    }
+    if (have_row && row_key == key) {
+      if (!found) value = rows.value();
+      found = true;
+      rows.Next();
+      load_row();
+    }
+    if (!found) continue;
+    uint64_t written = 0;
+    std::string_view row;
+    SPOOL_RETURN_IF_ERROR(SplitStateRow(value, &written, &row).WithContext("table " + c.table.id.ToString()));
+    if (written <= c.version && !visit(key, row)) return Status::OK();
+  }
+  SPOOL_RETURN_IF_ERROR(rows.status());
+  return history.status();
 }
 
 Status Store::Read(const TableId& id, const ReadOptions& options, const std::function<bool(const Row&)>& visit,
@@ -244,9 +323,13 @@ Status Store::Get(const TableId& id, const Row& key, Row* row, bool* found) {
   std::string encoded = StateRowPrefix(table.uid);
   Status s = EncodeKeyValues(table.schema, key, false, &encoded);
   if (!s.ok()) return Status::InvalidArgument("table " + id.ToString() + ": " + std::string(s.message()));
-  std::string bytes;
-  SPOOL_RETURN_IF_ERROR(state_->Get(encoded, &bytes, found));
-  return *found ? DecodeRow(table.schema, bytes, row) : Status::OK();
+  std::string value;
+  SPOOL_RETURN_IF_ERROR(state_->Get(encoded, &value, found));
+  if (!*found) return Status::OK();
+  uint64_t written = 0;
+  std::string_view bytes;
+  SPOOL_RETURN_IF_ERROR(SplitStateRow(value, &written, &bytes));
+  return DecodeRow(table.schema, bytes, row);
 }
 
 Status Store::GetCheckpoint(const std::string& flow, std::string* data, bool* found) {

@@ -1,4 +1,5 @@
-// LEB128 varints, as row encodings and snapshot blocks write lengths.
+// LEB128 varints, as row encodings and snapshot blocks write lengths, and
+// big-endian fixed64s, which sort like the numbers in state keys.
 // Internal to storage.
 #pragma once
 
@@ -27,6 +28,17 @@ inline bool GetVarint(std::string_view* in, uint64_t* v) {
     if ((byte & 0x80) == 0) return true;
   }
   return false;
+}
+
+inline void PutBigEndian64(std::string* out, uint64_t v) {
+  for (int shift = 56; shift >= 0; shift -= 8) out->push_back(static_cast<char>((v >> shift) & 0xff));
+}
+
+// REQUIRES: in.size() >= 8; reads the first eight bytes.
+inline uint64_t GetBigEndian64(std::string_view in) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < 8; ++i) v = v << 8 | static_cast<uint8_t>(in[i]);
+  return v;
 }
 
 }  // namespace spool

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -54,6 +55,19 @@ class TableTest : public ::testing::Test {
   void Reopen() {
     store_.reset();
     Open();
+  }
+  // A vacuum keeping one hour, below the safety minimum.
+  static VacuumOptions ForcedVacuum() {
+    VacuumOptions vacuum;
+    vacuum.retain_us = kHour;
+    vacuum.force = true;
+    return vacuum;
+  }
+  // Closes the store and opens it with `options`.
+  void Reopen(const StoreOptions& options) {
+    store_.reset();
+    Status opened = Store::Open(options, "/s", &store_);
+    ASSERT_TRUE(opened.ok()) << opened.ToString();
   }
 
   CommitResult Commit(const Transaction& txn) {
@@ -389,10 +403,9 @@ TEST_F(TableTest, StateIsRebuiltFromTheLogWhenLmdbIsDeleted) {
 
 TEST_F(TableTest, SnapshotRebuildsStateAfterVacuumDroppedTheLogPrefix) {
   CreateUsers();
-  store_.reset();
   StoreOptions options = Options();
   options.log.segment_size_bytes = 64 << 10;
-  { Status opened = Store::Open(options, "/s", &store_); ASSERT_TRUE(opened.ok()) << opened.ToString(); }
+  ASSERT_NO_FATAL_FAILURE(Reopen(options));
   env_.SetNowMicros(env_.NowMicros() + kHour);
   for (int i = 0; i < 300; ++i) {
     Transaction w;
@@ -420,7 +433,7 @@ TEST_F(TableTest, SnapshotRebuildsStateAfterVacuumDroppedTheLogPrefix) {
   const std::vector<Row> expected = ReadAll(users_);
   store_.reset();
   std::filesystem::remove_all(state_.Sub("state"));
-  { Status opened = Store::Open(options, "/s", &store_); ASSERT_TRUE(opened.ok()) << opened.ToString(); }
+  ASSERT_NO_FATAL_FAILURE(Reopen(options));
   EXPECT_EQ(ReadAll(users_), expected);
   // Versions before the floor are gone, with an error naming the range.
   ReadOptions at;
@@ -434,8 +447,7 @@ TEST_F(TableTest, SnapshotRebuildsStateAfterVacuumDroppedTheLogPrefix) {
 TEST_F(TableTest, VacuumKeepsWhatPinsAndLiveReadersNeed) {
   StoreOptions options = Options();
   options.log.segment_size_bytes = 64 << 10;  // about 55 commits a segment
-  store_.reset();
-  { Status opened = Store::Open(options, "/s", &store_); ASSERT_TRUE(opened.ok()) << opened.ToString(); }
+  ASSERT_NO_FATAL_FAILURE(Reopen(options));
   env_.SetNowMicros(env_.NowMicros() + kHour);
   CreateUsers();
   for (int i = 0; i < 300; ++i) {
@@ -445,9 +457,7 @@ TEST_F(TableTest, VacuumKeepsWhatPinsAndLiveReadersNeed) {
   }
   env_.SetNowMicros(env_.NowMicros() + 1000 * kHour);
   ASSERT_TRUE(store_->AddPin("rewind-point-1", 150).ok());
-  VacuumOptions vacuum;
-  vacuum.retain_us = kHour;
-  vacuum.force = true;
+  const VacuumOptions vacuum = ForcedVacuum();
   VacuumReport report;
   {
     std::unique_ptr<VersionPin> reader = store_->PinVersion(100);
@@ -466,13 +476,50 @@ TEST_F(TableTest, VacuumKeepsWhatPinsAndLiveReadersNeed) {
   at.version = 150;
   EXPECT_EQ(ReadAll(users_, at).size(), 149u);
   // Pins survive a reopen.
-  store_.reset();
-  { Status opened = Store::Open(options, "/s", &store_); ASSERT_TRUE(opened.ok()) << opened.ToString(); }
+  ASSERT_NO_FATAL_FAILURE(Reopen(options));
   EXPECT_EQ(store_->Pins().size(), 1u);
   ASSERT_TRUE(store_->RemovePin("rewind-point-1").ok());
   ASSERT_TRUE(store_->Vacuum(vacuum, &report).ok());
   EXPECT_GT(store_->log()->Oldest().version, 150u);
   EXPECT_EQ(ReadAll(users_).size(), 300u);
+}
+
+TEST_F(TableTest, VacuumDropsIndexEntriesNoRetainedVersionReads) {
+  StoreOptions options = Options();
+  options.log.segment_size_bytes = 64 << 10;
+  ASSERT_NO_FATAL_FAILURE(Reopen(options));
+  env_.SetNowMicros(env_.NowMicros() + kHour);
+  CreateUsers();
+  for (int i = 0; i < 300; ++i) {  // 50 keys, each updated or deleted every 50 versions
+    Transaction w;
+    if (i % 7 == 3) w.Delete(users_, Row{int64_t{i % 50}});
+    else w.Write(users_, User(i % 50, std::to_string(i) + std::string(1000, 'x')));
+    Commit(w);
+  }
+  std::map<uint64_t, std::vector<Row>> before;
+  for (uint64_t v = 1; v <= store_->log()->Newest().version; ++v) {
+    ReadOptions at;
+    at.version = v;
+    before[v] = ReadAll(users_, at);
+  }
+  env_.SetNowMicros(env_.NowMicros() + 1000 * kHour);
+  ASSERT_TRUE(store_->AddPin("rewind-point", 200).ok());
+  const VacuumOptions vacuum = ForcedVacuum();
+  VacuumReport report;
+  ASSERT_TRUE(store_->Vacuum(vacuum, &report).ok());
+  const uint64_t oldest = store_->log()->Oldest().version;
+  ASSERT_GT(oldest, 50u);  // a whole round of updates went, so their entries can
+  EXPECT_GT(report.history_entries, 0u);
+  for (bool reopened : {false, true}) {
+    for (uint64_t v = oldest; v <= store_->log()->Newest().version; ++v) {
+      ReadOptions at;
+      at.version = v;
+      EXPECT_EQ(ReadAll(users_, at), before[v]) << "version " << v << (reopened ? " after a reopen" : "");
+    }
+    ASSERT_NO_FATAL_FAILURE(Reopen(options));
+  }
+  ASSERT_TRUE(store_->Vacuum(vacuum, &report).ok());
+  EXPECT_EQ(report.history_entries, 0u);  // nothing more until the floor moves
 }
 
 TEST_F(TableTest, InlineApplyMatchesBackgroundApply) {

@@ -103,6 +103,7 @@ struct VacuumReport {
   uint64_t log_segments = 0;
   uint64_t snapshots = 0;
   uint64_t archive_files = 0;
+  uint64_t history_entries = 0;    // time-travel index entries dropped (not counted in a dry run)
   bool snapshot_taken = false;     // a base snapshot was taken (or would be)
   std::string held_by;             // what set the floor: "retention", "pin NAME", …
 };
@@ -228,6 +229,8 @@ class Store {
                      const std::function<bool(std::string_view key, std::string_view row)>& visit);
   Status ScanBackward(Capture& capture, const std::string& begin, const std::string& end,
                       const std::function<bool(std::string_view key, std::string_view row)>& visit);
+  Status ScanIndexed(Capture& capture, const std::string& begin, const std::string& end,
+                     const std::function<bool(std::string_view key, std::string_view row)>& visit);
   uint64_t LogBytesBetween(uint64_t after, uint64_t upto);
   Status ScanCommits(uint64_t uid, uint64_t from, uint64_t to,
                      const std::function<bool(const LogEntry&, CommitRecord&)>& visit);
