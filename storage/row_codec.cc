@@ -108,10 +108,18 @@ Status DecodeValue(ColumnType type, std::string_view* in, Value* value) {
     case ColumnType::kBytes: {
       uint64_t length = 0;
       if (!GetVarint(in, &length) || length > in->size()) return Status::Corruption("row has a bad length");
-      std::string bytes(in->substr(0, static_cast<size_t>(length)));
+      const std::string_view bytes = in->substr(0, static_cast<size_t>(length));
       in->remove_prefix(static_cast<size_t>(length));
-      if (type == ColumnType::kString) *value = std::move(bytes);
-      else *value = Bytes{std::move(bytes)};
+      // Into the string the value already holds, reusing its buffer: a scan
+      // decoding into one Row allocates only for its first rows.
+      std::string* target = nullptr;
+      if (type == ColumnType::kString) {
+        target = std::holds_alternative<std::string>(*value) ? &std::get<std::string>(*value)
+                                                             : &value->emplace<std::string>();
+      } else {
+        target = std::holds_alternative<Bytes>(*value) ? &std::get<Bytes>(*value).data : &value->emplace<Bytes>().data;
+      }
+      target->assign(bytes);
       return Status::OK();
     }
   }
@@ -164,15 +172,17 @@ Status DecodeRow(const Schema& schema, std::string_view bytes, Row* row) {
   if (bytes.size() < bitmap_bytes) return Status::Corruption("row is truncated in its null bitmap");
   const std::string_view bitmap = bytes.substr(0, bitmap_bytes);
   bytes.remove_prefix(bitmap_bytes);
-  row->assign(schema.columns().size(), Value{});
+  row->resize(schema.columns().size());
   // Columns added after the row was written read as null.
   for (size_t i = static_cast<size_t>(count); i < row->size(); ++i) {
     if (!schema.columns()[i].nullable) return Status::Corruption("row lacks a value for a non-nullable column");
+    (*row)[i] = std::monostate{};
   }
   for (size_t i = 0; i < count; ++i) {
     const bool null = (static_cast<uint8_t>(bitmap[i / 8]) >> (i % 8) & 1) != 0;
     if (null) {
       if (!schema.columns()[i].nullable) return Status::Corruption("row has a null in a non-nullable column");
+      (*row)[i] = std::monostate{};
       continue;
     }
     SPOOL_RETURN_IF_ERROR(DecodeValue(schema.columns()[i].type, &bytes, &(*row)[i]));

@@ -18,14 +18,19 @@ namespace spool {
 inline constexpr std::string_view kStateDdlPrefix = "D";
 std::string StateDdlKey(uint64_t version);
 
-// A row in the state store ("r") and a superseded row in the history
-// index ("h"): varint(the version that wrote it) row.
+// A row in the state store ("r"): varint(the version that wrote it) row.
 std::string StateRowValue(uint64_t written, std::string_view row);
 // Errors: Corruption (no version in front).
 Status SplitStateRow(std::string_view value, uint64_t* written, std::string_view* row);
-// The history index key of table `uid`'s row `key` as it was before the
-// commit at version `end` changed it.
-std::string StateHistoryKey(uint64_t uid, std::string_view key, uint64_t end);
+
+// The history index ("h"): for each commit, the rows it changed or deleted
+// as they were before it, under (table, the commit's version, key) — so a
+// commit's entries append in version order. The value is a flag byte (how
+// the commit left the key: kept or deleted) and a row's value.
+inline constexpr char kHistoryKept = 'k';
+inline constexpr char kHistoryDeleted = 'd';
+std::string StateHistoryKey(uint64_t uid, uint64_t end, std::string_view key);
+inline constexpr size_t kStateHistoryKeyPrefixBytes = 1 + 8 + 8;  // "h" uid end
 
 // The state changes a committed record makes: the one function both the
 // commit path and replay use.

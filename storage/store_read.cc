@@ -1,5 +1,7 @@
 // Store: reads — current and as of a version (time travel), history, the
 // change data feed — and restore, which is a read and a commit.
+#include <xxhash.h>
+
 #include <algorithm>
 
 #include "row_codec.h"
@@ -17,6 +19,64 @@ std::string RangeError(uint64_t version, const VersionRange& range) {
          FormatTimestampUtc(range.oldest_timestamp_us) + ") to " + std::to_string(range.newest) + " (" +
          FormatTimestampUtc(range.newest_timestamp_us) + ") are";
 }
+
+// The keys the history index names after a version: for each, its first
+// entry (the row the version saw) and whether its last entry left it
+// deleted. Open addressing over views into the index, which the capture's
+// view keeps readable.
+class IndexedKeys {
+ public:
+  IndexedKeys() : slots_(1024) {}
+
+  void Add(std::string_view key, std::string_view entry, bool left_deleted) {
+    if (2 * (size_ + 1) > slots_.size()) Grow();
+    Slot& slot = slots_[Probe(key)];
+    if (!slot.used) {
+      slot = Slot{true, left_deleted, key, entry};
+      ++size_;
+    } else {
+      slot.left_deleted = left_deleted;  // entries come oldest first: the first stays
+    }
+  }
+
+  const std::string_view* Find(std::string_view key) const {
+    const Slot& slot = slots_[Probe(key)];
+    return slot.used ? &slot.first : nullptr;
+  }
+
+  template <typename F>
+  void ForEachLeftDeleted(F&& f) const {
+    for (const Slot& slot : slots_) {
+      if (slot.used && slot.left_deleted) f(slot.key, slot.first);
+    }
+  }
+
+ private:
+  struct Slot {
+    bool used = false;
+    bool left_deleted = false;
+    std::string_view key;
+    std::string_view first;
+  };
+
+  size_t Probe(std::string_view key) const {
+    const size_t mask = slots_.size() - 1;
+    size_t i = XXH3_64bits(key.data(), key.size()) & mask;
+    while (slots_[i].used && slots_[i].key != key) i = (i + 1) & mask;
+    return i;
+  }
+
+  void Grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    for (const Slot& slot : old) {
+      if (slot.used) slots_[Probe(slot.key)] = slot;
+    }
+  }
+
+  std::vector<Slot> slots_;  // a power of two, at most half full
+  size_t size_ = 0;
+};
 
 }  // namespace
 
@@ -129,32 +189,33 @@ uint64_t Store::LogBytesBetween(uint64_t after, uint64_t upto) {
 
 // Calls `visit(key, row)` for every row of the captured table as of the
 // captured version with begin <= key < end (end empty: unbounded), in key
-// order. The history index answers when it covers the version. Otherwise
-// (a state rebuilt from a snapshot after the version), two ways, whichever
-// reads less: backward, the current rows with every later change undone
-// from the pre-images in the log; or forward, the newest snapshot at or
+// order. The rows changed since the version come from the history index,
+// when it covers the version, or else from the pre-images in the log
+// (backward); or the read goes forward from the newest snapshot at or
 // before the version (or the empty store, while the log begins at version
-// 1) with the log after it replayed. A restore to a version far back is
-// then flat in the history after it.
+// 1) with the log after it replayed — whichever reads less. A restore to a
+// version far back is then flat in the history after it.
 Status Store::ScanCaptured(Capture& c, const std::string& begin, const std::string& end,
                            const std::function<bool(std::string_view key, std::string_view row)>& visit) {
-  if (c.history != nullptr) return ScanIndexed(c, begin, end, visit);
-  if (c.version < c.newest) {
-    const uint64_t backward = LogBytesBetween(c.version, c.newest);
-    std::vector<SnapshotInfo> snapshots;
-    SPOOL_RETURN_IF_ERROR(ListSnapshots(&snapshots));
-    const uint64_t oldest = log_->Oldest().version;
-    std::optional<SnapshotInfo> base;
-    if (oldest <= 1) base = SnapshotInfo{};  // the empty store before version 1
-    for (const SnapshotInfo& snapshot : snapshots) {
-      if (snapshot.version <= c.version && snapshot.version + 1 >= oldest) base = snapshot;
-    }
-    // A snapshot is compressed, holds every table and is parsed whole.
-    if (base && 3 * base->bytes + LogBytesBetween(base->version, c.version) < backward) {
-      return ScanForward(c, *base, begin, end, visit);
-    }
+  if (c.version == c.newest) return ScanBackward(c, begin, end, visit);  // nothing to undo
+  // An index entry costs a fraction of the same change in the log, which is
+  // decompressed and decoded whole, pre- and post-image (measured, W5).
+  constexpr uint64_t kIndexAdvantage = 4;
+  uint64_t later = LogBytesBetween(c.version, c.newest);
+  if (c.history != nullptr) later /= kIndexAdvantage;
+  std::vector<SnapshotInfo> snapshots;
+  SPOOL_RETURN_IF_ERROR(ListSnapshots(&snapshots));
+  const uint64_t oldest = log_->Oldest().version;
+  std::optional<SnapshotInfo> base;
+  if (oldest <= 1) base = SnapshotInfo{};  // the empty store before version 1
+  for (const SnapshotInfo& snapshot : snapshots) {
+    if (snapshot.version <= c.version && snapshot.version + 1 >= oldest) base = snapshot;
   }
-  return ScanBackward(c, begin, end, visit);
+  // A snapshot is compressed, holds every table and is parsed whole.
+  if (base && 3 * base->bytes + LogBytesBetween(base->version, c.version) < later) {
+    return ScanForward(c, *base, begin, end, visit);
+  }
+  return c.history != nullptr ? ScanIndexed(c, begin, end, visit) : ScanBackward(c, begin, end, visit);
 }
 
 Status Store::ScanForward(Capture& c, const SnapshotInfo& base, const std::string& begin, const std::string& end,
@@ -238,59 +299,68 @@ Status Store::ScanBackward(Capture& c, const std::string& begin, const std::stri
   return view.status();
 }
 
-// Indexed: a key's row at the version is the one its oldest index entry
-// ending after the version holds, or else its current row; either only
-// when written at or before the version (a later one means the key had no
-// row then). Entries of one key are adjacent, oldest first: row keys are
-// prefix-free, so the end versions behind them do not interleave keys.
+// Indexed. The index entries after the version name every key changed
+// since; the first entry of each holds the row the version saw (if the
+// version that wrote it is not later). A current row written at or before
+// the version is unchanged since; a later one is looked up among those keys,
+// and keys the index names but the rows lack (deleted since) are merged in
+// from a short sorted list.
 Status Store::ScanIndexed(Capture& c, const std::string& begin, const std::string& end,
                           const std::function<bool(std::string_view key, std::string_view row)>& visit) {
-  StateView& rows = *c.view;
-  StateView& history = *c.history;
-  const size_t history_prefix = StateHistoryPrefix(c.table.uid).size();
-  rows.Seek(c.prefix + begin);
-  history.Seek(StateHistoryPrefix(c.table.uid) + begin);
-  // Views keep what key() and value() return readable while they live.
-  std::string_view row_key, history_key;
-  bool have_row = false, have_history = false;
-  const auto in_range = [&](std::string_view key) { return end.empty() || key < end; };
-  const auto load_row = [&] {
-    have_row = rows.Valid() && in_range(row_key = rows.key().substr(c.prefix.size()));
-  };
-  const auto load_history = [&] {
-    have_history = history.Valid() && history.key().size() >= history_prefix + 8;
-    if (have_history) {
-      const std::string_view k = history.key();
-      history_key = k.substr(history_prefix, k.size() - history_prefix - 8);
-      have_history = in_range(history_key);
-    }
-  };
-  load_row();
-  load_history();
-  while (have_row || have_history) {
-    const std::string_view key = !have_history || (have_row && row_key < history_key) ? row_key : history_key;
-    std::string_view value;
-    bool found = false;
-    for (; have_history && history_key == key; history.Next(), load_history()) {
-      if (!found && GetBigEndian64(history.key().substr(history.key().size() - 8)) > c.version) {
-        value = history.value();
-        found = true;
-      }
-    }
-    if (have_row && row_key == key) {
-      if (!found) value = rows.value();
-      found = true;
-      rows.Next();
-      load_row();
-    }
-    if (!found) continue;
+  const auto in_range = [&](std::string_view key) { return key >= begin && (end.empty() || key < end); };
+  // A version's row, from a row or index value, if it existed at the version.
+  Status parsed;
+  const auto at_version = [&](std::string_view value, std::string_view* row) {
     uint64_t written = 0;
-    std::string_view row;
-    SPOOL_RETURN_IF_ERROR(SplitStateRow(value, &written, &row).WithContext("table " + c.table.id.ToString()));
-    if (written <= c.version && !visit(key, row)) return Status::OK();
+    parsed = SplitStateRow(value, &written, row);
+    return parsed.ok() && written <= c.version;
+  };
+  // Views keep what key() and value() return readable while they live.
+  IndexedKeys keys;
+  StateView& history = *c.history;
+  std::string from = StateHistoryPrefix(c.table.uid);
+  PutBigEndian64(&from, c.version + 1);
+  for (history.Seek(from); history.Valid(); history.Next()) {
+    const std::string_view k = history.key(), value = history.value();
+    if (k.size() < kStateHistoryKeyPrefixBytes || value.empty()) {
+      return Status::Corruption("table " + c.table.id.ToString() + ": a history index entry is malformed");
+    }
+    const std::string_view key = k.substr(kStateHistoryKeyPrefixBytes);
+    if (!in_range(key)) continue;
+    keys.Add(key, value.substr(1), value.front() == kHistoryDeleted);
   }
-  SPOOL_RETURN_IF_ERROR(rows.status());
-  return history.status();
+  SPOOL_RETURN_IF_ERROR(history.status());
+  StateView& rows = *c.view;
+  std::vector<std::pair<std::string_view, std::string_view>> gone;  // (key, first entry)
+  std::string probe;
+  keys.ForEachLeftDeleted([&](std::string_view key, std::string_view first) {
+    probe.assign(c.prefix).append(key);
+    rows.Seek(probe);
+    if (!rows.Valid() || rows.key() != probe) gone.emplace_back(key, first);
+  });
+  std::sort(gone.begin(), gone.end());
+  auto g = gone.begin();
+  std::string_view row;
+  for (rows.Seek(c.prefix + begin);;) {
+    std::string_view key;
+    const bool have_row = rows.Valid() && in_range(key = rows.key().substr(c.prefix.size()));
+    if (g != gone.end() && (!have_row || g->first < key)) {
+      if (at_version(g->second, &row) && !visit(g->first, row)) return Status::OK();
+      ++g;
+      continue;
+    }
+    if (!have_row) break;
+    bool found = at_version(rows.value(), &row);
+    if (!found && parsed.ok()) {
+      const std::string_view* first = keys.Find(key);
+      found = first != nullptr && at_version(*first, &row);
+    }
+    SPOOL_RETURN_IF_ERROR(parsed.WithContext("table " + c.table.id.ToString()));
+    if (found && !visit(key, row)) return Status::OK();
+    rows.Next();
+  }
+  SPOOL_RETURN_IF_ERROR(parsed.WithContext("table " + c.table.id.ToString()));
+  return rows.status();
 }
 
 Status Store::Read(const TableId& id, const ReadOptions& options, const std::function<bool(const Row&)>& visit,

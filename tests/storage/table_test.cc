@@ -228,6 +228,33 @@ TEST_F(TableTest, TimeTravelByVersionAndTimestamp) {
   EXPECT_NE(s.ToString().find(") to 6 ("), std::string::npos) << s.ToString();
 }
 
+TEST_F(TableTest, SeveralChangesOfOneKeyInOneCommitTravelAsTheirSum) {
+  CreateUsers();
+  Transaction first;
+  first.Write(users_, User(1, "a"));
+  first.Write(users_, User(2, "b"));
+  const uint64_t before = Commit(first).version;
+  Transaction churn;
+  churn.Write(users_, User(1, "a2"));  // updated, then deleted
+  churn.Delete(users_, Row{int64_t{1}});
+  churn.Delete(users_, Row{int64_t{2}});  // deleted, then back
+  churn.Write(users_, User(2, "b3"));
+  churn.Write(users_, User(3, "c"));  // inserted, then deleted
+  churn.Delete(users_, Row{int64_t{3}});
+  const uint64_t after = Commit(churn).version;
+  Transaction later;
+  later.Write(users_, User(4, "d"));
+  Commit(later);
+  for (bool reopened : {false, true}) {
+    ReadOptions at;
+    at.version = before;
+    EXPECT_EQ(ReadAll(users_, at), (std::vector<Row>{User(1, "a"), User(2, "b")})) << reopened;
+    at.version = after;
+    EXPECT_EQ(ReadAll(users_, at), (std::vector<Row>{User(2, "b3")})) << reopened;
+    Reopen();
+  }
+}
+
 TEST_F(TableTest, AddColumnKeepsOldRowsAndOldVersionsKeepTheOldSchema) {
   CreateUsers();
   Transaction w;
