@@ -69,16 +69,9 @@ StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, ui
       std::string key = prefix;
       key += change.key.empty() ? KeylessRowId(version, keyless_index++) : change.key;
       // The row this change replaces goes to the history index, unless an
-      // earlier change of this commit wrote it (no version ever showed it):
-      // then only how the commit leaves the key is updated.
-      if (change.kind != RowChangeKind::kInsert) {
-        const char left = change.kind == RowChangeKind::kDelete ? kHistoryDeleted : kHistoryKept;
-        std::string history_key = StateHistoryKey(table.uid, version, change.key);
-        if (change.pre_version != version) {
-          delta.Put(std::move(history_key), left + StateRowValue(change.pre_version, change.pre));
-        } else if (auto it = delta.entries.find(history_key); it != delta.entries.end() && it->second) {
-          it->second->front() = left;
-        }
+      // earlier change of this commit wrote it: no version ever showed it.
+      if (change.kind != RowChangeKind::kInsert && change.pre_version != version) {
+        delta.Put(StateHistoryKey(table.uid, version, change.key), StateRowValue(change.pre_version, change.pre));
       }
       if (change.kind == RowChangeKind::kDelete) {
         delta.Delete(std::move(key));

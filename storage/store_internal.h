@@ -24,11 +24,9 @@ std::string StateRowValue(uint64_t written, std::string_view row);
 Status SplitStateRow(std::string_view value, uint64_t* written, std::string_view* row);
 
 // The history index ("h"): for each commit, the rows it changed or deleted
-// as they were before it, under (table, the commit's version, key) — so a
-// commit's entries append in version order. The value is a flag byte (how
-// the commit left the key: kept or deleted) and a row's value.
-inline constexpr char kHistoryKept = 'k';
-inline constexpr char kHistoryDeleted = 'd';
+// as they were before it, under (table, the commit's version, key), valued
+// as rows are — so a commit's entries append in version order, and each
+// commit's are one run sorted by key.
 std::string StateHistoryKey(uint64_t uid, uint64_t end, std::string_view key);
 inline constexpr size_t kStateHistoryKeyPrefixBytes = 1 + 8 + 8;  // "h" uid end
 

@@ -1,7 +1,5 @@
 // Store: reads — current and as of a version (time travel), history, the
 // change data feed — and restore, which is a read and a commit.
-#include <xxhash.h>
-
 #include <algorithm>
 
 #include "row_codec.h"
@@ -20,62 +18,61 @@ std::string RangeError(uint64_t version, const VersionRange& range) {
          FormatTimestampUtc(range.newest_timestamp_us) + ") are";
 }
 
-// The keys the history index names after a version: for each, its first
-// entry (the row the version saw) and whether its last entry left it
-// deleted. Open addressing over views into the index, which the capture's
-// view keeps readable.
-class IndexedKeys {
+// The history index entries after a version, one run per commit (sorted
+// by key, commits in version order), merged into key order: for each key,
+// its oldest entry — the row the version saw. Views into the index, which
+// the capture's view keeps readable.
+class IndexMerge {
  public:
-  IndexedKeys() : slots_(1024) {}
+  struct Entry {
+    std::string_view key, value;
+  };
 
-  void Add(std::string_view key, std::string_view entry, bool left_deleted) {
-    if (2 * (size_ + 1) > slots_.size()) Grow();
-    Slot& slot = slots_[Probe(key)];
-    if (!slot.used) {
-      slot = Slot{true, left_deleted, key, entry};
-      ++size_;
-    } else {
-      slot.left_deleted = left_deleted;  // entries come oldest first: the first stays
+  // `runs` holds the start of each run in `entries`, then entries.size().
+  IndexMerge(std::vector<Entry> entries, const std::vector<size_t>& runs) : entries_(std::move(entries)) {
+    for (size_t r = 0; r + 1 < runs.size(); ++r) {
+      if (runs[r] < runs[r + 1]) heap_.push_back(Cursor{runs[r], runs[r + 1]});
     }
+    std::make_heap(heap_.begin(), heap_.end(), Later{this});
+    Next();
   }
 
-  const std::string_view* Find(std::string_view key) const {
-    const Slot& slot = slots_[Probe(key)];
-    return slot.used ? &slot.first : nullptr;
-  }
+  bool Valid() const { return valid_; }
+  std::string_view key() const { return current_.key; }
+  std::string_view value() const { return current_.value; }
 
-  template <typename F>
-  void ForEachLeftDeleted(F&& f) const {
-    for (const Slot& slot : slots_) {
-      if (slot.used && slot.left_deleted) f(slot.key, slot.first);
+  // To the next key, past every newer entry of this one.
+  void Next() {
+    valid_ = !heap_.empty();
+    if (!valid_) return;
+    current_ = entries_[heap_.front().pos];
+    while (!heap_.empty() && entries_[heap_.front().pos].key == current_.key) {
+      std::pop_heap(heap_.begin(), heap_.end(), Later{this});
+      if (++heap_.back().pos < heap_.back().end) {
+        std::push_heap(heap_.begin(), heap_.end(), Later{this});
+      } else {
+        heap_.pop_back();
+      }
     }
   }
 
  private:
-  struct Slot {
-    bool used = false;
-    bool left_deleted = false;
-    std::string_view key;
-    std::string_view first;
+  struct Cursor {
+    size_t pos, end;
+  };
+  // A min-heap by key, then by position: of equal keys, the older commit's.
+  struct Later {
+    const IndexMerge* merge;
+    bool operator()(const Cursor& a, const Cursor& b) const {
+      const int order = merge->entries_[a.pos].key.compare(merge->entries_[b.pos].key);
+      return order > 0 || (order == 0 && a.pos > b.pos);
+    }
   };
 
-  size_t Probe(std::string_view key) const {
-    const size_t mask = slots_.size() - 1;
-    size_t i = XXH3_64bits(key.data(), key.size()) & mask;
-    while (slots_[i].used && slots_[i].key != key) i = (i + 1) & mask;
-    return i;
-  }
-
-  void Grow() {
-    std::vector<Slot> old(slots_.size() * 2);
-    old.swap(slots_);
-    for (const Slot& slot : old) {
-      if (slot.used) slots_[Probe(slot.key)] = slot;
-    }
-  }
-
-  std::vector<Slot> slots_;  // a power of two, at most half full
-  size_t size_ = 0;
+  std::vector<Entry> entries_;
+  std::vector<Cursor> heap_;
+  Entry current_;
+  bool valid_ = false;
 };
 
 }  // namespace
@@ -299,67 +296,62 @@ Status Store::ScanBackward(Capture& c, const std::string& begin, const std::stri
   return view.status();
 }
 
-// Indexed. The index entries after the version name every key changed
-// since; the first entry of each holds the row the version saw (if the
-// version that wrote it is not later). A current row written at or before
-// the version is unchanged since; a later one is looked up among those keys,
-// and keys the index names but the rows lack (deleted since) are merged in
-// from a short sorted list.
+// Indexed: the rows merged, in key order, with the index entries after the
+// version. A key with an entry was changed since: its oldest entry holds
+// the row the version saw. Any other key's current row is unchanged since.
+// Either counts only when written at or before the version (a later one:
+// the key had no row then).
 Status Store::ScanIndexed(Capture& c, const std::string& begin, const std::string& end,
                           const std::function<bool(std::string_view key, std::string_view row)>& visit) {
   const auto in_range = [&](std::string_view key) { return key >= begin && (end.empty() || key < end); };
-  // A version's row, from a row or index value, if it existed at the version.
-  Status parsed;
-  const auto at_version = [&](std::string_view value, std::string_view* row) {
-    uint64_t written = 0;
-    parsed = SplitStateRow(value, &written, row);
-    return parsed.ok() && written <= c.version;
-  };
-  // Views keep what key() and value() return readable while they live.
-  IndexedKeys keys;
+  std::vector<IndexMerge::Entry> entries;
+  std::vector<size_t> runs;
+  uint64_t run_version = 0;
   StateView& history = *c.history;
   std::string from = StateHistoryPrefix(c.table.uid);
   PutBigEndian64(&from, c.version + 1);
   for (history.Seek(from); history.Valid(); history.Next()) {
-    const std::string_view k = history.key(), value = history.value();
-    if (k.size() < kStateHistoryKeyPrefixBytes || value.empty()) {
-      return Status::Corruption("table " + c.table.id.ToString() + ": a history index entry is malformed");
+    const std::string_view k = history.key();
+    if (k.size() < kStateHistoryKeyPrefixBytes) {
+      return Status::Corruption("table " + c.table.id.ToString() + ": a history index key is malformed");
     }
     const std::string_view key = k.substr(kStateHistoryKeyPrefixBytes);
     if (!in_range(key)) continue;
-    keys.Add(key, value.substr(1), value.front() == kHistoryDeleted);
+    const uint64_t version = GetBigEndian64(k.substr(1 + 8));
+    if (runs.empty() || version != run_version) {
+      runs.push_back(entries.size());
+      run_version = version;
+    }
+    entries.push_back(IndexMerge::Entry{key, history.value()});
   }
   SPOOL_RETURN_IF_ERROR(history.status());
+  runs.push_back(entries.size());
+  IndexMerge index(std::move(entries), runs);
+
   StateView& rows = *c.view;
-  std::vector<std::pair<std::string_view, std::string_view>> gone;  // (key, first entry)
-  std::string probe;
-  keys.ForEachLeftDeleted([&](std::string_view key, std::string_view first) {
-    probe.assign(c.prefix).append(key);
-    rows.Seek(probe);
-    if (!rows.Valid() || rows.key() != probe) gone.emplace_back(key, first);
-  });
-  std::sort(gone.begin(), gone.end());
-  auto g = gone.begin();
+  Status parsed;
   std::string_view row;
+  // Whether `value` (a row's or an entry's) existed at the version.
+  const auto at_version = [&](std::string_view value) {
+    uint64_t written = 0;
+    parsed = SplitStateRow(value, &written, &row);
+    return parsed.ok() && written <= c.version;
+  };
   for (rows.Seek(c.prefix + begin);;) {
     std::string_view key;
     const bool have_row = rows.Valid() && in_range(key = rows.key().substr(c.prefix.size()));
-    if (g != gone.end() && (!have_row || g->first < key)) {
-      if (at_version(g->second, &row) && !visit(g->first, row)) return Status::OK();
-      ++g;
-      continue;
-    }
-    if (!have_row) break;
-    bool found = at_version(rows.value(), &row);
-    if (!found && parsed.ok()) {
-      const std::string_view* first = keys.Find(key);
-      found = first != nullptr && at_version(*first, &row);
+    if (index.Valid() && (!have_row || index.key() <= key)) {
+      if (have_row && index.key() == key) rows.Next();
+      if (at_version(index.value()) && !visit(index.key(), row)) return Status::OK();
+      index.Next();
+    } else if (have_row) {
+      if (at_version(rows.value()) && !visit(key, row)) return Status::OK();
+      rows.Next();
+    } else {
+      break;
     }
     SPOOL_RETURN_IF_ERROR(parsed.WithContext("table " + c.table.id.ToString()));
-    if (found && !visit(key, row)) return Status::OK();
-    rows.Next();
   }
-  SPOOL_RETURN_IF_ERROR(parsed.WithContext("table " + c.table.id.ToString()));
   return rows.status();
 }
 
