@@ -98,11 +98,17 @@ std::string StateDdlKey(uint64_t version) {
   return key;
 }
 
-std::string StateHistoryKey(uint64_t uid, uint64_t end, std::string_view key) {
+std::string StateHistoryBucketStart(uint64_t uid, uint64_t version) {
   std::string out = StateHistoryPrefix(uid);
-  out.reserve(kStateHistoryKeyPrefixBytes + key.size());
-  PutBigEndian64(&out, end);
+  PutBigEndian64(&out, version / kHistoryBucketVersions);
+  return out;
+}
+
+std::string StateHistoryKey(uint64_t uid, uint64_t end, std::string_view key) {
+  std::string out = StateHistoryBucketStart(uid, end);
+  out.reserve(kStateHistoryKeyBytesAround + key.size());
   out.append(key);
+  PutBigEndian64(&out, end);
   return out;
 }
 

@@ -23,12 +23,17 @@ std::string StateRowValue(uint64_t written, std::string_view row);
 // Errors: Corruption (no version in front).
 Status SplitStateRow(std::string_view value, uint64_t* written, std::string_view* row);
 
-// The history index ("h"): for each commit, the rows it changed or deleted
-// as they were before it, under (table, the commit's version, key), valued
-// as rows are — so a commit's entries append in version order, and each
-// commit's are one run sorted by key.
+// The history index ("h"): the rows each commit changed or deleted, as
+// they were before it, valued as rows are. Keyed (table, bucket, key, end):
+// `end` is the commit's version and the bucket end / kHistoryBucketVersions.
+// A bucket is one run in key order (a key's entries adjacent, oldest first),
+// so a read as of a recent version merges a few runs, and a commit's entries
+// land in the newest bucket only, not all over the table's history.
+inline constexpr uint64_t kHistoryBucketVersions = 16;
 std::string StateHistoryKey(uint64_t uid, uint64_t end, std::string_view key);
-inline constexpr size_t kStateHistoryKeyPrefixBytes = 1 + 8 + 8;  // "h" uid end
+std::string StateHistoryBucketStart(uint64_t uid, uint64_t version);  // the bucket holding `version`
+inline constexpr size_t kStateHistoryKeyPrefixBytes = 1 + 8 + 8;  // "h" uid bucket
+inline constexpr size_t kStateHistoryKeyBytesAround = kStateHistoryKeyPrefixBytes + 8;  // and end
 
 // The state changes a committed record makes: the one function both the
 // commit path and replay use.

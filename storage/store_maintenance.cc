@@ -307,8 +307,8 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
   const uint64_t kept = log_->Oldest().version;
   SPOOL_RETURN_IF_ERROR(state_->Prune(kStateHistoryPrefix, PrefixEnd(kStateHistoryPrefix),
                                       [&](std::string_view key) {
-                                        return key.size() >= kStateHistoryKeyPrefixBytes &&
-                                               GetBigEndian64(key.substr(1 + 8)) <= kept;
+                                        return key.size() >= kStateHistoryKeyBytesAround &&
+                                               GetBigEndian64(key.substr(key.size() - 8)) <= kept;
                                       },
                                       &report->history_entries));
   if (!doomed_files.empty()) SPOOL_RETURN_IF_ERROR(env->SyncDir(snapshot_dir()));
