@@ -1,6 +1,7 @@
 // Store: reads — current and as of a version (time travel), history, the
 // change data feed — and restore, which is a read and a commit.
 #include <algorithm>
+#include <cstring>
 
 #include "row_codec.h"
 #include "snapshot_file.h"
@@ -18,6 +19,24 @@ std::string RangeError(uint64_t version, const VersionRange& range) {
          FormatTimestampUtc(range.newest_timestamp_us) + ") are";
 }
 
+// Byte order of two keys, as string_view::compare, eight bytes a step and
+// inline: the merges below compare keys that share long prefixes, 100,000s
+// of times a read.
+int CompareKeys(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x = 0, y = 0;
+    std::memcpy(&x, a.data() + i, 8);
+    std::memcpy(&y, b.data() + i, 8);
+    if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
+  }
+  for (; i < n; ++i) {
+    if (a[i] != b[i]) return static_cast<uint8_t>(a[i]) < static_cast<uint8_t>(b[i]) ? -1 : 1;
+  }
+  return a.size() == b.size() ? 0 : (a.size() < b.size() ? -1 : 1);
+}
+
 // The history index entries after a version, one run per bucket (sorted
 // by key, buckets in version order), merged into key order: for each key,
 // its oldest entry — the row the version saw. Views into the index, which
@@ -32,7 +51,7 @@ class IndexMerge {
     // in cache; a shorter shared prefix found later redoes earlier heads.
     const std::string_view first = entries_.empty() ? key : entries_.front().key;
     shared_ = std::min(entries_.empty() ? key.size() : shared_, key.size());
-    while (shared_ > 0 && key.compare(0, shared_, first.substr(0, shared_)) != 0) {
+    while (shared_ > 0 && CompareKeys(key.substr(0, shared_), first.substr(0, shared_)) != 0) {
       shared_ /= 2;
       stale_ = entries_.size();
     }
@@ -83,7 +102,7 @@ class IndexMerge {
   }
   static int Compare(const Entry& a, const Entry& b) {
     if (a.head != b.head) return a.head < b.head ? -1 : 1;
-    return a.key.compare(b.key);
+    return CompareKeys(a.key, b.key);
   }
   // A min-heap by key, then by position: of equal keys, the older bucket's.
   struct Later {
@@ -362,7 +381,7 @@ Status Store::ScanIndexed(Capture& c, const std::string& begin, const std::strin
       run_bucket = bucket;
       started = true;
       run_has_key = false;
-    } else if (run_has_key && run_key == key) {
+    } else if (run_has_key && CompareKeys(run_key, key) == 0) {
       continue;  // a newer entry of a key this run has
     }
     index.Add(key, history.value());
@@ -384,7 +403,7 @@ Status Store::ScanIndexed(Capture& c, const std::string& begin, const std::strin
   for (rows.Seek(c.prefix + begin);;) {
     std::string_view key;
     const bool have_row = rows.Valid() && in_range(key = rows.key().substr(c.prefix.size()));
-    const int order = !index.Valid() ? 1 : have_row ? index.key().compare(key) : -1;
+    const int order = !index.Valid() ? 1 : have_row ? CompareKeys(index.key(), key) : -1;
     if (order <= 0) {
       if (order == 0) rows.Next();
       if (at_version(index.value()) && !visit(index.key(), row)) return Status::OK();
