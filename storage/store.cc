@@ -120,11 +120,6 @@ std::string StateRowValue(uint64_t written, std::string_view row) {
   return value;
 }
 
-Status SplitStateRow(std::string_view value, uint64_t* written, std::string_view* row) {
-  if (!GetVarint(&value, written)) return Status::Corruption("state row without the version that wrote it");
-  *row = value;
-  return Status::OK();
-}
 
 // ---------------------------------------------------------------------------
 // Opening and recovery

@@ -9,6 +9,7 @@
 #include "spool/storage/store.h"
 #include "spool/txnlog/log.h"
 #include "state_store.h"
+#include "varint.h"
 
 namespace spool {
 
@@ -21,7 +22,11 @@ std::string StateDdlKey(uint64_t version);
 // A row in the state store ("r"): varint(the version that wrote it) row.
 std::string StateRowValue(uint64_t written, std::string_view row);
 // Errors: Corruption (no version in front).
-Status SplitStateRow(std::string_view value, uint64_t* written, std::string_view* row);
+inline Status SplitStateRow(std::string_view value, uint64_t* written, std::string_view* row) {
+  if (!GetVarint(&value, written)) return Status::Corruption("state row without the version that wrote it");
+  *row = value;
+  return Status::OK();
+}
 
 // The history index ("h"): the rows each commit changed or deleted, as
 // they were before it, valued as rows are. Keyed (table, bucket, key, end):
