@@ -62,23 +62,33 @@ StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, ui
     delta.Put(StateDdlKey(entry.position.version), EncodeCommit(history));
   }
   const uint64_t version = entry.position.version;
+  std::vector<const RowChangeRecord*> replaced;
   for (const TableChangeSet& table : record.tables) {
     const std::string prefix = StateRowPrefix(table.uid);
     uint32_t keyless_index = 0;
+    replaced.clear();
     for (const RowChangeRecord& change : table.changes) {
       std::string key = prefix;
       key += change.key.empty() ? KeylessRowId(version, keyless_index++) : change.key;
       // The row this change replaces goes to the history index, unless an
       // earlier change of this commit wrote it: no version ever showed it.
-      if (change.kind != RowChangeKind::kInsert && change.pre_version != version) {
-        delta.Put(StateHistoryKey(table.uid, version, change.key), StateRowValue(change.pre_version, change.pre));
-      }
+      // So each key has at most one entry in the run.
+      if (change.kind != RowChangeKind::kInsert && change.pre_version != version) replaced.push_back(&change);
       if (change.kind == RowChangeKind::kDelete) {
         delta.Delete(std::move(key));
       } else {
         delta.Put(std::move(key), StateRowValue(version, change.post));
       }
     }
+    if (replaced.empty()) continue;
+    std::stable_sort(replaced.begin(), replaced.end(),
+                     [](const RowChangeRecord* a, const RowChangeRecord* b) { return a->key < b->key; });
+    size_t bytes = 0;
+    for (const RowChangeRecord* change : replaced) bytes += change->key.size() + change->pre.size() + 16;
+    std::string run;
+    run.reserve(bytes);
+    for (const RowChangeRecord* change : replaced) AppendHistoryEntry(&run, change->key, change->pre_version, change->pre);
+    delta.Put(StateHistoryKey(table.uid, version), std::move(run));
   }
   for (const CheckpointRecord& checkpoint : record.checkpoints) {
     if (checkpoint.after) {
@@ -98,18 +108,10 @@ std::string StateDdlKey(uint64_t version) {
   return key;
 }
 
-std::string StateHistoryBucketStart(uint64_t uid, uint64_t version) {
-  std::string out = StateHistoryPrefix(uid);
-  PutBigEndian64(&out, version / kHistoryBucketVersions);
-  return out;
-}
-
-std::string StateHistoryKey(uint64_t uid, uint64_t end, std::string_view key) {
-  std::string out = StateHistoryBucketStart(uid, end);
-  out.reserve(kStateHistoryKeyBytesAround + key.size());
-  out.append(key);
-  PutBigEndian64(&out, end);
-  return out;
+std::string StateHistoryKey(uint64_t uid, uint64_t version) {
+  std::string key = StateHistoryPrefix(uid);
+  PutBigEndian64(&key, version);
+  return key;
 }
 
 std::string StateRowValue(uint64_t written, std::string_view row) {
@@ -120,6 +122,26 @@ std::string StateRowValue(uint64_t written, std::string_view row) {
   return value;
 }
 
+void AppendHistoryEntry(std::string* run, std::string_view key, uint64_t written, std::string_view row) {
+  PutVarint(run, key.size());
+  run->append(key);
+  std::string value;
+  PutVarint(&value, written);
+  PutVarint(run, value.size() + row.size());
+  run->append(value);
+  run->append(row);
+}
+
+Status NextHistoryEntry(std::string_view* run, std::string_view* key, std::string_view* value) {
+  uint64_t key_bytes = 0, value_bytes = 0;
+  if (!GetVarint(run, &key_bytes) || key_bytes > run->size()) return Status::Corruption("history run is truncated");
+  *key = run->substr(0, key_bytes);
+  run->remove_prefix(key_bytes);
+  if (!GetVarint(run, &value_bytes) || value_bytes > run->size()) return Status::Corruption("history run is truncated");
+  *value = run->substr(0, value_bytes);
+  run->remove_prefix(value_bytes);
+  return Status::OK();
+}
 
 // ---------------------------------------------------------------------------
 // Opening and recovery

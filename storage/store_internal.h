@@ -28,17 +28,18 @@ inline Status SplitStateRow(std::string_view value, uint64_t* written, std::stri
   return Status::OK();
 }
 
-// The history index ("h"): the rows each commit changed or deleted, as
-// they were before it, valued as rows are. Keyed (table, bucket, key, end):
-// `end` is the commit's version and the bucket end / kHistoryBucketVersions.
-// A bucket is one run in key order (a key's entries adjacent, oldest first),
-// so a read as of a recent version merges a few runs, and a commit's entries
-// land in the newest bucket only, not all over the table's history.
-inline constexpr uint64_t kHistoryBucketVersions = 16;
-std::string StateHistoryKey(uint64_t uid, uint64_t end, std::string_view key);
-std::string StateHistoryBucketStart(uint64_t uid, uint64_t version);  // the bucket holding `version`
-inline constexpr size_t kStateHistoryKeyPrefixBytes = 1 + 8 + 8;  // "h" uid bucket
-inline constexpr size_t kStateHistoryKeyBytesAround = kStateHistoryKeyPrefixBytes + 8;  // and end
+// The history index ("h"): for each commit and table, one entry holding
+// the rows the commit changed or deleted, as they were before it — a run in
+// key order: (varint key bytes, key, varint value bytes, value)*, each value
+// a row's value (the version that wrote it, then the row). Keyed (table,
+// the commit's version), so a commit adds one LMDB value, versions append,
+// and a read after a version reads its runs whole, in order.
+std::string StateHistoryKey(uint64_t uid, uint64_t version);
+inline constexpr size_t kStateHistoryKeyBytes = 1 + 8 + 8;  // "h" uid version
+// Appends one (key, value) pair of a run.
+void AppendHistoryEntry(std::string* run, std::string_view key, uint64_t written, std::string_view row);
+// Reads the pair at the front of `*run`. Errors: Corruption (truncated).
+Status NextHistoryEntry(std::string_view* run, std::string_view* key, std::string_view* value);
 
 // The state changes a committed record makes: the one function both the
 // commit path and replay use.

@@ -307,10 +307,10 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
   const uint64_t kept = log_->Oldest().version;
   SPOOL_RETURN_IF_ERROR(state_->Prune(kStateHistoryPrefix, PrefixEnd(kStateHistoryPrefix),
                                       [&](std::string_view key) {
-                                        return key.size() >= kStateHistoryKeyBytesAround &&
-                                               GetBigEndian64(key.substr(key.size() - 8)) <= kept;
+                                        return key.size() == kStateHistoryKeyBytes &&
+                                               GetBigEndian64(key.substr(1 + 8)) <= kept;
                                       },
-                                      &report->history_entries));
+                                      &report->history_runs));
   if (!doomed_files.empty()) SPOOL_RETURN_IF_ERROR(env->SyncDir(snapshot_dir()));
   for (const std::string& cut : doomed_cuts) {
     const std::string marker = JoinPath(cut, kArchiveCompleteName);
@@ -330,7 +330,7 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
                        ",\"log_segments\":" + std::to_string(report->log_segments) +
                        ",\"snapshots\":" + std::to_string(report->snapshots) +
                        ",\"archive_files\":" + std::to_string(report->archive_files) +
-                       ",\"history_entries\":" + std::to_string(report->history_entries) + "}";
+                       ",\"history_runs\":" + std::to_string(report->history_runs) + "}";
   return events_->Append(&event);
 }
 

@@ -37,8 +37,8 @@ std::string RangeError(uint64_t version, const VersionRange& range) {
   return a.size() == b.size() ? 0 : (a.size() < b.size() ? -1 : 1);
 }
 
-// The history index entries after a version, one run per bucket (sorted
-// by key, buckets in version order), merged into key order: for each key,
+// The history index entries after a version, one run per commit (sorted
+// by key, commits in version order), merged into key order: for each key,
 // its oldest entry — the row the version saw. Views into the index, which
 // the capture's view keeps readable.
 class IndexMerge {
@@ -104,7 +104,7 @@ class IndexMerge {
     if (a.head != b.head) return a.head < b.head ? -1 : 1;
     return CompareKeys(a.key, b.key);
   }
-  // A min-heap by key, then by position: of equal keys, the older bucket's.
+  // A min-heap by key, then by position: of equal keys, the older commit's.
   struct Later {
     const IndexMerge* merge;
     bool operator()(const Cursor& a, const Cursor& b) const {
@@ -247,13 +247,8 @@ Status Store::ScanCaptured(Capture& c, const std::string& begin, const std::stri
   // histories: 0.16–0.5 ms per 1,000-row update commit read through the
   // index, about 0.8 ms replayed forward).
   constexpr uint64_t kIndexAdvantage = 2;
-  uint64_t later = 0;
-  if (c.history != nullptr) {  // the index reads whole buckets
-    const uint64_t bucket_start = (c.version + 1) / kHistoryBucketVersions * kHistoryBucketVersions;
-    later = LogBytesBetween(bucket_start == 0 ? 0 : bucket_start - 1, c.newest) / kIndexAdvantage;
-  } else {
-    later = LogBytesBetween(c.version, c.newest);
-  }
+  uint64_t later = LogBytesBetween(c.version, c.newest);
+  if (c.history != nullptr) later /= kIndexAdvantage;
   std::vector<SnapshotInfo> snapshots;
   SPOOL_RETURN_IF_ERROR(ListSnapshots(&snapshots));
   const uint64_t oldest = log_->Oldest().version;
@@ -350,8 +345,8 @@ Status Store::ScanBackward(Capture& c, const std::string& begin, const std::stri
   return view.status();
 }
 
-// Indexed: the rows merged, in key order, with the index entries after the
-// version. A key with an entry was changed since: its oldest entry holds
+// Indexed: the rows merged, in key order, with the history index's runs of
+// the commits after the version. A key with an entry was changed since: its oldest entry holds
 // the row the version saw. Any other key's current row is unchanged since.
 // Either counts only when written at or before the version (a later one:
 // the key had no row then).
@@ -361,32 +356,18 @@ Status Store::ScanIndexed(Capture& c, const std::string& begin, const std::strin
   const auto in_range = [&](std::string_view key) {
     return !bounded || (key >= begin && (end.empty() || key < end));
   };
-  // Each bucket from the version's on is a run; a key's first entry ending
-  // after the version in a run is that run's entry for it.
   IndexMerge index;
-  uint64_t run_bucket = 0;
-  bool started = false, run_has_key = false;
-  std::string_view run_key;  // the last key this run took
   StateView& history = *c.history;
-  for (history.Seek(StateHistoryBucketStart(c.table.uid, c.version + 1)); history.Valid(); history.Next()) {
-    const std::string_view k = history.key();
-    if (k.size() <= kStateHistoryKeyBytesAround) {
-      return Status::Corruption("table " + c.table.id.ToString() + ": a history index key is malformed");
+  std::string from = StateHistoryPrefix(c.table.uid);
+  PutBigEndian64(&from, c.version + 1);
+  for (history.Seek(from); history.Valid(); history.Next()) {
+    index.StartRun();
+    std::string_view run = history.value(), key, value;
+    while (!run.empty()) {
+      Status s = NextHistoryEntry(&run, &key, &value);
+      if (!s.ok()) return s.WithContext("table " + c.table.id.ToString() + ": history index");
+      if (in_range(key)) index.Add(key, value);
     }
-    const std::string_view key = k.substr(kStateHistoryKeyPrefixBytes, k.size() - kStateHistoryKeyBytesAround);
-    if (GetBigEndian64(k.substr(k.size() - 8)) <= c.version || !in_range(key)) continue;
-    const uint64_t bucket = GetBigEndian64(k.substr(1 + 8));
-    if (!started || bucket != run_bucket) {
-      index.StartRun();
-      run_bucket = bucket;
-      started = true;
-      run_has_key = false;
-    } else if (run_has_key && CompareKeys(run_key, key) == 0) {
-      continue;  // a newer entry of a key this run has
-    }
-    index.Add(key, history.value());
-    run_key = key;
-    run_has_key = true;
   }
   SPOOL_RETURN_IF_ERROR(history.status());
   index.Finish();

@@ -240,7 +240,7 @@ void PrintVacuum(const VacuumReport& r, bool dry_run) {
                            FormatBytes(r.bytes), r.log_segments, r.snapshots, r.archive_files);
   std::cout << fmt::format("floor version {} (held by {})\n", r.floor_version, r.held_by);
   if (r.snapshot_taken) std::cout << (dry_run ? "a base snapshot would be taken\n" : "a base snapshot was taken\n");
-  if (r.history_entries != 0) std::cout << fmt::format("{} time-travel index entries dropped\n", r.history_entries);
+  if (r.history_runs != 0) std::cout << fmt::format("{} history index run(s) dropped (one per commit and table)\n", r.history_runs);
   for (const std::string& path : r.paths) std::cout << "  " << path << "\n";
 }
 
@@ -267,7 +267,7 @@ int RunVacuum(const VacuumArgs& args) {
   ordered_json out{{"dry_run", args.dry_run},         {"floor_version", report.floor_version},
                    {"held_by", report.held_by},       {"bytes", report.bytes},
                    {"log_segments", report.log_segments}, {"snapshots", report.snapshots},
-                   {"archive_files", report.archive_files}, {"history_entries", report.history_entries},
+                   {"archive_files", report.archive_files}, {"history_runs", report.history_runs},
                    {"snapshot_taken", report.snapshot_taken},
                    {"paths", report.paths}};
   std::cout << out.dump(2) << "\n";

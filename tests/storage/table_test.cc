@@ -536,7 +536,7 @@ TEST_F(TableTest, VacuumDropsIndexEntriesNoRetainedVersionReads) {
   ASSERT_TRUE(store_->Vacuum(vacuum, &report).ok());
   const uint64_t oldest = store_->log()->Oldest().version;
   ASSERT_GT(oldest, 50u);  // a whole round of updates went, so their entries can
-  EXPECT_GT(report.history_entries, 0u);
+  EXPECT_GT(report.history_runs, 0u);
   for (bool reopened : {false, true}) {
     for (uint64_t v = oldest; v <= store_->log()->Newest().version; ++v) {
       ReadOptions at;
@@ -546,7 +546,7 @@ TEST_F(TableTest, VacuumDropsIndexEntriesNoRetainedVersionReads) {
     ASSERT_NO_FATAL_FAILURE(Reopen(options));
   }
   ASSERT_TRUE(store_->Vacuum(vacuum, &report).ok());
-  EXPECT_EQ(report.history_entries, 0u);  // nothing more until the floor moves
+  EXPECT_EQ(report.history_runs, 0u);  // nothing more until the floor moves
 }
 
 TEST_F(TableTest, InlineApplyMatchesBackgroundApply) {

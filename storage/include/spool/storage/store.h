@@ -103,7 +103,7 @@ struct VacuumReport {
   uint64_t log_segments = 0;
   uint64_t snapshots = 0;
   uint64_t archive_files = 0;
-  uint64_t history_entries = 0;    // time-travel index entries dropped (not counted in a dry run)
+  uint64_t history_runs = 0;       // history index runs dropped, one per commit and table (not in a dry run)
   bool snapshot_taken = false;     // a base snapshot was taken (or would be)
   std::string held_by;             // what set the floor: "retention", "pin NAME", …
 };
@@ -132,6 +132,10 @@ class Store {
   ~Store();
 
   const std::string& dir() const { return dir_; }
+  // The store's log, for reading positions, segments and records. Every
+  // record in it is a table commit the state replays: appending to it
+  // directly (anything but Store::Commit) makes the next open fail to
+  // decode it.
   Log* log() { return log_.get(); }
   EventLog* events() { return events_.get(); }
 
