@@ -43,6 +43,7 @@ std::string RangeError(uint64_t version, const VersionRange& range) {
 // the capture's view keeps readable.
 class IndexMerge {
  public:
+  void Reserve(size_t entries) { entries_.reserve(entries); }
   // Entries come run by run, each run in key order, runs oldest first.
   void StartRun() { runs_.push_back(entries_.size()); }
   void Add(std::string_view key, std::string_view value) {
@@ -62,7 +63,7 @@ class IndexMerge {
     for (size_t i = 0; i < stale_; ++i) entries_[i].head = Head(entries_[i].key);
     runs_.push_back(entries_.size());
     for (size_t r = 0; r + 1 < runs_.size(); ++r) {
-      if (runs_[r] < runs_[r + 1]) heap_.push_back(Cursor{runs_[r], runs_[r + 1]});
+      if (runs_[r] < runs_[r + 1]) heap_.push_back(Cursor{entries_[runs_[r]].head, runs_[r], runs_[r + 1]});
     }
     std::make_heap(heap_.begin(), heap_.end(), Later{this});
     Next();
@@ -79,12 +80,15 @@ class IndexMerge {
     current_ = entries_[heap_.front().pos];
     do {
       std::pop_heap(heap_.begin(), heap_.end(), Later{this});
-      if (++heap_.back().pos < heap_.back().end) {
+      Cursor& cursor = heap_.back();
+      if (++cursor.pos < cursor.end) {
+        cursor.head = entries_[cursor.pos].head;
         std::push_heap(heap_.begin(), heap_.end(), Later{this});
       } else {
         heap_.pop_back();
       }
-    } while (!heap_.empty() && Compare(entries_[heap_.front().pos], current_) == 0);
+    } while (!heap_.empty() && heap_.front().head == current_.head &&
+             CompareKeys(entries_[heap_.front().pos].key, current_.key) == 0);
   }
 
  private:
@@ -92,7 +96,10 @@ class IndexMerge {
     std::string_view key, value;
     uint64_t head;
   };
+  // A run's place in the merge; its current entry's head kept here, so that
+  // most heap comparisons read no entry.
   struct Cursor {
+    uint64_t head;
     size_t pos, end;
   };
   uint64_t Head(std::string_view key) const {
@@ -100,15 +107,12 @@ class IndexMerge {
     for (size_t i = shared_; i < shared_ + 8; ++i) head = head << 8 | (i < key.size() ? static_cast<uint8_t>(key[i]) : 0);
     return head;
   }
-  static int Compare(const Entry& a, const Entry& b) {
-    if (a.head != b.head) return a.head < b.head ? -1 : 1;
-    return CompareKeys(a.key, b.key);
-  }
   // A min-heap by key, then by position: of equal keys, the older commit's.
   struct Later {
     const IndexMerge* merge;
     bool operator()(const Cursor& a, const Cursor& b) const {
-      const int order = Compare(merge->entries_[a.pos], merge->entries_[b.pos]);
+      if (a.head != b.head) return a.head > b.head;
+      const int order = CompareKeys(merge->entries_[a.pos].key, merge->entries_[b.pos].key);
       return order > 0 || (order == 0 && a.pos > b.pos);
     }
   };
@@ -360,16 +364,23 @@ Status Store::ScanIndexed(Capture& c, const std::string& begin, const std::strin
   StateView& history = *c.history;
   std::string from = StateHistoryPrefix(c.table.uid);
   PutBigEndian64(&from, c.version + 1);
+  std::vector<std::string_view> runs;
+  size_t run_bytes = 0;
   for (history.Seek(from); history.Valid(); history.Next()) {
+    runs.push_back(history.value());
+    run_bytes += runs.back().size();
+  }
+  SPOOL_RETURN_IF_ERROR(history.status());
+  index.Reserve(run_bytes / 64);  // an entry is a key and a row: rarely fewer bytes
+  for (std::string_view run : runs) {
     index.StartRun();
-    std::string_view run = history.value(), key, value;
+    std::string_view key, value;
     while (!run.empty()) {
       Status s = NextHistoryEntry(&run, &key, &value);
       if (!s.ok()) return s.WithContext("table " + c.table.id.ToString() + ": history index");
       if (in_range(key)) index.Add(key, value);
     }
   }
-  SPOOL_RETURN_IF_ERROR(history.status());
   index.Finish();
 
   StateView& rows = *c.view;
