@@ -138,7 +138,7 @@ class MergedView final : public StateView {
   Status status() const override { return status_; }
 
  private:
-  bool InRange(std::string_view key) const { return end_.empty() || key < end_; }
+  bool InRange(std::string_view key) const { return end_.empty() || CompareBytes(key, end_) < 0; }
 
   void StepLmdb(int rc, const MDB_val& k, const MDB_val& v) {
     lmdb_valid_ = rc == 0 && InRange(View(k));

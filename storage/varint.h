@@ -1,10 +1,12 @@
-// LEB128 varints, as row encodings and snapshot blocks write lengths, and
-// big-endian fixed64s, which sort like the numbers in state keys.
+// LEB128 varints, as row encodings and snapshot blocks write lengths;
+// big-endian fixed64s, which sort like the numbers in state keys; and the
+// byte order of keys, compared eight bytes a step.
 // Internal to storage.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <cstring>
 #include <string_view>
 
 namespace spool {
@@ -39,6 +41,23 @@ inline uint64_t GetBigEndian64(std::string_view in) {
   uint64_t v = 0;
   for (size_t i = 0; i < 8; ++i) v = v << 8 | static_cast<uint8_t>(in[i]);
   return v;
+}
+
+// Byte order of two keys, as string_view::compare, but eight bytes a step
+// and inline: scans compare keys sharing long prefixes 100,000s of times.
+[[gnu::always_inline]] inline int CompareBytes(std::string_view a, std::string_view b) {
+  const size_t n = a.size() < b.size() ? a.size() : b.size();
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x = 0, y = 0;
+    std::memcpy(&x, a.data() + i, 8);
+    std::memcpy(&y, b.data() + i, 8);
+    if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
+  }
+  for (; i < n; ++i) {
+    if (a[i] != b[i]) return static_cast<uint8_t>(a[i]) < static_cast<uint8_t>(b[i]) ? -1 : 1;
+  }
+  return a.size() == b.size() ? 0 : (a.size() < b.size() ? -1 : 1);
 }
 
 }  // namespace spool
