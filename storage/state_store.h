@@ -11,13 +11,12 @@
 //                          append to LMDB's last page instead of splitting
 //                          pages in the middle
 //   "C" flow               a flow checkpoint
-//   "h" uid(be64) row key end(be64)
-//                          the history index: a row as it was before the
-//                          commit at version `end` changed or deleted it;
-//                          rows and these share one value format
-//                          (store_internal.h), which says the version that
-//                          wrote them. Time travel reads it; snapshots leave
-//                          it out.
+//   "h" uid(be64) version(be64)
+//                          the history index: the rows the commit at
+//                          `version` changed or deleted in the table, as
+//                          they were before it, as one run in key order
+//                          (store_internal.h). Time travel reads it;
+//                          snapshots leave it out.
 //   "H"                    the history floor (be64): the index holds every
 //                          change made after this version
 //
