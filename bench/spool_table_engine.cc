@@ -1,6 +1,7 @@
 // Spool's table API as a VersionedEngine: one keyed table in a Store with
 // default StoreOptions (log durability kSync, state applied to LMDB in
-// background batches, automatic snapshots).
+// background batches, automatic snapshots), read with Store::Scan (rows in
+// place, as the peers' reads hand out their bytes).
 #include <variant>
 
 #include "engine.h"
@@ -21,12 +22,12 @@ Status BenchSchema(Schema* schema) {
                       schema);
 }
 
-// A row as Read returns it: the key and value columns' bytes.
-Status VisitRow(const Row& row, const RowVisitor& visit) {
-  const Bytes* key = row.size() == 2 ? std::get_if<Bytes>(&row[0]) : nullptr;
-  const Bytes* value = row.size() == 2 ? std::get_if<Bytes>(&row[1]) : nullptr;
-  if (key == nullptr || value == nullptr) return Status::Corruption("spool read a row that is not (bytes, bytes)");
-  visit(key->data, value->data);
+// A row as Scan hands it over, in place: the key and value columns' bytes.
+Status VisitRow(const RowView& row, const RowVisitor& visit) {
+  if (row.size() != 2 || row.IsNull(0) || row.IsNull(1)) {
+    return Status::Corruption("spool read a row that is not (bytes, bytes)");
+  }
+  visit(row.Chars(0), row.Chars(1));
   return Status::OK();
 }
 
@@ -101,7 +102,7 @@ class SpoolTableEngine final : public VersionedEngine {
  private:
   Status Read(const ReadOptions& options, const RowVisitor& visit) {
     Status visited;
-    SPOOL_RETURN_IF_ERROR(store_->Read(BenchTable(), options, [&](const Row& row) {
+    SPOOL_RETURN_IF_ERROR(store_->Scan(BenchTable(), options, [&](const RowView& row) {
       visited = VisitRow(row, visit);
       return visited.ok();
     }));

@@ -43,13 +43,6 @@ void PutFixed64(std::string* out, uint64_t v) {
   out->append(buf, 8);
 }
 
-bool GetFixed64(std::string_view* in, uint64_t* v) {
-  if (in->size() < 8) return false;
-  std::memcpy(v, in->data(), 8);
-  in->remove_prefix(8);
-  return true;
-}
-
 void EncodeKeyPart(const Value& value, std::string* out) {
   if (IsNull(value)) {
     out->push_back(kNullPart);
@@ -86,44 +79,6 @@ void EncodeValue(const Value& value, std::string* out) {
     PutVarint(out, bytes.size());
     out->append(bytes);
   }
-}
-
-Status DecodeValue(ColumnType type, std::string_view* in, Value* value) {
-  uint64_t bits = 0;
-  switch (type) {
-    case ColumnType::kInt64:
-    case ColumnType::kTimestamp:
-    case ColumnType::kDouble:
-      if (!GetFixed64(in, &bits)) return Status::Corruption("row is truncated inside a fixed-width value");
-      if (type == ColumnType::kInt64) *value = static_cast<int64_t>(bits);
-      if (type == ColumnType::kTimestamp) *value = Timestamp{static_cast<int64_t>(bits)};
-      if (type == ColumnType::kDouble) *value = std::bit_cast<double>(bits);
-      return Status::OK();
-    case ColumnType::kBool:
-      if (in->empty() || static_cast<uint8_t>(in->front()) > 1) return Status::Corruption("row has a bad bool");
-      *value = in->front() == '\x01';
-      in->remove_prefix(1);
-      return Status::OK();
-    case ColumnType::kString:
-    case ColumnType::kBytes: {
-      uint64_t length = 0;
-      if (!GetVarint(in, &length) || length > in->size()) return Status::Corruption("row has a bad length");
-      const std::string_view bytes = in->substr(0, static_cast<size_t>(length));
-      in->remove_prefix(static_cast<size_t>(length));
-      // Into the string the value already holds, reusing its buffer: a scan
-      // decoding into one Row allocates only for its first rows.
-      std::string* target = nullptr;
-      if (type == ColumnType::kString) {
-        target = std::holds_alternative<std::string>(*value) ? &std::get<std::string>(*value)
-                                                             : &value->emplace<std::string>();
-      } else {
-        target = std::holds_alternative<Bytes>(*value) ? &std::get<Bytes>(*value).data : &value->emplace<Bytes>().data;
-      }
-      target->assign(bytes);
-      return Status::OK();
-    }
-  }
-  return Status::Corruption("unknown column type");
 }
 
 }  // namespace
@@ -163,32 +118,116 @@ void EncodeRow([[maybe_unused]] const Schema& schema, const Row& row, std::strin
   }
 }
 
+// Fills RowView: the friend through which ParseRow reaches its fields.
+class RowParser {
+ public:
+  static Status Parse(const Schema& schema, std::string_view bytes, RowView* view) {
+    uint64_t count = 0;
+    if (!GetVarint(&bytes, &count) || count > schema.columns().size()) {
+      return Status::Corruption("row has more columns than the schema");
+    }
+    const size_t bitmap_bytes = (static_cast<size_t>(count) + 7) / 8;
+    if (bytes.size() < bitmap_bytes) return Status::Corruption("row is truncated in its null bitmap");
+    const std::string_view bitmap = bytes.substr(0, bitmap_bytes);
+    bytes.remove_prefix(bitmap_bytes);
+    view->schema_ = &schema;
+    view->fields_.assign(schema.columns().size(), std::string_view());
+    // Columns added after the row was written read as null.
+    for (size_t i = static_cast<size_t>(count); i < schema.columns().size(); ++i) {
+      if (!schema.columns()[i].nullable) return Status::Corruption("row lacks a value for a non-nullable column");
+    }
+    for (size_t i = 0; i < count; ++i) {
+      const bool null = (static_cast<uint8_t>(bitmap[i / 8]) >> (i % 8) & 1) != 0;
+      if (null) {
+        if (!schema.columns()[i].nullable) return Status::Corruption("row has a null in a non-nullable column");
+        continue;
+      }
+      SPOOL_RETURN_IF_ERROR(ParseValue(schema.columns()[i].type, &bytes, &view->fields_[i]));
+    }
+    if (!bytes.empty()) return Status::Corruption("row has bytes past its last value");
+    return Status::OK();
+  }
+
+ private:
+  // The encoded value at the front of `*in`: for strings and bytes, their
+  // bytes (a non-null view even when empty).
+  static Status ParseValue(ColumnType type, std::string_view* in, std::string_view* field) {
+    size_t size = 0;
+    switch (type) {
+      case ColumnType::kInt64:
+      case ColumnType::kTimestamp:
+      case ColumnType::kDouble:
+        if (in->size() < 8) return Status::Corruption("row is truncated inside a fixed-width value");
+        size = 8;
+        break;
+      case ColumnType::kBool:
+        if (in->empty() || static_cast<uint8_t>(in->front()) > 1) return Status::Corruption("row has a bad bool");
+        size = 1;
+        break;
+      case ColumnType::kString:
+      case ColumnType::kBytes: {
+        uint64_t length = 0;
+        if (!GetVarint(in, &length) || length > in->size()) return Status::Corruption("row has a bad length");
+        size = static_cast<size_t>(length);
+        break;
+      }
+      default:
+        return Status::Corruption("unknown column type");
+    }
+    // A zero-length value still points into the row, so it is not null.
+    *field = std::string_view(in->data(), size);
+    in->remove_prefix(size);
+    return Status::OK();
+  }
+};
+
+Status ParseRow(const Schema& schema, std::string_view bytes, RowView* view) {
+  return RowParser::Parse(schema, bytes, view);
+}
+
 Status DecodeRow(const Schema& schema, std::string_view bytes, Row* row) {
-  uint64_t count = 0;
-  if (!GetVarint(&bytes, &count) || count > schema.columns().size()) {
-    return Status::Corruption("row has more columns than the schema");
-  }
-  const size_t bitmap_bytes = (static_cast<size_t>(count) + 7) / 8;
-  if (bytes.size() < bitmap_bytes) return Status::Corruption("row is truncated in its null bitmap");
-  const std::string_view bitmap = bytes.substr(0, bitmap_bytes);
-  bytes.remove_prefix(bitmap_bytes);
-  row->resize(schema.columns().size());
-  // Columns added after the row was written read as null.
-  for (size_t i = static_cast<size_t>(count); i < row->size(); ++i) {
-    if (!schema.columns()[i].nullable) return Status::Corruption("row lacks a value for a non-nullable column");
-    (*row)[i] = std::monostate{};
-  }
-  for (size_t i = 0; i < count; ++i) {
-    const bool null = (static_cast<uint8_t>(bitmap[i / 8]) >> (i % 8) & 1) != 0;
-    if (null) {
-      if (!schema.columns()[i].nullable) return Status::Corruption("row has a null in a non-nullable column");
-      (*row)[i] = std::monostate{};
+  RowView view;
+  SPOOL_RETURN_IF_ERROR(ParseRow(schema, bytes, &view));
+  view.CopyTo(row);
+  return Status::OK();
+}
+
+uint64_t RowView::Fixed64(size_t column) const {
+  uint64_t bits = 0;
+  std::memcpy(&bits, fields_[column].data(), 8);
+  return bits;  // as PutFixed64 wrote it
+}
+
+int64_t RowView::Int64(size_t column) const { return static_cast<int64_t>(Fixed64(column)); }
+double RowView::Double(size_t column) const { return std::bit_cast<double>(Fixed64(column)); }
+bool RowView::Bool(size_t column) const { return fields_[column].front() == '\x01'; }
+Timestamp RowView::TimestampOf(size_t column) const { return Timestamp{Int64(column)}; }
+
+void RowView::CopyTo(Row* row) const {
+  row->resize(fields_.size());
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    Value& value = (*row)[i];
+    if (IsNull(i)) {
+      value = std::monostate{};
       continue;
     }
-    SPOOL_RETURN_IF_ERROR(DecodeValue(schema.columns()[i].type, &bytes, &(*row)[i]));
+    switch (schema_->columns()[i].type) {
+      case ColumnType::kInt64: value = Int64(i); break;
+      case ColumnType::kTimestamp: value = TimestampOf(i); break;
+      case ColumnType::kDouble: value = Double(i); break;
+      case ColumnType::kBool: value = Bool(i); break;
+      // Into the string the value already holds, reusing its buffer: a scan
+      // copying into one Row allocates only for its first rows.
+      case ColumnType::kString:
+        if (auto* s = std::get_if<std::string>(&value)) s->assign(fields_[i]);
+        else value.emplace<std::string>(fields_[i]);
+        break;
+      case ColumnType::kBytes:
+        if (auto* b = std::get_if<Bytes>(&value)) b->data.assign(fields_[i]);
+        else value.emplace<Bytes>().data.assign(fields_[i]);
+        break;
+    }
   }
-  if (!bytes.empty()) return Status::Corruption("row has bytes past its last value");
-  return Status::OK();
 }
 
 }  // namespace spool

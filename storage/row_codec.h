@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "spool/storage/schema.h"
+#include "spool/storage/table.h"
 
 namespace spool {
 
@@ -41,5 +42,7 @@ void EncodeRow(const Schema& schema, const Row& row, std::string* out);
 // fewer values and reads them as null. Errors: Corruption saying what does not fit
 // (truncated bytes, a column count or a value that does not match).
 Status DecodeRow(const Schema& schema, std::string_view bytes, Row* row);
+// The same, in place: `*view` points into `bytes` (and at `schema`).
+Status ParseRow(const Schema& schema, std::string_view bytes, RowView* view);
 
 }  // namespace spool

@@ -403,6 +403,18 @@ Status Store::ScanIndexed(Capture& c, const std::string& begin, const std::strin
 
 Status Store::Read(const TableId& id, const ReadOptions& options, const std::function<bool(const Row&)>& visit,
                    TableInfo* table, uint64_t* version_read) {
+  Row row;
+  return Scan(
+      id, options,
+      [&](const RowView& view) {
+        view.CopyTo(&row);
+        return visit(row);
+      },
+      table, version_read);
+}
+
+Status Store::Scan(const TableId& id, const ReadOptions& options, const std::function<bool(const RowView&)>& visit,
+                   TableInfo* table, uint64_t* version_read) {
   Capture c;
   SPOOL_RETURN_IF_ERROR(CaptureTable(id, options, &c));
   std::string begin, end;
@@ -416,9 +428,9 @@ Status Store::Read(const TableId& id, const ReadOptions& options, const std::fun
   if (table != nullptr) *table = c.table;
   if (version_read != nullptr) *version_read = c.version;
   Status decoded;
-  Row row;
+  RowView row;
   SPOOL_RETURN_IF_ERROR(ScanCaptured(c, begin, end, [&](std::string_view, std::string_view bytes) {
-    decoded = DecodeRow(c.table.schema, bytes, &row);
+    decoded = ParseRow(c.table.schema, bytes, &row);
     return decoded.ok() && visit(row);
   }));
   return decoded.WithContext("table " + id.ToString());

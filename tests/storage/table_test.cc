@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "spool/storage/store.h"
 #include "spool/txnlog/mem_env.h"
@@ -133,6 +134,34 @@ TEST_F(TableTest, UpsertsAndDeletesReadBackInKeyOrder) {
   EXPECT_EQ(row, User(2, "B"));
   ASSERT_TRUE(store_->Get(users_, Row{int64_t{3}}, &row, &found).ok());
   EXPECT_FALSE(found);
+}
+
+TEST_F(TableTest, ScanHandsOutRowsInPlaceWithEmptyStringsApartFromNulls) {
+  CreateUsers();
+  Transaction first;
+  first.Write(users_, Row{int64_t{1}, std::monostate{}});
+  first.Write(users_, User(2, ""));
+  first.Write(users_, User(3, "c"));
+  const uint64_t before = Commit(first).version;
+  Transaction second;
+  second.Write(users_, User(1, "a"));
+  second.Write(users_, Row{int64_t{2}, std::monostate{}});
+  Commit(second);
+  // (id, null?, name) as Scan shows them, at each version.
+  using Seen = std::vector<std::tuple<int64_t, bool, std::string>>;
+  const auto scan = [&](ReadOptions options) {
+    Seen seen;
+    Status s = store_->Scan(users_, options, [&](const RowView& row) {
+      seen.emplace_back(row.Int64(0), row.IsNull(1), std::string(row.IsNull(1) ? "" : row.Chars(1)));
+      return true;
+    });
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return seen;
+  };
+  ReadOptions at;
+  at.version = before;
+  EXPECT_EQ(scan(at), (Seen{{1, true, ""}, {2, false, ""}, {3, false, "c"}}));
+  EXPECT_EQ(scan({}), (Seen{{1, false, "a"}, {2, true, ""}, {3, false, "c"}}));
 }
 
 TEST_F(TableTest, KeyRangeScanIsHalfOpen) {

@@ -159,6 +159,10 @@ class Store {
   // the available range, naming the range), Corruption, IOError.
   Status Read(const TableId& id, const ReadOptions& options, const std::function<bool(const Row&)>& visit,
               TableInfo* table = nullptr, uint64_t* version_read = nullptr);
+  // Read without copying: each row as a view of the store's memory, valid
+  // only during the call to `visit` (copy what must outlive it).
+  Status Scan(const TableId& id, const ReadOptions& options, const std::function<bool(const RowView&)>& visit,
+              TableInfo* table = nullptr, uint64_t* version_read = nullptr);
   // Point read of a keyed table's current row. Errors: NotFound (table),
   // InvalidArgument (key does not fit).
   Status Get(const TableId& id, const Row& key, Row* row, bool* found);

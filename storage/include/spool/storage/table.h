@@ -148,6 +148,30 @@ struct ChangeRow {
 };
 
 // Which version of a table a read sees.
+// A row as Store::Scan reads it, in place: each column's encoded value as a
+// view of the store's memory, valid only during the visit that hands it
+// over. Accessors take a column index; the typed ones require a non-null
+// value of that column's type.
+class RowView {
+ public:
+  size_t size() const { return fields_.size(); }
+  bool IsNull(size_t column) const { return fields_[column].data() == nullptr; }
+  int64_t Int64(size_t column) const;
+  double Double(size_t column) const;
+  bool Bool(size_t column) const;
+  Timestamp TimestampOf(size_t column) const;
+  // A string or bytes column's bytes.
+  std::string_view Chars(size_t column) const { return fields_[column]; }
+  // Copies the row into `*row` (reusing its strings).
+  void CopyTo(Row* row) const;
+
+ private:
+  friend class RowParser;
+  uint64_t Fixed64(size_t column) const;
+  const Schema* schema_ = nullptr;
+  std::vector<std::string_view> fields_;  // a null column: a view of no data
+};
+
 struct ReadOptions {
   std::optional<uint64_t> version;       // as of this version
   std::optional<uint64_t> timestamp_us;  // as of the latest commit at or before this time
