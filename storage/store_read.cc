@@ -37,23 +37,27 @@ class IndexMerge {
   }
   // Entries come run by run, each run in key order, runs oldest first.
   void StartRun() { runs_.push_back(entries_.size()); }
-  void Add(std::string_view key, std::string_view value) {
-    // Keys are compared by eight bytes after the prefix every key shares
-    // first (a table's keys often share a long one), taken while the key is
-    // in cache; a shorter shared prefix found later redoes earlier heads.
-    const std::string_view first = entries_.empty() ? key : entries_.front().key;
-    shared_ = std::min(entries_.empty() ? key.size() : shared_, key.size());
-    while (shared_ > 0 && CompareBytes(key.substr(0, shared_), first.substr(0, shared_)) != 0) {
-      shared_ /= 2;
-      stale_ = entries_.size();
-    }
-    entries_.push_back(Entry{key, value});
-    heads_.push_back(Head(key));
-  }
+  void Add(std::string_view key, std::string_view value) { entries_.push_back(Entry{key, value}); }
   // Done adding: to the first key.
   void Finish() {
-    for (size_t i = 0; i < stale_; ++i) heads_[i] = Head(entries_[i].key);
     runs_.push_back(entries_.size());
+    // Keys are compared by eight bytes after the prefix they all share first
+    // (a table's keys often share a long one). A run is sorted, so its first
+    // and last keys share what all of its keys do.
+    if (!entries_.empty()) {
+      const std::string_view first = entries_.front().key;
+      shared_ = first.size();
+      for (size_t r = 0; r + 1 < runs_.size(); ++r) {
+        if (runs_[r] == runs_[r + 1]) continue;
+        for (const std::string_view key : {entries_[runs_[r]].key, entries_[runs_[r + 1] - 1].key}) {
+          size_t i = 0;
+          while (i < shared_ && i < key.size() && key[i] == first[i]) ++i;
+          shared_ = i;
+        }
+      }
+    }
+    heads_.resize(entries_.size());
+    for (size_t i = 0; i < entries_.size(); ++i) heads_[i] = Head(entries_[i].key);
     for (size_t r = 0; r + 1 < runs_.size(); ++r) {
       if (runs_[r] < runs_[r + 1]) heap_.push_back(Cursor{heads_[runs_[r]], runs_[r], runs_[r + 1]});
     }
@@ -95,6 +99,7 @@ class IndexMerge {
     size_t pos, end;
   };
   uint64_t Head(std::string_view key) const {
+    if (key.size() >= shared_ + 8) return GetBigEndian64(key.substr(shared_));
     uint64_t head = 0;
     for (size_t i = shared_; i < shared_ + 8; ++i) head = head << 8 | (i < key.size() ? static_cast<uint8_t>(key[i]) : 0);
     return head;
@@ -113,7 +118,6 @@ class IndexMerge {
   std::vector<uint64_t> heads_;  // of entries_, apart: the heap reads them in 50 streams
   std::vector<size_t> runs_;     // where each run starts in entries_
   size_t shared_ = 0;         // a prefix length every key shares
-  size_t stale_ = 0;          // entries_[0, stale_) have heads of a longer prefix
   std::vector<Cursor> heap_;
   Entry current_{};
   bool valid_ = false;

@@ -284,6 +284,35 @@ TEST_F(TableTest, SeveralChangesOfOneKeyInOneCommitTravelAsTheirSum) {
   }
 }
 
+TEST_F(TableTest, TimeTravelOrdersKeysChangedInDifferentCommits) {
+  // String keys sharing no prefix and of uneven lengths, each changed in a
+  // commit of its own: the read as of the first version merges their
+  // history runs and must keep key order.
+  const TableId fruit = Id("main.default.fruit");
+  Schema schema;
+  ASSERT_TRUE(Schema::Make({{"name", ColumnType::kString, false}, {"n", ColumnType::kInt64, true}}, {"name"}, &schema).ok());
+  Transaction create("CREATE TABLE");
+  create.CreateTable(fruit, TableKind::kStreamingTable, schema);
+  Commit(create);
+  const std::vector<std::string> names = {"apple", "b", "banana", "cherry", "kiwi", "zucchini-long-name", "zz"};
+  Transaction load;
+  for (const std::string& name : names) load.Write(fruit, Row{name, int64_t{0}});
+  const uint64_t loaded = Commit(load).version;
+  for (size_t i = names.size(); i-- > 0;) {  // newest commits change the smallest keys
+    Transaction change;
+    change.Write(fruit, Row{names[i], static_cast<int64_t>(i + 1)});
+    Commit(change);
+  }
+  std::vector<Row> expected;
+  for (const std::string& name : names) expected.push_back(Row{name, int64_t{0}});
+  ReadOptions at;
+  at.version = loaded;
+  EXPECT_EQ(ReadAll(fruit, at), expected);
+  at.version = loaded + 3;  // the three largest keys changed
+  for (size_t i = names.size() - 3; i < names.size(); ++i) expected[i] = Row{names[i], static_cast<int64_t>(i + 1)};
+  EXPECT_EQ(ReadAll(fruit, at), expected);
+}
+
 TEST_F(TableTest, AddColumnKeepsOldRowsAndOldVersionsKeepTheOldSchema) {
   CreateUsers();
   Transaction w;
