@@ -142,6 +142,100 @@ Status Schema::Validate(const Row& row) const {
   return Status::OK();
 }
 
+namespace {
+
+constexpr int64_t kMicrosPerSecond = 1'000'000;
+constexpr int64_t kSecondsPerDay = 86'400;
+
+// Days since 1970-01-01 of a proleptic Gregorian date, and back (Howard
+// Hinnant's algorithms: exact for every int64 day count used here).
+int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const auto yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const auto doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  *d = doy - (153 * mp + 2) / 5 + 1;
+  *m = mp < 10 ? mp + 3 : mp - 9;
+  *y = static_cast<int64_t>(yoe) + era * 400 + (*m <= 2);
+}
+
+unsigned DaysInMonth(int64_t year, unsigned month) {
+  static constexpr unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+  return month == 2 && leap ? 29 : kDays[month - 1];
+}
+
+// Parses exactly `digits` decimal digits at text[pos].
+bool Digits(std::string_view text, size_t pos, size_t digits, unsigned* out) {
+  if (pos + digits > text.size()) return false;
+  *out = 0;
+  for (size_t i = pos; i < pos + digits; ++i) {
+    if (text[i] < '0' || text[i] > '9') return false;
+    *out = *out * 10 + static_cast<unsigned>(text[i] - '0');
+  }
+  return true;
+}
+
+
+}  // namespace
+
+bool ParseDateTimeUtc(std::string_view text, int64_t* micros) {
+  unsigned year, month, day, hour, minute, second;
+  if (text.size() < 19 || !Digits(text, 0, 4, &year) || text[4] != '-' || !Digits(text, 5, 2, &month) ||
+      text[7] != '-' || !Digits(text, 8, 2, &day) || (text[10] != ' ' && text[10] != 'T') ||
+      !Digits(text, 11, 2, &hour) || text[13] != ':' || !Digits(text, 14, 2, &minute) || text[16] != ':' ||
+      !Digits(text, 17, 2, &second)) {
+    return false;
+  }
+  unsigned fraction = 0;
+  if (text.size() > 19) {
+    const size_t digits = text.size() - 20;
+    if (text[19] != '.' || digits == 0 || digits > 6 || !Digits(text, 20, digits, &fraction)) return false;
+    for (size_t i = digits; i < 6; ++i) fraction *= 10;
+  }
+  if (month < 1 || month > 12 || day < 1 || day > DaysInMonth(year, month) || hour > 23 || minute > 59 ||
+      second > 59) {
+    return false;
+  }
+  const int64_t seconds = DaysFromCivil(year, month, day) * kSecondsPerDay + hour * 3600 + minute * 60 + second;
+  *micros = seconds * kMicrosPerSecond + fraction;
+  return true;
+}
+
+std::string FormatTimestampMicros(int64_t micros) {
+  int64_t seconds = micros / kMicrosPerSecond;
+  int64_t fraction = micros % kMicrosPerSecond;
+  if (fraction < 0) {
+    fraction += kMicrosPerSecond;
+    --seconds;
+  }
+  int64_t days = seconds / kSecondsPerDay;
+  int64_t in_day = seconds % kSecondsPerDay;
+  if (in_day < 0) {
+    in_day += kSecondsPerDay;
+    --days;
+  }
+  int64_t year = 0;
+  unsigned month = 0, day = 0;
+  CivilFromDays(days, &year, &month, &day);
+  char text[64];
+  std::snprintf(text, sizeof(text), "%04lld-%02u-%02u %02lld:%02lld:%02lld.%06lld", static_cast<long long>(year), month,
+                day, static_cast<long long>(in_day / 3600), static_cast<long long>(in_day / 60 % 60),
+                static_cast<long long>(in_day % 60), static_cast<long long>(fraction));
+  return text;
+}
+
 std::string FormatTimestampUtc(uint64_t micros) {
   const auto seconds = static_cast<time_t>(micros / 1000000);
   struct tm parts {};

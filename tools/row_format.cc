@@ -20,79 +20,13 @@ namespace {
 
 using ordered_json = nlohmann::ordered_json;
 
-constexpr int64_t kMicrosPerSecond = 1'000'000;
-constexpr int64_t kSecondsPerDay = 86'400;
 constexpr char kBase64Alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-// Days since 1970-01-01 of a proleptic Gregorian date, and back (Howard
-// Hinnant's algorithms: exact for every int64 day count used here).
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
-void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const auto doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  *d = doy - (153 * mp + 2) / 5 + 1;
-  *m = mp < 10 ? mp + 3 : mp - 9;
-  *y = static_cast<int64_t>(yoe) + era * 400 + (*m <= 2);
-}
-
-unsigned DaysInMonth(int64_t year, unsigned month) {
-  static constexpr unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  const bool leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-  return month == 2 && leap ? 29 : kDays[month - 1];
-}
-
-// Parses exactly `digits` decimal digits at text[pos].
-bool Digits(std::string_view text, size_t pos, size_t digits, unsigned* out) {
-  if (pos + digits > text.size()) return false;
-  *out = 0;
-  for (size_t i = pos; i < pos + digits; ++i) {
-    if (text[i] < '0' || text[i] > '9') return false;
-    *out = *out * 10 + static_cast<unsigned>(text[i] - '0');
-  }
-  return true;
-}
 
 template <typename T>
 bool ParseWhole(std::string_view text, T* out) {
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, *out);
   return ec == std::errc() && ptr == end && !text.empty();
-}
-
-// "yyyy-MM-dd HH:mm:ss[.ffffff]" -> micros. False when malformed.
-bool ParseDateTime(std::string_view text, int64_t* micros) {
-  unsigned year, month, day, hour, minute, second;
-  if (text.size() < 19 || !Digits(text, 0, 4, &year) || text[4] != '-' || !Digits(text, 5, 2, &month) ||
-      text[7] != '-' || !Digits(text, 8, 2, &day) || (text[10] != ' ' && text[10] != 'T') ||
-      !Digits(text, 11, 2, &hour) || text[13] != ':' || !Digits(text, 14, 2, &minute) || text[16] != ':' ||
-      !Digits(text, 17, 2, &second)) {
-    return false;
-  }
-  unsigned fraction = 0;
-  if (text.size() > 19) {
-    const size_t digits = text.size() - 20;
-    if (text[19] != '.' || digits == 0 || digits > 6 || !Digits(text, 20, digits, &fraction)) return false;
-    for (size_t i = digits; i < 6; ++i) fraction *= 10;
-  }
-  if (month < 1 || month > 12 || day < 1 || day > DaysInMonth(year, month) || hour > 23 || minute > 59 ||
-      second > 59) {
-    return false;
-  }
-  const int64_t seconds = DaysFromCivil(year, month, day) * kSecondsPerDay + hour * 3600 + minute * 60 + second;
-  *micros = seconds * kMicrosPerSecond + fraction;
-  return true;
 }
 
 int Base64Index(char c) {
@@ -475,29 +409,9 @@ Status ReadCsv(std::istream& in, std::string_view source, const Schema& schema, 
 Status ParseTimestamp(std::string_view text, int64_t* micros) {
   const bool integer = !text.empty() && std::all_of(text.begin() + (text[0] == '-' ? 1 : 0), text.end(),
                                                     [](char c) { return c >= '0' && c <= '9'; });
-  if (integer ? ParseWhole(text, micros) : ParseDateTime(text, micros)) return Status::OK();
+  if (integer ? ParseWhole(text, micros) : ParseDateTimeUtc(text, micros)) return Status::OK();
   return Status::InvalidArgument("timestamp " + Shown(text) +
                                  " must be 'yyyy-MM-dd HH:mm:ss[.ffffff]' (UTC) or an integer of microseconds");
-}
-
-std::string FormatTimestampMicros(int64_t micros) {
-  int64_t seconds = micros / kMicrosPerSecond;
-  int64_t fraction = micros % kMicrosPerSecond;
-  if (fraction < 0) {
-    fraction += kMicrosPerSecond;
-    --seconds;
-  }
-  int64_t days = seconds / kSecondsPerDay;
-  int64_t in_day = seconds % kSecondsPerDay;
-  if (in_day < 0) {
-    in_day += kSecondsPerDay;
-    --days;
-  }
-  int64_t year = 0;
-  unsigned month = 0, day = 0;
-  CivilFromDays(days, &year, &month, &day);
-  return fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:06}", year, month, day, in_day / 3600, in_day / 60 % 60,
-                     in_day % 60, fraction);
 }
 
 Status ParseDuration(std::string_view text, uint64_t* micros) {

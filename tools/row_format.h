@@ -36,8 +36,7 @@ class Table;
 // A timestamp "yyyy-MM-dd HH:mm:ss[.ffffff]" (UTC; 'T' may stand for the
 // space) or an integer of microseconds. Errors: InvalidArgument.
 Status ParseTimestamp(std::string_view text, int64_t* micros);
-// "2026-11-29 15:31:02.123456" for any int64 (years before 1970 too).
-std::string FormatTimestampMicros(int64_t micros);
+// (FormatTimestampMicros, in spool/storage/schema.h, shows one.)
 
 // "90s", "15m", "36h", "7d" -> microseconds. Errors: InvalidArgument.
 Status ParseDuration(std::string_view text, uint64_t* micros);

@@ -51,6 +51,11 @@ struct Timestamp {
 
 // "2026-11-29 18:00:00.123456 UTC": how errors and listings show a time.
 std::string FormatTimestampUtc(uint64_t micros);
+// "2026-11-29 15:31:02.123456" for any int64 (years before 1970 too).
+std::string FormatTimestampMicros(int64_t micros);
+// "yyyy-MM-dd HH:mm:ss[.ffffff]" (UTC; 'T' may stand for the space) to
+// microseconds since the epoch; false when malformed or out of range.
+bool ParseDateTimeUtc(std::string_view text, int64_t* micros);
 
 // Raw bytes, distinct from a string.
 struct Bytes {
