@@ -56,6 +56,8 @@ struct Token {
   size_t pos = 1;
 };
 
+constexpr size_t kMaxTokens = 4096;
+
 Status Tokenize(std::string_view in, std::vector<Token>* tokens) {
   size_t i = 0;
   while (true) {
@@ -116,6 +118,8 @@ Status Tokenize(std::string_view in, std::vector<Token>* tokens) {
       }
       i += t.text.size();
     }
+    // Long chains (a + b + …) nest their nodes as deep as they are long.
+    if (tokens->size() == kMaxTokens) return ErrorAt(t.pos, "longer than " + std::to_string(kMaxTokens) + " tokens");
     tokens->push_back(std::move(t));
   }
 }
@@ -176,7 +180,25 @@ class Parser {
     return Status::OK();
   }
 
+  // Recursion is bounded, so that no text can exhaust the stack of the
+  // parser or of evaluation.
+  static constexpr int kMaxDepth = 200;
+  class Nested {
+   public:
+    explicit Nested(Parser* parser) : parser_(parser) { ++parser_->depth_; }
+    ~Nested() { --parser_->depth_; }
+    Status Check() const {
+      if (parser_->depth_ <= kMaxDepth) return Status::OK();
+      return ErrorAt(parser_->Peek().pos, "nested more than " + std::to_string(kMaxDepth) + " deep");
+    }
+
+   private:
+    Parser* parser_;
+  };
+
   Status ParseOr(NodePtr* out) {
+    const Nested nested(this);
+    SPOOL_RETURN_IF_ERROR(nested.Check());
     SPOOL_RETURN_IF_ERROR(ParseAnd(out));
     while (IsKeyword("or")) {
       const size_t pos = Take().pos;
@@ -211,6 +233,8 @@ class Parser {
 
   Status ParseNot(NodePtr* out) {
     if (!IsKeyword("not")) return ParseCompare(out);
+    const Nested nested(this);
+    SPOOL_RETURN_IF_ERROR(nested.Check());
     const size_t pos = Take().pos;
     NodePtr operand;
     SPOOL_RETURN_IF_ERROR(ParseNot(&operand));
@@ -299,6 +323,8 @@ class Parser {
 
   Status ParseUnary(NodePtr* out) {
     if (!IsSymbol("-")) return ParsePrimary(out);
+    const Nested nested(this);
+    SPOOL_RETURN_IF_ERROR(nested.Check());
     const size_t pos = Take().pos;
     NodePtr operand;
     SPOOL_RETURN_IF_ERROR(ParseUnary(&operand));
@@ -562,6 +588,7 @@ class Parser {
 
   std::vector<Token> tokens_;
   size_t next_ = 0;
+  int depth_ = 0;
   const Schema& schema_;
 };
 

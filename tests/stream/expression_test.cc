@@ -190,6 +190,26 @@ TEST(ExpressionTest, MalformedExpressionsNameTheColumnAndTheReason) {
   }
 }
 
+TEST(ExpressionTest, DeepNestingIsRefusedNotACrash) {
+  for (const std::string& open : {std::string("("), std::string("NOT "), std::string("-")}) {
+    std::string text;
+    for (int i = 0; i < 300; ++i) text += open;
+    text += "id";
+    Expression e;
+    const Status s = Expression::Parse(text, Input(), &e);
+    EXPECT_TRUE(s.IsInvalidArgument()) << open;
+    EXPECT_NE(s.message().find("nested more than 200 deep"), std::string::npos) << s.ToString();
+  }
+  std::string chain = "1";
+  for (int i = 0; i < 5000; ++i) chain += " + 1";
+  Expression e;
+  const Status s = Expression::Parse(chain, Input(), &e);
+  EXPECT_EQ(s.message(), "at column 8193: longer than 4096 tokens");  // the 4,097th
+  std::string ok = "id";
+  for (int i = 0; i < 150; ++i) ok = "(" + ok + " + 1)";
+  EXPECT_EQ(Eval(ok, Full()), Value{int64_t{192}});
+}
+
 TEST(ExpressionTest, EvaluationErrorsNameTheColumn) {
   const std::vector<Bad> cases = {
       {"id / 0", "at column 4: division by zero"},
