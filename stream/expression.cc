@@ -812,10 +812,13 @@ Status Eval(const Node& n, const Row& row, Value* out) {
         if (n.unit >= 0) return (*out = *i, Status::OK());
         int64_t scale = 1;
         for (int64_t k = 0; k < -n.unit; ++k) scale *= 10;
+        // Half away from zero, as for doubles.
         const int64_t half = scale / 2, rem = *i % scale;
         int64_t r = *i - rem;
-        if (rem >= half && *i >= 0) r += scale;
-        if (-rem >= half && *i < 0 && rem != 0) r -= scale;
+        const bool up = rem >= half, down = -rem >= half;
+        if ((up && __builtin_add_overflow(r, scale, &r)) || (down && __builtin_sub_overflow(r, scale, &r))) {
+          return ErrorAt(n.pos, "int64 overflow in round(" + std::to_string(*i) + ", " + std::to_string(n.unit) + ")");
+        }
         *out = r;
         return Status::OK();
       }
@@ -826,7 +829,9 @@ Status Eval(const Node& n, const Row& row, Value* out) {
     case Op::kDateTrunc: {
       const int64_t micros = std::get<Timestamp>(args[0]).micros;
       int64_t floor = micros / n.unit * n.unit;
-      if (floor > micros) floor -= n.unit;
+      if (floor > micros && __builtin_sub_overflow(floor, n.unit, &floor)) {
+        return ErrorAt(n.pos, "timestamp overflow in date_trunc");
+      }
       *out = Timestamp{floor};
       return Status::OK();
     }

@@ -217,6 +217,9 @@ TEST(ExpressionTest, EvaluationErrorsNameTheColumn) {
       {"9223372036854775807 + id", "at column 21: int64 overflow in 9223372036854775807 + 42"},
       {"CAST(name AS int64)", "at column 1: cannot cast 'Ada' to int64"},
       {"CAST(1e300 AS int64)", "at column 1: cannot cast '1e+300' to int64"},
+      {"round(9223372036854775807, -1)", "at column 1: int64 overflow in round(9223372036854775807, -1)"},
+      {"round(-9223372036854775807 - 1, -1)", "at column 1: int64 overflow in round(-9223372036854775808, -1)"},
+      {"date_trunc('day', CAST(-9223372036854775807 - 1 AS timestamp))", "at column 1: timestamp overflow in date_trunc"},
   };
   for (const Bad& c : cases) {
     Expression e;
