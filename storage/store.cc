@@ -87,7 +87,9 @@ StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, ui
     for (const RowChangeRecord* change : replaced) bytes += change->key.size() + change->pre.size() + 16;
     std::string run;
     run.reserve(bytes);
-    for (const RowChangeRecord* change : replaced) AppendHistoryEntry(&run, change->key, change->pre_version, change->pre);
+    for (const RowChangeRecord* change : replaced) {
+      AppendHistoryEntry(&run, change->key, change->pre_version, change->pre);
+    }
     delta.Put(StateHistoryKey(table.uid, version), std::move(run));
   }
   for (const CheckpointRecord& checkpoint : record.checkpoints) {
@@ -125,10 +127,8 @@ std::string StateRowValue(uint64_t written, std::string_view row) {
 void AppendHistoryEntry(std::string* run, std::string_view key, uint64_t written, std::string_view row) {
   PutVarint(run, key.size());
   run->append(key);
-  std::string value;
-  PutVarint(&value, written);
-  PutVarint(run, value.size() + row.size());
-  run->append(value);
+  PutVarint(run, VarintLength(written) + row.size());  // the value: a row's, as StateRowValue writes it
+  PutVarint(run, written);
   run->append(row);
 }
 
@@ -219,7 +219,7 @@ Status Store::Recover() {
     }
   }
   std::vector<SnapshotInfo> snapshots;
-  SPOOL_RETURN_IF_ERROR(ListSnapshots(&snapshots));
+  SPOOL_RETURN_IF_ERROR(ListSnapshotFiles(&snapshots));
   if (!snapshots.empty()) last_snapshot_version_ = snapshots.back().version;
   last_snapshot_us_ = options_.env->NowMicros();
   return LoadPins();

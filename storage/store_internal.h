@@ -27,6 +27,11 @@ inline Status SplitStateRow(std::string_view value, uint64_t* written, std::stri
   *row = value;
   return Status::OK();
 }
+// The row of a state row value, its version dropped.
+inline Status StateRowBytes(std::string_view value, std::string_view* row) {
+  uint64_t written = 0;
+  return SplitStateRow(value, &written, row);
+}
 
 // The history index ("h"): for each commit and table, one entry holding
 // the rows the commit changed or deleted, as they were before it — a run in

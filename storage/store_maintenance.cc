@@ -89,6 +89,16 @@ Status Store::MaybeSnapshotLocked() {
 }
 
 Status Store::ListSnapshots(std::vector<SnapshotInfo>* snapshots) {
+  SPOOL_RETURN_IF_ERROR(ListSnapshotFiles(snapshots));
+  for (SnapshotInfo& info : *snapshots) {
+    LogEntry entry;
+    if (log_->Read(info.version, &entry).ok()) info.timestamp_us = entry.timestamp_us;
+  }
+  return Status::OK();
+}
+
+// ListSnapshots without the timestamps, which cost a log read each.
+Status Store::ListSnapshotFiles(std::vector<SnapshotInfo>* snapshots) {
   snapshots->clear();
   std::vector<std::string> names;
   Status s = options_.env->ListDir(snapshot_dir(), &names);
@@ -100,8 +110,6 @@ Status Store::ListSnapshots(std::vector<SnapshotInfo>* snapshots) {
     if (!ParseSnapshotFileName(name, &info.epoch, &info.version)) continue;
     if (!PositionOnHistory(info.epoch, info.version)) continue;
     SPOOL_RETURN_IF_ERROR(options_.env->GetFileSize(JoinPath(snapshot_dir(), name), &info.bytes));
-    LogEntry entry;
-    if (log_->Read(info.version, &entry).ok()) info.timestamp_us = entry.timestamp_us;
     snapshots->push_back(std::move(info));
   }
   std::sort(snapshots->begin(), snapshots->end(),
@@ -226,13 +234,13 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
   // Rebuilding the state needs a snapshot at or after the first version
   // kept: take one when the newest is older.
   std::vector<SnapshotInfo> snapshots;
-  SPOOL_RETURN_IF_ERROR(ListSnapshots(&snapshots));
+  SPOOL_RETURN_IF_ERROR(ListSnapshotFiles(&snapshots));
   const uint64_t first_kept = doomed_segments.empty() ? oldest.version : doomed_segments.back().last_version + 1;
   if (!doomed_segments.empty() && (snapshots.empty() || snapshots.back().version + 1 < first_kept)) {
     report->snapshot_taken = true;
     if (!options.dry_run) {
       SPOOL_RETURN_IF_ERROR(TakeSnapshotLocked(nullptr));
-      SPOOL_RETURN_IF_ERROR(ListSnapshots(&snapshots));
+      SPOOL_RETURN_IF_ERROR(ListSnapshotFiles(&snapshots));
     }
   }
   for (const LogSegmentInfo& segment : doomed_segments) {

@@ -101,7 +101,9 @@ class IndexMerge {
   uint64_t Head(std::string_view key) const {
     if (key.size() >= shared_ + 8) return GetBigEndian64(key.substr(shared_));
     uint64_t head = 0;
-    for (size_t i = shared_; i < shared_ + 8; ++i) head = head << 8 | (i < key.size() ? static_cast<uint8_t>(key[i]) : 0);
+    for (size_t i = shared_; i < shared_ + 8; ++i) {
+      head = head << 8 | (i < key.size() ? static_cast<uint8_t>(key[i]) : 0);  // short keys: zero-padded
+    }
     return head;
   }
   // A min-heap by key, then by position: of equal keys, the older commit's.
@@ -115,7 +117,7 @@ class IndexMerge {
   };
 
   std::vector<Entry> entries_;
-  std::vector<uint64_t> heads_;  // of entries_, apart: the heap reads them in 50 streams
+  std::vector<uint64_t> heads_;  // of entries_, apart: the heap reads them run by run
   std::vector<size_t> runs_;     // where each run starts in entries_
   size_t shared_ = 0;         // a prefix length every key shares
   std::vector<Cursor> heap_;
@@ -251,7 +253,7 @@ Status Store::ScanCaptured(Capture& c, const std::string& begin, const std::stri
   uint64_t later = LogBytesBetween(c.version, c.newest);
   if (c.history != nullptr) later /= kIndexAdvantage;
   std::vector<SnapshotInfo> snapshots;
-  SPOOL_RETURN_IF_ERROR(ListSnapshots(&snapshots));
+  SPOOL_RETURN_IF_ERROR(ListSnapshotFiles(&snapshots));
   const uint64_t oldest = log_->Oldest().version;
   std::optional<SnapshotInfo> base;
   if (oldest <= 1) base = SnapshotInfo{};  // the empty store before version 1
@@ -276,9 +278,8 @@ Status Store::ScanForward(Capture& c, const SnapshotInfo& base, const std::strin
                             [&](std::string_view key, std::string_view value) {
                               if (key < c.prefix) return true;
                               if (!key.starts_with(c.prefix)) return false;  // past the table
-                              uint64_t written = 0;
                               std::string_view row;
-                              split = SplitStateRow(value, &written, &row);
+                              split = StateRowBytes(value, &row);
                               if (split.ok()) rows.emplace(key.substr(c.prefix.size()), row);
                               return split.ok();
                             });
@@ -337,9 +338,8 @@ Status Store::ScanBackward(Capture& c, const std::string& begin, const std::stri
       ++u;
       continue;
     }
-    uint64_t written = 0;
     std::string_view row;
-    SPOOL_RETURN_IF_ERROR(SplitStateRow(view.value(), &written, &row));
+    SPOOL_RETURN_IF_ERROR(StateRowBytes(view.value(), &row));
     if (!visit(key, row)) return Status::OK();
     view.Next();
   }
@@ -347,8 +347,8 @@ Status Store::ScanBackward(Capture& c, const std::string& begin, const std::stri
 }
 
 // Indexed: the rows merged, in key order, with the history index's runs of
-// the commits after the version. A key with an entry was changed since: its oldest entry holds
-// the row the version saw. Any other key's current row is unchanged since.
+// the commits after the version. A key with an entry was changed since:
+// its oldest entry holds the row the version saw. Any other key's current row is unchanged since.
 // Either counts only when written at or before the version (a later one:
 // the key had no row then).
 Status Store::ScanIndexed(Capture& c, const std::string& begin, const std::string& end,
@@ -450,9 +450,8 @@ Status Store::Get(const TableId& id, const Row& key, Row* row, bool* found) {
   std::string value;
   SPOOL_RETURN_IF_ERROR(state_->Get(encoded, &value, found));
   if (!*found) return Status::OK();
-  uint64_t written = 0;
   std::string_view bytes;
-  SPOOL_RETURN_IF_ERROR(SplitStateRow(value, &written, &bytes));
+  SPOOL_RETURN_IF_ERROR(StateRowBytes(value, &bytes));
   return DecodeRow(table.schema, bytes, row);
 }
 

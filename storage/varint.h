@@ -5,8 +5,8 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 namespace spool {
@@ -17,6 +17,13 @@ inline void PutVarint(std::string* out, uint64_t v) {
     v >>= 7;
   }
   out->push_back(static_cast<char>(v));
+}
+
+// The bytes PutVarint writes for `v`.
+inline size_t VarintLength(uint64_t v) {
+  size_t n = 1;
+  for (; v >= 0x80; v >>= 7) ++n;
+  return n;
 }
 
 // Reads a varint from the front of `*in`; false when it is truncated or

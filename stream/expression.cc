@@ -1,6 +1,7 @@
 #include "spool/stream/expression.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -170,6 +171,12 @@ class Parser {
     node->nullable = nullable;
     return node;
   }
+  // `node` over (*left, right), in place of *left.
+  static void Adopt(NodePtr node, NodePtr* left, NodePtr right) {
+    node->args.push_back(std::move(*left));
+    node->args.push_back(std::move(right));
+    *left = std::move(node);
+  }
   static bool AnyNullable(const std::vector<NodePtr>& args) {
     return std::any_of(args.begin(), args.end(), [](const NodePtr& a) { return a->nullable; });
   }
@@ -224,10 +231,8 @@ class Parser {
     const char* name = op == Op::kAnd ? "AND" : "OR";
     SPOOL_RETURN_IF_ERROR(NeedBool(**left, name));
     SPOOL_RETURN_IF_ERROR(NeedBool(*right, name));
-    NodePtr node = Make(op, pos, ColumnType::kBool, (*left)->nullable || right->nullable);
-    node->args.push_back(std::move(*left));
-    node->args.push_back(std::move(right));
-    *left = std::move(node);
+    const bool nullable = (*left)->nullable || right->nullable;
+    Adopt(Make(op, pos, ColumnType::kBool, nullable), left, std::move(right));
     return Status::OK();
   }
 
@@ -269,9 +274,7 @@ class Parser {
     if (!comparable) return ErrorAt(op.pos, "cannot compare " + TypeName(lt) + " with " + TypeName(rt));
     NodePtr node = Make(Op::kCompare, op.pos, ColumnType::kBool, (*out)->nullable || right->nullable);
     node->symbol = op.text == "==" ? "=" : op.text == "<>" ? "!=" : op.text;
-    node->args.push_back(std::move(*out));
-    node->args.push_back(std::move(right));
-    *out = std::move(node);
+    Adopt(std::move(node), out, std::move(right));
     return Status::OK();
   }
 
@@ -315,9 +318,7 @@ class Parser {
     NodePtr node = Make(op.text == "||" ? Op::kConcat : Op::kArithmetic, op.pos, type,
                         (*left)->nullable || right->nullable);
     node->symbol = op.text;
-    node->args.push_back(std::move(*left));
-    node->args.push_back(std::move(right));
-    *left = std::move(node);
+    Adopt(std::move(node), left, std::move(right));
     return Status::OK();
   }
 
@@ -718,11 +719,15 @@ Status Arithmetic(const Node& n, const Value& a, const Value& b, Value* out) {
 }
 
 Status Eval(const Node& n, const Row& row, Value* out) {
-  std::vector<Value> args(n.op == Op::kAnd || n.op == Op::kOr || n.op == Op::kCase || n.op == Op::kCoalesce
-                              ? 0
-                              : n.args.size());
-  for (size_t i = 0; i < args.size(); ++i) SPOOL_RETURN_IF_ERROR(Eval(*n.args[i], row, &args[i]));
-  const bool any_null = std::any_of(args.begin(), args.end(), [](const Value& v) { return IsNull(v); });
+  // Operands evaluated up front: every operator but the lazy ones (AND,
+  // OR, CASE, coalesce) has at most two, held here without allocating.
+  const bool lazy = n.op == Op::kAnd || n.op == Op::kOr || n.op == Op::kCase || n.op == Op::kCoalesce;
+  std::array<Value, 2> args;
+  const size_t count = lazy ? 0 : n.args.size();
+  if (count > args.size()) return ErrorAt(n.pos, "an operator with more than two operands");  // the parser's bug
+  for (size_t i = 0; i < count; ++i) SPOOL_RETURN_IF_ERROR(Eval(*n.args[i], row, &args[i]));
+  const bool any_null = std::any_of(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(count),
+                                    [](const Value& v) { return IsNull(v); });
   switch (n.op) {
     case Op::kLiteral: *out = n.literal; return Status::OK();
     case Op::kColumn: *out = row[n.column]; return Status::OK();

@@ -223,6 +223,7 @@ class Store {
   Status WriteCommitLocked(const Pending& pending, CommitResult* result);
   bool PositionOnHistory(uint64_t epoch, uint64_t version);
   Status TakeSnapshotLocked(SnapshotInfo* info);
+  Status ListSnapshotFiles(std::vector<SnapshotInfo>* snapshots);
   Status MaybeSnapshotLocked();
   Status LoadPins();
   Status SavePinsLocked();
