@@ -1,11 +1,11 @@
 // Writes the seed corpora of the fuzz targets (committed under
 // fuzz/corpus/): real segment files, records, payloads and META from the
 // fixture log, and damage programs for recovery; commit records, catalog
-// entries, snapshot files and row images of the storage layer. Run it only
-// to regenerate them: `spool_make_seed_corpus fuzz/corpus [TARGET...]`
-// (TARGET: record_decoder, log_recovery, commit_decoder, snapshot_decoder,
-// row_decoder; all by default). Deterministic: the same build writes the
-// same bytes.
+// entries, snapshot files and row images of the storage layer; JSON lines
+// and CSV for the record parser. Run it only to regenerate them:
+// `spool_make_seed_corpus fuzz/corpus [TARGET...]` (TARGET: record_decoder,
+// log_recovery, commit_decoder, snapshot_decoder, row_decoder, records; all
+// by default). Deterministic: the same build writes the same bytes.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -548,6 +548,49 @@ void WriteRowSeeds(const std::string& dir) {
   std::printf("row_decoder: %zu seeds\n", seeds.size());
 }
 
+// Records for records_fuzzer: a flags byte (bit 0 CSV, bit 1 rescue, bit 2
+// keys only) and the text, over its schemas' columns id, s, d, b, t, x.
+void WriteRecordsSeeds(const std::string& dir) {
+  const std::map<std::string, std::string> json = {
+      {"all-types", R"({"id":1,"s":"Ada","d":2.5,"b":true,"t":"2026-01-02 03:04:05.678901","x":"eHl6"})" "\n"},
+      {"numbers", R"({"id":-9223372036854775808,"t":1767323045678901,"d":-1.5e300})" "\n"
+                  R"({"id":18446744073709551615,"t":"-1","d":"NaN"})" "\n"},
+      {"nulls", R"({"id":2,"t":0,"s":null,"d":null,"b":null,"x":null})" "\n"},
+      {"blank-lines", "\r\n  \n{\"id\":3,\"t\":1}\r\n\n"},
+      {"wrong-types", R"({"id":"7","t":1.5,"b":1,"s":5,"x":"a","d":"cheap"})" "\n"},
+      {"unknown-field", R"({"id":4,"t":2,"colour":{"r":[1,2]}})" "\n"},
+      {"repeated-key", R"({"id":5,"t":3,"s":1,"s":"y","id":6})" "\n"},
+      {"not-objects", "[1,2]\n42\n\"text\"\nnull\n"},
+      {"malformed", "{\"id\":\n{\"id\":1,}\n{\"id\":1} {}\n{\"s\":\"\\ud800\"}\n"},
+      {"nested", "{\"id\":1,\"t\":1,\"s\":[[[[[[[[{\"a\":[]}]]]]]]]]}\n"},
+      {"escapes", R"({"id":7,"t":4,"s":"tab\tquote\"slash\\\/uni\u00e9\ud83d\ude00"})" "\n"},
+      {"rescue-column", R"({"id":8,"t":5,"_rescued_data":"mine","_file_path":"x"})" "\n"},
+  };
+  const std::map<std::string, std::string> csv = {
+      {"all-types", "id,s,d,b,t,x\n1,Ada,2.5,TRUE,2026-01-02 03:04:05.678901,eHl6\n-2,,NaN,false,1767323045678901,\n"},
+      {"quoted", "t,id,s\n1,1,\"a, b\"\n2,2,\"say \"\"hi\"\"\"\n3,3,\"two\nlines\"\r\n4,4,\"\"\n"},
+      {"blank-lines", "\r\nid,t\r\n\r\n1,1\r\n\n"},
+      {"wrong-types", "id,t,b,d,x\nx,1.5,maybe,1.2.3,Zg=\n"},
+      {"field-counts", "id,t\n1,1,extra\n2\n"},
+      {"header-unknown", "id,t,colour,id\n1,1,red,2\n"},
+      {"malformed", "id,t,s\n1,1,a\"b\n2,2,\"x\"y\n3,3,\"unclosed\n4,4,ok\n"},
+      {"header-malformed", "id,\"t\n1,1\n"},
+      {"nulls", "id,t,s,x\n1,1,,\n,,\"\",\"\"\n"},
+  };
+  int n = 0;
+  for (const auto& [flags, name] : std::map<char, std::string>{{'\0', "fail"}, {'\2', "rescue"}, {'\4', "keys"}}) {
+    for (const auto& [seed, text] : json) {
+      Write(dir + "/jsonl-" + name + "-" + seed, std::string(1, flags) + text);
+      ++n;
+    }
+    for (const auto& [seed, text] : csv) {
+      Write(dir + "/csv-" + name + "-" + seed, std::string(1, static_cast<char>(flags | 1)) + text);
+      ++n;
+    }
+  }
+  std::printf("records: %d seeds\n", n);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -557,7 +600,8 @@ int main(int argc, char** argv) {
   }
   const std::string root = argv[1];
   std::set<std::string> targets(argv + 2, argv + argc);
-  const std::set<std::string> known{"record_decoder", "log_recovery", "commit_decoder", "snapshot_decoder", "row_decoder"};
+  const std::set<std::string> known{"record_decoder", "log_recovery", "commit_decoder", "snapshot_decoder", "row_decoder",
+                                    "records"};
   for (const std::string& target : targets) {
     if (known.count(target) == 0) Die("unknown target " + target);
   }
@@ -568,5 +612,6 @@ int main(int argc, char** argv) {
   if (targets.count("commit_decoder") != 0) WriteCommitSeeds(root + "/commit_decoder");
   if (targets.count("snapshot_decoder") != 0) WriteSnapshotSeeds(root + "/snapshot_decoder");
   if (targets.count("row_decoder") != 0) WriteRowSeeds(root + "/row_decoder");
+  if (targets.count("records") != 0) WriteRecordsSeeds(root + "/records");
   return 0;
 }

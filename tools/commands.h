@@ -39,6 +39,12 @@ void RegisterTableCommands(CLI::App& app, int* exit_code);
 // `spool read`, `history`, `changes`, `restore`, `snapshot`, `vacuum`.
 void RegisterReadCommands(CLI::App& app, int* exit_code);
 
+// `spool topic create | produce | consume | info | retention`.
+void RegisterTopicCommands(CLI::App& app, int* exit_code);
+
+// `spool pipeline set | show`, `spool update`.
+void RegisterPipelineCommands(CLI::App& app, int* exit_code);
+
 // Opens the existing store in `dir` for one command: default StoreOptions
 // (the state in DIR/state on the real file system), never creating one.
 // Errors as Store::Open; NotFound and Busy say what to do about them.

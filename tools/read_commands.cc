@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "row_format.h"
 #include "spool/storage/store.h"
+#include "spool/stream/records.h"
 
 namespace spool::cli {
 namespace {

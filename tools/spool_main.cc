@@ -11,6 +11,8 @@ int main(int argc, char** argv) {
   spool::cli::RegisterStoreCommands(app, &exit_code);
   spool::cli::RegisterTableCommands(app, &exit_code);
   spool::cli::RegisterReadCommands(app, &exit_code);
+  spool::cli::RegisterPipelineCommands(app, &exit_code);
+  spool::cli::RegisterTopicCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

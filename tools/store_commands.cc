@@ -7,8 +7,8 @@
 
 #include "cli_format.h"
 #include "commands.h"
-#include "row_format.h"
 #include "spool/storage/store.h"
+#include "spool/stream/records.h"
 
 namespace spool::cli {
 namespace {

@@ -14,8 +14,8 @@
 
 #include "cli_format.h"
 #include "commands.h"
-#include "row_format.h"
 #include "spool/storage/store.h"
+#include "spool/stream/records.h"
 
 namespace spool::cli {
 namespace {
@@ -305,8 +305,14 @@ int RunWrite(const WriteArgs& args) {
   std::vector<Row> rows;
   const std::string source = from_stdin ? "stdin" : args.file;
   if (s.ok()) {
-    s = ReadRecords(from_stdin ? std::cin : file, source, format == "csv" ? RecordFormat::kCsv : RecordFormat::kJsonLines,
-                    table.schema, args.delete_keys, &rows);
+    RecordOptions options;
+    options.format = format == "csv" ? RecordFormat::kCsv : RecordFormat::kJsonLines;
+    options.keys_only = args.delete_keys;
+    options.source_name = source;
+    s = ReadRecords(from_stdin ? std::cin : file, table.schema, options, [&rows](Row&& row, uint64_t) {
+      rows.push_back(std::move(row));
+      return Status::OK();
+    });
   }
   if (!s.ok()) return ReportError(WithHint(s, "nothing was written"));
   if (rows.empty()) {
@@ -373,6 +379,7 @@ Status WithHint(const Status& s, std::string_view hint) {
     case Status::Code::kBusy: return Status::Busy(message);
     case Status::Code::kAborted: return Status::Aborted(message);
     case Status::Code::kNotSupported: return Status::NotSupported(message);
+    case Status::Code::kOutOfRange: return Status::OutOfRange(message);
   }
   return s;
 }

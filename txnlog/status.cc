@@ -25,6 +25,7 @@ std::string_view Status::CodeName(Code code) {
     case Code::kBusy: return "Busy";
     case Code::kAborted: return "Aborted";
     case Code::kNotSupported: return "NotSupported";
+    case Code::kOutOfRange: return "OutOfRange";
   }
   return "Unknown";
 }

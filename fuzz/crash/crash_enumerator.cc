@@ -1,6 +1,7 @@
 #include "crash_enumerator.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 
 #include "spool/txnlog/mem_env.h"
@@ -174,6 +175,13 @@ CrashFigures RunCampaign(uint64_t first_seed, uint64_t cycles) {
     RecordResult(DescribeState(workload, state), result, &figures);
   }
   return figures;
+}
+
+CampaignSeeds CampaignSeedsFromEnv(const std::string& prefix, uint64_t cycles) {
+  CampaignSeeds seeds{1, cycles};
+  if (const char* seed = std::getenv((prefix + "_SEED").c_str())) seeds.first_seed = std::strtoull(seed, nullptr, 10);
+  if (const char* n = std::getenv((prefix + "_CYCLES").c_str())) seeds.cycles = std::strtoull(n, nullptr, 10);
+  return seeds;
 }
 
 }  // namespace spool::crashtest

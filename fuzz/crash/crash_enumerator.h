@@ -66,6 +66,14 @@ uint64_t Mix(uint64_t a, uint64_t b);
 // `crash_recovery`).
 CrashFigures EnumerateCrashes(const LogWorkload& workload, bool crash_recovery);
 
+// A campaign's seeds: PREFIX_SEED (default 1) and PREFIX_CYCLES (default
+// `cycles`) from the environment, so that a run can be replayed or extended.
+struct CampaignSeeds {
+  uint64_t first_seed = 1;
+  uint64_t cycles = 0;
+};
+CampaignSeeds CampaignSeedsFromEnv(const std::string& prefix, uint64_t cycles);
+
 // `cycles` random workloads from consecutive seeds starting at `first_seed`,
 // each crashed at a random point in a random mode, with occasional media
 // faults and failed fsyncs.

@@ -33,10 +33,7 @@ INSTANTIATE_TEST_SUITE_P(Workloads, StoreCrashTest, ::testing::Range<size_t>(0, 
                          });
 
 TEST(StoreCrashCampaignTest, RandomWorkloadsAndCrashesKeepEveryInvariant) {
-  const char* seed_env = std::getenv("SPOOL_STORE_CAMPAIGN_SEED");
-  const char* cycles_env = std::getenv("SPOOL_STORE_CAMPAIGN_CYCLES");
-  const uint64_t seed = seed_env != nullptr ? std::strtoull(seed_env, nullptr, 10) : 1;
-  const uint64_t cycles = cycles_env != nullptr ? std::strtoull(cycles_env, nullptr, 10) : 3000;
+  const auto [seed, cycles] = CampaignSeedsFromEnv("SPOOL_STORE_CAMPAIGN", 3000);
   const CrashFigures f = RunStoreCampaign(seed, cycles);
   std::printf("[crash] store campaign: seeds %llu-%llu (crash points = cycles)\n", static_cast<unsigned long long>(seed),
               static_cast<unsigned long long>(seed + cycles - 1));

@@ -7,20 +7,7 @@ spool=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
-check() {  # check NAME EXPECTED_EXIT COMMAND...
-  local name=$1 expected=$2
-  shift 2
-  "$@" >"$work/out" 2>&1
-  local got=$?
-  if [ "$got" -ne "$expected" ]; then
-    echo "FAIL $name: exit $got, expected $expected"; cat "$work/out"; failures=$((failures + 1))
-  else
-    echo "ok   $name"
-  fi
-}
-expect_output() {  # expect_output NAME PATTERN
-  if grep -qE "$2" "$work/out"; then echo "ok   $1"; else echo "FAIL $1: no /$2/ in:"; cat "$work/out"; failures=$((failures + 1)); fi
-}
+source "$(dirname "$0")/cli_test_lib.sh"
 
 check demo 0 "$spool" log demo --dir "$work/store" --commits 400 --seed 7
 expect_output demo-survival "OK: no acknowledged commit was lost"

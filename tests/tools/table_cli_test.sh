@@ -348,7 +348,7 @@ check init-empty 0 "$spool" init "$work/fresh"
 check snapshot-empty-store 2 "$spool" snapshot "$work/fresh"
 expect_output snapshot-empty-store-says "no commits to snapshot"
 refused snapshot-not-a-store "is not a Spool store" "$spool" snapshot "$work/empty"
-refused vacuum-bad-duration "duration '7 days' must be a number and a unit" "$spool" vacuum "$store" --retain "7 days"
+refused vacuum-bad-duration "duration '7 fortnights' must be a number and a unit" "$spool" vacuum "$store" --retain "7 fortnights"
 refused store-busy "store .* is open in another process or handle; another spool command" \
   flock "$store/LOCK" "$spool" write "$store" "$items" <<<'{"id":9,"name":"x"}'
 

@@ -32,10 +32,7 @@ INSTANTIATE_TEST_SUITE_P(Workloads, CrashEnumerationTest, ::testing::Range<size_
                          });
 
 TEST(CrashCampaignTest, RandomWorkloadsCrashesAndFaultsKeepEveryInvariant) {
-  const char* seed_env = std::getenv("SPOOL_CAMPAIGN_SEED");
-  const char* cycles_env = std::getenv("SPOOL_CAMPAIGN_CYCLES");
-  const uint64_t seed = seed_env != nullptr ? std::strtoull(seed_env, nullptr, 10) : 1;
-  const uint64_t cycles = cycles_env != nullptr ? std::strtoull(cycles_env, nullptr, 10) : 3000;
+  const auto [seed, cycles] = CampaignSeedsFromEnv("SPOOL_CAMPAIGN", 3000);
   CrashFigures figures = RunCampaign(seed, cycles);
   PrintFigures(figures);
   EXPECT_EQ(figures.crash_points, cycles);

@@ -28,5 +28,12 @@ TEST(StatusTest, WithContextPrefixesMessageAndKeepsCode) {
   EXPECT_TRUE(Status::OK().WithContext("ignored").ok());
 }
 
+TEST(StatusTest, OutOfRangeIsItsOwnCodeWithItsOwnName) {
+  Status s = Status::OutOfRange("offset 5 is no longer retained");
+  EXPECT_TRUE(s.IsOutOfRange());
+  EXPECT_FALSE(s.IsNotFound() || s.IsInvalidArgument());
+  EXPECT_EQ(s.ToString(), "OutOfRange: offset 5 is no longer retained");
+}
+
 }  // namespace
 }  // namespace spool

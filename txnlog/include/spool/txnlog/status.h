@@ -27,6 +27,7 @@ class [[nodiscard]] Status {
     kBusy,             // another process or operation holds what is needed
     kAborted,          // the operation was interrupted (e.g. a simulated crash)
     kNotSupported,
+    kOutOfRange,       // a position that once existed is no longer retained
   };
 
   Status() noexcept = default;
@@ -46,6 +47,7 @@ class [[nodiscard]] Status {
   static Status Busy(std::string_view msg) { return Status(Code::kBusy, msg); }
   static Status Aborted(std::string_view msg) { return Status(Code::kAborted, msg); }
   static Status NotSupported(std::string_view msg) { return Status(Code::kNotSupported, msg); }
+  static Status OutOfRange(std::string_view msg) { return Status(Code::kOutOfRange, msg); }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
@@ -57,6 +59,7 @@ class [[nodiscard]] Status {
   bool IsFailed() const { return code_ == Code::kFailed; }
   bool IsBusy() const { return code_ == Code::kBusy; }
   bool IsAborted() const { return code_ == Code::kAborted; }
+  bool IsOutOfRange() const { return code_ == Code::kOutOfRange; }
 
   // The message alone, without the code's name.
   std::string_view message() const { return message_ ? std::string_view(*message_) : std::string_view(); }

@@ -1,0 +1,286 @@
+#include "pipeline_crash.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <random>
+
+#include "spool/storage/store.h"
+#include "spool/stream/pipeline.h"
+#include "spool/stream/topic.h"
+#include "spool/txnlog/fault_env.h"
+#include "spool/txnlog/mem_env.h"
+
+namespace spool::crashtest {
+namespace {
+
+constexpr char kStoreDir[] = "/store";
+constexpr char kFilesDir[] = "/in";
+constexpr char kTopicDir[] = "/topic";
+
+const char* const kDatasets[] = {"main.s.orders", "main.s.events", "main.s.revenue", "main.s.unique",
+                                 "main.s.enriched", "main.s.latest"};
+
+// The inputs, written to the base Env before the run (durable).
+Status WriteInputs(Env* env) {
+  SPOOL_RETURN_IF_ERROR(env->CreateDir(kFilesDir));
+  const char* countries[] = {"de", "fr", "it"};
+  int id = 0;
+  for (int f = 0; f < 5; ++f) {
+    std::string text;
+    for (int line = 0; line < 5; ++line, ++id) {
+      const int amount = (id * 7) % 11 - 2;  // some filtered out
+      const int dup = id % 4 == 3 ? id - 1 : id;  // duplicates for the dedup
+      text += "{\"id\": " + std::to_string(dup) + ", \"country\": \"" + countries[id % 3] + "\", \"amount\": " +
+              std::to_string(amount) + "}\n";
+    }
+    std::unique_ptr<File> file;
+    SPOOL_RETURN_IF_ERROR(env->OpenFile(std::string(kFilesDir) + "/orders-" + std::to_string(f) + ".jsonl",
+                                        OpenMode::kTruncate, &file));
+    SPOOL_RETURN_IF_ERROR(file->Write(0, text));
+    SPOOL_RETURN_IF_ERROR(file->Sync());
+  }
+  SPOOL_RETURN_IF_ERROR(Topic::Create(env, kTopicDir, TopicConfig{}));
+  std::unique_ptr<Topic> topic;
+  SPOOL_RETURN_IF_ERROR(Topic::Open(env, kTopicDir, &topic));
+  for (int batch = 0; batch < 3; ++batch) {
+    std::vector<std::string> values;
+    for (int i = 0; i < 9; ++i) {
+      const int n = batch * 9 + i;
+      // Change events for 4 keys, sequences out of order, some deletes.
+      values.push_back("{\"key\": " + std::to_string(n % 4) + ", \"seq\": " + std::to_string((n * 5) % 13) +
+                       ", \"country\": \"" + countries[n % 3] + "\", \"op\": \"" + (n % 7 == 6 ? "DELETE" : "UPSERT") +
+                       "\"}");
+    }
+    std::vector<TopicWrite> writes;
+    for (const std::string& v : values) writes.push_back({"", v});
+    TopicProduced produced;
+    SPOOL_RETURN_IF_ERROR(topic->Produce(writes, &produced));
+  }
+  return Status::OK();
+}
+
+PipelineSpec Spec() {
+  PipelineBuilder b("crash");
+  b.StreamingTable("main.s.orders");
+  b.StreamingTable("main.s.events");
+  b.StreamingTable("main.s.revenue");
+  b.StreamingTable("main.s.unique");
+  b.StreamingTable("main.s.enriched");
+  b.StreamingTable("main.s.latest");
+  b.Flow("ingest")
+      .FromFiles(kFilesDir, {{"id", ColumnType::kInt64, false},
+                             {"country", ColumnType::kString, false},
+                             {"amount", ColumnType::kInt64, true}})
+      .Filter("amount > 0")
+      .Into("main.s.orders");
+  b.Flow("events")
+      .FromTopic(kTopicDir, {{"key", ColumnType::kInt64, false},
+                             {"seq", ColumnType::kInt64, false},
+                             {"country", ColumnType::kString, true},
+                             {"op", ColumnType::kString, true}})
+      .MaxBatchRows(7)
+      .Into("main.s.events");
+  b.Flow("revenue")
+      .FromDataset("main.s.orders")
+      .Aggregate({"country"}, {{"orders", AggregateFn::kCount, ""}, {"revenue", AggregateFn::kSum, "amount"}})
+      .Into("main.s.revenue");
+  b.Flow("unique").FromDataset("main.s.orders").Dedup({"id"}).Into("main.s.unique");
+  b.Flow("enriched")
+      .FromDataset("main.s.events")
+      .Step(LookupJoinStep{"main.s.revenue", {{"country", "country"}}, JoinType::kLeft, {"revenue"}})
+      .Into("main.s.enriched");
+  AutoCdcStep cdc;
+  cdc.keys = {"key"};
+  cdc.sequence_by = "seq";
+  cdc.apply_as_deletes = "op = 'DELETE'";
+  cdc.except_column_list = {"op"};
+  b.Flow("latest").FromDataset("main.s.events").Step(cdc).Into("main.s.latest");
+  PipelineSpec spec = b.Build();
+  spec.flows[0].max_batch_files = 2;
+  for (size_t f = 2; f < spec.flows.size(); ++f) spec.flows[f].max_batch_rows = 4;
+  return spec;
+}
+
+StoreOptions Options(Env* env, const std::string& state_dir) {
+  StoreOptions options;
+  options.env = env;
+  options.state_dir = state_dir;
+  options.snapshot_every_versions = 0;
+  options.snapshot_every_bytes = 0;
+  options.state_batch_commits = 4;
+  options.state_background_apply = false;
+  options.log.segment_size_bytes = 64 << 10;
+  options.log.preallocate_bytes = 16 << 10;
+  return options;
+}
+
+using Tables = std::map<std::string, std::vector<Row>>;
+
+// Runs one update to its end; false when the process died (or it failed).
+bool RunUpdate(Env* env, const std::string& state_dir, std::string* error) {
+  std::unique_ptr<Store> store;
+  Status s = Store::Open(Options(env, state_dir), kStoreDir, &store);
+  std::unique_ptr<Pipeline> pipeline;
+  if (s.ok()) s = Pipeline::Open(store.get(), Spec(), &pipeline, PipelineOptions{env});
+  UpdateResult result;
+  if (s.ok()) s = pipeline->Update({}, &result);
+  if (s.ok() && result.state != UpdateState::kCompleted) s = Status::Aborted(result.error);
+  if (!s.ok()) *error = s.ToString();
+  return s.ok();
+}
+
+Status ReadTables(Env* env, const std::string& state_dir, Tables* tables) {
+  std::unique_ptr<Store> store;
+  SPOOL_RETURN_IF_ERROR(Store::Open(Options(env, state_dir), kStoreDir, &store));
+  for (const char* name : kDatasets) {
+    TableId id;
+    SPOOL_RETURN_IF_ERROR(TableId::Parse(name, &id));
+    std::vector<Row>& rows = (*tables)[name];
+    SPOOL_RETURN_IF_ERROR(store->Read(id, {}, [&](const Row& row) {
+      rows.push_back(row);
+      return true;
+    }));
+  }
+  return Status::OK();
+}
+
+// What differs between two row lists, as TESTING.md classifies it.
+std::string Classify(const std::vector<Row>& want, const std::vector<Row>& got) {
+  std::map<Row, int64_t> count;
+  for (const Row& r : want) ++count[r];
+  for (const Row& r : got) --count[r];
+  int64_t lost = 0, duplicated = 0;
+  for (const auto& [row, n] : count) (n > 0 ? lost : duplicated) += std::abs(n);
+  if (lost == 0 && duplicated == 0) return "reordered rows";
+  return std::to_string(lost) + " lost and " + std::to_string(duplicated) + " duplicated rows (" +
+         std::to_string(want.size()) + " expected, " + std::to_string(got.size()) + " read)";
+}
+
+const Tables& Reference() {
+  static const Tables tables = [] {
+    Tables t;
+    MemEnv mem;
+    std::string state_dir = (std::filesystem::temp_directory_path() / "spool-pipeline-ref-XXXXXX").string();
+    if (mkdtemp(state_dir.data()) == nullptr || !WriteInputs(&mem).ok()) return t;
+    std::string error;
+    if (RunUpdate(&mem, state_dir + "/state", &error)) (void)ReadTables(&mem, state_dir + "/state", &t);
+    std::error_code ignored;
+    std::filesystem::remove_all(state_dir, ignored);
+    return t;
+  }();
+  return tables;
+}
+
+std::string TempStateDir() {
+  const std::filesystem::path shm = "/dev/shm";
+  std::error_code ec;
+  const std::filesystem::path root = std::filesystem::is_directory(shm, ec) ? shm : std::filesystem::temp_directory_path();
+  std::string dir = (root / "spool-pipeline-crash-XXXXXX").string();
+  return mkdtemp(dir.data()) != nullptr ? dir : std::string();
+}
+
+}  // namespace
+
+StateResult CheckPipelineState(const CrashState& state) {
+  StateResult result;
+  const Tables& reference = Reference();
+  for (const char* name : kDatasets) {
+    auto it = reference.find(name);
+    if (it == reference.end() || it->second.empty()) {
+      result.violations.push_back({"setup", std::string("the crash-free run left ") + name + " empty"});
+      return result;
+    }
+  }
+  const std::string dir = TempStateDir();
+  if (dir.empty()) {
+    result.violations.push_back({"setup", "cannot make a temporary directory"});
+    return result;
+  }
+  const std::string state_dir = dir + "/state";
+  MemEnv mem;
+  if (Status s = WriteInputs(&mem); !s.ok()) {
+    result.violations.push_back({"setup", s.ToString()});
+    return result;
+  }
+  FaultEnv env(&mem);
+  if (state.crash_call != 0) env.CrashAtCall(state.crash_call);
+  std::string error;
+  const bool finished = RunUpdate(&env, state_dir, &error);
+  result.workload_calls = env.io_calls();
+  result.reached = state.crash_call == 0 || env.crashed();
+  if (state.crash_call == 0 && !finished) result.violations.push_back({"workload", "the crash-free run failed: " + error});
+  env.SimulateCrash(state.mode, state.seed);
+  if (state.recovery_crash_call != 0 && result.reached) {
+    env.CrashAtCall(env.io_calls() + state.recovery_crash_call);
+    (void)RunUpdate(&env, state_dir, &error);
+    if (!env.crashed()) result.reached = false;
+    else env.SimulateCrash(state.mode, Mix(state.seed, state.recovery_crash_call));
+  }
+  if (result.reached) {
+    // Recover and finish the update, then compare every dataset.
+    ++result.recoveries;
+    if (!RunUpdate(&env, state_dir, &error)) {
+      result.violations.push_back({"exactly-once", "the update after recovery failed: " + error});
+    } else {
+      Tables got;
+      if (Status s = ReadTables(&env, state_dir, &got); !s.ok()) {
+        result.violations.push_back({"exactly-once", "reading the datasets failed: " + s.ToString()});
+      }
+      for (const auto& [name, rows] : reference) {
+        if (got[name] != rows) result.violations.push_back({"exactly-once", name + ": " + Classify(rows, got[name])});
+      }
+    }
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
+  return result;
+}
+
+CrashFigures EnumeratePipelineCrashes(bool crash_recovery) {
+  CrashFigures figures;
+  figures.workload = "pipeline";
+  StateResult clean = CheckPipelineState(CrashState{});
+  figures.crash_points = clean.workload_calls;
+  RecordResult(DescribeCrash("pipeline", CrashState{}), clean, &figures);
+  for (uint64_t call = 1; call <= figures.crash_points; ++call) {
+    for (CrashMode mode : kAllCrashModes) {
+      CrashState state{call, mode, Mix(call, static_cast<uint64_t>(mode)), 0, false, 0};
+      RecordResult(DescribeCrash("pipeline", state), CheckPipelineState(state), &figures);
+      if (!crash_recovery || mode != CrashMode::kPowerLoss || call % 8 != 0) continue;
+      // Recovery crashed again at each of its first calls (every eighth
+      // point, to bound the run).
+      for (uint64_t r = 1; r <= 6; ++r) {
+        state.recovery_crash_call = r;
+        StateResult nested = CheckPipelineState(state);
+        if (!nested.reached) break;
+        ++figures.recovery_crash_states;
+        RecordResult(DescribeCrash("pipeline", state), nested, &figures);
+      }
+    }
+  }
+  return figures;
+}
+
+CrashFigures RunPipelineCampaign(uint64_t first_seed, uint64_t cycles) {
+  CrashFigures figures;
+  figures.workload = "pipeline-campaign";
+  const uint64_t calls = CheckPipelineState(CrashState{}).workload_calls;
+  for (uint64_t seed = first_seed; seed < first_seed + cycles; ++seed) {
+    std::mt19937_64 rng(Mix(seed, 0x5eed));
+    CrashState state{1 + rng() % std::max<uint64_t>(calls, 1), kAllCrashModes[rng() % std::size(kAllCrashModes)],
+                     rng(), 0, false, 0};
+    if (rng() % 5 == 0) state.recovery_crash_call = 1 + rng() % 20;
+    StateResult result = CheckPipelineState(state);
+    if (!result.reached && state.recovery_crash_call != 0) {
+      state.recovery_crash_call = 0;
+      result = CheckPipelineState(state);
+    }
+    ++figures.crash_points;
+    if (state.recovery_crash_call != 0) ++figures.recovery_crash_states;
+    RecordResult(DescribeCrash("pipeline", state), result, &figures);
+  }
+  return figures;
+}
+
+}  // namespace spool::crashtest

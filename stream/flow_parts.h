@@ -1,0 +1,129 @@
+// The moving parts of a flow (internal to stream/): sources that read
+// micro-batches and operators that transform them, with their state in
+// internal tables of the store (DESIGN.md §5).
+//
+// One micro-batch of one flow is one commit. The runner (pipeline.cc) opens
+// a Transaction, asks each source for rows, passes them through the
+// operators, which add their state changes to the same Transaction, and
+// writes the output; the flow's checkpoint (source offsets, watermarks,
+// fingerprint) goes into that commit too. Components may cache state in
+// memory across batches: a commit that fails ends the run, and the next run
+// starts from what the store holds.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spool/storage/store.h"
+#include "spool/stream/pipeline_spec.h"
+
+namespace spool::stream_internal {
+
+// Rows of one batch at one point of a flow.
+struct Batch {
+  std::vector<Row> rows;     // appended (or, terminal keyed steps, upserted) rows
+  std::vector<Row> deletes;  // terminal keyed steps: keys to delete
+};
+
+// A state table a component keeps: `suffix` makes its name
+// `__spool.state.<flow>__<suffix>`.
+struct StateTableSpec {
+  std::string suffix;
+  Schema schema;
+};
+
+// What one batch's components share.
+struct BatchContext {
+  Store* store = nullptr;
+  Transaction* txn = nullptr;
+  uint64_t late_rows = 0;  // rows dropped behind a watermark
+  class Source* side_source = nullptr;  // an operator's second stream …
+  Batch side;                           // … and its rows in this batch
+};
+
+// Where a component's state tables are.
+struct StateTables {
+  std::vector<TableId> ids;  // as the component's StateTables() lists them
+};
+
+// Reads a source as micro-batches from a committed offset.
+class Source {
+ public:
+  virtual ~Source() = default;
+  // The columns of its rows.
+  virtual const Schema& schema() const = 0;
+  virtual std::vector<StateTableSpec> StateTables() const { return {}; }
+  // The offset recorded in the last committed checkpoint ("" before the
+  // first batch) and where its state is.
+  virtual Status Start(Store* store, const std::string& offset, const stream_internal::StateTables& tables) = 0;
+  // Reads the rows after the committed offset (at most `max_rows`, when
+  // the source can stop there) into `*batch`; *more: rows remain.
+  virtual Status Read(BatchContext& ctx, Batch* batch, bool* more) = 0;
+  // The offset after what Read returned, for the batch's checkpoint.
+  virtual std::string NextOffset() const = 0;
+  // The batch committed: Read continues after it.
+  virtual void Committed() = 0;
+  // Everything it reads once (a `once` flow's backfill, a materialized
+  // view's recomputation): all rows now, as one batch.
+  virtual Status ReadAll(BatchContext& ctx, Batch* batch) = 0;
+};
+
+class Operator {
+ public:
+  virtual ~Operator() = default;
+  const Schema& output() const { return output_; }
+  // Terminal keyed steps (a grouped aggregate, AUTO CDC) emit upserts and
+  // deletes by this key of the output; others append.
+  const std::vector<std::string>& output_key() const { return output_key_; }
+  bool emits_upserts() const { return !output_key_.empty(); }
+  // What the state means, for the compatibility check; empty: stateless.
+  virtual std::string Fingerprint() const { return ""; }
+  virtual std::vector<StateTableSpec> StateTables() const { return {}; }
+  // Before the first batch of a run. `watermark` as last committed.
+  virtual Status Start(Store* /*store*/, const stream_internal::StateTables& /*tables*/) { return Status::OK(); }
+  // A watermark (micros) the checkpoint carries, when it keeps one.
+  virtual std::optional<int64_t> watermark() const { return std::nullopt; }
+  virtual void set_watermark(int64_t /*micros*/) {}
+  // Transforms `batch` in place; state changes go to ctx.txn.
+  virtual Status Process(BatchContext& ctx, Batch* batch) = 0;
+  // Forgets every state (a recomputation): clears its tables in ctx.txn.
+  virtual Status Reset(BatchContext& /*ctx*/) { return Status::OK(); }
+  // A second stream it reads (a stream join's right side), which the
+  // runner starts, reads before Process (into ctx.side) and checkpoints.
+  virtual Source* side() { return nullptr; }
+
+ protected:
+  Schema output_;
+  std::vector<std::string> output_key_;
+};
+
+// Compiles one step over rows of `input`. `place` prefixes errors.
+// `store` resolves lookup tables; `dataset_schema` those of the pipeline.
+struct CompileContext {
+  Store* store = nullptr;
+  std::function<Status(const std::string& name, TableInfo* table)> resolve_table;
+  std::function<Status(const SourceSpec& spec, const std::string& place, std::unique_ptr<Source>* source)> make_source;
+};
+Status CompileStep(const StepSpec& step, const Schema& input, const std::string& place, CompileContext& ctx,
+                   std::unique_ptr<Operator>* op);
+
+// Sources. `max_rows` bounds a batch (0: no bound).
+Status MakeDatasetSource(const SourceSpec& spec, const TableInfo& table, uint64_t max_rows, bool as_table,
+                         std::unique_ptr<Source>* source);
+Status MakeFileSource(const SourceSpec& spec, Env* env, const std::string& place, uint64_t max_files,
+                      uint64_t max_rows, std::unique_ptr<Source>* source);
+Status MakeTopicSource(const SourceSpec& spec, Env* env, const std::string& place, uint64_t max_rows,
+                       std::unique_ptr<Source>* source);
+
+// The schema files and topic sources give their rows: the declared columns,
+// and `_rescued_data` under the rescue policy. Errors: InvalidArgument.
+Status RecordSchema(const SourceSpec& spec, const std::string& place, Schema* schema);
+
+// Keys of in-memory maps: the values' bytes, unambiguous.
+void AppendKeyBytes(const Value& value, std::string* out);
+std::string KeyBytes(const Row& row, const std::vector<size_t>& columns);
+
+}  // namespace spool::stream_internal

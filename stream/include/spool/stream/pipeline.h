@@ -1,0 +1,122 @@
+// Pipeline: runs a PipelineSpec (pipeline_spec.h) on a Store as updates of
+// micro-batches (DESIGN.md §5).
+//
+// One micro-batch of one flow is one commit holding its output rows, its
+// operator state (in internal tables `__spool.state.<flow>__<part>`) and its
+// source offsets (the flow's checkpoint), so after any crash a rerun goes on
+// exactly where the last commit left off: no row is lost or written twice.
+//
+// An update runs the flows in DAG order. Triggered (the default): every
+// flow processes what is available, then the update completes. Continuous:
+// passes repeat, waiting `trigger_interval_us` when idle, until Stop, the
+// `stop` flag or `max_batches`. Each batch records a `flow_progress` event;
+// the update's states are `update_progress` events. A flow that fails stops,
+// with the flows downstream of it, and the update ends FAILED with an ERROR
+// event naming the flow; the failing batch commits nothing.
+//
+// Each stateful flow's checkpoint carries a fingerprint of what its state
+// means (operators, keys, aggregates, source). Running a definition whose
+// fingerprint differs fails, naming the flow: a full refresh or checkpoint
+// reset is needed. Filters and projections may change freely.
+//
+// Thread-safety: one update at a time per Pipeline; Stop may be called from
+// any thread.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "spool/storage/store.h"
+#include "spool/stream/pipeline_spec.h"
+
+namespace spool {
+
+struct UpdateOptions {
+  std::string update_id;  // empty: a new one
+  std::string cause = "API_CALL";
+  bool continuous = false;
+  uint64_t trigger_interval_us = 1000000;
+  // Stop after this many micro-batches (all flows together); 0: no bound.
+  uint64_t max_batches = 0;
+  // Set (e.g. by a signal handler) to stop after the current batch; seen
+  // within one trigger interval.
+  const std::atomic<bool>* stop = nullptr;
+  // Called after each committed batch (from the updating thread).
+  std::function<void(const std::string& flow, uint64_t rows_out)> on_batch;
+};
+
+struct FlowUpdateStats {
+  std::string flow;
+  uint64_t batches = 0;
+  uint64_t input_rows = 0;
+  uint64_t output_rows = 0;
+  uint64_t deleted_rows = 0;
+  uint64_t late_rows = 0;
+  bool failed = false;
+  bool skipped = false;  // downstream of a failed flow, or a `once` flow already done
+};
+
+// The states of DESIGN.md §6 that this runtime passes through.
+enum class UpdateState : uint8_t {
+  kQueued = 1, kInitializing, kResetting, kSettingUpTables, kRunning, kStopping, kCompleted, kFailed, kCanceled
+};
+std::string_view UpdateStateName(UpdateState state);  // "QUEUED", …, "CANCELED"
+
+struct UpdateResult {
+  std::string update_id;
+  UpdateState state = UpdateState::kQueued;
+  uint64_t batches = 0;
+  std::vector<FlowUpdateStats> flows;
+  std::string error;  // the first failure, naming its flow
+};
+
+struct PipelineOptions {
+  // Where files and topic sources are read (the store has its own).
+  Env* env = Env::Default();
+};
+
+class Pipeline {
+ public:
+  // Compiles `spec` against `store` (which must outlive the pipeline):
+  // names, types, the DAG, targets. Errors: InvalidArgument naming the
+  // place in the spec.
+  static Status Open(Store* store, PipelineSpec spec, std::unique_ptr<Pipeline>* pipeline,
+                     const PipelineOptions& options = {});
+  ~Pipeline();
+
+  const PipelineSpec& spec() const;
+  // The pipeline id recorded with the definition (empty if none is recorded).
+  const std::string& id() const;
+
+  // Runs one update. Returns OK when the update ran, whatever its outcome
+  // (result->state, result->error); an error when it could not start (the
+  // store failed, a definition that does not fit the tables).
+  Status Update(const UpdateOptions& options, UpdateResult* result);
+  // Asks a running update to stop after its current batch.
+  void Stop();
+
+  struct Impl;
+
+ private:
+  explicit Pipeline(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The pipeline definition recorded in the store (in the internal table
+// `__spool.pipeline.definition`), so history shows which definition each
+// update ran. SetPipelineDefinition compiles `spec` first and changes
+// nothing if it does not compile; it keeps the pipeline id, or makes one.
+// Errors: InvalidArgument, as Store::Commit.
+Status SetPipelineDefinition(Store* store, const PipelineSpec& spec, std::string* pipeline_id = nullptr,
+                             CommitResult* result = nullptr);
+// Errors: NotFound (no definition recorded), Corruption.
+Status GetPipelineDefinition(Store* store, PipelineSpec* spec, std::string* pipeline_id = nullptr,
+                             uint64_t* version = nullptr);
+
+}  // namespace spool

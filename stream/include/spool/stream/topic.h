@@ -1,0 +1,189 @@
+// Topic: a durable, append-only message queue with retention by age and by
+// size (DESIGN.md §5: the topic source, Spool's stand-in for Kafka).
+//
+// A topic is a directory holding a txnlog Log and a small configuration
+// file (the layout and the bytes are in docs/topic_format.md). Messages have
+// dense offsets from 0 that never move: retention deletes the oldest whole
+// segments of the log, and the oldest retained offset grows. Every message
+// carries the commit timestamp of the log record that holds it (strictly
+// increasing from record to record, equal within one).
+//
+// Durability: Produce returns once its batch is on stable storage (fsync'd).
+// An acknowledged batch survives any crash; an unacknowledged one is after
+// recovery either entirely there or not at all, and offsets stay dense.
+// Concurrent Produce calls are grouped: one caller writes the waiting
+// batches as one log record with one sync (each batch keeps consecutive
+// offsets), so N concurrent producers cost about one fsync.
+//
+// Thread-safety: a Topic is safe for concurrent use: Produce, Read, Info,
+// ApplyRetention and SetRetention may be called from any threads at once.
+// Read sees every batch acknowledged before it started.
+//
+// Failure model: after a failed write or sync the topic's log is poisoned
+// (see spool/txnlog/log.h): every later Produce and ApplyRetention returns
+// Status::Failed. Reopen the topic to go on; recovery finds what is durable.
+//
+// Lifetimes: the Env must outlive the Topic. One Topic handle at a time may
+// have a directory open (Open of a second one returns Busy).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "spool/txnlog/env.h"
+#include "spool/txnlog/status.h"
+
+namespace spool {
+
+// --- Limits. Each batch is one log record, so a batch stays well below the
+// log's largest record (64 MiB).
+inline constexpr uint64_t kMaxTopicBatchMessages = 1u << 20;
+inline constexpr uint64_t kMaxTopicBatchBytes = 32ull << 20;  // the record body, see docs/topic_format.md
+// Segment sizes a topic accepts (the log's own limits).
+inline constexpr uint64_t kMinTopicSegmentBytes = 64ull << 10;
+inline constexpr uint64_t kMaxTopicSegmentBytes = 1ull << 30;
+static_assert(kMaxTopicBatchBytes <= kMaxTopicSegmentBytes, "a batch fits a segment");
+
+inline constexpr uint64_t kDefaultTopicRetentionAgeUs = 7ull * 24 * 3600 * 1'000'000;
+inline constexpr uint64_t kDefaultTopicSegmentBytes = 8ull << 20;
+
+struct TopicRetention {
+  // A sealed segment is deleted once every message in it is older than this
+  // (by its timestamp, against Env::NowMicros). 0: no age limit.
+  uint64_t age_us = kDefaultTopicRetentionAgeUs;
+  // While the log holds more bytes than this, its oldest sealed segments are
+  // deleted. 0: no size limit.
+  uint64_t bytes = 0;
+  friend bool operator==(const TopicRetention&, const TopicRetention&) = default;
+};
+
+struct TopicConfig {
+  TopicRetention retention;
+  // The log starts a new segment at this size; retention deletes whole
+  // segments, so this is also its granularity. Between
+  // kMinTopicSegmentBytes and kMaxTopicSegmentBytes.
+  uint64_t segment_size_bytes = kDefaultTopicSegmentBytes;
+  friend bool operator==(const TopicConfig&, const TopicConfig&) = default;
+};
+
+// A message to produce. The bytes are copied before Produce returns.
+struct TopicWrite {
+  std::string_view key;
+  std::string_view value;
+};
+
+// The bytes of the log record body that `batch` takes: what
+// kMaxTopicBatchBytes bounds (13 bytes, plus 8 and the key and value bytes
+// of each message).
+uint64_t TopicBatchBytes(std::span<const TopicWrite> batch);
+
+// A message as read back.
+struct TopicMessage {
+  uint64_t offset = 0;
+  uint64_t timestamp_us = 0;
+  std::string key;
+  std::string value;
+};
+
+// What Produce acknowledged: offsets first_offset .. first_offset + count - 1.
+struct TopicProduced {
+  uint64_t first_offset = 0;
+  uint64_t count = 0;
+  uint64_t timestamp_us = 0;
+};
+
+struct TopicReadLimits {
+  uint64_t max_messages = std::numeric_limits<uint64_t>::max();
+  // Stops before the message that would take the key and value bytes
+  // visited past this; the first message is visited whatever its size.
+  uint64_t max_bytes = std::numeric_limits<uint64_t>::max();
+};
+
+struct TopicInfo {
+  std::string dir;
+  uint64_t oldest_offset = 0;  // == next_offset when the topic holds no message
+  uint64_t next_offset = 0;    // the offset the next message gets
+  uint64_t messages = 0;       // retained: next_offset - oldest_offset
+  uint64_t bytes = 0;          // the log's data, headers included
+  uint64_t segments = 0;
+  uint64_t oldest_timestamp_us = 0;  // 0 when the topic holds no message
+  uint64_t newest_timestamp_us = 0;
+  uint64_t producers_queued = 0;  // Produce calls waiting or writing now (a gauge)
+  TopicConfig config;
+};
+
+// What a retention pass deleted.
+struct TopicRetentionReport {
+  uint64_t segments_deleted = 0;
+  uint64_t messages_deleted = 0;
+  uint64_t bytes_deleted = 0;
+  uint64_t oldest_offset_before = 0;
+  uint64_t oldest_offset = 0;  // after the pass
+};
+
+class Topic {
+ public:
+  // Creates an empty topic in `dir` (the directory is created; its parent
+  // must exist). Errors: InvalidArgument (a segment size out of range; `dir`
+  // is already a topic; `dir` holds other files), NotFound (no parent
+  // directory), IOError, NoSpace. A crash during Create leaves no topic, or
+  // a partial one that Create completes when called again.
+  static Status Create(Env* env, const std::string& dir, const TopicConfig& config);
+
+  // Opens the topic in `dir` and recovers its log. Errors: NotFound (`dir`
+  // is not a topic), Busy (another handle has it open), Corruption (naming
+  // the file, or the record and offset), IOError.
+  static Status Open(Env* env, const std::string& dir, std::unique_ptr<Topic>* topic);
+  // Opens the topic to read what it holds now, without the lock, so that a
+  // producer (in this process or another) may keep it open meanwhile, and
+  // without changing any file. Produce, ApplyRetention and SetRetention
+  // return NotSupported. Messages produced after this call are not seen:
+  // open again to see them. Errors: as Open, but never Busy.
+  static Status OpenForReading(Env* env, const std::string& dir, std::unique_ptr<Topic>* topic);
+
+  virtual ~Topic() = default;
+
+  virtual const std::string& dir() const = 0;
+
+  // Appends `batch` (key and value bytes of any kind, empty ones included)
+  // with consecutive offsets and returns once it is durable; `*produced`
+  // (when not null) receives the offsets. A Produce that
+  // makes the log start a new segment then applies retention; a failure of
+  // that pass is not this call's (it poisons the log, so the next Produce
+  // reports it). Errors (nothing written): InvalidArgument (an empty batch,
+  // more than kMaxTopicBatchMessages, a body over kMaxTopicBatchBytes).
+  // After the write: Failed, IOError, NoSpace (as Log::Append).
+  virtual Status Produce(std::span<const TopicWrite> batch, TopicProduced* produced) = 0;
+
+  // Calls `visit` with each message from `from_offset` on, in offset order,
+  // until `limits` or the end is reached or `visit` returns false. Reading
+  // from exactly the next offset visits nothing. Errors: OutOfRange
+  // (`from_offset` is older than the oldest retained one; the message names
+  // both), InvalidArgument (`from_offset` is past the next offset),
+  // Corruption (a record that does not decode, naming the topic, the log
+  // version and the offset), IOError.
+  virtual Status Read(uint64_t from_offset, const TopicReadLimits& limits,
+                      const std::function<bool(const TopicMessage&)>& visit) = 0;
+
+  virtual TopicInfo Info() = 0;
+
+  // Deletes whole sealed segments whose every message is older than the age
+  // limit, then the oldest sealed segments while the log exceeds the size
+  // limit. The segment holding the newest message is always kept (it holds
+  // the next offset). Crash-safe: a crash leaves the segments deleted or
+  // not, and reopening completes the deletion. Errors: Failed, IOError,
+  // Corruption (the new oldest record does not decode).
+  virtual Status ApplyRetention(TopicRetentionReport* report) = 0;
+
+  // Replaces the retention settings, durably (the configuration file is
+  // replaced atomically); they apply from the next retention pass.
+  // Errors: IOError, NoSpace (the old settings stay in effect).
+  virtual Status SetRetention(const TopicRetention& retention) = 0;
+};
+
+}  // namespace spool

@@ -1,0 +1,41 @@
+// Helpers shared by the operators (internal to stream/).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "flow_parts.h"
+
+namespace spool::stream_internal {
+
+// The indexes of `names` in `schema`. Errors: InvalidArgument "PLACE: WHAT
+// names unknown column 'x' (columns: …)".
+Status FindColumns(const Schema& schema, const std::vector<std::string>& names, const std::string& place,
+                   std::string_view what, std::vector<size_t>* columns);
+std::string ColumnNames(const Schema& schema);
+// Schema::Make with errors prefixed by `place`.
+Status MakeSchema(std::vector<Column> columns, std::vector<std::string> key, const std::string& place, Schema* schema);
+bool HasNull(const Row& row, const std::vector<size_t>& columns);
+
+// `__spool.state.<flow>__<suffix>`.
+Status StateTableId(const std::string& flow, const std::string& suffix, TableId* id);
+
+// Aggregate, dedup, stream join and AUTO CDC.
+Status CompileStatefulStep(const StepSpec& spec, const Schema& input, const std::string& place, CompileContext& ctx,
+                           std::unique_ptr<Operator>* op);
+Status CompileAggregate(const AggregateStep& step, const Schema& input, const std::string& place,
+                        std::unique_ptr<Operator>* op);
+Status CompileDedup(const DedupStep& step, const Schema& input, const std::string& place, std::unique_ptr<Operator>* op);
+Status CompileStreamJoin(const StreamJoinStep& step, const Schema& input, const std::string& place,
+                         CompileContext& ctx, std::unique_ptr<Operator>* op);
+Status CompileAutoCdc(const AutoCdcStep& step, const Schema& input, const std::string& place,
+                      std::unique_ptr<Operator>* op);
+
+// The window [start, start + size) holding `micros`.
+inline int64_t WindowStart(int64_t micros, int64_t size) {
+  int64_t start = micros - micros % size;
+  if (micros % size < 0) start -= size;
+  return start;
+}
+
+}  // namespace spool::stream_internal

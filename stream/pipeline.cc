@@ -1,0 +1,859 @@
+// Compiling a pipeline, setting up its tables and running updates.
+#include "spool/stream/pipeline.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+
+#include "flow_parts.h"
+#include "operators_internal.h"
+
+namespace spool {
+
+using namespace stream_internal;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+const char* const kDefinitionTable = "__spool.pipeline.definition";
+
+bool ValidFlowName(std::string_view name) {
+  if (name.empty() || name.size() > 100 || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+std::string NewId() {
+  std::random_device rd;
+  std::mt19937_64 rng((static_cast<uint64_t>(rd()) << 32) ^ rd() ^
+                      static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  const uint64_t a = rng(), b = rng();
+  char text[40];
+  std::snprintf(text, sizeof text, "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>(a >> 16) & 0xffff, static_cast<unsigned>(a) & 0xfff,
+                (static_cast<unsigned>(b >> 48) & 0x3fff) | 0x8000, static_cast<unsigned long long>(b & 0xffffffffffffull));
+  return text;
+}
+
+std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
+
+// What a flow's checkpoint holds.
+struct Checkpoint {
+  std::string fingerprint;
+  std::string offset;                 // the source's
+  std::vector<std::string> sides;     // a stream join's right sources
+  std::map<size_t, int64_t> watermarks;  // by step
+  uint64_t batch_id = 0;              // batches committed
+  std::string once_done;              // a `once` flow: the definition it ran
+  uint64_t version = 0;               // a materialized view: the store version it was computed at
+
+  std::string Encode() const {
+    json j = {{"fingerprint", fingerprint}, {"offset", offset}, {"sides", sides}, {"batch_id", batch_id}};
+    json w = json::object();
+    for (const auto& [step, micros] : watermarks) w[std::to_string(step)] = micros;
+    j["watermarks"] = w;
+    if (!once_done.empty()) j["once_done"] = once_done;
+    if (version != 0) j["version"] = version;
+    return j.dump();
+  }
+  Status Decode(const std::string& flow, const std::string& text) {
+    json j = json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return Status::Corruption("checkpoint of flow " + flow + " is not JSON");
+    try {
+      fingerprint = j.at("fingerprint").get<std::string>();
+      offset = j.at("offset").get<std::string>();
+      sides = j.at("sides").get<std::vector<std::string>>();
+      batch_id = j.at("batch_id").get<uint64_t>();
+      for (const auto& [step, micros] : j.at("watermarks").items()) watermarks[std::stoull(step)] = micros.get<int64_t>();
+      if (j.contains("once_done")) once_done = j.at("once_done").get<std::string>();
+      if (j.contains("version")) version = j.at("version").get<uint64_t>();
+    } catch (const std::exception& e) {
+      return Status::Corruption("checkpoint of flow " + flow + ": " + e.what());
+    }
+    return Status::OK();
+  }
+};
+
+struct CompiledDataset {
+  DatasetSpec spec;
+  TableId id;
+  std::optional<Schema> schema;  // once known
+  std::vector<size_t> flows;     // writing it
+};
+
+struct CompiledFlow {
+  const FlowSpec* spec = nullptr;
+  size_t index = 0;
+  std::string place;
+  TableId target;
+  size_t target_dataset = 0;
+  bool materialized = false;
+  std::unique_ptr<Source> source;
+  std::vector<std::unique_ptr<Operator>> ops;
+  std::vector<int> target_columns;  // target column -> output column (-1: NULL)
+  std::vector<size_t> target_key;   // output columns of the target's key, in key order
+  bool upserts = false;
+  std::string fingerprint;
+  std::string definition;  // the flow's spec as JSON, for `once`
+  std::vector<size_t> upstream;  // flows it reads from (by index)
+  std::vector<TableId> inputs;   // a materialized view: the tables it reads
+  // State tables per component: [0] the source, then the steps.
+  std::vector<std::vector<std::pair<TableId, Schema>>> state;
+};
+
+std::string DescribeColumns(const Schema& s) {
+  std::string out;
+  for (const Column& c : s.columns()) {
+    out += (out.empty() ? "" : ", ") + c.name + " " + std::string(ColumnTypeName(c.type)) + (c.nullable ? "" : " not null");
+  }
+  std::string key;
+  for (size_t k : s.key_columns()) key += (key.empty() ? "" : ", ") + s.columns()[k].name;
+  return "(" + out + ")" + (key.empty() ? "" : " key (" + key + ")");
+}
+
+}  // namespace
+
+std::string_view UpdateStateName(UpdateState state) {
+  switch (state) {
+    case UpdateState::kQueued: return "QUEUED";
+    case UpdateState::kInitializing: return "INITIALIZING";
+    case UpdateState::kResetting: return "RESETTING";
+    case UpdateState::kSettingUpTables: return "SETTING_UP_TABLES";
+    case UpdateState::kRunning: return "RUNNING";
+    case UpdateState::kStopping: return "STOPPING";
+    case UpdateState::kCompleted: return "COMPLETED";
+    case UpdateState::kFailed: return "FAILED";
+    case UpdateState::kCanceled: return "CANCELED";
+  }
+  return "?";
+}
+
+struct Pipeline::Impl {
+  Store* store = nullptr;
+  Env* env = nullptr;
+  PipelineSpec spec;
+  std::string pipeline_id;
+  uint64_t definition_version = 0;
+  std::vector<CompiledDataset> datasets;
+  std::map<std::string, size_t> dataset_index;
+  std::vector<CompiledFlow> flows;
+  std::vector<size_t> order;  // flows in DAG order
+
+  std::mutex mu;
+  std::condition_variable wake;
+  bool stop = false;
+
+  Status Compile();
+  Status CompileFlow(CompiledFlow& flow);
+  Status ResolveTable(const std::string& name, TableInfo* table);
+  Status MakeSource(const SourceSpec& spec, const FlowSpec& flow, const std::string& place, std::unique_ptr<Source>* out);
+  Status FitTarget(CompiledFlow& flow, const Schema& output, const std::vector<std::string>& output_key);
+  Status Order();
+
+  Status SetUpTables(const std::string& update_id);
+  Status WriteDifference(const TableId& id, const Schema& schema, std::vector<Row> rows, Transaction& txn, Batch* batch);
+  Status RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::string& update_id, FlowUpdateStats& stats,
+                  bool* more, bool* committed);
+  Status Event(EventLevel level, const std::string& type, const std::string& message, json details,
+               const std::string& update_id, const CompiledFlow* flow = nullptr);
+};
+
+Status Pipeline::Impl::ResolveTable(const std::string& name, TableInfo* table) {
+  auto it = dataset_index.find(name);
+  if (it != dataset_index.end()) {
+    const CompiledDataset& d = datasets[it->second];
+    if (!d.schema) return Status::InvalidArgument("dataset " + name + " has no known columns yet");
+    table->id = d.id;
+    table->kind = d.spec.kind;
+    table->schema = *d.schema;
+    return Status::OK();
+  }
+  TableId id;
+  SPOOL_RETURN_IF_ERROR(TableId::Parse(name, &id));
+  Status s = store->GetTable(id, table);
+  if (s.IsNotFound()) return Status::InvalidArgument("no dataset of the pipeline and no table of the store is named " + name);
+  return s;
+}
+
+Status Pipeline::Impl::MakeSource(const SourceSpec& source, const FlowSpec& flow, const std::string& place,
+                                  std::unique_ptr<Source>* out) {
+  switch (source.kind) {
+    case SourceKind::kDataset: {
+      TableInfo table;
+      Status s = ResolveTable(source.dataset, &table);
+      if (!s.ok()) return Status::InvalidArgument(place + ".dataset: " + std::string(s.message()));
+      const bool as_table = datasets[dataset_index.at(flow.target)].spec.kind == TableKind::kMaterializedView;
+      return MakeDatasetSource(source, table, flow.max_batch_rows, as_table, out);
+    }
+    case SourceKind::kFiles:
+      return MakeFileSource(source, env, place, flow.max_batch_files, flow.max_batch_rows, out);
+    case SourceKind::kTopic:
+      return MakeTopicSource(source, env, place, flow.max_batch_rows, out);
+  }
+  return Status::InvalidArgument(place + ": unknown source");
+}
+
+// The DAG: a flow comes after every flow writing a dataset it reads.
+Status Pipeline::Impl::Order() {
+  auto reads = [&](const FlowSpec& f) {
+    std::vector<std::string> names;
+    if (f.source.kind == SourceKind::kDataset) names.push_back(f.source.dataset);
+    for (const StepSpec& step : f.steps) {
+      if (const auto* j = std::get_if<LookupJoinStep>(&step)) names.push_back(j->table);
+      if (const auto* j = std::get_if<StreamJoinStep>(&step); j && j->right.kind == SourceKind::kDataset) {
+        names.push_back(j->right.dataset);
+      }
+    }
+    return names;
+  };
+  for (CompiledFlow& flow : flows) {
+    for (const std::string& name : reads(*flow.spec)) {
+      auto it = dataset_index.find(name);
+      if (it == dataset_index.end()) continue;
+      for (size_t writer : datasets[it->second].flows) flow.upstream.push_back(writer);
+    }
+  }
+  // Depth-first, reporting the first cycle found as a path.
+  std::vector<int> mark(flows.size(), 0);  // 0 new, 1 on the path, 2 done
+  std::vector<size_t> path;
+  std::function<Status(size_t)> visit = [&](size_t f) -> Status {
+    if (mark[f] == 2) return Status::OK();
+    if (mark[f] == 1) {
+      std::string cycle;
+      auto start = std::find(path.begin(), path.end(), f);
+      for (auto it = start; it != path.end(); ++it) cycle += flows[*it].spec->name + " -> ";
+      return Status::InvalidArgument("flows: the pipeline has a cycle: " + cycle + flows[f].spec->name);
+    }
+    mark[f] = 1;
+    path.push_back(f);
+    for (size_t up : flows[f].upstream) SPOOL_RETURN_IF_ERROR(visit(up));
+    path.pop_back();
+    mark[f] = 2;
+    order.push_back(f);
+    return Status::OK();
+  };
+  for (size_t f = 0; f < flows.size(); ++f) SPOOL_RETURN_IF_ERROR(visit(f));
+  return Status::OK();
+}
+
+Status Pipeline::Impl::Compile() {
+  for (size_t i = 0; i < spec.datasets.size(); ++i) {
+    const DatasetSpec& d = spec.datasets[i];
+    const std::string place = "datasets[" + std::to_string(i) + "] " + Quoted(d.name);
+    CompiledDataset cd{d, {}, std::nullopt, {}};
+    Status s = TableId::Parse(d.name, &cd.id);
+    if (!s.ok()) return Status::InvalidArgument(place + ": " + std::string(s.message()));
+    if (cd.id.catalog == "__spool") return Status::InvalidArgument(place + ": catalog __spool is Spool's own");
+    if (d.kind != TableKind::kStreamingTable && d.kind != TableKind::kMaterializedView) {
+      return Status::InvalidArgument(place + ": a dataset is a streaming_table or a materialized_view");
+    }
+    if (!dataset_index.emplace(d.name, i).second) return Status::InvalidArgument(place + ": a second dataset of that name");
+    if (!d.columns.empty()) {
+      Schema schema;
+      SPOOL_RETURN_IF_ERROR(MakeSchema(d.columns, d.primary_key, place, &schema));
+      cd.schema = schema;
+    }
+    datasets.push_back(std::move(cd));
+  }
+  std::set<std::string> names;
+  for (size_t i = 0; i < spec.flows.size(); ++i) {
+    const FlowSpec& f = spec.flows[i];
+    CompiledFlow flow;
+    flow.spec = &f;
+    flow.index = i;
+    flow.place = "flows[" + std::to_string(i) + "] " + Quoted(f.name);
+    if (!ValidFlowName(f.name)) {
+      return Status::InvalidArgument(flow.place + ": a flow name is 1-100 letters, digits and '_', not starting with a digit");
+    }
+    if (!names.insert(f.name).second) return Status::InvalidArgument(flow.place + ": a second flow of that name");
+    auto it = dataset_index.find(f.target);
+    if (it == dataset_index.end()) {
+      return Status::InvalidArgument(flow.place + ".target: " + Quoted(f.target) + " is not a dataset of the pipeline");
+    }
+    flow.target_dataset = it->second;
+    flow.target = datasets[it->second].id;
+    CompiledDataset& target = datasets[it->second];
+    flow.materialized = target.spec.kind == TableKind::kMaterializedView;
+    if (flow.materialized && !target.flows.empty()) {
+      return Status::InvalidArgument(flow.place + ".target: materialized view " + f.target + " already has flow " +
+                                     Quoted(spec.flows[target.flows[0]].name) + "; a materialized view has one query");
+    }
+    target.flows.push_back(i);
+    flows.push_back(std::move(flow));
+  }
+  for (const CompiledDataset& d : datasets) {
+    if (d.flows.empty()) {
+      return Status::InvalidArgument("datasets[" + std::to_string(dataset_index[d.spec.name]) + "] " + Quoted(d.spec.name) +
+                                     ": no flow writes it");
+    }
+  }
+  SPOOL_RETURN_IF_ERROR(Order());
+  for (size_t f : order) SPOOL_RETURN_IF_ERROR(CompileFlow(flows[f]));
+  return Status::OK();
+}
+
+Status Pipeline::Impl::CompileFlow(CompiledFlow& flow) {
+  const FlowSpec& f = *flow.spec;
+  if (flow.materialized) {
+    if (f.source.kind != SourceKind::kDataset) {
+      return Status::InvalidArgument(flow.place + ".source: a materialized view is computed from datasets, not " +
+                                     (f.source.kind == SourceKind::kFiles ? "files" : "a topic") +
+                                     " (ingest them into a streaming table first)");
+    }
+    for (size_t i = 0; i < f.steps.size(); ++i) {
+      const StepSpec& s = f.steps[i];
+      const bool ok = std::holds_alternative<FilterStep>(s) || std::holds_alternative<SelectStep>(s) ||
+                      std::holds_alternative<LookupJoinStep>(s) || std::holds_alternative<MapStep>(s) ||
+                      (std::holds_alternative<AggregateStep>(s) && !std::get<AggregateStep>(s).window);
+      if (!ok) {
+        return Status::InvalidArgument(flow.place + ".steps[" + std::to_string(i) +
+                                       "]: a materialized view's query is filters, selects, lookup joins and a "
+                                       "grouped aggregate without windows");
+      }
+    }
+    if (f.once) return Status::InvalidArgument(flow.place + ".once: applies to flows into streaming tables");
+  }
+  SPOOL_RETURN_IF_ERROR(MakeSource(f.source, f, flow.place + ".source", &flow.source));
+  if (flow.materialized) {
+    TableInfo input;
+    SPOOL_RETURN_IF_ERROR(ResolveTable(f.source.dataset, &input));
+    flow.inputs.push_back(input.id);
+    for (const StepSpec& step : f.steps) {
+      if (const auto* join = std::get_if<LookupJoinStep>(&step)) {
+        TableId id;
+        if (TableId::Parse(join->table, &id).ok()) flow.inputs.push_back(id);
+      }
+    }
+  }
+  CompileContext ctx;
+  ctx.store = store;
+  ctx.resolve_table = [&](const std::string& name, TableInfo* table) { return ResolveTable(name, table); };
+  ctx.make_source = [&](const SourceSpec& s, const std::string& place, std::unique_ptr<Source>* out) {
+    if (f.once) return Status::InvalidArgument(place + ": a `once` flow reads one source");
+    return MakeSource(s, f, place, out);
+  };
+  Schema schema = flow.source->schema();
+  std::string fingerprint = "source=" + std::string(f.source.kind == SourceKind::kDataset ? "dataset:" + f.source.dataset
+                                                     : (f.source.kind == SourceKind::kFiles ? "files:" : "topic:") + f.source.path);
+  for (size_t i = 0; i < f.steps.size(); ++i) {
+    const std::string place = flow.place + ".steps[" + std::to_string(i) + "]";
+    if (!flow.ops.empty() && flow.ops.back()->emits_upserts()) {
+      return Status::InvalidArgument(place + ": follows a step that updates rows by key, which must be the flow's last step");
+    }
+    std::unique_ptr<Operator> op;
+    SPOOL_RETURN_IF_ERROR(CompileStep(f.steps[i], schema, place, ctx, &op));
+    const std::string fp = op->Fingerprint();
+    if (!fp.empty()) fingerprint += " | " + std::to_string(i) + ":" + fp;
+    schema = op->output();
+    flow.ops.push_back(std::move(op));
+  }
+  // The source is always part of it: its offsets mean nothing to another one.
+  flow.fingerprint = fingerprint;
+  const std::vector<std::string> no_key;
+  SPOOL_RETURN_IF_ERROR(FitTarget(flow, schema, flow.ops.empty() ? no_key : flow.ops.back()->output_key()));
+  // State tables.
+  auto add_state = [&](std::vector<StateTableSpec> specs, const std::string& prefix) -> Status {
+    std::vector<std::pair<TableId, Schema>> tables;
+    for (StateTableSpec& t : specs) {
+      TableId id;
+      SPOOL_RETURN_IF_ERROR(StateTableId(f.name, prefix + t.suffix, &id));
+      tables.emplace_back(id, std::move(t.schema));
+    }
+    flow.state.push_back(std::move(tables));
+    return Status::OK();
+  };
+  SPOOL_RETURN_IF_ERROR(add_state(flow.source->StateTables(), "source_"));
+  for (size_t i = 0; i < flow.ops.size(); ++i) {
+    SPOOL_RETURN_IF_ERROR(add_state(flow.ops[i]->StateTables(), "step" + std::to_string(i) + "_"));
+  }
+  PipelineSpec one;
+  one.flows.push_back(FlowSpec{});
+  one.flows[0] = f;
+  flow.definition = PipelineSpecToJson(one);
+  return Status::OK();
+}
+
+// Maps the flow's output onto its target's columns, inferring the target's
+// columns and key when the spec does not declare them.
+Status Pipeline::Impl::FitTarget(CompiledFlow& flow, const Schema& output, const std::vector<std::string>& output_key) {
+  CompiledDataset& target = datasets[flow.target_dataset];
+  const std::string place = flow.place + " into " + target.spec.name;
+  flow.upserts = !output_key.empty();
+  if (!target.schema) {
+    std::vector<std::string> key = target.spec.primary_key.empty() ? output_key : target.spec.primary_key;
+    Schema schema;
+    SPOOL_RETURN_IF_ERROR(MakeSchema(output.columns(), key, place, &schema));
+    target.schema = schema;
+  }
+  const Schema& t = *target.schema;
+  flow.target_columns.assign(t.columns().size(), -1);
+  for (size_t c = 0; c < output.columns().size(); ++c) {
+    const Column& out = output.columns()[c];
+    std::optional<size_t> at = t.FindColumn(out.name);
+    if (!at) {
+      return Status::InvalidArgument(place + ": the flow writes column '" + out.name + "', which the target does not have " +
+                                     DescribeColumns(t));
+    }
+    const Column& col = t.columns()[*at];
+    if (col.type != out.type) {
+      return Status::InvalidArgument(place + ": column '" + out.name + "' is " + std::string(ColumnTypeName(out.type)) +
+                                     " in the flow but " + std::string(ColumnTypeName(col.type)) +
+                                     " in the target; CAST it in a select");
+    }
+    flow.target_columns[*at] = static_cast<int>(c);
+  }
+  for (size_t c = 0; c < t.columns().size(); ++c) {
+    if (flow.target_columns[c] < 0 && !t.columns()[c].nullable) {
+      return Status::InvalidArgument(place + ": the flow gives no value for column '" + t.columns()[c].name +
+                                     "', which cannot be NULL");
+    }
+  }
+  if (flow.upserts) {
+    std::vector<std::string> key;
+    for (size_t k : t.key_columns()) key.push_back(t.columns()[k].name);
+    std::vector<std::string> a = key, b = output_key;
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    if (a != b) {
+      std::string want;
+      for (const std::string& k : output_key) want += (want.empty() ? "" : ", ") + k;
+      return Status::InvalidArgument(place + ": the flow updates rows by key (" + want + "), so the target's primary key must be those columns; it is " +
+                                     DescribeColumns(t));
+    }
+  }
+  for (size_t k : t.key_columns()) {
+    if (flow.target_columns[k] < 0) {
+      return Status::InvalidArgument(place + ": the flow gives no value for key column '" + t.columns()[k].name + "'");
+    }
+    flow.target_key.push_back(static_cast<size_t>(flow.target_columns[k]));
+  }
+  return Status::OK();
+}
+
+Status Pipeline::Impl::Event(EventLevel level, const std::string& type, const std::string& message, json details,
+                             const std::string& update_id, const CompiledFlow* flow) {
+  spool::Event e;
+  e.origin.pipeline_id = pipeline_id;
+  e.origin.update_id = update_id;
+  if (flow != nullptr) {
+    e.origin.flow_name = flow->spec->name;
+    e.origin.dataset_name = flow->spec->target;
+  }
+  e.level = level;
+  e.event_type = type;
+  e.message = message;
+  e.details_json = details.dump();
+  return store->events()->Append(&e);
+}
+
+// Creates the datasets and state tables that do not exist yet, and adds the
+// columns a definition added, in one commit.
+Status Pipeline::Impl::SetUpTables(const std::string& update_id) {
+  Transaction txn("SETUP TABLES", json{{"pipeline", spec.name}}.dump());
+  txn.SetUpdateId(update_id);
+  auto ensure = [&](const TableId& id, TableKind kind, const Schema& schema, const std::map<std::string, std::string>& props,
+                    const std::string& place) -> Status {
+    TableInfo existing;
+    Status s = store->GetTable(id, &existing);
+    if (s.IsNotFound()) {
+      txn.CreateTable(id, kind, schema, props);
+      return Status::OK();
+    }
+    SPOOL_RETURN_IF_ERROR(s);
+    if (existing.schema == schema) return Status::OK();
+    const auto& have = existing.schema.columns();
+    const auto& want = schema.columns();
+    const bool extends = want.size() > have.size() && std::equal(have.begin(), have.end(), want.begin()) &&
+                         existing.schema.key_columns() == schema.key_columns() &&
+                         std::all_of(want.begin() + static_cast<long>(have.size()), want.end(), [](const Column& c) { return c.nullable; });
+    if (!extends) {
+      return Status::InvalidArgument(place + ": table " + id.ToString() + " has columns " + DescribeColumns(existing.schema) +
+                                     " but the definition gives " + DescribeColumns(schema) +
+                                     "; a full refresh of it is needed");
+    }
+    for (size_t c = have.size(); c < want.size(); ++c) txn.AddColumn(id, want[c]);
+    return Status::OK();
+  };
+  for (size_t i = 0; i < datasets.size(); ++i) {
+    const CompiledDataset& d = datasets[i];
+    SPOOL_RETURN_IF_ERROR(ensure(d.id, d.spec.kind, *d.schema, d.spec.properties,
+                                 "datasets[" + std::to_string(i) + "] " + Quoted(d.spec.name)));
+  }
+  for (const CompiledFlow& flow : flows) {
+    for (const auto& tables : flow.state) {
+      for (const auto& [id, schema] : tables) SPOOL_RETURN_IF_ERROR(ensure(id, TableKind::kInternalState, schema, {}, flow.place));
+    }
+  }
+  if (txn.empty()) return Status::OK();
+  return store->Commit(txn);
+}
+
+// Makes `id` hold exactly `rows`: by key, the rows that changed and the
+// keys that went; without a key, all rows again if any differs. `batch`
+// receives the counts.
+Status Pipeline::Impl::WriteDifference(const TableId& id, const Schema& schema, std::vector<Row> rows, Transaction& txn,
+                                       Batch* batch) {
+  batch->rows.clear();
+  batch->deletes.clear();
+  if (schema.has_key()) {
+    std::map<std::string, Row> current;
+    SPOOL_RETURN_IF_ERROR(store->Read(id, {}, [&](const Row& row) {
+      current.emplace(KeyBytes(row, schema.key_columns()), row);
+      return true;
+    }));
+    for (Row& row : rows) {
+      auto it = current.find(KeyBytes(row, schema.key_columns()));
+      const bool same = it != current.end() && it->second == row;
+      if (it != current.end()) current.erase(it);
+      if (!same) batch->rows.push_back(row), txn.Write(id, std::move(row));
+    }
+    for (const auto& [key, row] : current) {
+      Row k;
+      for (size_t c : schema.key_columns()) k.push_back(row[c]);
+      batch->deletes.push_back(k);
+      txn.Delete(id, std::move(k));
+    }
+    return Status::OK();
+  }
+  std::vector<Row> current;
+  SPOOL_RETURN_IF_ERROR(store->Read(id, {}, [&](const Row& row) {
+    current.push_back(row);
+    return true;
+  }));
+  std::vector<Row> sorted = rows;
+  std::sort(sorted.begin(), sorted.end());
+  std::sort(current.begin(), current.end());
+  if (sorted == current) return Status::OK();
+  txn.Truncate(id);
+  batch->deletes.resize(current.size());
+  for (Row& row : rows) batch->rows.push_back(row), txn.Write(id, std::move(row));
+  return Status::OK();
+}
+
+Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::string& update_id,
+                                FlowUpdateStats& stats, bool* more, bool* committed) {
+  const auto started = std::chrono::steady_clock::now();
+  *committed = false;
+  Transaction txn("STREAMING UPDATE", json{{"outputMode", flow.upserts ? "Update" : "Append"},
+                                           {"flow", flow.spec->name},
+                                           {"epochId", cp.batch_id}}.dump());
+  txn.SetUpdateId(update_id);
+  BatchContext ctx;
+  ctx.store = store;
+  ctx.txn = &txn;
+  Batch batch;
+  Checkpoint next = cp;
+  const Schema& t = *datasets[flow.target_dataset].schema;
+  if (flow.materialized) {
+    // A materialized view: recomputed from its inputs when any changed,
+    // writing the difference.
+    *more = false;
+    const uint64_t newest = store->AvailableVersions().newest;
+    bool changed = cp.batch_id == 0;
+    for (const TableId& input : flow.inputs) {
+      if (changed || newest <= cp.version) break;
+      SPOOL_RETURN_IF_ERROR(store->Changes(input, std::max<uint64_t>(cp.version + 1, store->AvailableVersions().oldest), newest,
+                                           [&](const ChangeRow&) {
+                                             changed = true;
+                                             return false;
+                                           }));
+    }
+    if (!changed) return Status::OK();
+    txn.SetOperation("MATERIALIZED VIEW REFRESH", json{{"flow", flow.spec->name}, {"mode", "RECOMPUTE"}}.dump());
+    for (auto& op : flow.ops) SPOOL_RETURN_IF_ERROR(op->Reset(ctx));
+    SPOOL_RETURN_IF_ERROR(flow.source->ReadAll(ctx, &batch));
+    next.version = newest;
+  } else if (flow.spec->once) {
+    *more = false;
+    SPOOL_RETURN_IF_ERROR(flow.source->ReadAll(ctx, &batch));
+    next.once_done = flow.definition;
+  } else {
+    SPOOL_RETURN_IF_ERROR(flow.source->Read(ctx, &batch, more));
+  }
+  // The operators' second streams.
+  std::vector<Batch> sides(flow.ops.size());
+  uint64_t input_rows = batch.rows.size();
+  for (size_t i = 0; i < flow.ops.size(); ++i) {
+    if (Source* side = flow.ops[i]->side()) {
+      bool side_more = false;
+      SPOOL_RETURN_IF_ERROR(side->Read(ctx, &sides[i], &side_more));
+      *more = *more || side_more;
+      input_rows += sides[i].rows.size();
+    }
+  }
+  if (!flow.materialized && !flow.spec->once && input_rows == 0 && txn.empty()) return Status::OK();
+  for (size_t i = 0; i < flow.ops.size(); ++i) {
+    ctx.side = std::move(sides[i]);
+    SPOOL_RETURN_IF_ERROR(flow.ops[i]->Process(ctx, &batch));
+  }
+  std::vector<Row> rows;
+  rows.reserve(batch.rows.size());
+  for (Row& row : batch.rows) {
+    Row out(t.columns().size());
+    for (size_t c = 0; c < out.size(); ++c) {
+      if (flow.target_columns[c] >= 0) out[c] = std::move(row[static_cast<size_t>(flow.target_columns[c])]);
+    }
+    rows.push_back(std::move(out));
+  }
+  if (flow.materialized) {
+    SPOOL_RETURN_IF_ERROR(WriteDifference(flow.target, t, std::move(rows), txn, &batch));
+  } else {
+    for (Row& row : rows) txn.Write(flow.target, std::move(row));
+    for (Row& key : batch.deletes) txn.Delete(flow.target, std::move(key));
+  }
+  next.fingerprint = flow.fingerprint;
+  next.offset = flow.source->NextOffset();
+  next.batch_id = cp.batch_id + 1;
+  next.sides.clear();
+  for (size_t i = 0; i < flow.ops.size(); ++i) {
+    if (auto w = flow.ops[i]->watermark()) next.watermarks[i] = *w;
+    if (Source* side = flow.ops[i]->side()) next.sides.push_back(side->NextOffset());
+  }
+  txn.SetCheckpoint(flow.spec->name, next.Encode());
+  txn.AddMetric("numInputRows", static_cast<int64_t>(input_rows));
+  if (ctx.late_rows != 0) txn.AddMetric("numLateRowsDropped", static_cast<int64_t>(ctx.late_rows));
+  CommitResult result;
+  SPOOL_RETURN_IF_ERROR(store->Commit(txn, &result));
+  *committed = true;
+  flow.source->Committed();
+  for (auto& op : flow.ops) {
+    if (Source* side = op->side()) side->Committed();
+  }
+  cp = next;
+  stats.batches++;
+  stats.input_rows += input_rows;
+  stats.output_rows += batch.rows.size();
+  stats.deleted_rows += batch.deletes.size();
+  stats.late_rows += ctx.late_rows;
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+  return Event(EventLevel::kInfo, "flow_progress",
+               "Flow '" + flow.spec->name + "' committed batch " + std::to_string(next.batch_id - 1) + " at version " +
+                   std::to_string(result.version) + ".",
+               json{{"flow_progress",
+                     {{"status", "RUNNING"},
+                      {"batch_id", next.batch_id - 1},
+                      {"version", result.version},
+                      {"metrics",
+                       {{"num_input_rows", input_rows},
+                        {"num_output_rows", batch.rows.size()},
+                        {"num_deleted_rows", batch.deletes.size()},
+                        {"num_late_rows_dropped", ctx.late_rows},
+                        {"duration_ms", ms},
+                        {"backlog", *more}}}}}},
+               update_id, &flow);
+}
+
+Pipeline::Pipeline(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Pipeline::~Pipeline() = default;
+const PipelineSpec& Pipeline::spec() const { return impl_->spec; }
+const std::string& Pipeline::id() const { return impl_->pipeline_id; }
+
+Status Pipeline::Open(Store* store, PipelineSpec spec, std::unique_ptr<Pipeline>* pipeline,
+                      const PipelineOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->store = store;
+  impl->env = options.env;
+  impl->spec = std::move(spec);
+  SPOOL_RETURN_IF_ERROR(impl->Compile());
+  PipelineSpec recorded;
+  Status s = GetPipelineDefinition(store, &recorded, &impl->pipeline_id, &impl->definition_version);
+  if (!s.ok() && !s.IsNotFound()) return s;
+  pipeline->reset(new Pipeline(std::move(impl)));
+  return Status::OK();
+}
+
+void Pipeline::Stop() {
+  std::lock_guard lock(impl_->mu);
+  impl_->stop = true;
+  impl_->wake.notify_all();
+}
+
+Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
+  Impl& p = *impl_;
+  {
+    std::lock_guard lock(p.mu);
+    p.stop = false;
+  }
+  *result = UpdateResult{};
+  result->update_id = options.update_id.empty() ? NewId() : options.update_id;
+  const std::string& update_id = result->update_id;
+  auto progress = [&](UpdateState state) {
+    result->state = state;
+    return p.Event(EventLevel::kInfo, "update_progress",
+                   "Update " + update_id.substr(0, 6) + " is " + std::string(UpdateStateName(state)) + ".",
+                   json{{"update_progress", {{"state", UpdateStateName(state)}}}}, update_id);
+  };
+  SPOOL_RETURN_IF_ERROR(p.Event(EventLevel::kInfo, "create_update",
+                                "Update " + update_id.substr(0, 6) + " started by " + options.cause + ".",
+                                json{{"create_update",
+                                      {{"cause", options.cause},
+                                       {"continuous", options.continuous},
+                                       {"definition_version", p.definition_version}}}},
+                                update_id));
+  SPOOL_RETURN_IF_ERROR(progress(UpdateState::kInitializing));
+  auto fail = [&](const std::string& message, const CompiledFlow* flow) -> Status {
+    if (result->error.empty()) result->error = message;
+    SPOOL_RETURN_IF_ERROR(p.Event(EventLevel::kError, flow ? "flow_progress" : "update_progress", message,
+                                  flow ? json{{"flow_progress", {{"status", "FAILED"}, {"error", message}}}}
+                                       : json{{"update_progress", {{"state", "FAILED"}, {"error", message}}}},
+                                  update_id, flow));
+    return Status::OK();
+  };
+  // Checkpoints, and the compatibility of each flow's state with them.
+  std::vector<Checkpoint> checkpoints(p.flows.size());
+  std::vector<bool> has_checkpoint(p.flows.size(), false);
+  for (CompiledFlow& flow : p.flows) {
+    std::string data;
+    bool found = false;
+    SPOOL_RETURN_IF_ERROR(p.store->GetCheckpoint(flow.spec->name, &data, &found));
+    has_checkpoint[flow.index] = found;
+    if (found) SPOOL_RETURN_IF_ERROR(checkpoints[flow.index].Decode(flow.spec->name, data));
+    const Checkpoint& cp = checkpoints[flow.index];
+    if (found && cp.batch_id > 0 && cp.fingerprint != flow.fingerprint) {
+      SPOOL_RETURN_IF_ERROR(fail("Flow '" + flow.spec->name + "' has state that its new definition cannot use (was: " +
+                                     cp.fingerprint + "; now: " + flow.fingerprint +
+                                     "). A full refresh of " + flow.spec->target + " or a reset of the flow's checkpoint is needed.",
+                                 &flow));
+      SPOOL_RETURN_IF_ERROR(progress(UpdateState::kFailed));
+      return Status::OK();
+    }
+  }
+  SPOOL_RETURN_IF_ERROR(progress(UpdateState::kSettingUpTables));
+  Status s = p.SetUpTables(update_id);
+  if (!s.ok()) {
+    SPOOL_RETURN_IF_ERROR(fail(std::string(s.message()), nullptr));
+    SPOOL_RETURN_IF_ERROR(progress(UpdateState::kFailed));
+    return s.IsInvalidArgument() ? Status::OK() : s;
+  }
+  for (CompiledFlow& flow : p.flows) {
+    StateTables tables;
+    for (const auto& [id, schema] : flow.state[0]) tables.ids.push_back(id);
+    int side_index = 0;
+    SPOOL_RETURN_IF_ERROR(flow.source->Start(p.store, checkpoints[flow.index].offset, tables));
+    for (size_t i = 0; i < flow.ops.size(); ++i) {
+      StateTables op_tables;
+      for (const auto& [id, schema] : flow.state[1 + i]) op_tables.ids.push_back(id);
+      SPOOL_RETURN_IF_ERROR(flow.ops[i]->Start(p.store, op_tables));
+      if (Source* side = flow.ops[i]->side()) {
+        const std::vector<std::string>& offsets = checkpoints[flow.index].sides;
+        const size_t n = static_cast<size_t>(side_index++);
+        SPOOL_RETURN_IF_ERROR(side->Start(p.store, n < offsets.size() ? offsets[n] : "", StateTables{}));
+      }
+      auto w = checkpoints[flow.index].watermarks.find(i);
+      if (w != checkpoints[flow.index].watermarks.end()) flow.ops[i]->set_watermark(w->second);
+    }
+  }
+  SPOOL_RETURN_IF_ERROR(progress(UpdateState::kRunning));
+  for (const CompiledFlow& flow : p.flows) result->flows.push_back(FlowUpdateStats{flow.spec->name});
+  std::vector<bool> failed(p.flows.size(), false);
+  auto stopping = [&]() {
+    std::lock_guard lock(p.mu);
+    return p.stop || (options.stop != nullptr && options.stop->load()) || (options.max_batches != 0 && result->batches >= options.max_batches);
+  };
+  bool canceled = false;
+  while (true) {
+    bool any = false;
+    for (size_t f : p.order) {
+      CompiledFlow& flow = p.flows[f];
+      FlowUpdateStats& stats = result->flows[f];
+      if (failed[f]) continue;
+      bool upstream_failed = false;
+      for (size_t up : flow.upstream) upstream_failed = upstream_failed || failed[up];
+      if (upstream_failed) {
+        failed[f] = stats.skipped = true;
+        continue;
+      }
+      Checkpoint& cp = checkpoints[f];
+      if (flow.spec->once && cp.once_done == flow.definition) {
+        stats.skipped = true;
+        continue;
+      }
+      bool more = true;
+      while (more && !stopping()) {
+        bool committed = false;
+        s = p.RunBatch(flow, cp, update_id, stats, &more, &committed);
+        if (!s.ok()) {
+          failed[f] = stats.failed = true;
+          SPOOL_RETURN_IF_ERROR(fail("Flow '" + flow.spec->name + "' failed: " + std::string(s.message()), &flow));
+          // A failed commit may have poisoned the store: stop everything.
+          if (!s.IsInvalidArgument()) {
+            SPOOL_RETURN_IF_ERROR(progress(UpdateState::kFailed));
+            return Status::OK();
+          }
+          break;
+        }
+        if (!committed) break;
+        any = true;
+        result->batches++;
+        if (options.on_batch) options.on_batch(flow.spec->name, stats.output_rows);
+      }
+      if (stopping()) break;
+    }
+    if (stopping()) {
+      canceled = true;
+      break;
+    }
+    if (!options.continuous) break;
+    if (!any) {
+      std::unique_lock lock(p.mu);
+      p.wake.wait_for(lock, std::chrono::microseconds(options.trigger_interval_us), [&] { return p.stop || (options.stop != nullptr && options.stop->load()); });
+    }
+  }
+  const bool any_failed = std::find(failed.begin(), failed.end(), true) != failed.end();
+  if (canceled && !any_failed) {
+    SPOOL_RETURN_IF_ERROR(progress(UpdateState::kStopping));
+    SPOOL_RETURN_IF_ERROR(progress(UpdateState::kCanceled));
+    return Status::OK();
+  }
+  return progress(any_failed ? UpdateState::kFailed : UpdateState::kCompleted);
+}
+
+// --- the recorded definition ------------------------------------------------
+
+Status SetPipelineDefinition(Store* store, const PipelineSpec& spec, std::string* pipeline_id, CommitResult* result) {
+  std::unique_ptr<Pipeline> compiled;
+  SPOOL_RETURN_IF_ERROR(Pipeline::Open(store, spec, &compiled));
+  std::string id = compiled->id();
+  if (id.empty()) id = NewId();
+  TableId table;
+  SPOOL_RETURN_IF_ERROR(TableId::Parse(kDefinitionTable, &table));
+  Transaction txn("SET PIPELINE", json{{"pipeline_id", id}, {"name", spec.name}}.dump());
+  TableInfo info;
+  if (store->GetTable(table, &info).IsNotFound()) {
+    Schema schema;
+    SPOOL_RETURN_IF_ERROR(Schema::Make({{"pipeline_id", ColumnType::kString, false},
+                                        {"name", ColumnType::kString, true},
+                                        {"spec", ColumnType::kString, false}},
+                                       {"pipeline_id"}, &schema));
+    txn.CreateTable(table, TableKind::kInternalState, schema);
+  }
+  txn.Write(table, {id, spec.name, PipelineSpecToJson(spec)});
+  SPOOL_RETURN_IF_ERROR(store->Commit(txn, result));
+  if (pipeline_id != nullptr) *pipeline_id = id;
+  return Status::OK();
+}
+
+Status GetPipelineDefinition(Store* store, PipelineSpec* spec, std::string* pipeline_id, uint64_t* version) {
+  TableId table;
+  SPOOL_RETURN_IF_ERROR(TableId::Parse(kDefinitionTable, &table));
+  std::optional<Row> row;
+  Status s = store->Read(table, {}, [&](const Row& r) {
+    row = r;
+    return false;
+  });
+  if (s.IsNotFound() || (s.ok() && !row)) return Status::NotFound("no pipeline is defined in this store; set one with `spool pipeline set`");
+  SPOOL_RETURN_IF_ERROR(s);
+  if (pipeline_id != nullptr) *pipeline_id = std::get<std::string>((*row)[0]);
+  if (version != nullptr) {
+    std::vector<HistoryEntry> history;
+    SPOOL_RETURN_IF_ERROR(store->History(table, &history, 1));
+    *version = history.empty() ? 0 : history[0].version;
+  }
+  s = ParsePipelineSpec(std::get<std::string>((*row)[2]), spec);
+  if (!s.ok()) return Status::Corruption("the recorded pipeline definition does not parse: " + std::string(s.message()));
+  return Status::OK();
+}
+
+}  // namespace spool

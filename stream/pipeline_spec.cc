@@ -1,0 +1,574 @@
+// The JSON spec of a pipeline, both ways, and the builder.
+#include "spool/stream/pipeline_spec.h"
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "spool/storage/table.h"
+#include "spool/stream/records.h"
+
+namespace spool {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// Reads one JSON object of the spec, refusing keys it does not know: a
+// misspelt option is an error, not a silent default.
+class Reader {
+ public:
+  Reader(const json& j, std::string place) : j_(j), place_(std::move(place)) {}
+
+  const std::string& place() const { return place_; }
+  Status Error(std::string_view what) const { return Status::InvalidArgument(place_ + ": " + std::string(what)); }
+  Status FieldError(std::string_view key, std::string_view what) const {
+    return Status::InvalidArgument(place_ + "." + std::string(key) + ": " + std::string(what));
+  }
+  bool Has(std::string_view key) const { return j_.contains(key); }
+  std::string Sub(std::string_view key) const { return place_ + "." + std::string(key); }
+  const json& At(std::string_view key) const { return j_.at(key); }
+
+  Status CheckObject(std::initializer_list<std::string_view> keys) const {
+    if (!j_.is_object()) return Error("expected a JSON object, got " + std::string(j_.type_name()));
+    for (const auto& [key, value] : j_.items()) {
+      bool known = false;
+      for (std::string_view k : keys) known = known || k == key;
+      if (!known) {
+        std::string list;
+        for (std::string_view k : keys) list += (list.empty() ? "" : ", ") + std::string(k);
+        return Error("unknown field '" + key + "' (known: " + list + ")");
+      }
+    }
+    return Status::OK();
+  }
+
+  Status String(std::string_view key, std::string* out, bool required) const {
+    if (!Has(key)) return required ? FieldError(key, "missing") : Status::OK();
+    if (!At(key).is_string()) return FieldError(key, "expected a string");
+    *out = At(key).get<std::string>();
+    if (required && out->empty()) return FieldError(key, "must not be empty");
+    return Status::OK();
+  }
+  Status Bool(std::string_view key, bool* out) const {
+    if (!Has(key)) return Status::OK();
+    if (!At(key).is_boolean()) return FieldError(key, "expected true or false");
+    *out = At(key).get<bool>();
+    return Status::OK();
+  }
+  Status Count(std::string_view key, uint64_t* out) const {
+    if (!Has(key)) return Status::OK();
+    if (!At(key).is_number_unsigned()) return FieldError(key, "expected a non-negative integer");
+    *out = At(key).get<uint64_t>();
+    return Status::OK();
+  }
+  Status Strings(std::string_view key, std::vector<std::string>* out, bool required) const {
+    if (!Has(key)) return required ? FieldError(key, "missing") : Status::OK();
+    const json& list = At(key);
+    if (!list.is_array()) return FieldError(key, "expected a list of strings");
+    out->clear();
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (!list[i].is_string() || list[i].get<std::string>().empty()) {
+        return Status::InvalidArgument(Sub(key) + "[" + std::to_string(i) + "]: expected a non-empty string");
+      }
+      out->push_back(list[i].get<std::string>());
+    }
+    if (required && out->empty()) return FieldError(key, "must name at least one column");
+    return Status::OK();
+  }
+  Status Duration(std::string_view key, uint64_t* out, bool required) const {
+    std::string text;
+    SPOOL_RETURN_IF_ERROR(String(key, &text, required));
+    if (text.empty()) return Status::OK();
+    Status s = ParseDuration(text, out);
+    if (!s.ok()) return FieldError(key, s.message());
+    return Status::OK();
+  }
+
+ private:
+  const json& j_;
+  std::string place_;
+};
+
+Status ParseColumns(const Reader& r, std::string_view key, std::vector<Column>* columns, bool required) {
+  if (!r.Has(key)) return required ? r.FieldError(key, "missing") : Status::OK();
+  const json& list = r.At(key);
+  if (!list.is_array()) return r.FieldError(key, "expected a list of columns");
+  for (size_t i = 0; i < list.size(); ++i) {
+    Reader c(list[i], r.Sub(key) + "[" + std::to_string(i) + "]");
+    SPOOL_RETURN_IF_ERROR(c.CheckObject({"name", "type", "nullable"}));
+    Column column;
+    std::string type;
+    SPOOL_RETURN_IF_ERROR(c.String("name", &column.name, true));
+    SPOOL_RETURN_IF_ERROR(c.String("type", &type, true));
+    Status s = ParseColumnType(type, &column.type);
+    if (!s.ok()) return c.FieldError("type", s.message());
+    SPOOL_RETURN_IF_ERROR(c.Bool("nullable", &column.nullable));
+    columns->push_back(std::move(column));
+  }
+  if (required && columns->empty()) return r.FieldError(key, "must declare at least one column");
+  return Status::OK();
+}
+
+std::string AbsolutePath(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::absolute(path, ec);
+  return ec ? path : p.lexically_normal().string();
+}
+
+Status ParseSource(const Reader& r, SourceSpec* source) {
+  SPOOL_RETURN_IF_ERROR(r.CheckObject({"dataset", "skip_change_commits", "files", "topic", "format", "columns",
+                                       "bad_records"}));
+  const int kinds = r.Has("dataset") + r.Has("files") + r.Has("topic");
+  if (kinds != 1) return r.Error("name exactly one of \"dataset\", \"files\" or \"topic\"");
+  if (r.Has("dataset")) {
+    source->kind = SourceKind::kDataset;
+    SPOOL_RETURN_IF_ERROR(r.String("dataset", &source->dataset, true));
+    SPOOL_RETURN_IF_ERROR(r.Bool("skip_change_commits", &source->skip_change_commits));
+    for (std::string_view key : {"format", "columns", "bad_records"}) {
+      if (r.Has(key)) return r.FieldError(key, "applies to files and topic sources, not to a dataset");
+    }
+    return Status::OK();
+  }
+  if (r.Has("skip_change_commits")) return r.FieldError("skip_change_commits", "applies to dataset sources only");
+  source->kind = r.Has("files") ? SourceKind::kFiles : SourceKind::kTopic;
+  SPOOL_RETURN_IF_ERROR(r.String(r.Has("files") ? "files" : "topic", &source->path, true));
+  source->path = AbsolutePath(source->path);
+  std::string format = "jsonl";
+  SPOOL_RETURN_IF_ERROR(r.String("format", &format, false));
+  if (format == "jsonl" || format == "json") source->format = FileFormat::kJsonLines;
+  else if (format == "csv" && source->kind == SourceKind::kFiles) source->format = FileFormat::kCsv;
+  else return r.FieldError("format", "'" + format + (source->kind == SourceKind::kFiles ? "' is not jsonl or csv" : "' is not json (topic messages are JSON objects)"));
+  std::string bad = "fail";
+  SPOOL_RETURN_IF_ERROR(r.String("bad_records", &bad, false));
+  if (bad == "fail") source->bad_records = BadRecords::kFail;
+  else if (bad == "rescue") source->bad_records = BadRecords::kRescue;
+  else return r.FieldError("bad_records", "'" + bad + "' is not fail or rescue");
+  return ParseColumns(r, "columns", &source->columns, true);
+}
+
+Status ParseJoinKeys(const Reader& r, std::vector<JoinKey>* on) {
+  if (!r.Has("on")) return r.FieldError("on", "missing");
+  const json& list = r.At("on");
+  if (!list.is_array() || list.empty()) return r.FieldError("on", "expected a non-empty list of {\"left\", \"right\"}");
+  for (size_t i = 0; i < list.size(); ++i) {
+    Reader k(list[i], r.Sub("on") + "[" + std::to_string(i) + "]");
+    SPOOL_RETURN_IF_ERROR(k.CheckObject({"left", "right"}));
+    JoinKey key;
+    SPOOL_RETURN_IF_ERROR(k.String("left", &key.left, true));
+    SPOOL_RETURN_IF_ERROR(k.String("right", &key.right, true));
+    on->push_back(std::move(key));
+  }
+  return Status::OK();
+}
+
+Status ParseAggregate(const Reader& r, AggregateStep* step) {
+  SPOOL_RETURN_IF_ERROR(r.CheckObject({"group_by", "aggregates", "window"}));
+  SPOOL_RETURN_IF_ERROR(r.Strings("group_by", &step->group_by, false));
+  if (!r.Has("aggregates") || !r.At("aggregates").is_array() || r.At("aggregates").empty()) {
+    return r.FieldError("aggregates", "expected a non-empty list of {\"name\", \"fn\", \"expr\"}");
+  }
+  const json& list = r.At("aggregates");
+  for (size_t i = 0; i < list.size(); ++i) {
+    Reader a(list[i], r.Sub("aggregates") + "[" + std::to_string(i) + "]");
+    SPOOL_RETURN_IF_ERROR(a.CheckObject({"name", "fn", "expr"}));
+    AggregateSpec agg;
+    std::string fn;
+    SPOOL_RETURN_IF_ERROR(a.String("name", &agg.name, true));
+    SPOOL_RETURN_IF_ERROR(a.String("fn", &fn, true));
+    SPOOL_RETURN_IF_ERROR(a.String("expr", &agg.expression, false));
+    bool known = false;
+    for (AggregateFn f : {AggregateFn::kCount, AggregateFn::kSum, AggregateFn::kMin, AggregateFn::kMax, AggregateFn::kAvg}) {
+      if (fn == AggregateFnName(f)) agg.fn = f, known = true;
+    }
+    if (!known) return a.FieldError("fn", "'" + fn + "' is not count, sum, min, max or avg");
+    step->aggregates.push_back(std::move(agg));
+  }
+  if (r.Has("window")) {
+    Reader w(r.At("window"), r.Sub("window"));
+    SPOOL_RETURN_IF_ERROR(w.CheckObject({"time", "size", "watermark"}));
+    WindowSpec window;
+    SPOOL_RETURN_IF_ERROR(w.String("time", &window.time_column, true));
+    SPOOL_RETURN_IF_ERROR(w.Duration("size", &window.size_us, true));
+    SPOOL_RETURN_IF_ERROR(w.Duration("watermark", &window.watermark_delay_us, false));
+    if (window.size_us == 0) return w.FieldError("size", "must be longer than zero");
+    step->window = window;
+  }
+  return Status::OK();
+}
+
+Status ParseSelect(const Reader& r, const json& list, SelectStep* step) {
+  if (!list.is_array() || list.empty()) {
+    return r.Error("expected a non-empty list of column names or {\"name\", \"expr\"}");
+  }
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string place = r.place() + "[" + std::to_string(i) + "]";
+    if (list[i].is_string()) {
+      step->columns.emplace_back(list[i].get<std::string>(), "`" + list[i].get<std::string>() + "`");
+      continue;
+    }
+    Reader c(list[i], place);
+    SPOOL_RETURN_IF_ERROR(c.CheckObject({"name", "expr"}));
+    std::pair<std::string, std::string> column;
+    SPOOL_RETURN_IF_ERROR(c.String("name", &column.first, true));
+    SPOOL_RETURN_IF_ERROR(c.String("expr", &column.second, true));
+    step->columns.push_back(std::move(column));
+  }
+  return Status::OK();
+}
+
+Status ParseStep(const json& j, const std::string& place, StepSpec* step) {
+  if (!j.is_object() || j.size() != 1) {
+    return Status::InvalidArgument(place + ": a step is an object with one key: filter, select, aggregate, dedup, "
+                                           "lookup_join, stream_join or auto_cdc");
+  }
+  const std::string kind = j.begin().key();
+  const json& body = j.begin().value();
+  Reader r(body, place + "." + kind);
+  if (kind == "filter") {
+    if (!body.is_string() || body.get<std::string>().empty()) return r.Error("expected a condition (a string)");
+    *step = FilterStep{body.get<std::string>()};
+  } else if (kind == "select") {
+    SelectStep select;
+    SPOOL_RETURN_IF_ERROR(ParseSelect(r, body, &select));
+    *step = std::move(select);
+  } else if (kind == "aggregate") {
+    AggregateStep agg;
+    SPOOL_RETURN_IF_ERROR(ParseAggregate(r, &agg));
+    *step = std::move(agg);
+  } else if (kind == "dedup") {
+    SPOOL_RETURN_IF_ERROR(r.CheckObject({"keys", "watermark"}));
+    DedupStep dedup;
+    SPOOL_RETURN_IF_ERROR(r.Strings("keys", &dedup.keys, true));
+    if (r.Has("watermark")) {
+      Reader w(r.At("watermark"), r.Sub("watermark"));
+      SPOOL_RETURN_IF_ERROR(w.CheckObject({"time", "delay"}));
+      WatermarkSpec wm;
+      SPOOL_RETURN_IF_ERROR(w.String("time", &wm.time_column, true));
+      SPOOL_RETURN_IF_ERROR(w.Duration("delay", &wm.delay_us, false));
+      dedup.watermark = wm;
+    }
+    *step = std::move(dedup);
+  } else if (kind == "lookup_join") {
+    SPOOL_RETURN_IF_ERROR(r.CheckObject({"table", "on", "type", "columns"}));
+    LookupJoinStep join;
+    SPOOL_RETURN_IF_ERROR(r.String("table", &join.table, true));
+    SPOOL_RETURN_IF_ERROR(ParseJoinKeys(r, &join.on));
+    std::string type = "inner";
+    SPOOL_RETURN_IF_ERROR(r.String("type", &type, false));
+    if (type == "inner") join.type = JoinType::kInner;
+    else if (type == "left") join.type = JoinType::kLeft;
+    else return r.FieldError("type", "'" + type + "' is not inner or left");
+    SPOOL_RETURN_IF_ERROR(r.Strings("columns", &join.columns, false));
+    *step = std::move(join);
+  } else if (kind == "stream_join") {
+    SPOOL_RETURN_IF_ERROR(r.CheckObject({"right", "on", "left_time", "right_time", "within", "watermark", "columns"}));
+    StreamJoinStep join;
+    if (!r.Has("right")) return r.FieldError("right", "missing");
+    SPOOL_RETURN_IF_ERROR(ParseSource(Reader(r.At("right"), r.Sub("right")), &join.right));
+    SPOOL_RETURN_IF_ERROR(ParseJoinKeys(r, &join.on));
+    SPOOL_RETURN_IF_ERROR(r.String("left_time", &join.left_time, true));
+    SPOOL_RETURN_IF_ERROR(r.String("right_time", &join.right_time, true));
+    SPOOL_RETURN_IF_ERROR(r.Duration("within", &join.within_us, true));
+    SPOOL_RETURN_IF_ERROR(r.Duration("watermark", &join.watermark_delay_us, false));
+    SPOOL_RETURN_IF_ERROR(r.Strings("columns", &join.columns, false));
+    *step = std::move(join);
+  } else if (kind == "auto_cdc") {
+    SPOOL_RETURN_IF_ERROR(r.CheckObject({"keys", "sequence_by", "apply_as_deletes", "column_list",
+                                         "except_column_list", "stored_as_scd_type", "track_history_column_list",
+                                         "track_history_except_column_list"}));
+    AutoCdcStep cdc;
+    SPOOL_RETURN_IF_ERROR(r.Strings("keys", &cdc.keys, true));
+    SPOOL_RETURN_IF_ERROR(r.String("sequence_by", &cdc.sequence_by, true));
+    SPOOL_RETURN_IF_ERROR(r.String("apply_as_deletes", &cdc.apply_as_deletes, false));
+    SPOOL_RETURN_IF_ERROR(r.Strings("column_list", &cdc.column_list, false));
+    SPOOL_RETURN_IF_ERROR(r.Strings("except_column_list", &cdc.except_column_list, false));
+    SPOOL_RETURN_IF_ERROR(r.Strings("track_history_column_list", &cdc.track_history_column_list, false));
+    SPOOL_RETURN_IF_ERROR(r.Strings("track_history_except_column_list", &cdc.track_history_except_column_list, false));
+    if (r.Has("stored_as_scd_type")) {
+      const json& t = r.At("stored_as_scd_type");
+      const std::string text = t.is_string() ? t.get<std::string>() : t.is_number_integer() ? t.dump() : "";
+      if (text != "1" && text != "2") return r.FieldError("stored_as_scd_type", "expected 1 or 2");
+      cdc.scd_type = text == "1" ? 1 : 2;
+    }
+    *step = std::move(cdc);
+  } else if (kind == "map") {
+    return r.Error("a user operator is C++ code (FlowBuilder::Map): a JSON spec cannot give one");
+  } else {
+    return Status::InvalidArgument(place + ": unknown step '" + kind +
+                                   "' (known: filter, select, aggregate, dedup, lookup_join, stream_join, auto_cdc)");
+  }
+  return Status::OK();
+}
+
+Status ParseFlow(const Reader& r, FlowSpec* flow) {
+  SPOOL_RETURN_IF_ERROR(r.CheckObject({"name", "target", "source", "steps", "once", "max_batch_rows", "max_batch_files"}));
+  SPOOL_RETURN_IF_ERROR(r.String("name", &flow->name, true));
+  SPOOL_RETURN_IF_ERROR(r.String("target", &flow->target, true));
+  if (!r.Has("source")) return r.FieldError("source", "missing");
+  SPOOL_RETURN_IF_ERROR(ParseSource(Reader(r.At("source"), r.Sub("source")), &flow->source));
+  SPOOL_RETURN_IF_ERROR(r.Bool("once", &flow->once));
+  SPOOL_RETURN_IF_ERROR(r.Count("max_batch_rows", &flow->max_batch_rows));
+  SPOOL_RETURN_IF_ERROR(r.Count("max_batch_files", &flow->max_batch_files));
+  if (r.Has("steps")) {
+    const json& steps = r.At("steps");
+    if (!steps.is_array()) return r.FieldError("steps", "expected a list of steps");
+    for (size_t i = 0; i < steps.size(); ++i) {
+      StepSpec step;
+      SPOOL_RETURN_IF_ERROR(ParseStep(steps[i], r.Sub("steps") + "[" + std::to_string(i) + "]", &step));
+      flow->steps.push_back(std::move(step));
+    }
+  }
+  return Status::OK();
+}
+
+Status ParseDataset(const Reader& r, DatasetSpec* dataset) {
+  SPOOL_RETURN_IF_ERROR(r.CheckObject({"name", "kind", "columns", "primary_key", "properties"}));
+  SPOOL_RETURN_IF_ERROR(r.String("name", &dataset->name, true));
+  std::string kind = "streaming_table";
+  SPOOL_RETURN_IF_ERROR(r.String("kind", &kind, false));
+  if (kind == "streaming_table") dataset->kind = TableKind::kStreamingTable;
+  else if (kind == "materialized_view") dataset->kind = TableKind::kMaterializedView;
+  else return r.FieldError("kind", "'" + kind + "' is not streaming_table or materialized_view");
+  SPOOL_RETURN_IF_ERROR(ParseColumns(r, "columns", &dataset->columns, false));
+  SPOOL_RETURN_IF_ERROR(r.Strings("primary_key", &dataset->primary_key, false));
+  if (r.Has("properties")) {
+    const json& props = r.At("properties");
+    if (!props.is_object()) return r.FieldError("properties", "expected an object of strings");
+    for (const auto& [key, value] : props.items()) {
+      if (!value.is_string()) return r.FieldError("properties." + key, "expected a string");
+      dataset->properties[key] = value.get<std::string>();
+    }
+  }
+  return Status::OK();
+}
+
+// --- to JSON ---------------------------------------------------------------
+
+json ColumnsJson(const std::vector<Column>& columns) {
+  json out = json::array();
+  for (const Column& c : columns) {
+    out.push_back({{"name", c.name}, {"type", ColumnTypeName(c.type)}, {"nullable", c.nullable}});
+  }
+  return out;
+}
+
+json SourceJson(const SourceSpec& s) {
+  if (s.kind == SourceKind::kDataset) {
+    json out = {{"dataset", s.dataset}};
+    if (s.skip_change_commits) out["skip_change_commits"] = true;
+    return out;
+  }
+  json out = {{s.kind == SourceKind::kFiles ? "files" : "topic", s.path},
+              {"format", s.format == FileFormat::kCsv ? "csv" : "jsonl"},
+              {"columns", ColumnsJson(s.columns)}};
+  if (s.bad_records == BadRecords::kRescue) out["bad_records"] = "rescue";
+  return out;
+}
+
+std::string DurationText(uint64_t us) { return std::to_string(us / 1000) + " milliseconds"; }
+
+json JoinKeysJson(const std::vector<JoinKey>& on) {
+  json out = json::array();
+  for (const JoinKey& k : on) out.push_back({{"left", k.left}, {"right", k.right}});
+  return out;
+}
+
+struct StepJson {
+  json operator()(const FilterStep& s) const { return {{"filter", s.condition}}; }
+  json operator()(const SelectStep& s) const {
+    json cols = json::array();
+    for (const auto& [name, expr] : s.columns) cols.push_back({{"name", name}, {"expr", expr}});
+    return {{"select", cols}};
+  }
+  json operator()(const AggregateStep& s) const {
+    json aggs = json::array();
+    for (const AggregateSpec& a : s.aggregates) {
+      json j = {{"name", a.name}, {"fn", AggregateFnName(a.fn)}};
+      if (!a.expression.empty()) j["expr"] = a.expression;
+      aggs.push_back(j);
+    }
+    json out = {{"group_by", s.group_by}, {"aggregates", aggs}};
+    if (s.window) {
+      out["window"] = {{"time", s.window->time_column}, {"size", DurationText(s.window->size_us)},
+                       {"watermark", DurationText(s.window->watermark_delay_us)}};
+    }
+    return {{"aggregate", out}};
+  }
+  json operator()(const DedupStep& s) const {
+    json out = {{"keys", s.keys}};
+    if (s.watermark) out["watermark"] = {{"time", s.watermark->time_column}, {"delay", DurationText(s.watermark->delay_us)}};
+    return {{"dedup", out}};
+  }
+  json operator()(const LookupJoinStep& s) const {
+    json out = {{"table", s.table}, {"on", JoinKeysJson(s.on)}, {"type", s.type == JoinType::kLeft ? "left" : "inner"}};
+    if (!s.columns.empty()) out["columns"] = s.columns;
+    return {{"lookup_join", out}};
+  }
+  json operator()(const StreamJoinStep& s) const {
+    json out = {{"right", SourceJson(s.right)}, {"on", JoinKeysJson(s.on)}, {"left_time", s.left_time},
+                {"right_time", s.right_time}, {"within", DurationText(s.within_us)},
+                {"watermark", DurationText(s.watermark_delay_us)}};
+    if (!s.columns.empty()) out["columns"] = s.columns;
+    return {{"stream_join", out}};
+  }
+  json operator()(const AutoCdcStep& s) const {
+    json out = {{"keys", s.keys}, {"sequence_by", s.sequence_by}, {"stored_as_scd_type", s.scd_type}};
+    if (!s.apply_as_deletes.empty()) out["apply_as_deletes"] = s.apply_as_deletes;
+    if (!s.column_list.empty()) out["column_list"] = s.column_list;
+    if (!s.except_column_list.empty()) out["except_column_list"] = s.except_column_list;
+    if (!s.track_history_column_list.empty()) out["track_history_column_list"] = s.track_history_column_list;
+    if (!s.track_history_except_column_list.empty()) {
+      out["track_history_except_column_list"] = s.track_history_except_column_list;
+    }
+    return {{"auto_cdc", out}};
+  }
+  json operator()(const MapStep& s) const { return {{"map", s.name}}; }
+};
+
+}  // namespace
+
+std::string_view AggregateFnName(AggregateFn fn) {
+  switch (fn) {
+    case AggregateFn::kCount: return "count";
+    case AggregateFn::kSum: return "sum";
+    case AggregateFn::kMin: return "min";
+    case AggregateFn::kMax: return "max";
+    case AggregateFn::kAvg: return "avg";
+  }
+  return "?";
+}
+
+Status ParsePipelineSpec(std::string_view text, PipelineSpec* spec) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    // Parse again to learn where: nlohmann reports the byte.
+    try {
+      json parsed = json::parse(text);
+      (void)parsed;
+    } catch (const json::exception& e) {
+      return Status::InvalidArgument("pipeline spec is not valid JSON: " + std::string(e.what()));
+    }
+    return Status::InvalidArgument("pipeline spec is not valid JSON");
+  }
+  *spec = PipelineSpec{};
+  Reader r(j, "spec");
+  SPOOL_RETURN_IF_ERROR(r.CheckObject({"name", "datasets", "flows"}));
+  SPOOL_RETURN_IF_ERROR(r.String("name", &spec->name, false));
+  for (std::string_view key : {"datasets", "flows"}) {
+    if (!r.Has(key) || !r.At(key).is_array()) return r.FieldError(key, "expected a list");
+  }
+  const json& datasets = r.At("datasets");
+  for (size_t i = 0; i < datasets.size(); ++i) {
+    DatasetSpec dataset;
+    SPOOL_RETURN_IF_ERROR(ParseDataset(Reader(datasets[i], "datasets[" + std::to_string(i) + "]"), &dataset));
+    spec->datasets.push_back(std::move(dataset));
+  }
+  const json& flows = r.At("flows");
+  for (size_t i = 0; i < flows.size(); ++i) {
+    FlowSpec flow;
+    SPOOL_RETURN_IF_ERROR(ParseFlow(Reader(flows[i], "flows[" + std::to_string(i) + "]"), &flow));
+    spec->flows.push_back(std::move(flow));
+  }
+  return Status::OK();
+}
+
+std::string PipelineSpecToJson(const PipelineSpec& spec) {
+  json datasets = json::array();
+  for (const DatasetSpec& d : spec.datasets) {
+    json j = {{"name", d.name}, {"kind", TableKindName(d.kind)}};
+    if (!d.columns.empty()) j["columns"] = ColumnsJson(d.columns);
+    if (!d.primary_key.empty()) j["primary_key"] = d.primary_key;
+    if (!d.properties.empty()) j["properties"] = d.properties;
+    datasets.push_back(j);
+  }
+  json flows = json::array();
+  for (const FlowSpec& f : spec.flows) {
+    json steps = json::array();
+    for (const StepSpec& s : f.steps) steps.push_back(std::visit(StepJson{}, s));
+    json j = {{"name", f.name}, {"target", f.target}, {"source", SourceJson(f.source)}, {"steps", steps}};
+    if (f.once) j["once"] = true;
+    j["max_batch_rows"] = f.max_batch_rows;
+    j["max_batch_files"] = f.max_batch_files;
+    flows.push_back(j);
+  }
+  json out = {{"name", spec.name}, {"datasets", datasets}, {"flows", flows}};
+  return out.dump(2);
+}
+
+// --- builder ---------------------------------------------------------------
+
+FlowBuilder& FlowBuilder::FromDataset(std::string dataset, bool skip_change_commits) {
+  flow().source = SourceSpec{};
+  flow().source.dataset = std::move(dataset);
+  flow().source.skip_change_commits = skip_change_commits;
+  return *this;
+}
+FlowBuilder& FlowBuilder::FromFiles(std::string dir, std::vector<Column> columns, FileFormat format,
+                                    BadRecords bad_records) {
+  flow().source = SourceSpec{SourceKind::kFiles, "", false, std::move(dir), std::move(columns), format, bad_records};
+  return *this;
+}
+FlowBuilder& FlowBuilder::FromTopic(std::string dir, std::vector<Column> columns, BadRecords bad_records) {
+  flow().source = SourceSpec{SourceKind::kTopic, "", false, std::move(dir), std::move(columns), FileFormat::kJsonLines,
+                             bad_records};
+  return *this;
+}
+FlowBuilder& FlowBuilder::Filter(std::string condition) { return Step(FilterStep{std::move(condition)}); }
+FlowBuilder& FlowBuilder::Select(std::vector<std::pair<std::string, std::string>> columns) {
+  return Step(SelectStep{std::move(columns)});
+}
+FlowBuilder& FlowBuilder::Aggregate(std::vector<std::string> group_by, std::vector<AggregateSpec> aggregates,
+                                    std::optional<WindowSpec> window) {
+  return Step(AggregateStep{std::move(group_by), std::move(aggregates), window});
+}
+FlowBuilder& FlowBuilder::Dedup(std::vector<std::string> keys, std::optional<WatermarkSpec> watermark) {
+  return Step(DedupStep{std::move(keys), std::move(watermark)});
+}
+FlowBuilder& FlowBuilder::Step(StepSpec step) {
+  flow().steps.push_back(std::move(step));
+  return *this;
+}
+FlowBuilder& FlowBuilder::Map(std::string name, std::vector<Column> columns,
+                              std::function<Status(const Row& in, std::vector<Row>* out)> fn) {
+  return Step(MapStep{std::move(name), std::move(columns), std::move(fn)});
+}
+FlowBuilder& FlowBuilder::Once(bool once) {
+  flow().once = once;
+  return *this;
+}
+FlowBuilder& FlowBuilder::MaxBatchRows(uint64_t rows) {
+  flow().max_batch_rows = rows;
+  return *this;
+}
+FlowBuilder& FlowBuilder::Into(std::string target) {
+  flow().target = std::move(target);
+  return *this;
+}
+
+DatasetBuilder& DatasetBuilder::Columns(std::vector<Column> columns) {
+  dataset().columns = std::move(columns);
+  return *this;
+}
+DatasetBuilder& DatasetBuilder::PrimaryKey(std::vector<std::string> key) {
+  dataset().primary_key = std::move(key);
+  return *this;
+}
+DatasetBuilder& DatasetBuilder::Property(std::string name, std::string value) {
+  dataset().properties[std::move(name)] = std::move(value);
+  return *this;
+}
+
+DatasetBuilder PipelineBuilder::StreamingTable(std::string name) {
+  spec_.datasets.push_back(DatasetSpec{std::move(name), TableKind::kStreamingTable, {}, {}, {}});
+  return DatasetBuilder(&spec_.datasets, spec_.datasets.size() - 1);
+}
+DatasetBuilder PipelineBuilder::MaterializedView(std::string name) {
+  spec_.datasets.push_back(DatasetSpec{std::move(name), TableKind::kMaterializedView, {}, {}, {}});
+  return DatasetBuilder(&spec_.datasets, spec_.datasets.size() - 1);
+}
+FlowBuilder PipelineBuilder::Flow(std::string name) {
+  spec_.flows.push_back(FlowSpec{});
+  spec_.flows.back().name = std::move(name);
+  return FlowBuilder(&spec_.flows, spec_.flows.size() - 1);
+}
+
+}  // namespace spool

@@ -1,0 +1,371 @@
+// Sources: another dataset's committed changes, a directory of files, a
+// topic. Each reads micro-batches after its committed offset.
+#include <algorithm>
+#include <limits>
+#include <set>
+
+#include "operators_internal.h"
+#include "spool/stream/records.h"
+#include "spool/stream/topic.h"
+
+namespace spool::stream_internal {
+namespace {
+
+constexpr std::string_view kRescueColumn = "_rescued_data";
+
+// The stream of a dataset's commits, whole commits at a time, after the
+// version recorded as the offset: from the table's creation on, or, when
+// the log no longer holds it, from a snapshot of the table as it is (as
+// Delta's streaming source starts).
+// An append-only table yields its appended rows; a keyed one its change feed,
+// with _change_type, _commit_version and _commit_timestamp.
+class DatasetSource : public Source {
+ public:
+  // `as_table`: a materialized view's input, read whole, as the table's rows.
+  Status Init(const SourceSpec& spec, const TableInfo& table, bool as_table) {
+    spec_ = spec;
+    keyed_ = table.schema.has_key() && !as_table;
+    std::vector<Column> columns = table.schema.columns();
+    if (keyed_) {
+      columns.push_back({"_change_type", ColumnType::kString, false});
+      columns.push_back({"_commit_version", ColumnType::kInt64, false});
+      columns.push_back({"_commit_timestamp", ColumnType::kTimestamp, false});
+    }
+    Status s = Schema::Make(std::move(columns), {}, &schema_);
+    if (!s.ok()) return Status::InvalidArgument("source dataset " + spec.dataset + ": " + std::string(s.message()));
+    return TableId::Parse(spec.dataset, &id_);
+  }
+
+  const Schema& schema() const override { return schema_; }
+
+  Status Start(Store* store, const std::string& offset, const stream_internal::StateTables&) override {
+    store_ = store;
+    started_ = !offset.empty();
+    committed_ = started_ ? std::stoull(offset) : 0;
+    next_ = committed_;
+    return Status::OK();
+  }
+
+  Status Read(BatchContext&, Batch* batch, bool* more) override {
+    *more = false;
+    const VersionRange range = store_->AvailableVersions();
+    if (!started_) {
+      // From the table's first commit while the log retains it, so batches
+      // follow its commits; otherwise from a snapshot of it as it is.
+      TableInfo table;
+      SPOOL_RETURN_IF_ERROR(store_->GetTable(id_, &table));
+      if (table.created_version() < range.oldest) return Snapshot(range.newest, batch);
+      committed_ = table.created_version() - 1;
+      started_ = true;
+    }
+    next_ = committed_;
+    if (range.newest <= committed_) return Status::OK();
+    if (committed_ + 1 < range.oldest) {
+      return Status::InvalidArgument("source dataset " + spec_.dataset + ": version " + std::to_string(committed_ + 1) +
+                                     " it continues from is no longer retained (oldest: " +
+                                     std::to_string(range.oldest) + "); a full refresh is needed");
+    }
+    // Whole commits: the batch ends at the first commit boundary past
+    // max_rows.
+    std::vector<Row> commit;
+    uint64_t commit_version = 0;
+    bool has_changes = false;  // the commit updates or deletes rows
+    Status failed;
+    auto finish_commit = [&]() {
+      if (commit_version == 0) return;
+      if (has_changes && !spec_.skip_change_commits && !keyed_) {
+        failed = Status::InvalidArgument(
+            "source dataset " + spec_.dataset + " changed in version " + std::to_string(commit_version) +
+            " by an update or delete, which an append-only stream cannot follow; set skip_change_commits on the "
+            "source or run a full refresh");
+        return;
+      }
+      if (!(has_changes && spec_.skip_change_commits)) {
+        for (Row& row : commit) batch->rows.push_back(std::move(row));
+      }
+      next_ = commit_version;
+      commit.clear();
+      has_changes = false;
+    };
+    Status s = store_->Changes(id_, committed_ + 1, range.newest, [&](const ChangeRow& change) {
+      if (change.commit_version != commit_version) {
+        finish_commit();
+        if (!failed.ok()) return false;
+        if (max_rows_ != 0 && batch->rows.size() >= max_rows_) {
+          *more = true;
+          return false;
+        }
+        commit_version = change.commit_version;
+      }
+      has_changes = has_changes || change.change_type != ChangeType::kInsert;
+      Row row = change.row;
+      if (keyed_) {
+        row.push_back(std::string(ChangeTypeName(change.change_type)));
+        row.push_back(static_cast<int64_t>(change.commit_version));
+        row.push_back(Timestamp{static_cast<int64_t>(change.commit_timestamp_us)});
+      }
+      commit.push_back(std::move(row));
+      return true;
+    });
+    if (s.ok() && !*more) finish_commit();
+    SPOOL_RETURN_IF_ERROR(failed);
+    if (!*more && failed.ok()) next_ = range.newest;
+    return s;
+  }
+
+  std::string NextOffset() const override { return std::to_string(next_); }
+  void Committed() override {
+    committed_ = next_;
+    started_ = true;
+  }
+  Status ReadAll(BatchContext&, Batch* batch) override {
+    return Snapshot(store_->AvailableVersions().newest, batch);
+  }
+  void set_max_rows(uint64_t rows) { max_rows_ = rows; }
+
+ private:
+  Status Snapshot(uint64_t version, Batch* batch) {
+    ReadOptions options;
+    options.version = version;
+    uint64_t read = 0;
+    SPOOL_RETURN_IF_ERROR(store_->Read(id_, options, [&](const Row& row) {
+      Row out = row;
+      if (keyed_) {
+        out.push_back(std::string("insert"));
+        out.push_back(static_cast<int64_t>(version));
+        out.push_back(Timestamp{0});
+      }
+      batch->rows.push_back(std::move(out));
+      return true;
+    }, nullptr, &read));
+    if (keyed_) {
+      VersionRange range = store_->AvailableVersions();
+      for (Row& row : batch->rows) row.back() = Timestamp{static_cast<int64_t>(range.newest_timestamp_us)};
+    }
+    next_ = version;
+    return Status::OK();
+  }
+
+  SourceSpec spec_;
+  TableId id_;
+  Schema schema_;
+  bool keyed_ = false;
+  Store* store_ = nullptr;
+  bool started_ = false;
+  uint64_t committed_ = 0;
+  uint64_t next_ = 0;
+  uint64_t max_rows_ = 0;
+};
+
+RecordOptions MakeRecordOptions(const SourceSpec& spec, std::string source_name) {
+  RecordOptions options;
+  options.format = spec.format == FileFormat::kCsv ? RecordFormat::kCsv : RecordFormat::kJsonLines;
+  options.bad_records = spec.bad_records == BadRecords::kRescue ? BadRecordPolicy::kRescue : BadRecordPolicy::kFail;
+  options.rescue_column = std::string(kRescueColumn);
+  options.source_name = std::move(source_name);
+  return options;
+}
+
+// A directory of JSON-lines or CSV files, each read once, in name order.
+// The names read are state (one row each), committed with the rows they
+// gave. A file must be complete when it appears under its name: write it
+// under a name starting with '.' or '_' (skipped) and rename it.
+class FileSource : public Source {
+ public:
+  Status Init(const SourceSpec& spec, Env* env, const std::string& place, uint64_t max_files, uint64_t max_rows) {
+    spec_ = spec;
+    env_ = env;
+    max_files_ = max_files;
+    max_rows_ = max_rows;
+    SPOOL_RETURN_IF_ERROR(RecordSchema(spec, place, &schema_));
+    return MakeSchema({{"file", ColumnType::kString, false}, {"bytes", ColumnType::kInt64, false}}, {"file"}, place,
+                      &state_schema_);
+  }
+  const Schema& schema() const override { return schema_; }
+  std::vector<StateTableSpec> StateTables() const override { return {{"files", state_schema_}}; }
+
+  Status Start(Store* store, const std::string& offset, const stream_internal::StateTables& tables) override {
+    state_id_ = tables.ids[0];
+    read_.clear();
+    committed_files_ = offset.empty() ? 0 : std::stoull(offset);
+    TableInfo info;
+    if (!store->GetTable(state_id_, &info).ok()) return Status::OK();  // created with the first batch
+    return store->Read(state_id_, {}, [&](const Row& row) {
+      read_.insert(std::get<std::string>(row[0]));
+      return true;
+    });
+  }
+
+  Status Read(BatchContext& ctx, Batch* batch, bool* more) override { return ReadFiles(ctx, batch, more, true); }
+  std::string NextOffset() const override { return std::to_string(committed_files_ + taken_.size()); }
+  void Committed() override {
+    committed_files_ += taken_.size();
+    read_.insert(taken_.begin(), taken_.end());
+    taken_.clear();
+  }
+  Status ReadAll(BatchContext& ctx, Batch* batch) override {
+    bool more = false;
+    return ReadFiles(ctx, batch, &more, false);
+  }
+
+ private:
+  Status ReadFiles(BatchContext& ctx, Batch* batch, bool* more, bool bounded) {
+    *more = false;
+    taken_.clear();
+    std::vector<std::string> names;
+    Status s = env_->ListDir(spec_.path, &names);
+    if (!s.ok()) return s.WithContext("files source " + spec_.path);
+    std::sort(names.begin(), names.end());
+    for (const std::string& name : names) {
+      if (name.empty() || name[0] == '.' || name[0] == '_' || read_.count(name) != 0) continue;
+      if (bounded && ((max_files_ != 0 && taken_.size() >= max_files_) ||
+                      (max_rows_ != 0 && batch->rows.size() >= max_rows_))) {
+        *more = true;
+        break;
+      }
+      const std::string path = spec_.path + "/" + name;
+      std::string data;
+      SPOOL_RETURN_IF_ERROR(ReadWholeFile(path, &data));
+      SPOOL_RETURN_IF_ERROR(ReadRecords(data, schema_, MakeRecordOptions(spec_, path), [&](Row&& row, uint64_t) {
+        batch->rows.push_back(std::move(row));
+        return Status::OK();
+      }));
+      ctx.txn->Write(state_id_, {name, static_cast<int64_t>(data.size())});
+      taken_.push_back(name);
+    }
+    return Status::OK();
+  }
+
+  Status ReadWholeFile(const std::string& path, std::string* data) {
+    std::unique_ptr<File> file;
+    uint64_t size = 0;
+    Status s = env_->OpenFile(path, OpenMode::kReadOnly, &file);
+    if (s.ok()) s = file->Size(&size);
+    if (s.ok()) s = file->Read(0, size, data);
+    if (s.ok() && data->size() != size) s = Status::IOError("short read");
+    return s.WithContext("files source: " + path);
+  }
+
+  SourceSpec spec_;
+  Env* env_ = nullptr;
+  uint64_t max_files_ = 0;
+  uint64_t max_rows_ = 0;
+  Schema schema_;
+  Schema state_schema_;
+  TableId state_id_;
+  std::set<std::string> read_;
+  std::vector<std::string> taken_;
+  uint64_t committed_files_ = 0;
+};
+
+// A topic (topic.h), from its oldest retained message on. The offset is
+// the next message's. The topic is opened for each batch, so producers in
+// other processes can keep writing to it.
+class TopicSource : public Source {
+ public:
+  Status Init(const SourceSpec& spec, Env* env, const std::string& place, uint64_t max_rows) {
+    spec_ = spec;
+    env_ = env;
+    max_rows_ = max_rows == 0 ? std::numeric_limits<uint64_t>::max() : max_rows;
+    options_ = MakeRecordOptions(spec, "topic " + spec.path);
+    return RecordSchema(spec, place, &schema_);
+  }
+  const Schema& schema() const override { return schema_; }
+
+  Status Start(Store*, const std::string& offset, const stream_internal::StateTables&) override {
+    started_ = !offset.empty();
+    committed_ = started_ ? std::stoull(offset) : 0;
+    next_ = committed_;
+    return Status::OK();
+  }
+
+  Status Read(BatchContext&, Batch* batch, bool* more) override { return ReadFrom(max_rows_, batch, more); }
+  std::string NextOffset() const override { return std::to_string(next_); }
+  void Committed() override {
+    committed_ = next_;
+    started_ = true;
+  }
+  Status ReadAll(BatchContext&, Batch* batch) override {
+    bool more = false;
+    return ReadFrom(std::numeric_limits<uint64_t>::max(), batch, &more);
+  }
+
+ private:
+  Status ReadFrom(uint64_t max_rows, Batch* batch, bool* more) {
+    std::unique_ptr<Topic> topic;
+    SPOOL_RETURN_IF_ERROR(Topic::OpenForReading(env_, spec_.path, &topic));
+    const TopicInfo info = topic->Info();
+    uint64_t from = started_ ? committed_ : info.oldest_offset;
+    next_ = from;
+    Status parsed;
+    Row row;
+    TopicReadLimits limits;
+    limits.max_messages = max_rows;
+    SPOOL_RETURN_IF_ERROR(topic->Read(from, limits, [&](const TopicMessage& m) {
+      parsed = ParseJsonRecord(m.value, schema_, options_, &row);
+      if (!parsed.ok()) {
+        parsed = parsed.WithContext("offset " + std::to_string(m.offset));
+        return false;
+      }
+      batch->rows.push_back(std::move(row));
+      next_ = m.offset + 1;
+      return true;
+    }));
+    SPOOL_RETURN_IF_ERROR(parsed);
+    *more = next_ < info.next_offset;
+    return Status::OK();
+  }
+
+  SourceSpec spec_;
+  Env* env_ = nullptr;
+  uint64_t max_rows_ = 0;
+  RecordOptions options_;
+  Schema schema_;
+  bool started_ = false;
+  uint64_t committed_ = 0;
+  uint64_t next_ = 0;
+};
+
+}  // namespace
+
+Status MakeTopicSource(const SourceSpec& spec, Env* env, const std::string& place, uint64_t max_rows,
+                       std::unique_ptr<Source>* source) {
+  auto topic = std::make_unique<TopicSource>();
+  SPOOL_RETURN_IF_ERROR(topic->Init(spec, env, place, max_rows));
+  *source = std::move(topic);
+  return Status::OK();
+}
+
+Status RecordSchema(const SourceSpec& spec, const std::string& place, Schema* schema) {
+  std::vector<Column> columns = spec.columns;
+  if (spec.bad_records == BadRecords::kRescue) {
+    for (const Column& c : columns) {
+      if (!c.nullable) {
+        return Status::InvalidArgument(place + ": column '" + c.name +
+                                       "' must be nullable: with bad_records rescue a record's unreadable fields "
+                                       "become NULL");
+      }
+    }
+    columns.push_back({std::string(kRescueColumn), ColumnType::kString, true});
+  }
+  return MakeSchema(std::move(columns), {}, place, schema);
+}
+
+Status MakeDatasetSource(const SourceSpec& spec, const TableInfo& table, uint64_t max_rows, bool as_table,
+                         std::unique_ptr<Source>* source) {
+  auto dataset = std::make_unique<DatasetSource>();
+  SPOOL_RETURN_IF_ERROR(dataset->Init(spec, table, as_table));
+  dataset->set_max_rows(max_rows);
+  *source = std::move(dataset);
+  return Status::OK();
+}
+
+Status MakeFileSource(const SourceSpec& spec, Env* env, const std::string& place, uint64_t max_files,
+                      uint64_t max_rows, std::unique_ptr<Source>* source) {
+  auto files = std::make_unique<FileSource>();
+  SPOOL_RETURN_IF_ERROR(files->Init(spec, env, place, max_files, max_rows));
+  *source = std::move(files);
+  return Status::OK();
+}
+
+}  // namespace spool::stream_internal

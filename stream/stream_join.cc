@@ -1,0 +1,221 @@
+// Stream-to-stream inner join with a watermark: a row of either side
+// matches the rows of the other side with equal keys and event times at
+// most `within` apart, whichever batch they arrived in. Both sides' rows are
+// buffered as state (one row each); a row whose time falls below the
+// watermark less `within` can match no future row and is forgotten, and a
+// row arriving below the watermark is late and dropped.
+#include <unordered_map>
+
+#include "operators_internal.h"
+
+namespace spool::stream_internal {
+namespace {
+
+struct Buffered {
+  int64_t time = 0;
+  int64_t ord = 0;  // unique within the side: the batch's version and the row's index
+  Row row;
+};
+
+class StreamJoinOp : public Operator {
+ public:
+  Status Init(const StreamJoinStep& step, const Schema& left, std::unique_ptr<Source> right, const std::string& place) {
+    step_ = step;
+    place_ = place;
+    right_ = std::move(right);
+    const Schema& rs = right_->schema();
+    std::vector<std::string> left_names, right_names;
+    for (const JoinKey& k : step.on) left_names.push_back(k.left), right_names.push_back(k.right);
+    if (step.on.empty()) return Status::InvalidArgument(place + ".on: name at least one pair of key columns");
+    SPOOL_RETURN_IF_ERROR(FindColumns(left, left_names, place, "on.left", &sides_[0].keys));
+    SPOOL_RETURN_IF_ERROR(FindColumns(rs, right_names, place, "on.right", &sides_[1].keys));
+    for (size_t i = 0; i < step.on.size(); ++i) {
+      const ColumnType l = left.columns()[sides_[0].keys[i]].type, r = rs.columns()[sides_[1].keys[i]].type;
+      if (l != r) {
+        return Status::InvalidArgument(place + ": join key " + step.on[i].left + " (" + std::string(ColumnTypeName(l)) +
+                                       ") and " + step.on[i].right + " (" + std::string(ColumnTypeName(r)) +
+                                       ") have different types");
+      }
+    }
+    std::vector<size_t> t;
+    SPOOL_RETURN_IF_ERROR(FindColumns(left, {step.left_time}, place, "left_time", &t));
+    sides_[0].time = t[0];
+    SPOOL_RETURN_IF_ERROR(FindColumns(rs, {step.right_time}, place, "right_time", &t));
+    sides_[1].time = t[0];
+    if (left.columns()[sides_[0].time].type != ColumnType::kTimestamp ||
+        rs.columns()[sides_[1].time].type != ColumnType::kTimestamp) {
+      return Status::InvalidArgument(place + ": left_time and right_time must be timestamp columns");
+    }
+    std::vector<std::string> taken = step.columns;
+    if (taken.empty()) {
+      for (size_t c = 0; c < rs.columns().size(); ++c) {
+        if (std::find(sides_[1].keys.begin(), sides_[1].keys.end(), c) == sides_[1].keys.end()) {
+          taken.push_back(rs.columns()[c].name);
+        }
+      }
+    }
+    SPOOL_RETURN_IF_ERROR(FindColumns(rs, taken, place, "columns", &right_columns_));
+    std::vector<Column> out = left.columns();
+    for (size_t c : right_columns_) {
+      if (left.FindColumn(rs.columns()[c].name)) {
+        return Status::InvalidArgument(place + ": column '" + rs.columns()[c].name +
+                                       "' is on both sides; pick the right side's columns with \"columns\" or rename "
+                                       "them with a select before the join");
+      }
+      out.push_back(rs.columns()[c]);
+    }
+    SPOOL_RETURN_IF_ERROR(MakeSchema(std::move(out), {}, place, &output_));
+    for (int side = 0; side < 2; ++side) {
+      std::vector<Column> columns = {{"__key", ColumnType::kBytes, false},
+                                     {"__time", ColumnType::kTimestamp, false},
+                                     {"__ord", ColumnType::kInt64, false}};
+      for (Column c : (side == 0 ? left : rs).columns()) {
+        c.nullable = true;
+        columns.push_back(std::move(c));
+      }
+      SPOOL_RETURN_IF_ERROR(MakeSchema(std::move(columns), {"__key", "__time", "__ord"}, place, &sides_[side].state));
+    }
+    return Status::OK();
+  }
+
+  std::string Fingerprint() const override {
+    std::string f = "stream_join(on=[";
+    for (const JoinKey& k : step_.on) f += k.left + "=" + k.right + ",";
+    return f + "] times=" + step_.left_time + "," + step_.right_time + ")";
+  }
+  std::vector<StateTableSpec> StateTables() const override {
+    return {{"left", sides_[0].state}, {"right", sides_[1].state}};
+  }
+  std::optional<int64_t> watermark() const override { return watermark_; }
+  void set_watermark(int64_t micros) override { watermark_ = micros; }
+  Source* side() override { return right_.get(); }
+
+  Status Start(Store* store, const stream_internal::StateTables& tables) override {
+    store_ = store;
+    for (int side = 0; side < 2; ++side) {
+      Side& s = sides_[side];
+      s.id = tables.ids[static_cast<size_t>(side)];
+      s.buffer.clear();
+      SPOOL_RETURN_IF_ERROR(store->Read(s.id, {}, [&](const Row& row) {
+        Buffered b{std::get<Timestamp>(row[1]).micros, std::get<int64_t>(row[2]), Row(row.begin() + 3, row.end())};
+        s.buffer.emplace(std::get<Bytes>(row[0]).data, std::move(b));
+        return true;
+      }));
+    }
+    return Status::OK();
+  }
+
+  Status Process(BatchContext& ctx, Batch* batch) override {
+    const int64_t base = static_cast<int64_t>(store_->AvailableVersions().newest + 1) << 24;
+    std::vector<Row> arrivals[2] = {std::move(batch->rows), std::move(ctx.side.rows)};
+    std::vector<std::pair<std::string, Buffered>> fresh[2];
+    std::optional<int64_t> max_time;
+    for (int side = 0; side < 2; ++side) {
+      const Side& s = sides_[side];
+      if (arrivals[side].size() >= (1u << 24)) return Status::InvalidArgument(place_ + ": a batch of 2^24 rows or more");
+      int64_t index = 0;
+      for (Row& row : arrivals[side]) {
+        if (IsNull(row[s.time])) {
+          ++ctx.late_rows;
+          continue;
+        }
+        const int64_t t = std::get<Timestamp>(row[s.time]).micros;
+        if (watermark_ && t < *watermark_) {
+          ++ctx.late_rows;
+          continue;
+        }
+        max_time = std::max(max_time.value_or(t), t);
+        if (HasNull(row, s.keys)) continue;  // matches nothing
+        std::string key = KeyBytes(row, s.keys);
+        fresh[side].emplace_back(std::move(key), Buffered{t, base | index++, std::move(row)});
+      }
+    }
+    std::vector<Row> out;
+    const int64_t within = static_cast<int64_t>(step_.within_us);
+    auto emit = [&](const Row& left, const Row& right) {
+      Row joined = left;
+      for (size_t c : right_columns_) joined.push_back(right[c]);
+      out.push_back(std::move(joined));
+    };
+    // New left rows against all right rows (buffered and new); new right rows
+    // against buffered left rows only, so no pair is joined twice.
+    for (const auto& [key, l] : fresh[0]) {
+      auto [begin, end] = sides_[1].buffer.equal_range(key);
+      for (auto it = begin; it != end; ++it) {
+        if (std::llabs(it->second.time - l.time) <= within) emit(l.row, it->second.row);
+      }
+      for (const auto& [rkey, r] : fresh[1]) {
+        if (rkey == key && std::llabs(r.time - l.time) <= within) emit(l.row, r.row);
+      }
+    }
+    for (const auto& [key, r] : fresh[1]) {
+      auto [begin, end] = sides_[0].buffer.equal_range(key);
+      for (auto it = begin; it != end; ++it) {
+        if (std::llabs(it->second.time - r.time) <= within) emit(it->second.row, r.row);
+      }
+    }
+    for (int side = 0; side < 2; ++side) {
+      Side& s = sides_[side];
+      for (auto& [key, b] : fresh[side]) {
+        ctx.txn->Write(s.id, StateRow(key, b));
+        s.buffer.emplace(std::move(key), std::move(b));
+      }
+    }
+    if (max_time) {
+      watermark_ = std::max(watermark_.value_or(INT64_MIN), *max_time - static_cast<int64_t>(step_.watermark_delay_us));
+      const int64_t horizon = *watermark_ - within;
+      for (Side& s : sides_) {
+        for (auto it = s.buffer.begin(); it != s.buffer.end();) {
+          if (it->second.time < horizon) {
+            ctx.txn->Delete(s.id, {Bytes{it->first}, Timestamp{it->second.time}, it->second.ord});
+            it = s.buffer.erase(it);
+          } else {
+            ++it;
+          }
+        }
+      }
+    }
+    batch->rows = std::move(out);
+    return Status::OK();
+  }
+
+ private:
+  struct Side {
+    std::vector<size_t> keys;
+    size_t time = 0;
+    Schema state;
+    TableId id;
+    std::unordered_multimap<std::string, Buffered> buffer;
+  };
+
+  static Row StateRow(const std::string& key, const Buffered& b) {
+    Row row = {Bytes{key}, Timestamp{b.time}, b.ord};
+    row.insert(row.end(), b.row.begin(), b.row.end());
+    return row;
+  }
+
+  StreamJoinStep step_;
+  std::string place_;
+  std::unique_ptr<Source> right_;
+  Side sides_[2];
+  std::vector<size_t> right_columns_;
+  Store* store_ = nullptr;
+  std::optional<int64_t> watermark_;
+};
+
+}  // namespace
+
+Status CompileStreamJoin(const StreamJoinStep& step, const Schema& input, const std::string& place, CompileContext& ctx,
+                         std::unique_ptr<Operator>* op) {
+  std::unique_ptr<Source> right;
+  SPOOL_RETURN_IF_ERROR(ctx.make_source(step.right, place + ".stream_join.right", &right));
+  if (!right->StateTables().empty()) {
+    return Status::InvalidArgument(place + ".stream_join.right: the right side of a join is a dataset or a topic");
+  }
+  auto join = std::make_unique<StreamJoinOp>();
+  SPOOL_RETURN_IF_ERROR(join->Init(step, input, std::move(right), place + ".stream_join"));
+  *op = std::move(join);
+  return Status::OK();
+}
+
+}  // namespace spool::stream_internal

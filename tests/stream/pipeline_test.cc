@@ -1,0 +1,717 @@
+// The pipeline runtime end to end on a real store: specs and their errors,
+// files and dataset sources, each operator against a reference computed
+// independently on random inputs split into micro-batches, materialized
+// views, exactly-once reruns and the compatibility check.
+#include "spool/stream/pipeline.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+
+#include "../storage/temp_dir.h"
+
+namespace spool {
+namespace {
+
+class PipelineTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Fresh(); }
+
+  // A new store in a new directory (each seed of a reference test).
+  void Fresh() {
+    store_.reset();
+    dir_ = std::make_unique<TempDir>();
+    ASSERT_TRUE(Store::Open(StoreOptions{}, dir_->Sub("store"), &store_).ok());
+    std::filesystem::create_directories(dir_->Sub("in"));
+  }
+
+  // Writes a complete file into the watched directory (by rename, as a
+  // producer must).
+  void AddFile(const std::string& name, const std::string& text) {
+    const std::string tmp = dir_->Sub("in/.tmp");
+    std::ofstream(tmp) << text;
+    std::filesystem::rename(tmp, dir_->Sub("in/" + name));
+  }
+
+  UpdateResult Run(const PipelineSpec& spec, UpdateOptions options = {}) {
+    std::unique_ptr<Pipeline> pipeline;
+    Status s = Pipeline::Open(store_.get(), spec, &pipeline);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    UpdateResult result;
+    if (!s.ok()) return result;
+    s = pipeline->Update(options, &result);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return result;
+  }
+
+  std::vector<Row> Rows(const std::string& table) {
+    TableId id;
+    EXPECT_TRUE(TableId::Parse(table, &id).ok());
+    std::vector<Row> rows;
+    Status s = store_->Read(id, {}, [&](const Row& row) {
+      rows.push_back(row);
+      return true;
+    });
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return rows;
+  }
+
+  std::string in() const { return dir_->Sub("in"); }
+  std::string Dir(const std::string& name) const {
+    std::filesystem::create_directories(dir_->Sub(name));
+    return dir_->Sub(name);
+  }
+
+  std::vector<Event> Events(std::optional<std::string> type, std::optional<EventLevel> level = std::nullopt) {
+    EventQuery query;
+    query.event_type = std::move(type);
+    query.level = level;
+    std::vector<Event> events;
+    EXPECT_TRUE(store_->events()->Query(query, &events).ok());
+    return events;
+  }
+
+  std::unique_ptr<TempDir> dir_;
+  std::unique_ptr<Store> store_;
+};
+
+std::vector<Column> OrderColumns() {
+  return {{"id", ColumnType::kInt64, false}, {"country", ColumnType::kString, false}, {"amount", ColumnType::kInt64, true}};
+}
+
+std::string Order(int64_t id, const std::string& country, int64_t amount) {
+  return "{\"id\": " + std::to_string(id) + ", \"country\": \"" + country + "\", \"amount\": " + std::to_string(amount) + "}\n";
+}
+
+PipelineSpec OrdersPipeline(const std::string& dir, uint64_t max_files = 1000) {
+  PipelineBuilder b("orders");
+  b.StreamingTable("main.shop.orders");
+  b.StreamingTable("main.shop.revenue");
+  b.Flow("ingest").FromFiles(dir, OrderColumns()).Filter("amount > 0").Into("main.shop.orders");
+  b.Flow("revenue")
+      .FromDataset("main.shop.orders")
+      .Aggregate({"country"}, {{"orders", AggregateFn::kCount, ""}, {"revenue", AggregateFn::kSum, "amount"}})
+      .Into("main.shop.revenue");
+  PipelineSpec spec = b.Build();
+  spec.flows[0].max_batch_files = max_files;
+  return spec;
+}
+
+TEST_F(PipelineTest, FilesFilterAndAggregateExactlyOnceAcrossUpdates) {
+  AddFile("a.jsonl", Order(1, "de", 10) + Order(2, "fr", 5) + Order(3, "de", -1));
+  AddFile("b.jsonl", Order(4, "de", 7));
+  UpdateResult r = Run(OrdersPipeline(in(), 1));
+  EXPECT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  EXPECT_EQ(r.flows[0].batches, 2u);  // one file per batch
+  EXPECT_EQ(Rows("main.shop.orders").size(), 3u);
+  std::vector<Row> revenue = Rows("main.shop.revenue");
+  ASSERT_EQ(revenue.size(), 2u);
+  EXPECT_EQ(revenue[0], (Row{std::string("de"), int64_t{2}, int64_t{17}}));
+  EXPECT_EQ(revenue[1], (Row{std::string("fr"), int64_t{1}, int64_t{5}}));
+
+  // A rerun with nothing new changes nothing; a new file is read once.
+  r = Run(OrdersPipeline(in()));
+  EXPECT_EQ(r.batches, 0u);
+  AddFile("c.jsonl", Order(5, "fr", 1));
+  r = Run(OrdersPipeline(in()));
+  EXPECT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  EXPECT_EQ(Rows("main.shop.orders").size(), 4u);
+  revenue = Rows("main.shop.revenue");
+  EXPECT_EQ(revenue[1], (Row{std::string("fr"), int64_t{2}, int64_t{6}}));
+
+  // Each batch recorded a flow_progress event; the update its states.
+  std::vector<Event> events = Events("flow_progress");
+  EXPECT_GE(events.size(), 4u);
+  EXPECT_NE(events[0].details_json.find("num_output_rows"), std::string::npos);
+  events = Events("update_progress");
+  EXPECT_NE(events.back().details_json.find("COMPLETED"), std::string::npos);
+}
+
+TEST_F(PipelineTest, BadRecordFailsTheUpdateNamingFileAndLineAndCommitsNothing) {
+  AddFile("a.jsonl", Order(1, "de", 10) + "{\"id\": \"x\"}\n");
+  UpdateResult r = Run(OrdersPipeline(in()));
+  EXPECT_EQ(r.state, UpdateState::kFailed);
+  EXPECT_NE(r.error.find("a.jsonl"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("line 2"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("ingest"), std::string::npos) << r.error;
+  EXPECT_TRUE(Rows("main.shop.orders").empty());
+  EXPECT_TRUE(r.flows[1].skipped);  // downstream of the failure
+  std::vector<Event> errors = Events(std::nullopt, EventLevel::kError);
+  ASSERT_FALSE(errors.empty());
+  EXPECT_EQ(errors[0].origin.flow_name, "ingest");
+}
+
+TEST_F(PipelineTest, RescuePolicyKeepsBadRecordsInTheRescueColumn) {
+  AddFile("a.jsonl", Order(1, "de", 10) + "{\"id\": 2, \"country\": \"fr\", \"amount\": \"lots\"}\n");
+  PipelineBuilder b("rescue");
+  std::vector<Column> columns = OrderColumns();
+  for (Column& c : columns) c.nullable = true;
+  b.StreamingTable("main.shop.raw");
+  b.Flow("ingest").FromFiles(in(), columns, FileFormat::kJsonLines, BadRecords::kRescue).Into("main.shop.raw");
+  UpdateResult r = Run(b.Build());
+  ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  std::vector<Row> rows = Rows("main.shop.raw");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_TRUE(IsNull(rows[0][3]));
+  EXPECT_TRUE(IsNull(rows[1][2]));
+  ASSERT_TRUE(std::holds_alternative<std::string>(rows[1][3]));
+  EXPECT_NE(std::get<std::string>(rows[1][3]).find("lots"), std::string::npos);
+}
+
+TEST_F(PipelineTest, IncompatibleStateFailsNamingTheFlowAndCompatibleChangesRun) {
+  AddFile("a.jsonl", Order(1, "de", 10));
+  ASSERT_EQ(Run(OrdersPipeline(in())).state, UpdateState::kCompleted);
+  // A different filter is compatible.
+  PipelineSpec changed = OrdersPipeline(in());
+  std::get<FilterStep>(changed.flows[0].steps[0]).condition = "amount > 1";
+  AddFile("b.jsonl", Order(2, "de", 1) + Order(3, "de", 4));
+  UpdateResult r = Run(changed);
+  EXPECT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  EXPECT_EQ(Rows("main.shop.orders").size(), 2u);
+  // Grouping by something else is not.
+  PipelineSpec regrouped = OrdersPipeline(in());
+  std::get<AggregateStep>(regrouped.flows[1].steps[0]).group_by = {"country"};
+  std::get<AggregateStep>(regrouped.flows[1].steps[0]).aggregates[1].fn = AggregateFn::kMax;
+  r = Run(regrouped);
+  EXPECT_EQ(r.state, UpdateState::kFailed);
+  EXPECT_NE(r.error.find("'revenue'"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("full refresh"), std::string::npos) << r.error;
+  // Nor is another source: the offsets belong to the old one.
+  PipelineSpec moved = OrdersPipeline(dir_->Sub("elsewhere"));
+  r = Run(moved);
+  EXPECT_EQ(r.state, UpdateState::kFailed);
+  EXPECT_NE(r.error.find("'ingest'"), std::string::npos) << r.error;
+}
+
+TEST_F(PipelineTest, StreamOverUpdatedTableFailsUnlessSkippingChangeCommits) {
+  PipelineBuilder b("p");
+  b.StreamingTable("main.s.raw");
+  b.StreamingTable("main.s.copy");
+  b.Flow("ingest").FromFiles(in(), OrderColumns()).Into("main.s.raw");
+  b.Flow("copy").FromDataset("main.s.raw").Into("main.s.copy");
+  AddFile("a.jsonl", Order(1, "de", 10));
+  ASSERT_EQ(Run(b.Build()).state, UpdateState::kCompleted);
+  // The upstream table is emptied (as a full refresh does), then gets a row.
+  TableId raw;
+  ASSERT_TRUE(TableId::Parse("main.s.raw", &raw).ok());
+  Transaction truncate;
+  truncate.Truncate(raw);
+  ASSERT_TRUE(store_->Commit(truncate).ok());
+  AddFile("b.jsonl", Order(2, "de", 3));
+  UpdateResult r = Run(b.Build());
+  EXPECT_EQ(r.state, UpdateState::kFailed);
+  EXPECT_NE(r.error.find("skip_change_commits"), std::string::npos) << r.error;
+  PipelineSpec skipping = b.Build();
+  skipping.flows[1].source.skip_change_commits = true;
+  r = Run(skipping);
+  EXPECT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  EXPECT_EQ(Rows("main.s.copy").size(), 2u);  // the old row stays, the new one arrived
+}
+
+// --- operators against references ------------------------------------------
+
+struct Event3 {
+  int64_t key;
+  int64_t value;
+  int64_t time;  // seconds
+};
+
+std::vector<Event3> RandomEvents(uint32_t seed, size_t n, int64_t keys, int64_t disorder) {
+  std::mt19937 rng(seed);
+  std::vector<Event3> events;
+  int64_t clock = 1000;
+  for (size_t i = 0; i < n; ++i) {
+    clock += static_cast<int64_t>(rng() % 3);
+    const int64_t late = static_cast<int64_t>(rng() % static_cast<uint32_t>(disorder + 1));
+    events.push_back({static_cast<int64_t>(rng() % static_cast<uint32_t>(keys)), static_cast<int64_t>(rng() % 100) - 20,
+                      clock - late});
+  }
+  return events;
+}
+
+std::string EventLine(const Event3& e) {
+  return "{\"k\": " + std::to_string(e.key) + ", \"v\": " + std::to_string(e.value) + ", \"t\": " +
+         std::to_string(e.time * 1000000) + "}\n";
+}
+
+std::vector<Column> EventColumns() {
+  return {{"k", ColumnType::kInt64, false}, {"v", ColumnType::kInt64, false}, {"t", ColumnType::kTimestamp, false}};
+}
+
+// Writes the events into `dir` as files of `per_file` lines, named in
+// order: with max_batch_files = 1 each file is one batch.
+template <typename T>
+void WriteBatches(const std::string& dir, const std::vector<T>& events, size_t per_file,
+                  std::string (*line)(const T&)) {
+  for (size_t i = 0; i < events.size(); i += per_file) {
+    std::string text;
+    for (size_t j = i; j < std::min(events.size(), i + per_file); ++j) text += line(events[j]);
+    char name[32];
+    std::snprintf(name, sizeof name, "/f%06zu.jsonl", i);
+    std::ofstream(dir + name) << text;
+  }
+}
+
+TEST_F(PipelineTest, GroupedAggregateMatchesReference) {
+  for (uint32_t seed = 1; seed <= 3; ++seed) {
+    Fresh();
+    const std::vector<Event3> events = RandomEvents(seed, 500, 13, 0);
+    WriteBatches(in(), events, 37, EventLine);
+    PipelineBuilder b("agg");
+    b.StreamingTable("main.s.agg");
+    b.Flow("agg")
+        .FromFiles(in(), EventColumns())
+        .Aggregate({"k"}, {{"n", AggregateFn::kCount, ""},
+                           {"sum", AggregateFn::kSum, "v"},
+                           {"lo", AggregateFn::kMin, "v"},
+                           {"hi", AggregateFn::kMax, "v"},
+                           {"mean", AggregateFn::kAvg, "v"}})
+        .Into("main.s.agg");
+    PipelineSpec spec = b.Build();
+    spec.flows[0].max_batch_files = 1;
+    const UpdateResult r = Run(spec);
+    ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+    EXPECT_GT(r.batches, 10u);
+
+    struct Ref { int64_t n = 0, sum = 0, lo = INT64_MAX, hi = INT64_MIN; };
+    std::map<int64_t, Ref> ref;
+    for (const Event3& e : events) {
+      Ref& g = ref[e.key];
+      g.n++, g.sum += e.value, g.lo = std::min(g.lo, e.value), g.hi = std::max(g.hi, e.value);
+    }
+    const std::vector<Row> rows = Rows("main.s.agg");
+    ASSERT_EQ(rows.size(), ref.size());
+    for (const Row& row : rows) {
+      const Ref& g = ref.at(std::get<int64_t>(row[0]));
+      EXPECT_EQ(row[1], Value(g.n));
+      EXPECT_EQ(row[2], Value(g.sum));
+      EXPECT_EQ(row[3], Value(g.lo));
+      EXPECT_EQ(row[4], Value(g.hi));
+      EXPECT_DOUBLE_EQ(std::get<double>(row[5]), static_cast<double>(g.sum) / static_cast<double>(g.n));
+    }
+  }
+}
+
+// Watermark semantics, simulated batch by batch: a row below the watermark
+// at its batch's start is late; after each batch the watermark becomes the
+// highest time seen less the delay.
+TEST_F(PipelineTest, WindowedAggregateAndDedupWithLateDataMatchReference) {
+  const int64_t size = 10, delay = 5;  // seconds
+  for (uint32_t seed = 1; seed <= 3; ++seed) {
+    Fresh();
+    const std::vector<Event3> events = RandomEvents(seed, 400, 5, 12);
+    const size_t per_file = 23;
+    WriteBatches(in(), events, per_file, EventLine);
+    PipelineBuilder b("windows");
+    b.StreamingTable("main.s.raw");
+    b.StreamingTable("main.s.windows");
+    b.StreamingTable("main.s.unique");
+    b.Flow("raw").FromFiles(in(), EventColumns()).Into("main.s.raw");
+    b.Flow("windows")
+        .FromDataset("main.s.raw")
+        .Aggregate({"k"}, {{"n", AggregateFn::kCount, ""}, {"sum", AggregateFn::kSum, "v"}},
+                   WindowSpec{"t", static_cast<uint64_t>(size) * 1000000, static_cast<uint64_t>(delay) * 1000000})
+        .Into("main.s.windows");
+    b.Flow("unique")
+        .FromDataset("main.s.raw")
+        .Dedup({"k", "v"}, WatermarkSpec{"t", static_cast<uint64_t>(delay) * 1000000})
+        .Into("main.s.unique");
+    PipelineSpec spec = b.Build();
+    spec.flows[0].max_batch_files = 1;
+    spec.flows[1].max_batch_rows = per_file;  // the same batches downstream
+    spec.flows[2].max_batch_rows = per_file;
+    const UpdateResult r = Run(spec);
+    ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+
+    // The reference.
+    std::optional<int64_t> wm_agg, wm_dedup;
+    std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, int64_t>> open;  // (start, k) -> (n, sum)
+    std::multiset<std::vector<int64_t>> windows, unique;
+    std::map<std::pair<int64_t, int64_t>, int64_t> seen;  // (k, v) -> t
+    uint64_t late = 0;
+    for (size_t i = 0; i < events.size(); i += per_file) {
+      std::optional<int64_t> max_t;
+      for (size_t j = i; j < std::min(events.size(), i + per_file); ++j) {
+        const Event3& e = events[j];
+        max_t = std::max(max_t.value_or(e.time), e.time);
+        if (!wm_agg || e.time >= *wm_agg) {
+          const int64_t start = e.time - ((e.time % size) + size) % size;
+          auto& w = open[{start, e.key}];
+          w.first++, w.second += e.value;
+        } else {
+          ++late;
+        }
+        if (!wm_dedup || e.time >= *wm_dedup) {
+          if (seen.emplace(std::make_pair(e.key, e.value), e.time).second) unique.insert({e.key, e.value, e.time});
+        } else {
+          ++late;
+        }
+      }
+      wm_agg = std::max(wm_agg.value_or(INT64_MIN), *max_t - delay);
+      wm_dedup = wm_agg;
+      for (auto it = open.begin(); it != open.end();) {
+        if (it->first.first + size <= *wm_agg) {
+          windows.insert({it->first.first, it->first.second, it->second.first, it->second.second});
+          it = open.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      for (auto it = seen.begin(); it != seen.end();) it = it->second < *wm_dedup ? seen.erase(it) : std::next(it);
+    }
+    std::multiset<std::vector<int64_t>> got_windows, got_unique;
+    for (const Row& row : Rows("main.s.windows")) {
+      EXPECT_EQ(std::get<Timestamp>(row[1]).micros - std::get<Timestamp>(row[0]).micros, size * 1000000);
+      got_windows.insert({std::get<Timestamp>(row[0]).micros / 1000000, std::get<int64_t>(row[2]),
+                          std::get<int64_t>(row[3]), std::get<int64_t>(row[4])});
+    }
+    for (const Row& row : Rows("main.s.unique")) {
+      got_unique.insert({std::get<int64_t>(row[0]), std::get<int64_t>(row[1]), std::get<Timestamp>(row[2]).micros / 1000000});
+    }
+    EXPECT_GT(late, 0u) << "the input should have late rows";
+    EXPECT_FALSE(windows.empty());
+    EXPECT_EQ(got_windows, windows) << "seed " << seed;
+    EXPECT_EQ(got_unique, unique) << "seed " << seed;
+    EXPECT_EQ(r.flows[1].late_rows + r.flows[2].late_rows, late);
+  }
+}
+
+TEST_F(PipelineTest, MaterializedViewFollowsItsSourceThroughUpdatesAndDeletes) {
+  PipelineBuilder b("mv");
+  b.StreamingTable("main.s.orders").PrimaryKey({"id"});
+  b.MaterializedView("main.s.by_country");
+  b.Flow("ingest").FromFiles(in(), OrderColumns()).Into("main.s.orders");
+  b.Flow("by_country")
+      .FromDataset("main.s.orders")
+      .Filter("amount IS NOT NULL")
+      .Aggregate({"country"}, {{"total", AggregateFn::kSum, "amount"}})
+      .Into("main.s.by_country");
+  AddFile("a.jsonl", Order(1, "de", 10) + Order(2, "fr", 5) + Order(3, "it", 1));
+  ASSERT_EQ(Run(b.Build()).state, UpdateState::kCompleted);
+  EXPECT_EQ(Rows("main.s.by_country").size(), 3u);
+  // Order 2 moves to Germany, order 3 is deleted: the view follows.
+  AddFile("b.jsonl", Order(2, "de", 5));
+  TableId orders;
+  ASSERT_TRUE(TableId::Parse("main.s.orders", &orders).ok());
+  Transaction del;
+  del.Delete(orders, {int64_t{3}});
+  ASSERT_TRUE(store_->Commit(del).ok());
+  UpdateResult r = Run(b.Build());
+  ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  std::vector<Row> rows = Rows("main.s.by_country");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0], (Row{std::string("de"), int64_t{15}}));
+  // Nothing changed: no refresh commit.
+  r = Run(b.Build());
+  EXPECT_EQ(r.batches, 0u);
+}
+
+TEST_F(PipelineTest, OnceFlowBackfillsOnceUntilItsDefinitionChanges) {
+  PipelineBuilder b("once");
+  b.StreamingTable("main.s.t");
+  b.Flow("backfill").FromFiles(in(), OrderColumns()).Once().Into("main.s.t");
+  AddFile("a.jsonl", Order(1, "de", 10));
+  ASSERT_EQ(Run(b.Build()).state, UpdateState::kCompleted);
+  AddFile("b.jsonl", Order(2, "de", 10));
+  UpdateResult r = Run(b.Build());
+  EXPECT_TRUE(r.flows[0].skipped);
+  EXPECT_EQ(Rows("main.s.t").size(), 1u);
+}
+
+// Change events: keys 0..7, sequences with ties, exact duplicates, deletes,
+// all out of order.
+struct CdcEvent {
+  int64_t id;
+  int64_t seq;
+  std::string name;
+  bool deleted;
+};
+
+std::vector<CdcEvent> RandomCdcEvents(uint32_t seed, size_t n) {
+  std::mt19937 rng(seed);
+  std::vector<CdcEvent> events;
+  const char* names[] = {"ann", "bob", "cy"};
+  for (size_t i = 0; i < n; ++i) {
+    if (!events.empty() && rng() % 10 == 0) {
+      events.push_back(events[rng() % events.size()]);  // a redelivery
+      continue;
+    }
+    events.push_back({static_cast<int64_t>(rng() % 8), static_cast<int64_t>(rng() % 150), names[rng() % 3], rng() % 5 == 0});
+  }
+  return events;
+}
+
+std::string CdcLine(const CdcEvent& e) {
+  return "{\"id\": " + std::to_string(e.id) + ", \"seq\": " + std::to_string(e.seq) + ", \"name\": \"" + e.name +
+         "\", \"op\": \"" + (e.deleted ? "DELETE" : "UPSERT") + "\"}\n";
+}
+
+TEST_F(PipelineTest, AutoCdcScd1AndScd2MatchReferenceWithOutOfOrderDuplicateAndDeleteEvents) {
+  for (uint32_t seed = 1; seed <= 4; ++seed) {
+    Fresh();
+    const std::vector<CdcEvent> events = RandomCdcEvents(seed, 300);
+    WriteBatches(in(), events, 17, CdcLine);
+    PipelineBuilder b("cdc");
+    b.StreamingTable("main.s.scd1");
+    b.StreamingTable("main.s.scd2");
+    std::vector<Column> columns = {{"id", ColumnType::kInt64, false}, {"seq", ColumnType::kInt64, false},
+                                   {"name", ColumnType::kString, true}, {"op", ColumnType::kString, true}};
+    AutoCdcStep scd1;
+    scd1.keys = {"id"};
+    scd1.sequence_by = "seq";
+    scd1.apply_as_deletes = "op = 'DELETE'";
+    scd1.except_column_list = {"op"};
+    AutoCdcStep scd2 = scd1;
+    scd2.scd_type = 2;
+    scd2.track_history_column_list = {"name"};
+    b.Flow("scd1").FromFiles(in(), columns).Step(scd1).Into("main.s.scd1");
+    b.Flow("scd2").FromFiles(in(), columns).Step(scd2).Into("main.s.scd2");
+    PipelineSpec spec = b.Build();
+    spec.flows[0].max_batch_files = 1;
+    spec.flows[1].max_batch_files = 1;
+    const UpdateResult r = Run(spec);
+    ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+
+    // The reference: per key, the first arrival of each sequence, in
+    // sequence order.
+    std::map<int64_t, std::map<int64_t, CdcEvent>> by_key;
+    for (const CdcEvent& e : events) by_key[e.id].emplace(e.seq, e);
+    std::set<Row> want1, want2;
+    for (const auto& [id, seqs] : by_key) {
+      const CdcEvent& last = seqs.rbegin()->second;
+      if (!last.deleted) want1.insert({id, last.seq, last.name});
+      std::vector<Row> history;  // id, seq, name, start, end
+      bool open = false;
+      for (const auto& [seq, e] : seqs) {
+        if (e.deleted) {
+          if (open) history.back()[4] = seq;
+          open = false;
+        } else if (open && history.back()[2] == Value(e.name)) {
+          history.back()[1] = seq;
+        } else {
+          if (open) history.back()[4] = seq;
+          history.push_back({id, seq, e.name, seq, Value()});
+          open = true;
+        }
+      }
+      want2.insert(history.begin(), history.end());
+    }
+    auto rows = [&](const std::string& name) {
+      const std::vector<Row> got = Rows(name);
+      return std::set<Row>(got.begin(), got.end());
+    };
+    EXPECT_EQ(rows("main.s.scd1"), want1) << "seed " << seed;
+    EXPECT_EQ(rows("main.s.scd2"), want2) << "seed " << seed;
+    EXPECT_FALSE(want2.empty());
+  }
+}
+
+TEST_F(PipelineTest, StreamStreamJoinMatchesReferenceWithLateRows) {
+  const int64_t within = 4, delay = 6;
+  for (uint32_t seed = 1; seed <= 3; ++seed) {
+    Fresh();
+    const std::vector<Event3> left = RandomEvents(seed, 200, 6, 10), right = RandomEvents(seed + 100, 160, 6, 10);
+    const size_t per_file = 20;
+    WriteBatches(Dir("l"), left, per_file, EventLine);
+    WriteBatches(Dir("r"), right, per_file, EventLine);
+    PipelineBuilder b("join");
+    b.StreamingTable("main.s.l");
+    b.StreamingTable("main.s.r");
+    b.StreamingTable("main.s.joined");
+    b.Flow("l").FromFiles(Dir("l"), EventColumns()).Into("main.s.l");
+    b.Flow("r").FromFiles(Dir("r"), EventColumns()).Select({{"rk", "k"}, {"rv", "v"}, {"rt", "t"}}).Into("main.s.r");
+    StreamJoinStep join;
+    join.right.dataset = "main.s.r";
+    join.on = {{"k", "rk"}};
+    join.left_time = "t";
+    join.right_time = "rt";
+    join.within_us = within * 1000000;
+    join.watermark_delay_us = delay * 1000000;
+    join.columns = {"rv", "rt"};
+    b.Flow("joined").FromDataset("main.s.l").Step(join).Into("main.s.joined");
+    PipelineSpec spec = b.Build();
+    spec.flows[0].max_batch_files = spec.flows[1].max_batch_files = 1;
+    spec.flows[2].max_batch_rows = per_file;
+    const UpdateResult r = Run(spec);
+    ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+
+    // The reference: which rows are late, batch by batch; then every pair
+    // of rows on time with equal keys and times within bounds.
+    std::vector<Event3> on_time[2];
+    std::optional<int64_t> wm;
+    uint64_t late = 0;
+    for (size_t i = 0; i < std::max(left.size(), right.size()); i += per_file) {
+      std::optional<int64_t> max_t;
+      for (int side = 0; side < 2; ++side) {
+        const std::vector<Event3>& events = side == 0 ? left : right;
+        for (size_t j = i; j < std::min(events.size(), i + per_file); ++j) {
+          max_t = std::max(max_t.value_or(events[j].time), events[j].time);
+          if (wm && events[j].time < *wm) ++late;
+          else on_time[side].push_back(events[j]);
+        }
+      }
+      if (max_t) wm = std::max(wm.value_or(INT64_MIN), *max_t - delay);
+    }
+    std::multiset<std::vector<int64_t>> want, got;
+    for (const Event3& l : on_time[0]) {
+      for (const Event3& rr : on_time[1]) {
+        if (l.key == rr.key && std::llabs(l.time - rr.time) <= within) want.insert({l.key, l.value, l.time, rr.value, rr.time});
+      }
+    }
+    for (const Row& row : Rows("main.s.joined")) {
+      got.insert({std::get<int64_t>(row[0]), std::get<int64_t>(row[1]), std::get<Timestamp>(row[2]).micros / 1000000,
+                  std::get<int64_t>(row[3]), std::get<Timestamp>(row[4]).micros / 1000000});
+    }
+    EXPECT_GT(late, 0u);
+    EXPECT_GT(want.size(), 20u);
+    EXPECT_EQ(got, want) << "seed " << seed;
+    EXPECT_EQ(r.flows[2].late_rows, late);
+  }
+}
+
+TEST_F(PipelineTest, LookupJoinInnerAndLeftAgainstTheTableAsItIs) {
+  PipelineBuilder b("lookup");
+  b.StreamingTable("main.s.customers").PrimaryKey({"cid"});
+  b.StreamingTable("main.s.inner");
+  b.StreamingTable("main.s.left");
+  std::filesystem::create_directories(dir_->Sub("c"));
+  std::ofstream(dir_->Sub("c/a.jsonl")) << "{\"cid\": 1, \"cname\": \"ann\"}\n{\"cid\": 2, \"cname\": \"bob\"}\n";
+  b.Flow("customers")
+      .FromFiles(dir_->Sub("c"), {{"cid", ColumnType::kInt64, false}, {"cname", ColumnType::kString, true}})
+      .Into("main.s.customers");
+  // Joined on the table's key (point reads) and on a non-key (a hash table).
+  b.Flow("inner")
+      .FromFiles(in(), OrderColumns())
+      .Step(LookupJoinStep{"main.s.customers", {{"id", "cid"}}, JoinType::kInner, {}})
+      .Into("main.s.inner");
+  b.Flow("left")
+      .FromFiles(in(), OrderColumns())
+      .Select({{"id", "id"}, {"who", "CASE WHEN id = 3 THEN 'bob' ELSE 'zed' END"}})
+      .Step(LookupJoinStep{"main.s.customers", {{"who", "cname"}}, JoinType::kLeft, {"cid"}})
+      .Into("main.s.left");
+  AddFile("a.jsonl", Order(1, "de", 1) + Order(2, "de", 1) + Order(3, "de", 1));
+  UpdateResult r = Run(b.Build());
+  ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  std::vector<Row> inner = Rows("main.s.inner");
+  ASSERT_EQ(inner.size(), 2u);
+  EXPECT_EQ(inner[0], (Row{int64_t{1}, std::string("de"), int64_t{1}, std::string("ann")}));
+  std::vector<Row> left = Rows("main.s.left");
+  ASSERT_EQ(left.size(), 3u);
+  EXPECT_EQ(left[0], (Row{int64_t{1}, std::string("zed"), Value()}));
+  EXPECT_EQ(left[2], (Row{int64_t{3}, std::string("bob"), int64_t{2}}));
+}
+
+// --- spec errors -------------------------------------------------------------
+
+struct SpecCase {
+  std::string json;
+  const char* error;  // a substring of the message
+};
+
+TEST_F(PipelineTest, MalformedSpecsAreRefusedNamingThePlace) {
+  const std::string ds = R"("datasets": [{"name": "main.s.t"}])";
+  const std::string files = R"("source": {"files": "/tmp", "columns": [{"name": "a", "type": "int64"}]})";
+  const SpecCase cases[] = {
+      {"{", "not valid JSON"},
+      {"[]", "spec: expected a JSON object"},
+      {R"({"datasets": [], "flows": [], "extra": 1})", "unknown field 'extra'"},
+      {R"({"flows": []})", "spec.datasets: expected a list"},
+      {R"({"datasets": [{"kind": "streaming_table"}], "flows": []})", "datasets[0].name: missing"},
+      {R"({"datasets": [{"name": "t", "kind": "view"}], "flows": []})", "datasets[0].kind: 'view' is not"},
+      {R"({"datasets": [{"name": "a.b.c", "columns": [{"name": "x", "type": "int32"}]}], "flows": []})",
+       "datasets[0].columns[0].type"},
+      {"{" + ds + R"(, "flows": [{"name": "f", "target": "main.s.t"}]})", "flows[0].source: missing"},
+      {"{" + ds + R"(, "flows": [{"name": "f", "target": "main.s.t", "source": {"files": "/x", "topic": "/y"}}]})",
+       "flows[0].source: name exactly one"},
+      {"{" + ds + R"(, "flows": [{"name": "f", "target": "main.s.t", )" + files + R"(, "steps": [{"fliter": "a > 1"}]}]})",
+       "flows[0].steps[0]: unknown step 'fliter'"},
+      {"{" + ds + R"(, "flows": [{"name": "f", "target": "main.s.t", )" + files + R"(, "steps": [{"aggregate": {"group_by": ["a"], "aggregates": [{"name": "x", "fn": "median", "expr": "a"}]}}]}]})",
+       "flows[0].steps[0].aggregate.aggregates[0].fn: 'median'"},
+      {"{" + ds + R"(, "flows": [{"name": "f", "target": "main.s.t", )" + files + R"(, "steps": [{"aggregate": {"group_by": ["a"], "aggregates": [{"name": "x", "fn": "sum", "expr": "a"}], "window": {"time": "a", "size": "ten minutes"}}}]}]})",
+       "window.size"},
+      {"{" + ds + R"(, "flows": [{"name": "f", "target": "main.s.t", )" + files + R"(, "steps": [{"map": "mine"}]}]})",
+       "C++ code"},
+  };
+  for (const SpecCase& c : cases) {
+    PipelineSpec spec;
+    Status s = ParsePipelineSpec(c.json, &spec);
+    EXPECT_TRUE(s.IsInvalidArgument()) << c.json;
+    EXPECT_NE(s.ToString().find(c.error), std::string::npos) << "spec: " << c.json << "\nerror: " << s.ToString();
+  }
+}
+
+TEST_F(PipelineTest, InconsistentPipelinesAreRefusedBeforeAnythingRuns) {
+  const std::string files = "\"source\": {\"files\": \"" + in() +
+                            "\", \"columns\": [{\"name\": \"a\", \"type\": \"int64\", \"nullable\": false}, "
+                            "{\"name\": \"s\", \"type\": \"string\"}]}";
+  const SpecCase cases[] = {
+      {R"({"datasets": [{"name": "main.s.t"}], "flows": [{"name": "f", "target": "main.s.u", "source": {"dataset": "main.s.t"}}]})",
+       "flows[0] \"f\".target: \"main.s.u\" is not a dataset"},
+      {R"({"datasets": [{"name": "main.s.t"}], "flows": []})", "no flow writes it"},
+      {R"({"datasets": [{"name": "main.s.a"}, {"name": "main.s.b"}], "flows": [
+          {"name": "ab", "target": "main.s.b", "source": {"dataset": "main.s.a"}},
+          {"name": "ba", "target": "main.s.a", "source": {"dataset": "main.s.b"}}]})",
+       "cycle"},
+      {R"({"datasets": [{"name": "main.s.t"}], "flows": [{"name": "f", "target": "main.s.t", "source": {"dataset": "main.s.nope"}}]})",
+       "flows[0] \"f\".source.dataset: no dataset"},
+      {"{\"datasets\": [{\"name\": \"main.s.t\"}], \"flows\": [{\"name\": \"f\", \"target\": \"main.s.t\", " + files +
+        ", \"steps\": [{\"filter\": \"s + 1 > 2\"}]}]}",
+       "flows[0] \"f\".steps[0].filter: at column"},
+      {"{\"datasets\": [{\"name\": \"main.s.t\", \"columns\": [{\"name\": \"a\", \"type\": \"string\"}]}], \"flows\": "
+        "[{\"name\": \"f\", \"target\": \"main.s.t\", " + files + ", \"steps\": [{\"select\": [\"a\"]}]}]}",
+       "column 'a' is int64 in the flow but string in the target"},
+      {"{\"datasets\": [{\"name\": \"main.s.t\", \"kind\": \"materialized_view\"}, {\"name\": \"main.s.u\"}], \"flows\": ["
+        "{\"name\": \"u\", \"target\": \"main.s.u\", " + files + "},"
+        "{\"name\": \"f\", \"target\": \"main.s.t\", \"source\": {\"dataset\": \"main.s.u\"}},"
+        "{\"name\": \"g\", \"target\": \"main.s.t\", \"source\": {\"dataset\": \"main.s.u\"}}]}",
+       "flows[2] \"g\".target: materialized view main.s.t already has flow \"f\""},
+      {"{\"datasets\": [{\"name\": \"main.s.t\"}], \"flows\": [{\"name\": \"f\", \"target\": \"main.s.t\", " + files +
+        ", \"steps\": [{\"aggregate\": {\"group_by\": [\"a\"], \"aggregates\": [{\"name\": \"n\", \"fn\": \"count\"}]}}, {\"filter\": \"n > 1\"}]}]}",
+       "steps[1]: follows a step that updates rows by key"},
+      {"{\"datasets\": [{\"name\": \"main.s.t\"}], \"flows\": [{\"name\": \"f\", \"target\": \"main.s.t\", " + files +
+        ", \"steps\": [{\"aggregate\": {\"group_by\": [\"s\"], \"aggregates\": [{\"name\": \"n\", \"fn\": \"count\"}]}}]}]}",
+       "group_by column 's' can be NULL"},
+  };
+  for (const SpecCase& c : cases) {
+    PipelineSpec spec;
+    Status s = ParsePipelineSpec(c.json, &spec);
+    ASSERT_TRUE(s.ok()) << s.ToString() << "\n" << c.json;
+    std::unique_ptr<Pipeline> pipeline;
+    s = Pipeline::Open(store_.get(), spec, &pipeline);
+    EXPECT_TRUE(s.IsInvalidArgument()) << c.json;
+    EXPECT_NE(s.ToString().find(c.error), std::string::npos) << "spec: " << c.json << "\nerror: " << s.ToString();
+  }
+  EXPECT_TRUE(store_->ListTables().empty());  // nothing ran
+}
+
+TEST_F(PipelineTest, DefinitionIsRecordedAndRoundTrips) {
+  PipelineSpec spec = OrdersPipeline(in());
+  std::string id;
+  ASSERT_TRUE(SetPipelineDefinition(store_.get(), spec, &id).ok());
+  EXPECT_EQ(id.size(), 36u);
+  PipelineSpec loaded;
+  std::string loaded_id;
+  ASSERT_TRUE(GetPipelineDefinition(store_.get(), &loaded, &loaded_id).ok());
+  EXPECT_EQ(loaded_id, id);
+  EXPECT_EQ(PipelineSpecToJson(loaded), PipelineSpecToJson(spec));
+  // A second definition keeps the id; history shows both.
+  spec.flows[0].steps.clear();
+  ASSERT_TRUE(SetPipelineDefinition(store_.get(), spec, &loaded_id).ok());
+  EXPECT_EQ(loaded_id, id);
+  TableId table;
+  ASSERT_TRUE(TableId::Parse("__spool.pipeline.definition", &table).ok());
+  std::vector<HistoryEntry> history;
+  ASSERT_TRUE(store_->History(table, &history).ok());
+  EXPECT_EQ(history.size(), 2u);
+  // A definition that does not compile is refused and changes nothing.
+  spec.flows[0].target = "main.shop.missing";
+  EXPECT_TRUE(SetPipelineDefinition(store_.get(), spec).IsInvalidArgument());
+  ASSERT_TRUE(store_->History(table, &history).ok());
+  EXPECT_EQ(history.size(), 2u);
+}
+
+}  // namespace
+}  // namespace spool

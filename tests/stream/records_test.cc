@@ -1,0 +1,539 @@
+// Records to rows: every value type in both formats, every malformed record
+// refused with its line and column, the rescue policy keeping what parsed,
+// and the value parsers (timestamps, durations, base64) on their own.
+#include "spool/stream/records.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+#include <streambuf>
+#include <string>
+#include <vector>
+
+namespace spool {
+namespace {
+
+// 2026-01-02 03:04:05.678901 UTC
+constexpr int64_t kAt = 1767323045678901;
+const Value kNull;
+
+Schema MakeSchema(std::vector<Column> columns, std::vector<std::string> key) {
+  Schema schema;
+  Status s = Schema::Make(std::move(columns), std::move(key), &schema);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return schema;
+}
+
+// Every type; `id` the NOT NULL key.
+Schema Typed() {
+  return MakeSchema({{"id", ColumnType::kInt64, false},
+                     {"name", ColumnType::kString, true},
+                     {"price", ColumnType::kDouble, true},
+                     {"ok", ColumnType::kBool, true},
+                     {"at", ColumnType::kTimestamp, true},
+                     {"data", ColumnType::kBytes, true}},
+                    {"id"});
+}
+
+// All nullable, with a rescue column.
+Schema Rescuing() {
+  return MakeSchema({{"id", ColumnType::kInt64, true},
+                     {"name", ColumnType::kString, true},
+                     {"price", ColumnType::kDouble, true},
+                     {"_rescued_data", ColumnType::kString, true}},
+                    {});
+}
+
+RecordOptions Options(RecordFormat format, std::string source,
+                      BadRecordPolicy policy = BadRecordPolicy::kFail) {
+  RecordOptions options;
+  options.format = format;
+  options.bad_records = policy;
+  options.source_name = std::move(source);
+  return options;
+}
+
+RecordOptions Json(BadRecordPolicy policy = BadRecordPolicy::kFail) {
+  return Options(RecordFormat::kJsonLines, "in.jsonl", policy);
+}
+RecordOptions Csv(BadRecordPolicy policy = BadRecordPolicy::kFail) {
+  return Options(RecordFormat::kCsv, "in.csv", policy);
+}
+
+struct Result {
+  Status status;
+  std::vector<Row> rows;
+  std::vector<uint64_t> lines;
+};
+
+Result Read(std::string_view data, const Schema& schema, const RecordOptions& options) {
+  Result r;
+  r.status = ReadRecords(data, schema, options, [&r](Row&& row, uint64_t line) {
+    r.rows.push_back(std::move(row));
+    r.lines.push_back(line);
+    return Status::OK();
+  });
+  return r;
+}
+
+// The message of the error reading `data` gives; also checks that the
+// stream reader says the same.
+std::string ErrorOf(std::string_view data, const Schema& schema, const RecordOptions& options) {
+  const Result r = Read(data, schema, options);
+  EXPECT_TRUE(r.status.IsInvalidArgument()) << data << ": " << r.status.ToString();
+  std::istringstream in{std::string(data)};
+  const Status streamed = ReadRecords(in, schema, options, [](Row&&, uint64_t) { return Status::OK(); });
+  EXPECT_EQ(streamed.ToString(), r.status.ToString()) << data;
+  return std::string(r.status.message());
+}
+
+// ---------------------------------------------------------------------------
+// Values
+
+TEST(RecordsTest, EveryTypeFromJsonLines) {
+  const Result r = Read(
+      "{\"id\":1,\"name\":\"Ada\",\"price\":2.5,\"ok\":true,\"at\":\"2026-01-02 03:04:05.678901\",\"data\":\"eHl6\"}\n"
+      "{\"id\":-2,\"price\":3,\"at\":1767323045678901,\"ok\":false}\n"
+      "{\"id\":3,\"name\":null,\"price\":\"NaN\",\"at\":\"1767323045678901\",\"data\":\"\"}\n"
+      "{\"id\":4,\"price\":\"-Infinity\",\"at\":\"2026-01-02T03:04:05\",\"name\":\"\\u00e9\\n\"}\n",
+      Typed(), Json());
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  ASSERT_EQ(r.rows.size(), 4u);
+  EXPECT_EQ(r.rows[0], (Row{int64_t{1}, std::string("Ada"), 2.5, true, Timestamp{kAt}, Bytes{"xyz"}}));
+  EXPECT_EQ(r.rows[1], (Row{int64_t{-2}, kNull, 3.0, false, Timestamp{kAt}, kNull}));
+  EXPECT_TRUE(std::isnan(std::get<double>(r.rows[2][2])));
+  EXPECT_EQ(r.rows[2][1], kNull);
+  EXPECT_EQ(r.rows[2][4], Value(Timestamp{kAt}));
+  EXPECT_EQ(r.rows[2][5], Value(Bytes{""}));
+  EXPECT_EQ(r.rows[3][1], Value(std::string("\xc3\xa9\n")));
+  EXPECT_EQ(r.rows[3][2], Value(-INFINITY));
+  EXPECT_EQ(r.rows[3][4], Value(Timestamp{kAt - 678901}));
+  EXPECT_EQ(r.lines, (std::vector<uint64_t>{1, 2, 3, 4}));
+}
+
+TEST(RecordsTest, EveryTypeFromCsv) {
+  const Result r = Read(
+      "id,name,price,ok,at,data\n"
+      "1,Ada,2.5,TRUE,2026-01-02 03:04:05.678901,eHl6\n"
+      "-2,,3,false,1767323045678901,\n"
+      "3,\"\",NaN,,,\"\"\n"
+      "4,x,-Infinity,True,2026-01-02T03:04:05,Zg==\n",
+      Typed(), Csv());
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  ASSERT_EQ(r.rows.size(), 4u);
+  EXPECT_EQ(r.rows[0], (Row{int64_t{1}, std::string("Ada"), 2.5, true, Timestamp{kAt}, Bytes{"xyz"}}));
+  EXPECT_EQ(r.rows[1], (Row{int64_t{-2}, kNull, 3.0, false, Timestamp{kAt}, kNull}));
+  EXPECT_EQ(r.rows[2][1], Value(std::string()));  // a quoted empty field is an empty string
+  EXPECT_TRUE(std::isnan(std::get<double>(r.rows[2][2])));
+  EXPECT_EQ(r.rows[2][3], kNull);
+  EXPECT_EQ(r.rows[2][5], Value(Bytes{""}));
+  EXPECT_EQ(r.rows[3], (Row{int64_t{4}, std::string("x"), -INFINITY, true, Timestamp{kAt - 678901}, Bytes{"f"}}));
+  EXPECT_EQ(r.lines, (std::vector<uint64_t>{2, 3, 4, 5}));
+}
+
+TEST(RecordsTest, QuotedCsvFieldsHoldCommasQuotesAndLineBreaks) {
+  const Result r = Read("name,id\n\"a, b\",1\n\"say \"\"hi\"\"\",2\n\"two\nlines\",3\nplain,4\n\"\"\"\",5", Typed(), Csv());
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  ASSERT_EQ(r.rows.size(), 5u);
+  EXPECT_EQ(r.rows[0][1], Value(std::string("a, b")));
+  EXPECT_EQ(r.rows[1][1], Value(std::string("say \"hi\"")));
+  EXPECT_EQ(r.rows[2][1], Value(std::string("two\nlines")));
+  EXPECT_EQ(r.rows[3][1], Value(std::string("plain")));
+  EXPECT_EQ(r.rows[4][1], Value(std::string("\"")));
+  EXPECT_EQ(r.rows[4][0], Value(int64_t{5}));
+  EXPECT_EQ(r.lines, (std::vector<uint64_t>{2, 3, 4, 6, 7}));  // the quoted line break counts
+}
+
+TEST(RecordsTest, CrLfLineEndsAndBlankLinesAreSkipped) {
+  Result r = Read("\r\nid,name\r\n1,x\r\n\r\n2,\"a\r\nb\"\r\n", Typed(), Csv());
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  ASSERT_EQ(r.rows.size(), 2u);
+  EXPECT_EQ(r.rows[0][1], Value(std::string("x")));
+  EXPECT_EQ(r.rows[1][1], Value(std::string("a\r\nb")));
+  EXPECT_EQ(r.lines, (std::vector<uint64_t>{3, 5}));
+  r = Read("\n  \t\r\n{\"id\":1}\r\n\n{\"id\":2}", Typed(), Json());
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.lines, (std::vector<uint64_t>{3, 5}));
+}
+
+TEST(RecordsTest, AnAbsentNullableColumnIsNull) {
+  Result r = Read("{\"id\":7}", Typed(), Json());
+  ASSERT_TRUE(r.status.ok());
+  EXPECT_EQ(r.rows[0], (Row{int64_t{7}, kNull, kNull, kNull, kNull, kNull}));
+  r = Read("id\n7\n", Typed(), Csv());
+  ASSERT_TRUE(r.status.ok());
+  EXPECT_EQ(r.rows[0], (Row{int64_t{7}, kNull, kNull, kNull, kNull, kNull}));
+}
+
+TEST(RecordsTest, ARepeatedJsonKeyKeepsItsLastValue) {
+  const Result r = Read("{\"id\":1,\"name\":5,\"name\":\"y\"}\n{\"id\":2,\"name\":\"x\",\"name\":\"z\"}", Typed(), Json());
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.rows[0][1], Value(std::string("y")));
+  EXPECT_EQ(r.rows[1][1], Value(std::string("z")));
+}
+
+TEST(RecordsTest, KeysOnlyReadsTheKeyAndSkipsOtherColumns) {
+  RecordOptions options = Json();
+  options.keys_only = true;
+  Result r = Read("{\"name\":[\"nested\"],\"price\":\"not read\",\"id\":5}", Typed(), options);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.rows, (std::vector<Row>{{int64_t{5}}}));
+  EXPECT_EQ(ErrorOf("{\"name\":\"x\"}", Typed(), options), "in.jsonl line 1: column 'id' is missing and must not be null");
+  EXPECT_EQ(ErrorOf("{\"id\":5,\"colour\":1}", Typed(), options),
+            "in.jsonl line 1: unknown column 'colour' (the table has: id, name, price, ok, at, data)");
+  options.format = RecordFormat::kCsv;
+  r = Read("name,ok,id\nx,maybe,5\n", Typed(), options);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.rows, (std::vector<Row>{{int64_t{5}}}));
+}
+
+// ---------------------------------------------------------------------------
+// kFail: each malformed record, with its line and column
+
+TEST(RecordsTest, MalformedJsonLinesNameLineAndColumn) {
+  const Schema schema = Typed();
+  std::string many_keys = "{\"id\":1";
+  for (int i = 0; i < 5000; ++i) many_keys += ",\"k" + std::to_string(i) + "\":0";
+  many_keys += "}";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"{\"id\":1}\n\n{\"id\":2,\"name\":\"x\"",
+       "in.jsonl line 3: malformed JSON: parse error at column 19: syntax error while parsing object - unexpected end "
+       "of input; expected '}'"},
+      // A syntax error wins over an earlier wrong value, as a document reading would find it first.
+      {"{\"id\":\"x\",\"name\":}",
+       "in.jsonl line 1: malformed JSON: parse error at column 18: syntax error while parsing value - unexpected '}'; "
+       "expected '[', '{', or a literal"},
+      {"{\"id\":1} {\"id\":2}",
+       "in.jsonl line 1: malformed JSON: parse error at column 10: syntax error while parsing value - unexpected '{'; "
+       "expected end of input"},
+      {"{\"id\":1e999}", "in.jsonl line 1: malformed JSON: number overflow parsing '1e999'"},
+      {"[1,2]", "in.jsonl line 1: expected a JSON object, got array"},
+      {"42", "in.jsonl line 1: expected a JSON object, got number"},
+      {"{\"id\":1,\"colour\":\"red\"}", "in.jsonl line 1: unknown column 'colour' (the table has: id, name, price, ok, at, data)"},
+      {"{\"name\":\"x\"}", "in.jsonl line 1: column 'id' is missing and must not be null"},
+      {"{\"id\":null}", "in.jsonl line 1: column 'id': must not be null"},
+      {"{\"id\":\"7\"}", "in.jsonl line 1: column 'id': expected an int64, got \"7\""},
+      {"{\"id\":1.5}", "in.jsonl line 1: column 'id': expected an int64, got 1.5"},
+      {"{\"id\":18446744073709551615}", "in.jsonl line 1: column 'id': expected an int64 in range, got 18446744073709551615"},
+      {"{\"id\":1,\"name\":5}", "in.jsonl line 1: column 'name': expected a string, got 5"},
+      {"{\"id\":1,\"name\":[\"a\",{\"b\":null}]}", "in.jsonl line 1: column 'name': expected a string, got [\"a\",{\"b\":null}]"},
+      {"{\"id\":1,\"price\":\"cheap\"}",
+       "in.jsonl line 1: column 'price': expected a number (or \"NaN\", \"Infinity\", \"-Infinity\"), got \"cheap\""},
+      {"{\"id\":1,\"price\":true}",
+       "in.jsonl line 1: column 'price': expected a number (or \"NaN\", \"Infinity\", \"-Infinity\"), got true"},
+      {"{\"id\":1,\"ok\":1}", "in.jsonl line 1: column 'ok': expected true or false, got 1"},
+      {"{\"id\":1,\"ok\":\"true\"}", "in.jsonl line 1: column 'ok': expected true or false, got \"true\""},
+      {"{\"id\":1,\"at\":\"2024-02-30 10:00:00\"}",
+       "in.jsonl line 1: column 'at': timestamp '2024-02-30 10:00:00' must be 'yyyy-MM-dd HH:mm:ss[.ffffff]' (UTC) or an "
+       "integer of microseconds"},
+      {"{\"id\":1,\"at\":1.5}", "in.jsonl line 1: column 'at': expected a timestamp, got 1.5"},
+      {"{\"id\":1,\"data\":\"a\"}", "in.jsonl line 1: column 'data': expected base64 (RFC 4648, with padding), got 'a'"},
+      {"{\"id\":1,\"data\":5}", "in.jsonl line 1: column 'data': expected a base64 string, got 5"},
+      {"{\"id\":1,\"name\":" + std::string(300, '[') + std::string(300, ']') + "}",
+       "in.jsonl line 1: JSON nested deeper than 256 levels"},
+      {many_keys, "in.jsonl line 1: JSON with more than 4096 keys"},
+  };
+  for (const auto& [data, message] : cases) EXPECT_EQ(ErrorOf(data, schema, Json()), message) << data;
+}
+
+TEST(RecordsTest, MalformedCsvNamesLineAndColumn) {
+  const Schema schema = Typed();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"id,colour\n", "in.csv line 1: header: unknown column 'colour' (the table has: id, name, price, ok, at, data)"},
+      {"id,id\n", "in.csv line 1: header: column 'id' appears twice"},
+      {"\nname\n", "in.csv line 2: header: column 'id' is missing and must not be null"},
+      {"id,name\n1,a\n2,a,b\n", "in.csv line 3: 3 field(s), but the header has 2"},
+      {"id,name\n1\n", "in.csv line 2: 1 field(s), but the header has 2"},
+      {"id\nabc\n", "in.csv line 2: column 'id': expected an int64, got 'abc'"},
+      {"id\n" + std::string(50, '9') + "\n",
+       "in.csv line 2: column 'id': expected an int64, got '" + std::string(40, '9') + "…'"},
+      {"id,price\n1,1.2.3\n", "in.csv line 2: column 'price': expected a double, got '1.2.3'"},
+      {"id,ok\n1,maybe\n", "in.csv line 2: column 'ok': expected true or false, got 'maybe'"},
+      {"id,at\n1,yesterday\n",
+       "in.csv line 2: column 'at': timestamp 'yesterday' must be 'yyyy-MM-dd HH:mm:ss[.ffffff]' (UTC) or an integer of "
+       "microseconds"},
+      {"id,data\n1,Zg=\n", "in.csv line 2: column 'data': expected base64 (RFC 4648, with padding), got 'Zg='"},
+      {"id,name\n,x\n",
+       "in.csv line 2: column 'id': must not be null (an empty field is null; quote \"\" for an empty string)"},
+      {"id,name\n1,ok\n2,\"bad\n3,worse\n", "in.csv line 3: malformed CSV: a quoted field is never closed"},
+      {"id,name\n1,a\"b\n",
+       "in.csv line 2: malformed CSV: a quote inside an unquoted field (quote the whole field and double the quote)"},
+      {"id,name\n1,\"two\nlines\"x\n",
+       "in.csv line 3: malformed CSV: text after a closing quote (a quote inside a quoted field is written \"\")"},
+      {"id,\"na\n", "in.csv line 1: malformed CSV: a quoted field is never closed"},
+  };
+  for (const auto& [data, message] : cases) EXPECT_EQ(ErrorOf(data, schema, Csv()), message) << data;
+}
+
+TEST(RecordsTest, RowsBeforeAnErrorStayEmitted) {
+  const Result r = Read("{\"id\":1}\n{\"id\":2}\n{\"id\":\"x\"}\n{\"id\":4}", Typed(), Json());
+  EXPECT_TRUE(r.status.IsInvalidArgument());
+  EXPECT_EQ(r.rows.size(), 2u);
+}
+
+TEST(RecordsTest, AnErrorFromEmitStopsTheRead) {
+  for (const auto& [data, options] : {std::pair{std::string("{\"id\":1}\n{\"id\":2}\n"), Json()},
+                                      std::pair{std::string("id\n1\n2\n"), Csv()}}) {
+    int calls = 0;
+    const Status s = ReadRecords(data, Typed(), options, [&calls](Row&&, uint64_t) {
+      ++calls;
+      return Status::Aborted("enough");
+    });
+    EXPECT_EQ(s.ToString(), "Aborted: enough");
+    EXPECT_EQ(calls, 1);
+  }
+}
+
+TEST(RecordsTest, TheStreamReaderGivesWhatTheBufferReaderGives) {
+  for (const auto& [data, options] :
+       {std::pair{std::string("{\"id\":1,\"name\":\"a\"}\r\n\n{\"id\":2}"), Json()},
+        std::pair{std::string("id,name\n1,\"x\ny\"\n2,b"), Csv()}}) {
+    const Result buffered = Read(data, Typed(), options);
+    ASSERT_TRUE(buffered.status.ok());
+    std::istringstream in(data);
+    Result streamed;
+    ASSERT_TRUE(ReadRecords(in, Typed(), options, [&](Row&& row, uint64_t line) {
+                  streamed.rows.push_back(std::move(row));
+                  streamed.lines.push_back(line);
+                  return Status::OK();
+                }).ok());
+    EXPECT_EQ(streamed.rows, buffered.rows);
+    EXPECT_EQ(streamed.lines, buffered.lines);
+  }
+}
+
+// A stream whose read fails after its first line.
+class FailingBuffer : public std::streambuf {
+ public:
+  FailingBuffer() { setg(text_, text_, text_ + sizeof(text_) - 1); }
+
+ protected:
+  int_type underflow() override { throw std::ios_base::failure("device gone"); }
+
+ private:
+  char text_[10] = "{\"id\":1}\n";
+};
+
+TEST(RecordsTest, AFailedStreamReadIsAnIOError) {
+  for (const RecordOptions& options : {Json(), Csv()}) {
+    FailingBuffer buffer;
+    std::istream in(&buffer);
+    const Status s = ReadRecords(in, Typed(), options, [](Row&&, uint64_t) { return Status::OK(); });
+    EXPECT_TRUE(s.IsIOError()) << s.ToString();
+    EXPECT_EQ(s.message(), options.source_name + ": read failed");
+  }
+}
+
+// ---------------------------------------------------------------------------
+// kRescue
+
+std::string Rescued(const Row& row) { return std::get<std::string>(row.back()); }
+
+TEST(RecordsTest, RescueKeepsWhatParsedAndRescuesTheRestFromJson) {
+  const Result r = Read(
+      "{\"id\":1,\"name\":\"a\",\"colour\":null}\n"
+      "{\"id\":\"x\",\"name\":\"b\",\"price\":2}\n"
+      "{\"id\":3,\"colour\":{\"r\":1}}\n"
+      "[1,2]\n"
+      "{\"id\":\n"
+      "{\"id\":4,\"_rescued_data\":\"mine\"}\n"
+      "{\"price\":\"cheap\",\"id\":5,\"name\":[],\"id\":6}\n",
+      Rescuing(), Json(BadRecordPolicy::kRescue));
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  ASSERT_EQ(r.rows.size(), 7u);
+  EXPECT_EQ(r.rows[0], (Row{int64_t{1}, std::string("a"), kNull, kNull}));  // a null unknown field: nothing to rescue
+  EXPECT_EQ(r.rows[1], (Row{kNull, std::string("b"), 2.0, std::string(R"({"id":"x","_file_path":"in.jsonl"})")}));
+  EXPECT_EQ(r.rows[2], (Row{int64_t{3}, kNull, kNull, std::string(R"({"colour":{"r":1},"_file_path":"in.jsonl"})")}));
+  EXPECT_EQ(r.rows[3], (Row{kNull, kNull, kNull, std::string(R"({"_corrupt_record":"[1,2]","_file_path":"in.jsonl"})")}));
+  EXPECT_EQ(Rescued(r.rows[4]), R"({"_corrupt_record":"{\"id\":","_file_path":"in.jsonl"})");
+  EXPECT_EQ(r.rows[5], (Row{int64_t{4}, kNull, kNull, std::string(R"({"_rescued_data":"mine","_file_path":"in.jsonl"})")}));
+  EXPECT_EQ(r.rows[6], (Row{int64_t{6}, kNull, kNull,
+                            std::string(R"({"price":"cheap","name":[],"_file_path":"in.jsonl"})")}));
+  EXPECT_EQ(r.lines, (std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 7}));
+}
+
+TEST(RecordsTest, RescueKeepsWhatParsedAndRescuesTheRestFromCsv) {
+  const Result r = Read("id,name,colour\n1,a,\nx,b,red\n2,c,d,e\n3,,\"\"\n", Rescuing(), Csv(BadRecordPolicy::kRescue));
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  ASSERT_EQ(r.rows.size(), 4u);
+  EXPECT_EQ(r.rows[0], (Row{int64_t{1}, std::string("a"), kNull, kNull}));
+  EXPECT_EQ(r.rows[1], (Row{kNull, std::string("b"), kNull, std::string(R"({"id":"x","colour":"red","_file_path":"in.csv"})")}));
+  EXPECT_EQ(r.rows[2], (Row{kNull, kNull, kNull, std::string(R"({"_corrupt_record":"2,c,d,e","_file_path":"in.csv"})")}));
+  EXPECT_EQ(r.rows[3], (Row{int64_t{3}, kNull, kNull, std::string(R"({"colour":"","_file_path":"in.csv"})")}));
+  EXPECT_EQ(r.lines, (std::vector<uint64_t>{2, 3, 4, 5}));
+}
+
+TEST(RecordsTest, RescueTakesUnsplittableCsvALineAtATime) {
+  const Result r = Read("id,name,id\n1,a\"b,\n2,\"x\"y,\n3,\"unclosed,\n4,ok,9\n", Rescuing(), Csv(BadRecordPolicy::kRescue));
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  ASSERT_EQ(r.rows.size(), 4u);
+  EXPECT_EQ(Rescued(r.rows[0]), R"({"_corrupt_record":"1,a\"b,","_file_path":"in.csv"})");
+  EXPECT_EQ(Rescued(r.rows[1]), R"({"_corrupt_record":"2,\"x\"y,","_file_path":"in.csv"})");
+  EXPECT_EQ(Rescued(r.rows[2]), R"({"_corrupt_record":"3,\"unclosed,","_file_path":"in.csv"})");
+  // A repeated header name is an unknown field.
+  EXPECT_EQ(r.rows[3], (Row{int64_t{4}, std::string("ok"), kNull, std::string(R"({"id":"9","_file_path":"in.csv"})")}));
+  EXPECT_EQ(r.lines, (std::vector<uint64_t>{2, 3, 4, 5}));
+}
+
+TEST(RecordsTest, RescueStillRefusesAMalformedCsvHeader) {
+  EXPECT_EQ(ErrorOf("id,\"name\n1,a\n", Rescuing(), Csv(BadRecordPolicy::kRescue)),
+            "in.csv line 1: malformed CSV: a quoted field is never closed");
+}
+
+TEST(RecordsTest, RescueNeedsANullableStringColumnAndNullableColumns) {
+  const RecordOptions rescue = Json(BadRecordPolicy::kRescue);
+  EXPECT_EQ(ErrorOf("{}", Typed(), rescue),
+            "rescuing bad records needs a nullable string column '_rescued_data' in the schema to hold them");
+  EXPECT_EQ(ErrorOf("{}", MakeSchema({{"id", ColumnType::kInt64, true}, {"_rescued_data", ColumnType::kBytes, true}}, {}), rescue),
+            "rescuing bad records needs a nullable string column '_rescued_data' in the schema to hold them");
+  EXPECT_EQ(ErrorOf("{}", MakeSchema({{"id", ColumnType::kInt64, false}, {"_rescued_data", ColumnType::kString, true}}, {}),
+                    rescue),
+            "column 'id' must be nullable when bad records are rescued (a record whose value for it does not parse is "
+            "still a row)");
+  RecordOptions keys = rescue;
+  keys.keys_only = true;
+  EXPECT_EQ(ErrorOf("{}", Rescuing(), keys),
+            "bad records cannot be rescued when reading keys only (the records of a delete)");
+  Row row;
+  EXPECT_TRUE(ParseJsonRecord("{}", Typed(), rescue, &row).IsInvalidArgument());
+}
+
+TEST(RecordsTest, RescueColumnMayHaveAnotherName) {
+  RecordOptions options = Json(BadRecordPolicy::kRescue);
+  options.rescue_column = "bad";
+  const Schema schema = MakeSchema({{"id", ColumnType::kInt64, true}, {"bad", ColumnType::kString, true}}, {});
+  const Result r = Read("{\"id\":true}\n", schema, options);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.rows[0], (Row{kNull, std::string(R"({"id":true,"_file_path":"in.jsonl"})")}));
+}
+
+TEST(RecordsTest, RescuedTextThatIsNotUtf8IsReplaced) {
+  const Result r = Read("{\"id\":\xff}\n", Rescuing(), Json(BadRecordPolicy::kRescue));
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(Rescued(r.rows[0]), "{\"_corrupt_record\":\"{\\\"id\\\":\xef\xbf\xbd}\",\"_file_path\":\"in.jsonl\"}");
+}
+
+// ---------------------------------------------------------------------------
+// ParseJsonRecord: a topic message
+
+TEST(RecordsTest, ParseJsonRecordReadsOneObject) {
+  RecordOptions options = Json();
+  options.source_name = "topic orders offset 7";
+  Row row;
+  ASSERT_TRUE(ParseJsonRecord(R"({"id":1,"name":"a"})", Typed(), options, &row).ok());
+  EXPECT_EQ(row, (Row{int64_t{1}, std::string("a"), kNull, kNull, kNull, kNull}));
+  Status s = ParseJsonRecord(R"({"id":"x"})", Typed(), options, &row);
+  EXPECT_EQ(s.message(), "topic orders offset 7: column 'id': expected an int64, got \"x\"");
+  s = ParseJsonRecord("", Typed(), options, &row);
+  EXPECT_EQ(s.message(),
+            "topic orders offset 7: malformed JSON: parse error at column 1: syntax error while parsing value - unexpected "
+            "end of input; expected '[', '{', or a literal");
+  options.source_name.clear();
+  s = ParseJsonRecord(R"({"name":"a"})", Typed(), options, &row);
+  EXPECT_EQ(s.message(), "column 'id' is missing and must not be null");
+  options.format = RecordFormat::kCsv;  // ignored: a message is JSON
+  ASSERT_TRUE(ParseJsonRecord(R"({"id":2})", Typed(), options, &row).ok());
+  EXPECT_EQ(row[0], Value(int64_t{2}));
+}
+
+TEST(RecordsTest, ParseJsonRecordRescues) {
+  RecordOptions options = Json(BadRecordPolicy::kRescue);
+  options.source_name = "orders";
+  Row row;
+  ASSERT_TRUE(ParseJsonRecord(R"({"id":1,"price":"x"})", Rescuing(), options, &row).ok());
+  EXPECT_EQ(row, (Row{int64_t{1}, kNull, kNull, std::string(R"({"price":"x","_file_path":"orders"})")}));
+  ASSERT_TRUE(ParseJsonRecord("not json", Rescuing(), options, &row).ok());
+  EXPECT_EQ(row, (Row{kNull, kNull, kNull, std::string(R"({"_corrupt_record":"not json","_file_path":"orders"})")}));
+  ASSERT_TRUE(ParseJsonRecord(R"({"id":2})", Rescuing(), options, &row).ok());
+  EXPECT_EQ(row, (Row{int64_t{2}, kNull, kNull, kNull}));
+}
+
+// ---------------------------------------------------------------------------
+// Value parsers
+
+TEST(RecordsTest, DurationsInEveryForm) {
+  constexpr uint64_t kSecond = 1'000'000, kMinute = 60 * kSecond, kHour = 60 * kMinute, kDay = 24 * kHour;
+  const std::vector<std::pair<std::string, uint64_t>> cases = {
+      {"0s", 0},
+      {"500ms", 500'000},
+      {"90s", 90 * kSecond},
+      {"15m", 15 * kMinute},
+      {"36h", 36 * kHour},
+      {"7d", 7 * kDay},
+      {"500 milliseconds", 500'000},
+      {"1 millisecond", 1'000},
+      {"1 second", kSecond},
+      {"30 seconds", 30 * kSecond},
+      {"1 minute", kMinute},
+      {"10 minutes", 10 * kMinute},
+      {"1 hour", kHour},
+      {"2 hours", 2 * kHour},
+      {"1 day", kDay},
+      {"2 days", 2 * kDay},
+      {"2 day", 2 * kDay},
+      {"10 Minutes", 10 * kMinute},
+      {"7 D", 7 * kDay},
+      {"10minutes", 10 * kMinute},
+      {"18446744073709ms", 18446744073709'000},
+  };
+  for (const auto& [text, micros] : cases) {
+    uint64_t got = 1;
+    const Status s = ParseDuration(text, &got);
+    EXPECT_TRUE(s.ok()) << text << ": " << s.ToString();
+    EXPECT_EQ(got, micros) << text;
+  }
+}
+
+TEST(RecordsTest, MalformedDurationsAreRefused) {
+  for (const std::string text : {"", "s", "7", "7x", "-1s", "+1s", "1.5h", "7 fortnights", " 7d", "7d ", "7 days ago",
+                                 "minutes", "7ss", "7 mins", "18446744073709551615d", "18446744073709552s",
+                                 "99999999999999999999999s"}) {
+    uint64_t got = 0;
+    const Status s = ParseDuration(text, &got);
+    EXPECT_TRUE(s.IsInvalidArgument()) << "'" << text << "'";
+  }
+  uint64_t got = 0;
+  EXPECT_EQ(ParseDuration("7x", &got).message(),
+            "duration '7x' must be a number and a unit: ms, s, m, h or d, or the unit as a word (e.g. 168h, 7d, 10 "
+            "minutes, 1 hour)");
+}
+
+TEST(RecordsTest, Timestamps) {
+  int64_t micros = 0;
+  ASSERT_TRUE(ParseTimestamp("2026-01-02 03:04:05.678901", &micros).ok());
+  EXPECT_EQ(micros, kAt);
+  ASSERT_TRUE(ParseTimestamp("2026-01-02T03:04:05", &micros).ok());
+  EXPECT_EQ(micros, kAt - 678901);
+  ASSERT_TRUE(ParseTimestamp("-1", &micros).ok());
+  EXPECT_EQ(micros, -1);
+  for (const char* bad : {"", "-", "2024-02-30 10:00:00", "99999999999999999999", "12ab"}) {
+    EXPECT_TRUE(ParseTimestamp(bad, &micros).IsInvalidArgument()) << bad;
+  }
+  EXPECT_EQ(ParseTimestamp("last tuesday", &micros).message(),
+            "timestamp 'last tuesday' must be 'yyyy-MM-dd HH:mm:ss[.ffffff]' (UTC) or an integer of microseconds");
+}
+
+TEST(RecordsTest, Base64RoundTripsAndRefusesMalformedText) {
+  const std::vector<std::pair<std::string, std::string>> known = {
+      {"", ""}, {"f", "Zg=="}, {"fo", "Zm8="}, {"foo", "Zm9v"}, {"foob", "Zm9vYg=="}, {"\xff\xfe", "//4="}};
+  for (const auto& [bytes, text] : known) {
+    EXPECT_EQ(EncodeBase64(bytes), text);
+    std::string decoded = "junk";
+    ASSERT_TRUE(DecodeBase64(text, &decoded).ok()) << text;
+    EXPECT_EQ(decoded, bytes);
+  }
+  std::string all;
+  for (int i = 0; i < 256; ++i) all.push_back(static_cast<char>(i));
+  std::string decoded;
+  ASSERT_TRUE(DecodeBase64(EncodeBase64(all), &decoded).ok());
+  EXPECT_EQ(decoded, all);
+  for (const char* bad : {"a", "Zg=", "Z===", "Zg=A", "Zm9v=Zg=", "Zm 9", "Zm9v\n"}) {
+    EXPECT_EQ(DecodeBase64(bad, &decoded).message(),
+              "expected base64 (RFC 4648, with padding), got '" + std::string(bad) + "'")
+        << bad;
+  }
+}
+
+}  // namespace
+}  // namespace spool

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# End-to-end test of `spool pipeline set | show` and `spool update` as an
+# operator drives them: a spec with a topic source, a filter, an aggregate
+# and a files source; updates that pick up new messages and files exactly
+# once; a continuous update bounded by --max-batches; the events. Then the
+# mistakes: a malformed or inconsistent spec (exit 2, naming the place,
+# recording nothing), an update without a definition, a bad record (exit 1,
+# naming file and line, committing nothing), an incompatible change (exit 1,
+# naming the flow and the full refresh it needs).
+set -uo pipefail
+spool=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+store="$work/store"
+
+source "$(dirname "$0")/cli_test_lib.sh"
+
+history_count() { "$spool" history "$store" __spool.pipeline.definition 2>/dev/null | grep -c 'SET PIPELINE'; }
+newest_version() { "$spool" log inspect "$store/log" 2>/dev/null | sed -n 's/.*newest version \([0-9]*\).*/\1/p' | head -1; }
+
+mkdir -p "$work/landing"
+"$spool" init "$store" >/dev/null
+"$spool" topic create "$work/orders" >/dev/null
+printf '%s\n' '{"id": 1, "country": "de", "amount": 10}' '{"id": 2, "country": "fr", "amount": 0}' \
+  '{"id": 3, "country": "de", "amount": 5}' | "$spool" topic produce "$work/orders" >/dev/null
+cat >"$work/spec.json" <<JSON
+{"name": "shop",
+ "datasets": [{"name": "main.shop.orders"}, {"name": "main.shop.revenue"}, {"name": "main.shop.returns"}],
+ "flows": [
+  {"name": "ingest", "target": "main.shop.orders",
+   "source": {"topic": "$work/orders", "columns": [{"name": "id", "type": "int64", "nullable": false},
+              {"name": "country", "type": "string", "nullable": false}, {"name": "amount", "type": "int64"}]},
+   "steps": [{"filter": "amount > 0"}]},
+  {"name": "revenue", "target": "main.shop.revenue", "source": {"dataset": "main.shop.orders"},
+   "steps": [{"aggregate": {"group_by": ["country"], "aggregates": [{"name": "orders", "fn": "count"},
+              {"name": "revenue", "fn": "sum", "expr": "amount"}]}}]},
+  {"name": "returns", "target": "main.shop.returns",
+   "source": {"files": "$work/landing", "format": "csv", "columns": [{"name": "id", "type": "int64"}]}}
+ ]}
+JSON
+
+check "update without a definition" 2 "$spool" update "$store"
+expect_output "says how to define one" "spool pipeline set"
+check "pipeline set" 0 "$spool" pipeline set "$store" "$work/spec.json"
+expect_output "prints the id" "pipeline [0-9a-f-]{36} \(shop\)"
+check "pipeline show" 0 "$spool" pipeline show "$store"
+expect_output "shows the flows" "revenue +dataset main.shop.orders"
+check "pipeline show --json" 0 "$spool" pipeline show "$store" --json
+expect_output "prints the spec" '"name": "main.shop.revenue"'
+
+check "update" 0 "$spool" update "$store"
+expect_output "completes" "COMPLETED"
+check "read revenue" 0 "$spool" read "$store" main.shop.revenue --format csv
+expect_equal "revenue per country" "$(tail -n +2 "$work/out")" "de,2,15"
+check "update again: nothing new" 0 "$spool" update "$store"
+expect_output "no batches" "ingest +0 +0"
+
+echo '{"id": 4, "country": "fr", "amount": 7}' | "$spool" topic produce "$work/orders" >/dev/null
+printf 'id\n1\n' >"$work/landing/.r1.csv" && mv "$work/landing/.r1.csv" "$work/landing/r1.csv"
+check "continuous update, bounded" 0 "$spool" update "$store" --continuous --max-batches 3
+expect_output "stops" "CANCELED|COMPLETED"
+check "read revenue after" 0 "$spool" read "$store" main.shop.revenue --format csv
+expect_equal "the new message counted once" "$(tail -n +2 "$work/out" | tr '\n' ' ')" "de,2,15 fr,1,7 "
+check "read returns" 0 "$spool" read "$store" main.shop.returns --format csv
+expect_equal "the file read once" "$(tail -n +2 "$work/out")" "1"
+check "events" 0 "$spool" events "$store" --type flow_progress
+expect_output "flow_progress events" "Flow 'revenue' committed batch"
+
+# Mistakes: nothing recorded, nothing run.
+before=$(history_count)
+echo '{"datasets": [], "flows": [], "extra": 1}' >"$work/bad.json"
+check "unknown field" 2 "$spool" pipeline set "$store" "$work/bad.json"
+expect_output "names the field" "unknown field 'extra'"
+sed 's/amount > 0/amout > 0/' "$work/spec.json" >"$work/typo.json"
+check "unknown column" 2 "$spool" pipeline set "$store" "$work/typo.json"
+expect_output "names the place and the column" "flows\[0\] \"ingest\".steps\[0\].filter: at column 1: unknown column 'amout'"
+echo '{' >"$work/broken.json"
+check "not JSON" 2 "$spool" pipeline set "$store" "$work/broken.json"
+expect_output "says so" "not valid JSON"
+check "missing file" 2 "$spool" pipeline set "$store" "$work/nope.json"
+expect_equal "no definition recorded" "$(history_count)" "$before"
+
+printf 'id\nseven\n' >"$work/landing/r2.csv"
+check "bad record fails the update" 1 "$spool" update "$store"
+expect_output "names the file and line" "r2.csv line 2"
+check "read returns after the failure" 0 "$spool" read "$store" main.shop.returns --format csv
+expect_equal "nothing partial committed" "$(tail -n +2 "$work/out")" "1"
+rm "$work/landing/r2.csv"
+
+sed 's/"fn": "sum"/"fn": "max"/' "$work/spec.json" >"$work/changed.json"
+check "incompatible definition is recorded" 0 "$spool" pipeline set "$store" "$work/changed.json"
+check "but its update fails" 1 "$spool" update "$store"
+expect_output "naming the flow and the remedy" "Flow 'revenue' has state .* full refresh"
+
+if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
+echo "all pipeline CLI checks passed"
