@@ -62,6 +62,13 @@ class Source {
   // Reads the rows after the committed offset (at most `max_rows`, when
   // the source can stop there) into `*batch`; *more: rows remain.
   virtual Status Read(BatchContext& ctx, Batch* batch, bool* more) = 0;
+  // What the last Read left for later batches, for flow_progress: an
+  // amount of "records", "files" or "versions" (commits of a dataset).
+  struct Backlog {
+    std::string_view unit;
+    uint64_t amount = 0;
+  };
+  virtual Backlog backlog() const = 0;
   // The offset after what Read returned, for the batch's checkpoint.
   virtual std::string NextOffset() const = 0;
   // The batch committed: Read continues after it.

@@ -546,25 +546,37 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
   Batch batch;
   Checkpoint next = cp;
   const Schema& t = *datasets[flow.target_dataset].schema;
+  bool recompute = false;
   if (flow.materialized) {
-    // A materialized view: recomputed from its inputs when any changed,
-    // writing the difference.
+    // A materialized view, refreshed when an input changed: incrementally
+    // (its query over the new rows, the aggregate's state carried on) when
+    // its source only gained rows since and nothing else it reads changed;
+    // otherwise recomputed whole, writing the difference.
     *more = false;
-    const uint64_t newest = store->AvailableVersions().newest;
-    bool changed = cp.batch_id == 0;
-    for (const TableId& input : flow.inputs) {
-      if (changed || newest <= cp.version) break;
-      SPOOL_RETURN_IF_ERROR(store->Changes(input, std::max<uint64_t>(cp.version + 1, store->AvailableVersions().oldest), newest,
-                                           [&](const ChangeRow&) {
-                                             changed = true;
-                                             return false;
-                                           }));
+    const VersionRange range = store->AvailableVersions();
+    const uint64_t from = std::max<uint64_t>(cp.version + 1, range.oldest);
+    // Never refreshed, or the log no longer holds what changed since.
+    bool changed = cp.batch_id == 0 || cp.version + 1 < range.oldest;
+    recompute = changed;
+    std::vector<Row> appended;
+    for (size_t i = 0; i < flow.inputs.size() && !recompute && range.newest > cp.version; ++i) {
+      SPOOL_RETURN_IF_ERROR(store->Changes(flow.inputs[i], from, range.newest, [&](const ChangeRow& change) {
+        changed = true;
+        recompute = i != 0 || change.change_type != ChangeType::kInsert;
+        if (!recompute) appended.push_back(change.row);
+        return !recompute;
+      }));
     }
     if (!changed) return Status::OK();
-    txn.SetOperation("MATERIALIZED VIEW REFRESH", json{{"flow", flow.spec->name}, {"mode", "RECOMPUTE"}}.dump());
-    for (auto& op : flow.ops) SPOOL_RETURN_IF_ERROR(op->Reset(ctx));
-    SPOOL_RETURN_IF_ERROR(flow.source->ReadAll(ctx, &batch));
-    next.version = newest;
+    txn.SetOperation("MATERIALIZED VIEW REFRESH",
+                     json{{"flow", flow.spec->name}, {"mode", recompute ? "RECOMPUTE" : "INCREMENTAL"}}.dump());
+    if (recompute) {
+      for (auto& op : flow.ops) SPOOL_RETURN_IF_ERROR(op->Reset(ctx));
+      SPOOL_RETURN_IF_ERROR(flow.source->ReadAll(ctx, &batch));
+    } else {
+      batch.rows = std::move(appended);
+    }
+    next.version = range.newest;
   } else if (flow.spec->once) {
     *more = false;
     SPOOL_RETURN_IF_ERROR(flow.source->ReadAll(ctx, &batch));
@@ -597,7 +609,7 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
     }
     rows.push_back(std::move(out));
   }
-  if (flow.materialized) {
+  if (recompute) {
     SPOOL_RETURN_IF_ERROR(WriteDifference(flow.target, t, std::move(rows), txn, &batch));
   } else {
     for (Row& row : rows) txn.Write(flow.target, std::move(row));
@@ -627,6 +639,7 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
   stats.output_rows += batch.rows.size();
   stats.deleted_rows += batch.deletes.size();
   stats.late_rows += ctx.late_rows;
+  const Source::Backlog backlog = flow.source->backlog();
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
   return Event(EventLevel::kInfo, "flow_progress",
                "Flow '" + flow.spec->name + "' committed batch " + std::to_string(next.batch_id - 1) + " at version " +
@@ -641,7 +654,7 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
                         {"num_deleted_rows", batch.deletes.size()},
                         {"num_late_rows_dropped", ctx.late_rows},
                         {"duration_ms", ms},
-                        {"backlog", *more}}}}}},
+                        {"backlog_" + std::string(backlog.unit), backlog.amount}}}}}},
                update_id, &flow);
 }
 

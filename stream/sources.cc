@@ -110,8 +110,10 @@ class DatasetSource : public Source {
     if (s.ok() && !*more) finish_commit();
     SPOOL_RETURN_IF_ERROR(failed);
     if (!*more && failed.ok()) next_ = range.newest;
+    newest_ = range.newest;
     return s;
   }
+  Backlog backlog() const override { return {"versions", newest_ > next_ ? newest_ - next_ : 0}; }
 
   std::string NextOffset() const override { return std::to_string(next_); }
   void Committed() override {
@@ -154,6 +156,7 @@ class DatasetSource : public Source {
   bool started_ = false;
   uint64_t committed_ = 0;
   uint64_t next_ = 0;
+  uint64_t newest_ = 0;  // the store's newest version at the last Read
   uint64_t max_rows_ = 0;
 };
 
@@ -207,11 +210,13 @@ class FileSource : public Source {
     bool more = false;
     return ReadFiles(ctx, batch, &more, false);
   }
+  Backlog backlog() const override { return {"files", left_}; }
 
  private:
   Status ReadFiles(BatchContext& ctx, Batch* batch, bool* more, bool bounded) {
     *more = false;
     taken_.clear();
+    left_ = 0;
     std::vector<std::string> names;
     Status s = env_->ListDir(spec_.path, &names);
     if (!s.ok()) return s.WithContext("files source " + spec_.path);
@@ -221,7 +226,8 @@ class FileSource : public Source {
       if (bounded && ((max_files_ != 0 && taken_.size() >= max_files_) ||
                       (max_rows_ != 0 && batch->rows.size() >= max_rows_))) {
         *more = true;
-        break;
+        ++left_;
+        continue;
       }
       const std::string path = spec_.path + "/" + name;
       std::string data;
@@ -255,6 +261,7 @@ class FileSource : public Source {
   TableId state_id_;
   std::set<std::string> read_;
   std::vector<std::string> taken_;
+  uint64_t left_ = 0;  // files the last Read left for later batches
   uint64_t committed_files_ = 0;
 };
 
@@ -313,8 +320,14 @@ class TopicSource : public Source {
     }));
     SPOOL_RETURN_IF_ERROR(parsed);
     *more = next_ < info.next_offset;
+    left_ = info.next_offset - next_;
     return Status::OK();
   }
+
+ public:
+  Backlog backlog() const override { return {"records", left_}; }
+
+ private:
 
   SourceSpec spec_;
   Env* env_ = nullptr;
@@ -324,6 +337,7 @@ class TopicSource : public Source {
   bool started_ = false;
   uint64_t committed_ = 0;
   uint64_t next_ = 0;
+  uint64_t left_ = 0;  // messages after the last Read
 };
 
 }  // namespace

@@ -407,6 +407,61 @@ TEST_F(PipelineTest, MaterializedViewFollowsItsSourceThroughUpdatesAndDeletes) {
   // Nothing changed: no refresh commit.
   r = Run(b.Build());
   EXPECT_EQ(r.batches, 0u);
+  // Only new orders: refreshed incrementally, from the aggregate's state.
+  AddFile("c.jsonl", Order(4, "fr", 2) + Order(5, "de", 1));
+  r = Run(b.Build());
+  ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  EXPECT_EQ(Rows("main.s.by_country"), (std::vector<Row>{{std::string("de"), int64_t{16}}, {std::string("fr"), int64_t{2}}}));
+  TableId view;
+  ASSERT_TRUE(TableId::Parse("main.s.by_country", &view).ok());
+  std::vector<HistoryEntry> history;
+  ASSERT_TRUE(store_->History(view, &history).ok());
+  ASSERT_GE(history.size(), 3u);
+  EXPECT_NE(history[0].parameters_json.find("INCREMENTAL"), std::string::npos) << history[0].parameters_json;
+  EXPECT_NE(history[1].parameters_json.find("RECOMPUTE"), std::string::npos) << history[1].parameters_json;
+}
+
+TEST_F(PipelineTest, ContinuousUpdatePicksUpNewDataUntilStopped) {
+  PipelineBuilder b("continuous");
+  b.StreamingTable("main.s.t");
+  b.Flow("ingest").FromFiles(in(), OrderColumns()).Into("main.s.t");
+  PipelineSpec spec = b.Build();
+  std::unique_ptr<Pipeline> pipeline;
+  ASSERT_TRUE(Pipeline::Open(store_.get(), spec, &pipeline).ok());
+  AddFile("a.jsonl", Order(1, "de", 1));
+  UpdateOptions options;
+  options.continuous = true;
+  options.trigger_interval_us = 1000;
+  int batches = 0;
+  // Each committed batch brings the next file, until the third; then stop.
+  options.on_batch = [&](const std::string&, uint64_t) {
+    if (++batches < 3) AddFile("f" + std::to_string(batches) + ".jsonl", Order(batches + 1, "de", 1));
+    else pipeline->Stop();
+  };
+  UpdateResult r;
+  ASSERT_TRUE(pipeline->Update(options, &r).ok());
+  EXPECT_EQ(r.state, UpdateState::kCanceled);
+  EXPECT_EQ(r.batches, 3u);
+  EXPECT_EQ(Rows("main.s.t").size(), 3u);
+  std::vector<Event> states = Events("update_progress");
+  ASSERT_GE(states.size(), 2u);
+  EXPECT_NE(states[states.size() - 2].details_json.find("STOPPING"), std::string::npos);
+}
+
+TEST_F(PipelineTest, FlowProgressReportsTheBacklog) {
+  AddFile("a.jsonl", Order(1, "de", 1));
+  AddFile("b.jsonl", Order(2, "de", 1));
+  AddFile("c.jsonl", Order(3, "de", 1));
+  PipelineBuilder b("backlog");
+  b.StreamingTable("main.s.t");
+  b.Flow("ingest").FromFiles(in(), OrderColumns()).Into("main.s.t");
+  PipelineSpec spec = b.Build();
+  spec.flows[0].max_batch_files = 2;
+  ASSERT_EQ(Run(spec).state, UpdateState::kCompleted);
+  std::vector<Event> progress = Events("flow_progress");
+  ASSERT_EQ(progress.size(), 2u);
+  EXPECT_NE(progress[0].details_json.find("\"backlog_files\":1"), std::string::npos) << progress[0].details_json;
+  EXPECT_NE(progress[1].details_json.find("\"backlog_files\":0"), std::string::npos) << progress[1].details_json;
 }
 
 TEST_F(PipelineTest, OnceFlowBackfillsOnceUntilItsDefinitionChanges) {
