@@ -627,6 +627,65 @@ TEST_F(PipelineTest, StreamStreamJoinMatchesReferenceWithLateRows) {
   }
 }
 
+// Random streams joined with a random table, on its key (point reads) and
+// on a column that is not unique (a hash table), inner and left, against a
+// nested-loop reference.
+TEST_F(PipelineTest, LookupJoinsMatchReference) {
+  for (uint32_t seed = 1; seed <= 3; ++seed) {
+    Fresh();
+    std::mt19937 rng(seed);
+    std::string customers, orders;
+    std::vector<std::pair<int64_t, int64_t>> table;  // cid, region (regions repeat; some cids missing)
+    for (int64_t cid = 0; cid < 30; ++cid) {
+      if (rng() % 4 == 0) continue;
+      table.emplace_back(cid, static_cast<int64_t>(rng() % 5));
+      customers += "{\"cid\": " + std::to_string(cid) + ", \"region\": " + std::to_string(table.back().second) + "}\n";
+    }
+    std::ofstream(Dir("c") + "/c.jsonl") << customers;
+    std::vector<std::pair<int64_t, int64_t>> stream;  // id, cid (cid may be missing from the table)
+    for (int64_t id = 0; id < 200; ++id) stream.emplace_back(id, static_cast<int64_t>(rng() % 36));
+    for (const auto& [id, cid] : stream) orders += "{\"id\": " + std::to_string(id) + ", \"ocid\": " + std::to_string(cid) + "}\n";
+    AddFile("o.jsonl", orders);
+    PipelineBuilder b("lookups");
+    b.StreamingTable("main.s.customers").PrimaryKey({"cid"});
+    for (const char* t : {"by_key_inner", "by_key_left", "by_region_inner", "by_region_left"}) b.StreamingTable(std::string("main.s.") + t);
+    b.Flow("customers")
+        .FromFiles(Dir("c"), {{"cid", ColumnType::kInt64, false}, {"region", ColumnType::kInt64, false}})
+        .Into("main.s.customers");
+    const std::vector<Column> columns = {{"id", ColumnType::kInt64, false}, {"ocid", ColumnType::kInt64, false}};
+    for (JoinType type : {JoinType::kInner, JoinType::kLeft}) {
+      const std::string suffix = type == JoinType::kInner ? "inner" : "left";
+      b.Flow("by_key_" + suffix)
+          .FromFiles(in(), columns)
+          .Step(LookupJoinStep{"main.s.customers", {{"ocid", "cid"}}, type, {"region"}})
+          .Into("main.s.by_key_" + suffix);
+      // Each order's cid taken as a region: several customers match.
+      b.Flow("by_region_" + suffix)
+          .FromFiles(in(), columns)
+          .Step(LookupJoinStep{"main.s.customers", {{"ocid", "region"}}, type, {"cid"}})
+          .Into("main.s.by_region_" + suffix);
+    }
+    const UpdateResult r = Run(b.Build());
+    ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+    for (JoinType type : {JoinType::kInner, JoinType::kLeft}) {
+      const std::string suffix = type == JoinType::kInner ? "inner" : "left";
+      std::multiset<Row> want_key, want_region;
+      for (const auto& [id, cid] : stream) {
+        bool key_match = false, region_match = false;
+        for (const auto& [tcid, region] : table) {
+          if (tcid == cid) want_key.insert({id, cid, region}), key_match = true;
+          if (region == cid) want_region.insert({id, cid, tcid}), region_match = true;
+        }
+        if (!key_match && type == JoinType::kLeft) want_key.insert({id, cid, Value()});
+        if (!region_match && type == JoinType::kLeft) want_region.insert({id, cid, Value()});
+      }
+      const std::vector<Row> by_key = Rows("main.s.by_key_" + suffix), by_region = Rows("main.s.by_region_" + suffix);
+      EXPECT_EQ(std::multiset<Row>(by_key.begin(), by_key.end()), want_key) << suffix << " seed " << seed;
+      EXPECT_EQ(std::multiset<Row>(by_region.begin(), by_region.end()), want_region) << suffix << " seed " << seed;
+    }
+  }
+}
+
 TEST_F(PipelineTest, LookupJoinInnerAndLeftAgainstTheTableAsItIs) {
   PipelineBuilder b("lookup");
   b.StreamingTable("main.s.customers").PrimaryKey({"cid"});
