@@ -464,6 +464,20 @@ TEST_F(PipelineTest, FlowProgressReportsTheBacklog) {
   EXPECT_NE(progress[1].details_json.find("\"backlog_files\":0"), std::string::npos) << progress[1].details_json;
 }
 
+TEST_F(PipelineTest, SeveralFlowsAppendToOneStreamingTable) {
+  PipelineBuilder b("append_flows");
+  b.StreamingTable("main.s.all");
+  b.Flow("eu").FromFiles(in(), OrderColumns()).Into("main.s.all");
+  b.Flow("us").FromFiles(Dir("us"), OrderColumns()).Select({{"id", "id + 1000"}, {"country", "country"}}).Into("main.s.all");
+  AddFile("a.jsonl", Order(1, "de", 1) + Order(2, "fr", 2));
+  std::ofstream(Dir("us") + "/u.jsonl") << Order(1, "us", 3);
+  const UpdateResult r = Run(b.Build());
+  ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  const std::vector<Row> rows = Rows("main.s.all");
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[2], (Row{int64_t{1001}, std::string("us"), Value()}));  // the column it does not write is NULL
+}
+
 TEST_F(PipelineTest, OnceFlowBackfillsOnceUntilItsDefinitionChanges) {
   PipelineBuilder b("once");
   b.StreamingTable("main.s.t");
