@@ -37,6 +37,8 @@ class AggregateOp : public Operator {
       std::vector<size_t> time;
       SPOOL_RETURN_IF_ERROR(FindColumns(input, {step.window->time_column}, place + ".window", "time", &time));
       time_column_ = time[0];
+      SPOOL_RETURN_IF_ERROR(CheckDuration(step.window->size_us, false, place + ".window", "size"));
+      SPOOL_RETURN_IF_ERROR(CheckDuration(step.window->watermark_delay_us, true, place + ".window", "watermark"));
       if (input.columns()[time_column_].type != ColumnType::kTimestamp) {
         return Status::InvalidArgument(place + ".window: time column '" + step.window->time_column +
                                        "' is not a timestamp");
@@ -112,7 +114,10 @@ class AggregateOp : public Operator {
   Status Start(Store* store, const stream_internal::StateTables& tables) override {
     store_ = store;
     state_id_ = tables.ids[0];
+    // What a run keeps in memory starts from what the store holds.
     groups_.clear();
+    reset_ = false;
+    watermark_.reset();
     if (!step_.window) return Status::OK();
     // Windowed state is bounded by the watermark: keep it all in memory.
     Status decoded;
@@ -177,8 +182,7 @@ class AggregateOp : public Operator {
       if (!step_.window) out.push_back(Output(*g));
     }
     if (step_.window && max_time) {
-      const int64_t delay = static_cast<int64_t>(step_.window->watermark_delay_us);
-      watermark_ = std::max(watermark_.value_or(INT64_MIN), *max_time - delay);
+      watermark_ = std::max(watermark_.value_or(INT64_MIN), SubtractSaturating(*max_time, step_.window->watermark_delay_us));
       // Windows that end at or below the watermark are final: append them
       // and forget them, in window then group order.
       for (auto it = groups_.begin(); it != groups_.end();) {

@@ -51,6 +51,9 @@ class AutoCdcOp : public Operator {
       return Status::InvalidArgument(place + ": give column_list or except_column_list, not both");
     }
     if (step.scd_type != 1 && step.scd_type != 2) return Status::InvalidArgument(place + ": stored_as_scd_type is 1 or 2");
+    if (!step.track_history_column_list.empty() && !step.track_history_except_column_list.empty()) {
+      return Status::InvalidArgument(place + ": give track_history_column_list or track_history_except_column_list, not both");
+    }
     // The selected columns: keys first as the input orders them, then the rest.
     std::vector<size_t> chosen;
     if (!step.column_list.empty()) {

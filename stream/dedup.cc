@@ -18,6 +18,7 @@ class DedupOp : public Operator {
       std::vector<size_t> time;
       SPOOL_RETURN_IF_ERROR(FindColumns(input, {step.watermark->time_column}, place + ".watermark", "time", &time));
       time_column_ = time[0];
+      SPOOL_RETURN_IF_ERROR(CheckDuration(step.watermark->delay_us, true, place + ".watermark", "delay"));
       if (input.columns()[time_column_].type != ColumnType::kTimestamp) {
         return Status::InvalidArgument(place + ".watermark: time column '" + step.watermark->time_column +
                                        "' is not a timestamp");
@@ -40,6 +41,7 @@ class DedupOp : public Operator {
     store_ = store;
     state_id_ = tables.ids[0];
     seen_.clear();
+    watermark_.reset();
     if (!step_.watermark) return Status::OK();  // unbounded: read keys as they come
     return store_->Read(state_id_, {}, [&](const Row& row) {
       seen_[std::get<Bytes>(row[0]).data] = IsNull(row[1]) ? INT64_MIN : std::get<Timestamp>(row[1]).micros;
@@ -80,7 +82,7 @@ class DedupOp : public Operator {
     }
     batch->rows.resize(kept);
     if (max_time) {
-      watermark_ = std::max(watermark_.value_or(INT64_MIN), *max_time - static_cast<int64_t>(step_.watermark->delay_us));
+      watermark_ = std::max(watermark_.value_or(INT64_MIN), SubtractSaturating(*max_time, step_.watermark->delay_us));
       for (auto it = seen_.begin(); it != seen_.end();) {
         if (it->second < *watermark_) {
           ctx.txn->Delete(state_id_, {Bytes{it->first}});

@@ -69,6 +69,9 @@ class Source {
     uint64_t amount = 0;
   };
   virtual Backlog backlog() const = 0;
+  // How many versions the offset after an empty Read is past the committed
+  // one (a dataset source moving past commits of other tables).
+  virtual uint64_t uncommitted_versions() const { return 0; }
   // The offset after what Read returned, for the batch's checkpoint.
   virtual std::string NextOffset() const = 0;
   // The batch committed: Read continues after it.

@@ -62,6 +62,14 @@ Status MakeSchema(std::vector<Column> columns, std::vector<std::string> key, con
   return Status::OK();
 }
 
+Status CheckDuration(uint64_t micros, bool allow_zero, const std::string& place, std::string_view what) {
+  if ((micros == 0 && !allow_zero) || micros > static_cast<uint64_t>(INT64_MAX)) {
+    return Status::InvalidArgument(place + ": " + std::string(what) + " must be " +
+                                   (allow_zero ? "" : "longer than zero and ") + "at most 2^63 microseconds");
+  }
+  return Status::OK();
+}
+
 Status StateTableId(const std::string& flow, const std::string& suffix, TableId* id) {
   return TableId::Parse("__spool.state." + flow + "__" + suffix, id);
 }

@@ -31,6 +31,18 @@ Status CompileStreamJoin(const StreamJoinStep& step, const Schema& input, const 
 Status CompileAutoCdc(const AutoCdcStep& step, const Schema& input, const std::string& place,
                       std::unique_ptr<Operator>* op);
 
+// a - b for b >= 0, stopping at INT64_MIN instead of overflowing (a
+// watermark far in the past).
+inline int64_t SubtractSaturating(int64_t a, uint64_t b) {
+  int64_t out;
+  if (b > static_cast<uint64_t>(INT64_MAX) || __builtin_sub_overflow(a, static_cast<int64_t>(b), &out)) return INT64_MIN;
+  return out;
+}
+
+// Checks a duration given to a step (a builder may pass any number).
+// Errors: InvalidArgument "PLACE: WHAT must be …".
+Status CheckDuration(uint64_t micros, bool allow_zero, const std::string& place, std::string_view what);
+
 // The window [start, start + size) holding `micros`.
 inline int64_t WindowStart(int64_t micros, int64_t size) {
   int64_t start = micros - micros % size;

@@ -20,6 +20,10 @@ namespace {
 
 const char* const kDefinitionTable = "__spool.pipeline.definition";
 
+// In continuous mode, an idle flow's offset is committed once it lags this
+// many versions behind.
+constexpr uint64_t kIdleLagVersions = 1000;
+
 bool ValidFlowName(std::string_view name) {
   if (name.empty() || name.size() > 100 || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
   return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
@@ -47,7 +51,8 @@ struct Checkpoint {
   std::map<size_t, int64_t> watermarks;  // by step
   uint64_t batch_id = 0;              // batches committed
   std::string once_done;              // a `once` flow: the definition it ran
-  uint64_t version = 0;               // a materialized view: the store version it was computed at
+  uint64_t version = 0;               // a materialized view: the store version it was computed at …
+  std::string definition;             // … and the definition it was computed by
 
   std::string Encode() const {
     json j = {{"fingerprint", fingerprint}, {"offset", offset}, {"sides", sides}, {"batch_id", batch_id}};
@@ -56,6 +61,7 @@ struct Checkpoint {
     j["watermarks"] = w;
     if (!once_done.empty()) j["once_done"] = once_done;
     if (version != 0) j["version"] = version;
+    if (!definition.empty()) j["definition"] = definition;
     return j.dump();
   }
   Status Decode(const std::string& flow, const std::string& text) {
@@ -69,6 +75,7 @@ struct Checkpoint {
       for (const auto& [step, micros] : j.at("watermarks").items()) watermarks[std::stoull(step)] = micros.get<int64_t>();
       if (j.contains("once_done")) once_done = j.at("once_done").get<std::string>();
       if (j.contains("version")) version = j.at("version").get<uint64_t>();
+      if (j.contains("definition")) definition = j.at("definition").get<std::string>();
     } catch (const std::exception& e) {
       return Status::Corruption("checkpoint of flow " + flow + ": " + e.what());
     }
@@ -93,12 +100,13 @@ struct CompiledFlow {
   std::unique_ptr<Source> source;
   std::vector<std::unique_ptr<Operator>> ops;
   std::vector<int> target_columns;  // target column -> output column (-1: NULL)
-  std::vector<size_t> target_key;   // output columns of the target's key, in key order
+  std::vector<size_t> delete_order;  // the target's key columns, as positions in the flow's delete keys
   bool upserts = false;
   std::string fingerprint;
   std::string definition;  // the flow's spec as JSON, for `once`
   std::vector<size_t> upstream;  // flows it reads from (by index)
   std::vector<TableId> inputs;   // a materialized view: the tables it reads
+  std::vector<size_t> rank;      // per step: its rank among the stateful steps
   // State tables per component: [0] the source, then the steps.
   std::vector<std::vector<std::pair<TableId, Schema>>> state;
 };
@@ -135,7 +143,7 @@ struct Pipeline::Impl {
   Env* env = nullptr;
   PipelineSpec spec;
   std::string pipeline_id;
-  uint64_t definition_version = 0;
+  int64_t definition_number = 0;  // of the recorded definition (0: none)
   std::vector<CompiledDataset> datasets;
   std::map<std::string, size_t> dataset_index;
   std::vector<CompiledFlow> flows;
@@ -155,7 +163,9 @@ struct Pipeline::Impl {
   Status SetUpTables(const std::string& update_id);
   Status WriteDifference(const TableId& id, const Schema& schema, std::vector<Row> rows, Transaction& txn, Batch* batch);
   Status RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::string& update_id, FlowUpdateStats& stats,
-                  bool* more, bool* committed);
+                  bool* more, bool* committed, bool* commit_failed);
+  Status SaveIdleOffset(CompiledFlow& flow, Checkpoint& cp, const std::string& update_id, uint64_t min_lag,
+                        bool* committed);
   Status Event(EventLevel level, const std::string& type, const std::string& message, json details,
                const std::string& update_id, const CompiledFlow* flow = nullptr);
 };
@@ -335,6 +345,7 @@ Status Pipeline::Impl::CompileFlow(CompiledFlow& flow) {
     return MakeSource(s, f, place, out);
   };
   Schema schema = flow.source->schema();
+  size_t stateful_steps = 0;
   std::string fingerprint = "source=" + std::string(f.source.kind == SourceKind::kDataset ? "dataset:" + f.source.dataset
                                                      : (f.source.kind == SourceKind::kFiles ? "files:" : "topic:") + f.source.path);
   for (size_t i = 0; i < f.steps.size(); ++i) {
@@ -345,7 +356,10 @@ Status Pipeline::Impl::CompileFlow(CompiledFlow& flow) {
     std::unique_ptr<Operator> op;
     SPOOL_RETURN_IF_ERROR(CompileStep(f.steps[i], schema, place, ctx, &op));
     const std::string fp = op->Fingerprint();
-    if (!fp.empty()) fingerprint += " | " + std::to_string(i) + ":" + fp;
+    // Stateful steps are named by their rank among stateful steps, so that
+    // adding or removing a filter or select before one changes nothing.
+    flow.rank.push_back(stateful_steps);
+    if (!fp.empty()) fingerprint += " | " + std::to_string(stateful_steps++) + ":" + fp;
     schema = op->output();
     flow.ops.push_back(std::move(op));
   }
@@ -366,7 +380,7 @@ Status Pipeline::Impl::CompileFlow(CompiledFlow& flow) {
   };
   SPOOL_RETURN_IF_ERROR(add_state(flow.source->StateTables(), "source_"));
   for (size_t i = 0; i < flow.ops.size(); ++i) {
-    SPOOL_RETURN_IF_ERROR(add_state(flow.ops[i]->StateTables(), "step" + std::to_string(i) + "_"));
+    SPOOL_RETURN_IF_ERROR(add_state(flow.ops[i]->StateTables(), "state" + std::to_string(flow.rank[i]) + "_"));
   }
   PipelineSpec one;
   one.flows.push_back(FlowSpec{});
@@ -402,6 +416,11 @@ Status Pipeline::Impl::FitTarget(CompiledFlow& flow, const Schema& output, const
                                      " in the flow but " + std::string(ColumnTypeName(col.type)) +
                                      " in the target; CAST it in a select");
     }
+    if (out.nullable && !col.nullable) {
+      return Status::InvalidArgument(place + ": column '" + out.name +
+                                     "' can be NULL in the flow but not in the target; filter the NULLs out or "
+                                     "coalesce them first");
+    }
     flow.target_columns[*at] = static_cast<int>(c);
   }
   for (size_t c = 0; c < t.columns().size(); ++c) {
@@ -422,12 +441,15 @@ Status Pipeline::Impl::FitTarget(CompiledFlow& flow, const Schema& output, const
       return Status::InvalidArgument(place + ": the flow updates rows by key (" + want + "), so the target's primary key must be those columns; it is " +
                                      DescribeColumns(t));
     }
+    // The keys it deletes come in its own key order: the target's may differ.
+    for (const std::string& k : key) {
+      flow.delete_order.push_back(static_cast<size_t>(std::find(output_key.begin(), output_key.end(), k) - output_key.begin()));
+    }
   }
   for (size_t k : t.key_columns()) {
     if (flow.target_columns[k] < 0) {
       return Status::InvalidArgument(place + ": the flow gives no value for key column '" + t.columns()[k].name + "'");
     }
-    flow.target_key.push_back(static_cast<size_t>(flow.target_columns[k]));
   }
   return Status::OK();
 }
@@ -453,8 +475,10 @@ Status Pipeline::Impl::Event(EventLevel level, const std::string& type, const st
 Status Pipeline::Impl::SetUpTables(const std::string& update_id) {
   Transaction txn("SETUP TABLES", json{{"pipeline", spec.name}}.dump());
   txn.SetUpdateId(update_id);
+  // `replaceable`: a materialized view and its flow's state, which a
+  // recomputation rebuilds, are replaced rather than refused.
   auto ensure = [&](const TableId& id, TableKind kind, const Schema& schema, const std::map<std::string, std::string>& props,
-                    const std::string& place) -> Status {
+                    const std::string& place, bool replaceable) -> Status {
     TableInfo existing;
     Status s = store->GetTable(id, &existing);
     if (s.IsNotFound()) {
@@ -468,6 +492,11 @@ Status Pipeline::Impl::SetUpTables(const std::string& update_id) {
     const bool extends = want.size() > have.size() && std::equal(have.begin(), have.end(), want.begin()) &&
                          existing.schema.key_columns() == schema.key_columns() &&
                          std::all_of(want.begin() + static_cast<long>(have.size()), want.end(), [](const Column& c) { return c.nullable; });
+    if (!extends && replaceable) {
+      txn.DropTable(id);
+      txn.CreateTable(id, kind, schema, props);
+      return Status::OK();
+    }
     if (!extends) {
       return Status::InvalidArgument(place + ": table " + id.ToString() + " has columns " + DescribeColumns(existing.schema) +
                                      " but the definition gives " + DescribeColumns(schema) +
@@ -479,15 +508,40 @@ Status Pipeline::Impl::SetUpTables(const std::string& update_id) {
   for (size_t i = 0; i < datasets.size(); ++i) {
     const CompiledDataset& d = datasets[i];
     SPOOL_RETURN_IF_ERROR(ensure(d.id, d.spec.kind, *d.schema, d.spec.properties,
-                                 "datasets[" + std::to_string(i) + "] " + Quoted(d.spec.name)));
+                                 "datasets[" + std::to_string(i) + "] " + Quoted(d.spec.name),
+                                 d.spec.kind == TableKind::kMaterializedView));
   }
   for (const CompiledFlow& flow : flows) {
     for (const auto& tables : flow.state) {
-      for (const auto& [id, schema] : tables) SPOOL_RETURN_IF_ERROR(ensure(id, TableKind::kInternalState, schema, {}, flow.place));
+      for (const auto& [id, schema] : tables) {
+        SPOOL_RETURN_IF_ERROR(ensure(id, TableKind::kInternalState, schema, {}, flow.place, flow.materialized));
+      }
     }
   }
   if (txn.empty()) return Status::OK();
   return store->Commit(txn);
+}
+
+// A flow whose source found nothing new may still have moved past commits
+// that did not concern it: its offset is committed alone, when it lags at
+// least `min_lag` versions behind, so that it stays within what the log
+// retains.
+Status Pipeline::Impl::SaveIdleOffset(CompiledFlow& flow, Checkpoint& cp, const std::string& update_id,
+                                      uint64_t min_lag, bool* committed) {
+  *committed = false;
+  if (flow.materialized || flow.spec->once || cp.batch_id == 0 || flow.source->uncommitted_versions() < min_lag) {
+    return Status::OK();
+  }
+  Checkpoint next = cp;
+  next.offset = flow.source->NextOffset();
+  Transaction txn("STREAMING UPDATE", json{{"flow", flow.spec->name}, {"epochId", cp.batch_id}, {"idle", true}}.dump());
+  txn.SetUpdateId(update_id);
+  txn.SetCheckpoint(flow.spec->name, next.Encode());
+  SPOOL_RETURN_IF_ERROR(store->Commit(txn));
+  flow.source->Committed();
+  cp = next;
+  *committed = true;
+  return Status::OK();
 }
 
 // Makes `id` hold exactly `rows`: by key, the rows that changed and the
@@ -533,7 +587,7 @@ Status Pipeline::Impl::WriteDifference(const TableId& id, const Schema& schema, 
 }
 
 Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::string& update_id,
-                                FlowUpdateStats& stats, bool* more, bool* committed) {
+                                FlowUpdateStats& stats, bool* more, bool* committed, bool* commit_failed) {
   const auto started = std::chrono::steady_clock::now();
   *committed = false;
   Transaction txn("STREAMING UPDATE", json{{"outputMode", flow.upserts ? "Update" : "Append"},
@@ -556,7 +610,7 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
     const VersionRange range = store->AvailableVersions();
     const uint64_t from = std::max<uint64_t>(cp.version + 1, range.oldest);
     // Never refreshed, or the log no longer holds what changed since.
-    bool changed = cp.batch_id == 0 || cp.version + 1 < range.oldest;
+    bool changed = cp.batch_id == 0 || cp.version + 1 < range.oldest || cp.definition != flow.definition;
     recompute = changed;
     std::vector<Row> appended;
     for (size_t i = 0; i < flow.inputs.size() && !recompute && range.newest > cp.version; ++i) {
@@ -577,6 +631,7 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
       batch.rows = std::move(appended);
     }
     next.version = range.newest;
+    next.definition = flow.definition;
   } else if (flow.spec->once) {
     *more = false;
     SPOOL_RETURN_IF_ERROR(flow.source->ReadAll(ctx, &batch));
@@ -613,21 +668,31 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
     SPOOL_RETURN_IF_ERROR(WriteDifference(flow.target, t, std::move(rows), txn, &batch));
   } else {
     for (Row& row : rows) txn.Write(flow.target, std::move(row));
-    for (Row& key : batch.deletes) txn.Delete(flow.target, std::move(key));
+    for (const Row& key : batch.deletes) {
+      Row target_key;
+      for (size_t i : flow.delete_order) target_key.push_back(key[i]);
+      txn.Delete(flow.target, std::move(target_key));
+    }
   }
   next.fingerprint = flow.fingerprint;
   next.offset = flow.source->NextOffset();
   next.batch_id = cp.batch_id + 1;
   next.sides.clear();
   for (size_t i = 0; i < flow.ops.size(); ++i) {
-    if (auto w = flow.ops[i]->watermark()) next.watermarks[i] = *w;
+    if (auto w = flow.ops[i]->watermark()) next.watermarks[flow.rank[i]] = *w;
     if (Source* side = flow.ops[i]->side()) next.sides.push_back(side->NextOffset());
   }
   txn.SetCheckpoint(flow.spec->name, next.Encode());
   txn.AddMetric("numInputRows", static_cast<int64_t>(input_rows));
   if (ctx.late_rows != 0) txn.AddMetric("numLateRowsDropped", static_cast<int64_t>(ctx.late_rows));
   CommitResult result;
-  SPOOL_RETURN_IF_ERROR(store->Commit(txn, &result));
+  Status s = store->Commit(txn, &result);
+  if (!s.ok()) {
+    // A refused transaction (a row that does not fit) changed nothing; any
+    // other failure came after the log write.
+    *commit_failed = !s.IsInvalidArgument();
+    return s;
+  }
   *committed = true;
   flow.source->Committed();
   for (auto& op : flow.ops) {
@@ -670,8 +735,7 @@ Status Pipeline::Open(Store* store, PipelineSpec spec, std::unique_ptr<Pipeline>
   impl->env = options.env;
   impl->spec = std::move(spec);
   SPOOL_RETURN_IF_ERROR(impl->Compile());
-  PipelineSpec recorded;
-  Status s = GetPipelineDefinition(store, &recorded, &impl->pipeline_id, &impl->definition_version);
+  Status s = GetPipelineDefinition(store, nullptr, &impl->pipeline_id, &impl->definition_number);
   if (!s.ok() && !s.IsNotFound()) return s;
   pipeline->reset(new Pipeline(std::move(impl)));
   return Status::OK();
@@ -685,10 +749,6 @@ void Pipeline::Stop() {
 
 Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
   Impl& p = *impl_;
-  {
-    std::lock_guard lock(p.mu);
-    p.stop = false;
-  }
   *result = UpdateResult{};
   result->update_id = options.update_id.empty() ? NewId() : options.update_id;
   const std::string& update_id = result->update_id;
@@ -703,7 +763,7 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
                                 json{{"create_update",
                                       {{"cause", options.cause},
                                        {"continuous", options.continuous},
-                                       {"definition_version", p.definition_version}}}},
+                                       {"definition_number", p.definition_number}}}},
                                 update_id));
   SPOOL_RETURN_IF_ERROR(progress(UpdateState::kInitializing));
   auto fail = [&](const std::string& message, const CompiledFlow* flow) -> Status {
@@ -724,7 +784,8 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
     has_checkpoint[flow.index] = found;
     if (found) SPOOL_RETURN_IF_ERROR(checkpoints[flow.index].Decode(flow.spec->name, data));
     const Checkpoint& cp = checkpoints[flow.index];
-    if (found && cp.batch_id > 0 && cp.fingerprint != flow.fingerprint) {
+    // (A materialized view is recomputed when its definition changes.)
+    if (found && cp.batch_id > 0 && !flow.materialized && cp.fingerprint != flow.fingerprint) {
       SPOOL_RETURN_IF_ERROR(fail("Flow '" + flow.spec->name + "' has state that its new definition cannot use (was: " +
                                      cp.fingerprint + "; now: " + flow.fingerprint +
                                      "). A full refresh of " + flow.spec->target + " or a reset of the flow's checkpoint is needed.",
@@ -754,65 +815,108 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
         const size_t n = static_cast<size_t>(side_index++);
         SPOOL_RETURN_IF_ERROR(side->Start(p.store, n < offsets.size() ? offsets[n] : "", StateTables{}));
       }
-      auto w = checkpoints[flow.index].watermarks.find(i);
+      auto w = checkpoints[flow.index].watermarks.find(flow.rank[i]);
       if (w != checkpoints[flow.index].watermarks.end()) flow.ops[i]->set_watermark(w->second);
     }
   }
   SPOOL_RETURN_IF_ERROR(progress(UpdateState::kRunning));
   for (const CompiledFlow& flow : p.flows) result->flows.push_back(FlowUpdateStats{flow.spec->name});
   std::vector<bool> failed(p.flows.size(), false);
+  std::vector<bool> done(p.flows.size(), false);     // a `once` flow that ran
+  std::vector<bool> pending(p.flows.size(), false);  // in this pass: committed, or has more
   auto stopping = [&]() {
     std::lock_guard lock(p.mu);
-    return p.stop || (options.stop != nullptr && options.stop->load()) || (options.max_batches != 0 && result->batches >= options.max_batches);
+    return p.stop || (options.stop != nullptr && options.stop->load()) ||
+           (options.max_batches != 0 && result->batches >= options.max_batches);
   };
+  // Passes over the flows in DAG order. Triggered mode drains each flow in
+  // turn, so that a flow sees everything upstream of it processed: its
+  // results (a lookup join's above all) depend on the input alone, and a
+  // rerun after a crash writes what a run without one would. Continuous mode
+  // takes one batch of each flow with data a pass, so that none starves
+  // another, and waits a trigger interval when a pass finds nothing. A
+  // materialized view waits for a pass in which nothing upstream of it
+  // moved, so that it refreshes once.
   bool canceled = false;
   while (true) {
     bool any = false;
     for (size_t f : p.order) {
+      if (stopping()) break;
       CompiledFlow& flow = p.flows[f];
       FlowUpdateStats& stats = result->flows[f];
-      if (failed[f]) continue;
-      bool upstream_failed = false;
-      for (size_t up : flow.upstream) upstream_failed = upstream_failed || failed[up];
+      pending[f] = false;
+      if (failed[f] || done[f]) continue;
+      bool upstream_failed = false, upstream_pending = false;
+      for (size_t up : flow.upstream) {
+        upstream_failed = upstream_failed || failed[up];
+        upstream_pending = upstream_pending || pending[up];
+      }
       if (upstream_failed) {
         failed[f] = stats.skipped = true;
         continue;
       }
+      if (flow.materialized && upstream_pending) continue;
       Checkpoint& cp = checkpoints[f];
       if (flow.spec->once && cp.once_done == flow.definition) {
-        stats.skipped = true;
+        done[f] = stats.skipped = true;
         continue;
       }
       bool more = true;
-      while (more && !stopping()) {
-        bool committed = false;
-        s = p.RunBatch(flow, cp, update_id, stats, &more, &committed);
+      while (more && !failed[f] && !stopping()) {
+        bool committed = false, commit_failed = false;
+        more = false;
+        s = p.RunBatch(flow, cp, update_id, stats, &more, &committed, &commit_failed);
         if (!s.ok()) {
           failed[f] = stats.failed = true;
           SPOOL_RETURN_IF_ERROR(fail("Flow '" + flow.spec->name + "' failed: " + std::string(s.message()), &flow));
-          // A failed commit may have poisoned the store: stop everything.
-          if (!s.IsInvalidArgument()) {
+          // A commit that failed may have poisoned the store: stop everything.
+          // Any other failure stops this flow and those downstream of it.
+          if (commit_failed) {
             SPOOL_RETURN_IF_ERROR(progress(UpdateState::kFailed));
             return Status::OK();
           }
           break;
         }
-        if (!committed) break;
-        any = true;
-        result->batches++;
-        if (options.on_batch) options.on_batch(flow.spec->name, stats.output_rows);
+        done[f] = flow.spec->once;
+        pending[f] = pending[f] || committed || more;
+        any = any || committed || more;
+        if (committed) {
+          result->batches++;
+          if (options.on_batch) options.on_batch(flow.spec->name, stats.output_rows);
+        }
+        if (!committed || options.continuous) break;
       }
-      if (stopping()) break;
     }
     if (stopping()) {
       canceled = true;
       break;
     }
-    if (!options.continuous) break;
-    if (!any) {
-      std::unique_lock lock(p.mu);
-      p.wake.wait_for(lock, std::chrono::microseconds(options.trigger_interval_us), [&] { return p.stop || (options.stop != nullptr && options.stop->load()); });
+    if (any) continue;
+    // Caught up: record where flows that found nothing new stand, so that
+    // their offsets stay within what the log retains (in continuous mode
+    // only once they lag far behind, so that these commits die out).
+    for (size_t f : p.order) {
+      if (failed[f]) continue;
+      bool committed = false;
+      s = p.SaveIdleOffset(p.flows[f], checkpoints[f], update_id, options.continuous ? kIdleLagVersions : 1, &committed);
+      if (!s.ok()) {
+        failed[f] = result->flows[f].failed = true;
+        SPOOL_RETURN_IF_ERROR(fail("Flow '" + p.flows[f].spec->name + "' failed: " + std::string(s.message()), &p.flows[f]));
+        SPOOL_RETURN_IF_ERROR(progress(UpdateState::kFailed));
+        return Status::OK();
+      }
     }
+    if (!options.continuous) break;
+    // Waits in slices, so that a stop flag set by a signal handler is seen.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(options.trigger_interval_us);
+    std::unique_lock lock(p.mu);
+    while (!p.stop && !(options.stop != nullptr && options.stop->load()) && std::chrono::steady_clock::now() < until) {
+      p.wake.wait_until(lock, std::min(until, std::chrono::steady_clock::now() + std::chrono::milliseconds(50)));
+    }
+  }
+  {
+    std::lock_guard lock(p.mu);
+    p.stop = false;  // a Stop() reaches the update running (or the next one)
   }
   const bool any_failed = std::find(failed.begin(), failed.end(), true) != failed.end();
   if (canceled && !any_failed) {
@@ -825,30 +929,15 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
 
 // --- the recorded definition ------------------------------------------------
 
-Status SetPipelineDefinition(Store* store, const PipelineSpec& spec, std::string* pipeline_id, CommitResult* result) {
-  std::unique_ptr<Pipeline> compiled;
-  SPOOL_RETURN_IF_ERROR(Pipeline::Open(store, spec, &compiled));
-  std::string id = compiled->id();
-  if (id.empty()) id = NewId();
-  TableId table;
-  SPOOL_RETURN_IF_ERROR(TableId::Parse(kDefinitionTable, &table));
-  Transaction txn("SET PIPELINE", json{{"pipeline_id", id}, {"name", spec.name}}.dump());
-  TableInfo info;
-  if (store->GetTable(table, &info).IsNotFound()) {
-    Schema schema;
-    SPOOL_RETURN_IF_ERROR(Schema::Make({{"pipeline_id", ColumnType::kString, false},
-                                        {"name", ColumnType::kString, true},
-                                        {"spec", ColumnType::kString, false}},
-                                       {"pipeline_id"}, &schema));
-    txn.CreateTable(table, TableKind::kInternalState, schema);
-  }
-  txn.Write(table, {id, spec.name, PipelineSpecToJson(spec)});
-  SPOOL_RETURN_IF_ERROR(store->Commit(txn, result));
-  if (pipeline_id != nullptr) *pipeline_id = id;
-  return Status::OK();
-}
+namespace {
 
-Status GetPipelineDefinition(Store* store, PipelineSpec* spec, std::string* pipeline_id, uint64_t* version) {
+struct RecordedDefinition {
+  std::string pipeline_id;
+  int64_t number = 0;  // 1 for the first definition, 2 for the next, …
+  std::string spec;
+};
+
+Status ReadDefinition(Store* store, RecordedDefinition* out) {
   TableId table;
   SPOOL_RETURN_IF_ERROR(TableId::Parse(kDefinitionTable, &table));
   std::optional<Row> row;
@@ -856,15 +945,61 @@ Status GetPipelineDefinition(Store* store, PipelineSpec* spec, std::string* pipe
     row = r;
     return false;
   });
-  if (s.IsNotFound() || (s.ok() && !row)) return Status::NotFound("no pipeline is defined in this store; set one with `spool pipeline set`");
-  SPOOL_RETURN_IF_ERROR(s);
-  if (pipeline_id != nullptr) *pipeline_id = std::get<std::string>((*row)[0]);
-  if (version != nullptr) {
-    std::vector<HistoryEntry> history;
-    SPOOL_RETURN_IF_ERROR(store->History(table, &history, 1));
-    *version = history.empty() ? 0 : history[0].version;
+  if (s.IsNotFound() || (s.ok() && !row)) {
+    return Status::NotFound("no pipeline is defined in this store; set one with `spool pipeline set`");
   }
-  s = ParsePipelineSpec(std::get<std::string>((*row)[2]), spec);
+  SPOOL_RETURN_IF_ERROR(s);
+  if (row->size() != 4 || !std::holds_alternative<std::string>((*row)[0]) ||
+      !std::holds_alternative<int64_t>((*row)[1]) || !std::holds_alternative<std::string>((*row)[3])) {
+    return Status::Corruption(std::string(kDefinitionTable) + " does not hold a pipeline definition");
+  }
+  *out = RecordedDefinition{std::get<std::string>((*row)[0]), std::get<int64_t>((*row)[1]), std::get<std::string>((*row)[3])};
+  return Status::OK();
+}
+
+}  // namespace
+
+Status SetPipelineDefinition(Store* store, const PipelineSpec& spec, std::string* pipeline_id, CommitResult* result) {
+  for (size_t f = 0; f < spec.flows.size(); ++f) {
+    for (size_t i = 0; i < spec.flows[f].steps.size(); ++i) {
+      if (std::holds_alternative<MapStep>(spec.flows[f].steps[i])) {
+        return Status::InvalidArgument("flows[" + std::to_string(f) + "] \"" + spec.flows[f].name + "\".steps[" +
+                                       std::to_string(i) + "]: a user operator is C++ code, which a recorded "
+                                       "definition cannot hold; run such a pipeline with Pipeline::Open");
+      }
+    }
+  }
+  std::unique_ptr<Pipeline> compiled;
+  SPOOL_RETURN_IF_ERROR(Pipeline::Open(store, spec, &compiled));
+  RecordedDefinition previous;
+  Status s = ReadDefinition(store, &previous);
+  if (!s.ok() && !s.IsNotFound()) return s;
+  const std::string id = s.ok() ? previous.pipeline_id : NewId();
+  TableId table;
+  SPOOL_RETURN_IF_ERROR(TableId::Parse(kDefinitionTable, &table));
+  Transaction txn("SET PIPELINE", json{{"pipeline_id", id}, {"name", spec.name}, {"number", previous.number + 1}}.dump());
+  if (s.IsNotFound()) {
+    Schema schema;
+    SPOOL_RETURN_IF_ERROR(Schema::Make({{"pipeline_id", ColumnType::kString, false},
+                                        {"number", ColumnType::kInt64, false},
+                                        {"name", ColumnType::kString, true},
+                                        {"spec", ColumnType::kString, false}},
+                                       {"pipeline_id"}, &schema));
+    txn.CreateTable(table, TableKind::kInternalState, schema);
+  }
+  txn.Write(table, {id, previous.number + 1, spec.name, PipelineSpecToJson(spec)});
+  SPOOL_RETURN_IF_ERROR(store->Commit(txn, result));
+  if (pipeline_id != nullptr) *pipeline_id = id;
+  return Status::OK();
+}
+
+Status GetPipelineDefinition(Store* store, PipelineSpec* spec, std::string* pipeline_id, int64_t* number) {
+  RecordedDefinition recorded;
+  SPOOL_RETURN_IF_ERROR(ReadDefinition(store, &recorded));
+  if (pipeline_id != nullptr) *pipeline_id = recorded.pipeline_id;
+  if (number != nullptr) *number = recorded.number;
+  if (spec == nullptr) return Status::OK();
+  Status s = ParsePipelineSpec(recorded.spec, spec);
   if (!s.ok()) return Status::Corruption("the recorded pipeline definition does not parse: " + std::string(s.message()));
   return Status::OK();
 }

@@ -364,7 +364,8 @@ json SourceJson(const SourceSpec& s) {
   return out;
 }
 
-std::string DurationText(uint64_t us) { return std::to_string(us / 1000) + " milliseconds"; }
+// Exact, so that a recorded spec reads back as it was.
+std::string DurationText(uint64_t us) { return std::to_string(us) + " microseconds"; }
 
 json JoinKeysJson(const std::vector<JoinKey>& on) {
   json out = json::array();

@@ -610,6 +610,7 @@ Status ParseTimestamp(std::string_view text, int64_t* micros) {
 
 Status ParseDuration(std::string_view text, uint64_t* micros) {
   static constexpr std::pair<std::string_view, uint64_t> kUnits[] = {
+      {"us", 1ull},               {"microsecond", 1ull},          {"microseconds", 1ull},
       {"ms", 1'000ull},           {"millisecond", 1'000ull},      {"milliseconds", 1'000ull},
       {"s", 1'000'000ull},        {"second", 1'000'000ull},       {"seconds", 1'000'000ull},
       {"m", 60'000'000ull},       {"minute", 60'000'000ull},      {"minutes", 60'000'000ull},
@@ -622,14 +623,14 @@ Status ParseDuration(std::string_view text, uint64_t* micros) {
     unit.remove_prefix(std::min(unit.find_first_not_of(' '), unit.size()));
     for (const auto& [name, scale] : kUnits) {
       if (!EqualsIgnoreCase(unit, name)) continue;
-      if (n > UINT64_MAX / scale) break;
+      if (n > static_cast<uint64_t>(INT64_MAX) / scale) break;  // fits an int64 of microseconds
       *micros = n * scale;
       return Status::OK();
     }
   }
   return Status::InvalidArgument("duration " + Shown(text) +
-                                 " must be a number and a unit: ms, s, m, h or d, or the unit as a word (e.g. 168h, "
-                                 "7d, 10 minutes, 1 hour)");
+                                 " must be a number and a unit: us, ms, s, m, h or d, or the unit as a word (e.g. 168h, "
+                                 "7d, 10 minutes, 1 hour), at most 2^63 microseconds");
 }
 
 std::string EncodeBase64(std::string_view bytes) {

@@ -114,6 +114,7 @@ class DatasetSource : public Source {
     return s;
   }
   Backlog backlog() const override { return {"versions", newest_ > next_ ? newest_ - next_ : 0}; }
+  uint64_t uncommitted_versions() const override { return next_ > committed_ ? next_ - committed_ : 0; }
 
   std::string NextOffset() const override { return std::to_string(next_); }
   void Committed() override {

@@ -4,6 +4,7 @@
 // buffered as state (one row each); a row whose time falls below the
 // watermark less `within` can match no future row and is forgotten, and a
 // row arriving below the watermark is late and dropped.
+#include <algorithm>
 #include <unordered_map>
 
 #include "operators_internal.h"
@@ -27,6 +28,8 @@ class StreamJoinOp : public Operator {
     std::vector<std::string> left_names, right_names;
     for (const JoinKey& k : step.on) left_names.push_back(k.left), right_names.push_back(k.right);
     if (step.on.empty()) return Status::InvalidArgument(place + ".on: name at least one pair of key columns");
+    SPOOL_RETURN_IF_ERROR(CheckDuration(step.within_us, true, place, "within"));
+    SPOOL_RETURN_IF_ERROR(CheckDuration(step.watermark_delay_us, true, place, "watermark"));
     SPOOL_RETURN_IF_ERROR(FindColumns(left, left_names, place, "on.left", &sides_[0].keys));
     SPOOL_RETURN_IF_ERROR(FindColumns(rs, right_names, place, "on.right", &sides_[1].keys));
     for (size_t i = 0; i < step.on.size(); ++i) {
@@ -79,7 +82,10 @@ class StreamJoinOp : public Operator {
   }
 
   std::string Fingerprint() const override {
-    std::string f = "stream_join(on=[";
+    // The right source is part of it: its offsets mean nothing to another.
+    std::string f = "stream_join(right=" +
+                    (step_.right.kind == SourceKind::kDataset ? "dataset:" + step_.right.dataset : "topic:" + step_.right.path) +
+                    " on=[";
     for (const JoinKey& k : step_.on) f += k.left + "=" + k.right + ",";
     return f + "] times=" + step_.left_time + "," + step_.right_time + ")";
   }
@@ -92,6 +98,7 @@ class StreamJoinOp : public Operator {
 
   Status Start(Store* store, const stream_internal::StateTables& tables) override {
     store_ = store;
+    watermark_.reset();
     for (int side = 0; side < 2; ++side) {
       Side& s = sides_[side];
       s.id = tables.ids[static_cast<size_t>(side)];
@@ -131,28 +138,45 @@ class StreamJoinOp : public Operator {
       }
     }
     std::vector<Row> out;
-    const int64_t within = static_cast<int64_t>(step_.within_us);
+    // |a - b| <= within, without overflowing on extreme times.
+    auto near = [&](int64_t a, int64_t b) {
+      const uint64_t gap = a > b ? static_cast<uint64_t>(a) - static_cast<uint64_t>(b)
+                                 : static_cast<uint64_t>(b) - static_cast<uint64_t>(a);
+      return gap <= step_.within_us;
+    };
     auto emit = [&](const Row& left, const Row& right) {
       Row joined = left;
       for (size_t c : right_columns_) joined.push_back(right[c]);
       out.push_back(std::move(joined));
     };
     // New left rows against all right rows (buffered and new); new right rows
-    // against buffered left rows only, so no pair is joined twice.
-    for (const auto& [key, l] : fresh[0]) {
-      auto [begin, end] = sides_[1].buffer.equal_range(key);
+    // against buffered left rows only, so no pair is joined twice. Matches go
+    // out in the order the rows arrived (by ord), whatever order the buffers
+    // hold them in, so that a rerun writes the same rows in the same order.
+    std::unordered_map<std::string_view, std::vector<const Buffered*>> fresh_right;
+    for (const auto& [key, r] : fresh[1]) fresh_right[key].push_back(&r);
+    std::vector<const Buffered*> matches;
+    auto matching = [&](const Side& other, const std::string& key, int64_t time) {
+      matches.clear();
+      auto [begin, end] = other.buffer.equal_range(key);
       for (auto it = begin; it != end; ++it) {
-        if (std::llabs(it->second.time - l.time) <= within) emit(l.row, it->second.row);
+        if (near(it->second.time, time)) matches.push_back(&it->second);
       }
-      for (const auto& [rkey, r] : fresh[1]) {
-        if (rkey == key && std::llabs(r.time - l.time) <= within) emit(l.row, r.row);
+      std::sort(matches.begin(), matches.end(), [](const Buffered* a, const Buffered* b) { return a->ord < b->ord; });
+    };
+    for (const auto& [key, l] : fresh[0]) {
+      matching(sides_[1], key, l.time);
+      auto it = fresh_right.find(key);
+      if (it != fresh_right.end()) {
+        for (const Buffered* r : it->second) {
+          if (near(r->time, l.time)) matches.push_back(r);
+        }
       }
+      for (const Buffered* r : matches) emit(l.row, r->row);
     }
     for (const auto& [key, r] : fresh[1]) {
-      auto [begin, end] = sides_[0].buffer.equal_range(key);
-      for (auto it = begin; it != end; ++it) {
-        if (std::llabs(it->second.time - r.time) <= within) emit(it->second.row, r.row);
-      }
+      matching(sides_[0], key, r.time);
+      for (const Buffered* l : matches) emit(l->row, r.row);
     }
     for (int side = 0; side < 2; ++side) {
       Side& s = sides_[side];
@@ -162,8 +186,8 @@ class StreamJoinOp : public Operator {
       }
     }
     if (max_time) {
-      watermark_ = std::max(watermark_.value_or(INT64_MIN), *max_time - static_cast<int64_t>(step_.watermark_delay_us));
-      const int64_t horizon = *watermark_ - within;
+      watermark_ = std::max(watermark_.value_or(INT64_MIN), SubtractSaturating(*max_time, step_.watermark_delay_us));
+      const int64_t horizon = SubtractSaturating(*watermark_, step_.within_us);
       for (Side& s : sides_) {
         for (auto it = s.buffer.begin(); it != s.buffer.end();) {
           if (it->second.time < horizon) {

@@ -48,15 +48,15 @@ int RunShow(const std::string& dir, bool as_json) {
   Status s = OpenStore(dir, &store);
   PipelineSpec spec;
   std::string id;
-  uint64_t version = 0;
-  if (s.ok()) s = GetPipelineDefinition(store.get(), &spec, &id, &version);
+  int64_t number = 0;
+  if (s.ok()) s = GetPipelineDefinition(store.get(), &spec, &id, &number);
   if (!s.ok()) return ReportError(s);
   if (as_json) {
     std::cout << PipelineSpecToJson(spec) << "\n";
     return kExitOk;
   }
-  std::cout << fmt::format("pipeline {} ({}), defined at version {}\n\n", id, spec.name.empty() ? "unnamed" : spec.name,
-                           version);
+  std::cout << fmt::format("pipeline {} ({}), definition #{}\n\n", id, spec.name.empty() ? "unnamed" : spec.name,
+                           number);
   Table datasets({"dataset", "kind", "written by"});
   for (const DatasetSpec& d : spec.datasets) {
     std::string writers;
@@ -84,7 +84,11 @@ int RunShow(const std::string& dir, bool as_json) {
 
 std::atomic<bool> interrupted{false};
 
-extern "C" void OnSignal(int) { interrupted = true; }
+// The first Ctrl-C stops the update after its batch; a second one kills.
+extern "C" void OnSignal(int signal) {
+  interrupted = true;
+  std::signal(signal, SIG_DFL);
+}
 
 struct UpdateArgs {
   std::string dir;

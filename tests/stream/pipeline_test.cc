@@ -843,3 +843,221 @@ TEST_F(PipelineTest, DefinitionIsRecordedAndRoundTrips) {
 
 }  // namespace
 }  // namespace spool
+
+// --- regressions found in review ---------------------------------------------
+
+namespace spool {
+namespace {
+
+TEST_F(PipelineTest, AutoCdcDeletesByTheTargetsKeyOrder) {
+  PipelineBuilder b("cdc_key_order");
+  b.StreamingTable("main.s.t").PrimaryKey({"b", "a"});
+  AutoCdcStep cdc;
+  cdc.keys = {"a", "b"};
+  cdc.sequence_by = "seq";
+  cdc.apply_as_deletes = "op = 'D'";
+  cdc.except_column_list = {"op"};
+  b.Flow("cdc")
+      .FromFiles(in(), {{"a", ColumnType::kInt64, false}, {"b", ColumnType::kInt64, false},
+                        {"seq", ColumnType::kInt64, false}, {"op", ColumnType::kString, true}})
+      .Step(cdc)
+      .Into("main.s.t");
+  AddFile("1.jsonl", "{\"a\": 1, \"b\": 2, \"seq\": 1, \"op\": \"U\"}\n{\"a\": 2, \"b\": 1, \"seq\": 1, \"op\": \"U\"}\n");
+  ASSERT_EQ(Run(b.Build()).state, UpdateState::kCompleted);
+  AddFile("2.jsonl", "{\"a\": 1, \"b\": 2, \"seq\": 2, \"op\": \"D\"}\n");
+  ASSERT_EQ(Run(b.Build()).state, UpdateState::kCompleted);
+  EXPECT_EQ(Rows("main.s.t"), (std::vector<Row>{{int64_t{2}, int64_t{1}, int64_t{1}}}));  // (a=2, b=1) stays
+}
+
+TEST_F(PipelineTest, OnePipelineRunsManyUpdatesFromWhatTheStoreHolds) {
+  // A materialized view refreshed incrementally, and a windowed aggregate
+  // whose first update failed after moving its watermark in memory.
+  PipelineBuilder b("reused");
+  b.StreamingTable("main.s.orders");
+  b.MaterializedView("main.s.total");
+  b.StreamingTable("main.s.windows");
+  b.Flow("ingest").FromFiles(in(), OrderColumns()).Into("main.s.orders");
+  b.Flow("total").FromDataset("main.s.orders").Aggregate({"country"}, {{"sum", AggregateFn::kSum, "amount"}}).Into("main.s.total");
+  b.Flow("windows")
+      .FromFiles(Dir("w"), EventColumns())
+      .Aggregate({"k"}, {{"n", AggregateFn::kCount, ""}}, WindowSpec{"t", 10000000, 0})
+      .Select({{"k", "k"}, {"n", "n"}, {"ratio", "10 / (n - 1)"}})
+      .Into("main.s.windows");
+  PipelineSpec spec = b.Build();
+  spec.flows[2].max_batch_files = 1;
+  std::unique_ptr<Pipeline> pipeline;
+  ASSERT_TRUE(Pipeline::Open(store_.get(), spec, &pipeline).ok());
+  auto update = [&] {
+    UpdateResult r;
+    EXPECT_TRUE(pipeline->Update({}, &r).ok());
+    return r;
+  };
+  AddFile("a.jsonl", Order(1, "de", 10));
+  // Window [0, 10 s) closes with one row: 10 / 0 fails the batch.
+  std::ofstream(Dir("w") + "/1.jsonl") << "{\"k\": 1, \"v\": 0, \"t\": 1000000}\n{\"k\": 1, \"v\": 0, \"t\": 20000000}\n";
+  EXPECT_EQ(update().state, UpdateState::kFailed);
+  std::filesystem::remove(Dir("w") + "/1.jsonl");
+  std::ofstream(Dir("w") + "/2.jsonl") << "{\"k\": 1, \"v\": 0, \"t\": 5000000}\n{\"k\": 1, \"v\": 0, \"t\": 6000000}\n"
+                                          "{\"k\": 1, \"v\": 0, \"t\": 30000000}\n";
+  AddFile("b.jsonl", Order(2, "de", 5));
+  const UpdateResult r = update();
+  ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  EXPECT_EQ(Rows("main.s.total"), (std::vector<Row>{{std::string("de"), int64_t{15}}}));
+  EXPECT_EQ(Rows("main.s.windows"), (std::vector<Row>{{int64_t{1}, int64_t{2}, 10.0}}));  // not dropped as late
+}
+
+TEST_F(PipelineTest, AnIdleDatasetFlowKeepsItsOffsetWithinTheRetainedLog) {
+  store_.reset();
+  StoreOptions options;
+  options.log.segment_size_bytes = 64 << 10;
+  options.min_retention_us = 0;
+  ASSERT_TRUE(Store::Open(options, dir_->Sub("small"), &store_).ok());
+  PipelineBuilder b("idle");
+  b.StreamingTable("main.s.a");
+  b.StreamingTable("main.s.b");
+  b.StreamingTable("main.s.busy");
+  b.Flow("a").FromFiles(in(), OrderColumns()).Into("main.s.a");
+  b.Flow("b").FromDataset("main.s.a").Into("main.s.b");
+  b.Flow("busy").FromFiles(Dir("busy"), {{"x", ColumnType::kString, true}}).Into("main.s.busy");
+  PipelineSpec spec = b.Build();
+  spec.flows[2].max_batch_files = 1;
+  AddFile("a.jsonl", Order(1, "de", 1));
+  ASSERT_EQ(Run(spec).state, UpdateState::kCompleted);
+  // Many commits that do not touch main.s.a, then a vacuum keeping none of them.
+  std::mt19937 rng(7);
+  for (int i = 0; i < 100; ++i) {
+    std::string text(4000, ' ');
+    for (char& c : text) c = static_cast<char>('a' + rng() % 26);  // does not compress away
+    std::ofstream(Dir("busy") + "/" + std::to_string(1000 + i)) << "{\"x\": \"" + text + "\"}\n";
+  }
+  ASSERT_EQ(Run(spec).state, UpdateState::kCompleted);
+  VacuumOptions vacuum;
+  vacuum.retain_us = 0;
+  vacuum.force = true;
+  VacuumReport report;
+  ASSERT_TRUE(store_->Vacuum(vacuum, &report).ok());
+  ASSERT_GT(report.log_segments, 0u);
+  AddFile("b.jsonl", Order(2, "de", 1));
+  const UpdateResult r = Run(spec);
+  EXPECT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  EXPECT_EQ(Rows("main.s.b").size(), 2u);
+}
+
+TEST_F(PipelineTest, RecordedDefinitionsKeepEveryDurationAndRefuseUserOperators) {
+  const PipelineSpec spec = OrdersPipeline(in());
+  PipelineSpec timed = spec;
+  timed.datasets.push_back({"main.shop.w", TableKind::kStreamingTable, {}, {}, {}});
+  timed.flows.push_back(FlowSpec{});
+  timed.flows.back().name = "w";
+  timed.flows.back().target = "main.shop.w";
+  timed.flows.back().source.kind = SourceKind::kFiles;
+  timed.flows.back().source.path = Dir("w");
+  timed.flows.back().source.columns = EventColumns();
+  timed.flows.back().steps.push_back(AggregateStep{{"k"}, {{"n", AggregateFn::kCount, ""}}, WindowSpec{"t", 1500, 250}});
+  ASSERT_TRUE(SetPipelineDefinition(store_.get(), timed).ok());
+  PipelineSpec loaded;
+  int64_t number = 0;
+  ASSERT_TRUE(GetPipelineDefinition(store_.get(), &loaded, nullptr, &number).ok());
+  EXPECT_EQ(number, 1);
+  const auto& window = *std::get<AggregateStep>(loaded.flows.back().steps[0]).window;
+  EXPECT_EQ(window.size_us, 1500u);
+  EXPECT_EQ(window.watermark_delay_us, 250u);
+  PipelineSpec mapped = spec;
+  mapped.flows[0].steps.push_back(MapStep{"mine", OrderColumns(), [](const Row& in, std::vector<Row>* out) {
+                                            out->push_back(in);
+                                            return Status::OK();
+                                          }});
+  Status s = SetPipelineDefinition(store_.get(), mapped);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("user operator"), std::string::npos);
+  ASSERT_TRUE(GetPipelineDefinition(store_.get(), nullptr, nullptr, &number).ok());
+  EXPECT_EQ(number, 1);
+  // A pipeline with one runs from C++.
+  std::unique_ptr<Pipeline> pipeline;
+  EXPECT_TRUE(Pipeline::Open(store_.get(), mapped, &pipeline).ok());
+}
+
+TEST_F(PipelineTest, CompatibilityFollowsWhatStateMeans) {
+  AddFile("a.jsonl", Order(1, "de", 10));
+  ASSERT_EQ(Run(OrdersPipeline(in())).state, UpdateState::kCompleted);
+  // A filter inserted before the aggregate keeps its state usable.
+  PipelineSpec filtered = OrdersPipeline(in());
+  filtered.flows[1].steps.insert(filtered.flows[1].steps.begin(), FilterStep{"amount < 100"});
+  AddFile("b.jsonl", Order(2, "de", 5) + Order(3, "de", 500));
+  UpdateResult r = Run(filtered);
+  ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  EXPECT_EQ(Rows("main.shop.revenue"), (std::vector<Row>{{std::string("de"), int64_t{2}, int64_t{15}}}));
+  // A stream join's right source is part of what its state means.
+  PipelineBuilder b("join");
+  b.StreamingTable("main.s.r1");
+  b.StreamingTable("main.s.r2");
+  b.StreamingTable("main.s.j");
+  b.Flow("r1").FromFiles(Dir("r1"), EventColumns()).Select({{"rk", "k"}, {"rt", "t"}}).Into("main.s.r1");
+  b.Flow("r2").FromFiles(Dir("r2"), EventColumns()).Select({{"rk", "k"}, {"rt", "t"}}).Into("main.s.r2");
+  StreamJoinStep join;
+  join.right.dataset = "main.s.r1";
+  join.on = {{"k", "rk"}};
+  join.left_time = "t";
+  join.right_time = "rt";
+  join.within_us = 1000000;
+  b.Flow("j").FromFiles(Dir("l"), EventColumns()).Step(join).Into("main.s.j");
+  std::ofstream(Dir("l") + "/1.jsonl") << "{\"k\": 1, \"v\": 1, \"t\": 1}\n";
+  ASSERT_EQ(Run(b.Build()).state, UpdateState::kCompleted);
+  PipelineSpec moved = b.Build();
+  std::get<StreamJoinStep>(moved.flows[2].steps[0]).right.dataset = "main.s.r2";
+  r = Run(moved);
+  EXPECT_EQ(r.state, UpdateState::kFailed);
+  EXPECT_NE(r.error.find("'j'"), std::string::npos) << r.error;
+}
+
+TEST_F(PipelineTest, AMaterializedViewFollowsItsDefinition) {
+  PipelineBuilder b("mv_def");
+  b.StreamingTable("main.s.orders");
+  b.MaterializedView("main.s.big");
+  b.Flow("ingest").FromFiles(in(), OrderColumns()).Into("main.s.orders");
+  b.Flow("big").FromDataset("main.s.orders").Filter("amount > 0").Into("main.s.big");
+  AddFile("a.jsonl", Order(1, "de", 10) + Order(2, "de", 200));
+  ASSERT_EQ(Run(b.Build()).state, UpdateState::kCompleted);
+  EXPECT_EQ(Rows("main.s.big").size(), 2u);
+  PipelineSpec stricter = b.Build();
+  std::get<FilterStep>(stricter.flows[1].steps[0]).condition = "amount > 100";
+  ASSERT_EQ(Run(stricter).state, UpdateState::kCompleted);
+  EXPECT_EQ(Rows("main.s.big").size(), 1u);
+  // Even into other columns: an aggregate now, and a view keyed by it.
+  PipelineSpec grouped = b.Build();
+  grouped.flows[1].steps = {AggregateStep{{"country"}, {{"n", AggregateFn::kCount, ""}}, std::nullopt}};
+  const UpdateResult r = Run(grouped);
+  ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  EXPECT_EQ(Rows("main.s.big"), (std::vector<Row>{{std::string("de"), int64_t{2}}}));
+}
+
+TEST_F(PipelineTest, AFlowThatCannotReadItsSourceStopsOnlyItselfAndDownstream) {
+  PipelineBuilder b("partial");
+  b.StreamingTable("main.s.ok");
+  b.StreamingTable("main.s.missing");
+  b.Flow("missing").FromFiles(dir_->Sub("nowhere"), OrderColumns()).Into("main.s.missing");
+  b.Flow("ok").FromFiles(in(), OrderColumns()).Into("main.s.ok");
+  AddFile("a.jsonl", Order(1, "de", 1));
+  const UpdateResult r = Run(b.Build());
+  EXPECT_EQ(r.state, UpdateState::kFailed);
+  EXPECT_NE(r.error.find("nowhere"), std::string::npos) << r.error;
+  EXPECT_EQ(Rows("main.s.ok").size(), 1u);
+}
+
+TEST_F(PipelineTest, StepsThatCannotRunAreRefusedWhenCompiled) {
+  PipelineBuilder b("bad");
+  b.StreamingTable("main.s.w");
+  b.Flow("w").FromFiles(in(), EventColumns()).Aggregate({"k"}, {{"n", AggregateFn::kCount, ""}}, WindowSpec{"t", 0, 0}).Into("main.s.w");
+  std::unique_ptr<Pipeline> pipeline;
+  Status s = Pipeline::Open(store_.get(), b.Build(), &pipeline);
+  EXPECT_NE(s.ToString().find("size must be longer than zero"), std::string::npos) << s.ToString();
+  PipelineBuilder c("nulls");
+  c.StreamingTable("main.s.t").Columns({{"id", ColumnType::kInt64, false}, {"amount", ColumnType::kInt64, false}});
+  c.Flow("f").FromFiles(in(), OrderColumns()).Select({{"id", "id"}, {"amount", "amount"}}).Into("main.s.t");
+  s = Pipeline::Open(store_.get(), c.Build(), &pipeline);
+  EXPECT_NE(s.ToString().find("column 'amount' can be NULL in the flow but not in the target"), std::string::npos)
+      << s.ToString();
+}
+
+}  // namespace
+}  // namespace spool

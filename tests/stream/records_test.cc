@@ -488,15 +488,19 @@ TEST(RecordsTest, DurationsInEveryForm) {
 TEST(RecordsTest, MalformedDurationsAreRefused) {
   for (const std::string text : {"", "s", "7", "7x", "-1s", "+1s", "1.5h", "7 fortnights", " 7d", "7d ", "7 days ago",
                                  "minutes", "7ss", "7 mins", "18446744073709551615d", "18446744073709552s",
-                                 "99999999999999999999999s"}) {
+                                 "99999999999999999999999s", "9223372036854775808us", "106751992d"}) {
     uint64_t got = 0;
     const Status s = ParseDuration(text, &got);
     EXPECT_TRUE(s.IsInvalidArgument()) << "'" << text << "'";
   }
   uint64_t got = 0;
   EXPECT_EQ(ParseDuration("7x", &got).message(),
-            "duration '7x' must be a number and a unit: ms, s, m, h or d, or the unit as a word (e.g. 168h, 7d, 10 "
-            "minutes, 1 hour)");
+            "duration '7x' must be a number and a unit: us, ms, s, m, h or d, or the unit as a word (e.g. 168h, 7d, "
+            "10 minutes, 1 hour), at most 2^63 microseconds");
+  ASSERT_TRUE(ParseDuration("9223372036854775807us", &got).ok());
+  EXPECT_EQ(got, 9223372036854775807u);
+  ASSERT_TRUE(ParseDuration("250 microseconds", &got).ok());
+  EXPECT_EQ(got, 250u);
 }
 
 TEST(RecordsTest, Timestamps) {

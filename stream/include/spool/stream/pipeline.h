@@ -108,15 +108,18 @@ class Pipeline {
   std::unique_ptr<Impl> impl_;
 };
 
-// The pipeline definition recorded in the store (in the internal table
-// `__spool.pipeline.definition`), so history shows which definition each
-// update ran. SetPipelineDefinition compiles `spec` first and changes
-// nothing if it does not compile; it keeps the pipeline id, or makes one.
-// Errors: InvalidArgument, as Store::Commit.
+// The pipeline definition recorded in the store (the internal table
+// `__spool.pipeline.definition`: the pipeline id, the definition's number —
+// 1, 2, … — and its JSON spec), so that history shows every definition and
+// each update's create_update event names the number it ran.
+// SetPipelineDefinition compiles `spec` first and changes nothing if it does
+// not compile or holds user operators (C++ code cannot be recorded); it keeps
+// the pipeline id, or makes one. Errors: InvalidArgument, as Store::Commit.
 Status SetPipelineDefinition(Store* store, const PipelineSpec& spec, std::string* pipeline_id = nullptr,
                              CommitResult* result = nullptr);
-// Errors: NotFound (no definition recorded), Corruption.
+// Any of the outputs may be null. Errors: NotFound (no definition
+// recorded), Corruption.
 Status GetPipelineDefinition(Store* store, PipelineSpec* spec, std::string* pipeline_id = nullptr,
-                             uint64_t* version = nullptr);
+                             int64_t* number = nullptr);
 
 }  // namespace spool

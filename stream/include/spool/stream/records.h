@@ -74,10 +74,11 @@ namespace spool {
 Status ParseTimestamp(std::string_view text, int64_t* micros);
 
 // A whole number and a unit, optionally with spaces between, to
-// microseconds: "500ms", "90s", "15m", "36h", "7d", or the unit as a word,
-// singular or plural, in any case: "500 milliseconds", "1 second",
-// "10 minutes", "1 hour", "2 days". Errors: InvalidArgument "duration '…'
-// must be a number and a unit: …" (also when the result overflows uint64).
+// microseconds: "250us", "500ms", "90s", "15m", "36h", "7d", or the unit as a
+// word, singular or plural, in any case: "250 microseconds", "500
+// milliseconds", "1 second", "10 minutes", "1 hour", "2 days". Errors:
+// InvalidArgument "duration '…' must be a number and a unit: …" (also when
+// the result does not fit an int64).
 Status ParseDuration(std::string_view text, uint64_t* micros);
 
 std::string EncodeBase64(std::string_view bytes);
