@@ -6,10 +6,12 @@
 // source offsets (the flow's checkpoint), so after any crash a rerun goes on
 // exactly where the last commit left off: no row is lost or written twice.
 //
-// An update runs the flows in DAG order. Triggered (the default): every
-// flow processes what is available, then the update completes. Continuous:
-// passes repeat, waiting `trigger_interval_us` when idle, until Stop, the
-// `stop` flag or `max_batches`. Each batch records a `flow_progress` event;
+// An update runs the flows in DAG order. Triggered (the default): each flow
+// in turn processes what is available, so that a rerun after a crash writes
+// what an uninterrupted run would; then the update completes. Continuous:
+// passes take one batch of each flow, waiting `trigger_interval_us` when
+// idle, until Stop, the `stop` flag or `max_batches`. Stop reaches the
+// running update, or the next one if none runs. Each batch records a `flow_progress` event;
 // the update's states are `update_progress` events. A flow that fails stops,
 // with the flows downstream of it, and the update ends FAILED with an ERROR
 // event naming the flow; the failing batch commits nothing.
