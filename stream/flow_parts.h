@@ -59,6 +59,9 @@ class Source {
   // The offset recorded in the last committed checkpoint ("" before the
   // first batch) and where its state is.
   virtual Status Start(Store* store, const std::string& offset, const stream_internal::StateTables& tables) = 0;
+  // A triggered update reads no further than what the source holds when it
+  // begins (so that it ends while producers keep writing).
+  virtual Status BoundToNow() { return Status::OK(); }
   // Reads the rows after the committed offset (at most `max_rows`, when
   // the source can stop there) into `*batch`; *more: rows remain.
   virtual Status Read(BatchContext& ctx, Batch* batch, bool* more) = 0;

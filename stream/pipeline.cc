@@ -801,11 +801,19 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
     SPOOL_RETURN_IF_ERROR(progress(UpdateState::kFailed));
     return s.IsInvalidArgument() ? Status::OK() : s;
   }
+  std::vector<bool> failed_at_start(p.flows.size(), false);
   for (CompiledFlow& flow : p.flows) {
     StateTables tables;
     for (const auto& [id, schema] : flow.state[0]) tables.ids.push_back(id);
     int side_index = 0;
     SPOOL_RETURN_IF_ERROR(flow.source->Start(p.store, checkpoints[flow.index].offset, tables));
+    if (!options.continuous) {
+      s = flow.source->BoundToNow();
+      if (!s.ok()) {
+        failed_at_start[flow.index] = true;
+        SPOOL_RETURN_IF_ERROR(fail("Flow '" + flow.spec->name + "' failed: " + std::string(s.message()), &flow));
+      }
+    }
     for (size_t i = 0; i < flow.ops.size(); ++i) {
       StateTables op_tables;
       for (const auto& [id, schema] : flow.state[1 + i]) op_tables.ids.push_back(id);
@@ -821,7 +829,8 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
   }
   SPOOL_RETURN_IF_ERROR(progress(UpdateState::kRunning));
   for (const CompiledFlow& flow : p.flows) result->flows.push_back(FlowUpdateStats{flow.spec->name});
-  std::vector<bool> failed(p.flows.size(), false);
+  std::vector<bool> failed = failed_at_start;
+  for (size_t f = 0; f < failed.size(); ++f) result->flows[f].failed = failed[f];
   std::vector<bool> done(p.flows.size(), false);     // a `once` flow that ran
   std::vector<bool> pending(p.flows.size(), false);  // in this pass: committed, or has more
   auto stopping = [&]() {

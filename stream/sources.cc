@@ -191,6 +191,9 @@ class FileSource : public Source {
   Status Start(Store* store, const std::string& offset, const stream_internal::StateTables& tables) override {
     state_id_ = tables.ids[0];
     read_.clear();
+    listed_.clear();
+    listed_pos_ = next_pos_ = 0;
+    bounded_ = false;
     committed_files_ = offset.empty() ? 0 : std::stoull(offset);
     TableInfo info;
     if (!store->GetTable(state_id_, &info).ok()) return Status::OK();  // created with the first batch
@@ -200,36 +203,52 @@ class FileSource : public Source {
     });
   }
 
+  Status BoundToNow() override {
+    bounded_ = true;
+    return List();
+  }
   Status Read(BatchContext& ctx, Batch* batch, bool* more) override { return ReadFiles(ctx, batch, more, true); }
   std::string NextOffset() const override { return std::to_string(committed_files_ + taken_.size()); }
   void Committed() override {
     committed_files_ += taken_.size();
     read_.insert(taken_.begin(), taken_.end());
     taken_.clear();
+    listed_pos_ = next_pos_;
   }
   Status ReadAll(BatchContext& ctx, Batch* batch) override {
     bool more = false;
+    SPOOL_RETURN_IF_ERROR(List());
     return ReadFiles(ctx, batch, &more, false);
   }
-  Backlog backlog() const override { return {"files", left_}; }
+  Backlog backlog() const override { return {"files", listed_.size() - next_pos_}; }
 
  private:
-  Status ReadFiles(BatchContext& ctx, Batch* batch, bool* more, bool bounded) {
-    *more = false;
-    taken_.clear();
-    left_ = 0;
+  // The names not read yet, in order. A listing serves the batches that
+  // drain it; the directory is listed again once it is (not in a bounded
+  // update, which reads no file that appeared after it began).
+  Status List() {
     std::vector<std::string> names;
     Status s = env_->ListDir(spec_.path, &names);
     if (!s.ok()) return s.WithContext("files source " + spec_.path);
     std::sort(names.begin(), names.end());
-    for (const std::string& name : names) {
-      if (name.empty() || name[0] == '.' || name[0] == '_' || read_.count(name) != 0) continue;
+    listed_.clear();
+    for (std::string& name : names) {
+      if (!name.empty() && name[0] != '.' && name[0] != '_' && read_.count(name) == 0) listed_.push_back(std::move(name));
+    }
+    listed_pos_ = next_pos_ = 0;
+    return Status::OK();
+  }
+
+  Status ReadFiles(BatchContext& ctx, Batch* batch, bool* more, bool bounded) {
+    taken_.clear();
+    if (listed_pos_ >= listed_.size() && !bounded_) SPOOL_RETURN_IF_ERROR(List());
+    size_t pos = listed_pos_;
+    for (; pos < listed_.size(); ++pos) {
       if (bounded && ((max_files_ != 0 && taken_.size() >= max_files_) ||
                       (max_rows_ != 0 && batch->rows.size() >= max_rows_))) {
-        *more = true;
-        ++left_;
-        continue;
+        break;
       }
+      const std::string& name = listed_[pos];
       const std::string path = spec_.path + "/" + name;
       std::string data;
       SPOOL_RETURN_IF_ERROR(ReadWholeFile(path, &data));
@@ -240,6 +259,8 @@ class FileSource : public Source {
       ctx.txn->Write(state_id_, {name, static_cast<int64_t>(data.size())});
       taken_.push_back(name);
     }
+    next_pos_ = pos;
+    *more = pos < listed_.size();
     return Status::OK();
   }
 
@@ -260,9 +281,12 @@ class FileSource : public Source {
   Schema schema_;
   Schema state_schema_;
   TableId state_id_;
-  std::set<std::string> read_;
-  std::vector<std::string> taken_;
-  uint64_t left_ = 0;  // files the last Read left for later batches
+  std::set<std::string> read_;       // committed
+  std::vector<std::string> listed_;  // unread when listed, in name order
+  size_t listed_pos_ = 0;            // the first not committed since
+  size_t next_pos_ = 0;              // after what the last Read took
+  bool bounded_ = false;
+  std::vector<std::string> taken_;   // by the last Read
   uint64_t committed_files_ = 0;
 };
 
@@ -284,9 +308,16 @@ class TopicSource : public Source {
     started_ = !offset.empty();
     committed_ = started_ ? std::stoull(offset) : 0;
     next_ = committed_;
+    bound_ = std::numeric_limits<uint64_t>::max();
     return Status::OK();
   }
 
+  Status BoundToNow() override {
+    std::unique_ptr<Topic> topic;
+    SPOOL_RETURN_IF_ERROR(Topic::OpenForReading(env_, spec_.path, &topic));
+    bound_ = topic->Info().next_offset;
+    return Status::OK();
+  }
   Status Read(BatchContext&, Batch* batch, bool* more) override { return ReadFrom(max_rows_, batch, more); }
   std::string NextOffset() const override { return std::to_string(next_); }
   void Committed() override {
@@ -303,12 +334,16 @@ class TopicSource : public Source {
     std::unique_ptr<Topic> topic;
     SPOOL_RETURN_IF_ERROR(Topic::OpenForReading(env_, spec_.path, &topic));
     const TopicInfo info = topic->Info();
+    const uint64_t end = std::min(info.next_offset, bound_);
     uint64_t from = started_ ? committed_ : info.oldest_offset;
     next_ = from;
+    *more = false;
+    left_ = end > from ? end - from : 0;
+    if (from >= end) return Status::OK();
     Status parsed;
     Row row;
     TopicReadLimits limits;
-    limits.max_messages = max_rows;
+    limits.max_messages = std::min(max_rows, end - from);
     SPOOL_RETURN_IF_ERROR(topic->Read(from, limits, [&](const TopicMessage& m) {
       parsed = ParseJsonRecord(m.value, schema_, options_, &row);
       if (!parsed.ok()) {
@@ -320,8 +355,8 @@ class TopicSource : public Source {
       return true;
     }));
     SPOOL_RETURN_IF_ERROR(parsed);
-    *more = next_ < info.next_offset;
-    left_ = info.next_offset - next_;
+    *more = next_ < end;
+    left_ = end - next_;
     return Status::OK();
   }
 
@@ -339,6 +374,7 @@ class TopicSource : public Source {
   uint64_t committed_ = 0;
   uint64_t next_ = 0;
   uint64_t left_ = 0;  // messages after the last Read
+  uint64_t bound_ = std::numeric_limits<uint64_t>::max();  // BoundToNow: no message from this offset on
 };
 
 }  // namespace

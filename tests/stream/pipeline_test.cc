@@ -3,6 +3,7 @@
 // independently on random inputs split into micro-batches, materialized
 // views, exactly-once reruns and the compatibility check.
 #include "spool/stream/pipeline.h"
+#include "spool/stream/topic.h"
 
 #include <gtest/gtest.h>
 
@@ -1057,6 +1058,41 @@ TEST_F(PipelineTest, StepsThatCannotRunAreRefusedWhenCompiled) {
   s = Pipeline::Open(store_.get(), c.Build(), &pipeline);
   EXPECT_NE(s.ToString().find("column 'amount' can be NULL in the flow but not in the target"), std::string::npos)
       << s.ToString();
+}
+
+}  // namespace
+}  // namespace spool
+
+namespace spool {
+namespace {
+
+TEST_F(PipelineTest, ATriggeredUpdateEndsWhileProducersKeepWriting) {
+  const std::string dir = dir_->Sub("topic");
+  ASSERT_TRUE(Topic::Create(Env::Default(), dir, TopicConfig{}).ok());
+  std::unique_ptr<Topic> topic;
+  ASSERT_TRUE(Topic::Open(Env::Default(), dir, &topic).ok());
+  auto produce = [&](int64_t id) {
+    const std::string value = "{\"id\": " + std::to_string(id) + ", \"country\": \"de\", \"amount\": 1}";
+    const TopicWrite write{"", value};
+    TopicProduced produced;
+    ASSERT_TRUE(topic->Produce({&write, 1}, &produced).ok());
+  };
+  for (int64_t id = 0; id < 5; ++id) produce(id);
+  PipelineBuilder b("live");
+  b.StreamingTable("main.s.t");
+  b.Flow("ingest").FromTopic(dir, OrderColumns()).MaxBatchRows(1).Into("main.s.t");
+  UpdateOptions options;
+  options.max_batches = 50;  // a safety net: the update must end long before
+  int64_t next = 5;
+  options.on_batch = [&](const std::string&, uint64_t) { produce(next++); };  // the producer keeps up
+  const UpdateResult r = Run(b.Build(), options);
+  EXPECT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  EXPECT_EQ(r.batches, 5u);
+  EXPECT_EQ(Rows("main.s.t").size(), 5u);
+  // The next update reads what arrived meanwhile.
+  options.on_batch = nullptr;
+  EXPECT_EQ(Run(b.Build(), options).batches, 5u);
+  EXPECT_EQ(Rows("main.s.t").size(), 10u);
 }
 
 }  // namespace
