@@ -1097,3 +1097,45 @@ TEST_F(PipelineTest, ATriggeredUpdateEndsWhileProducersKeepWriting) {
 
 }  // namespace
 }  // namespace spool
+
+namespace spool {
+namespace {
+
+TEST_F(PipelineTest, ATopicThatNoLongerRetainsTheFlowsOffsetFailsTheFlowSayingSo) {
+  const std::string dir = dir_->Sub("topic");
+  TopicConfig config;
+  config.segment_size_bytes = kMinTopicSegmentBytes;
+  ASSERT_TRUE(Topic::Create(Env::Default(), dir, config).ok());
+  PipelineBuilder b("retention");
+  b.StreamingTable("main.s.t");
+  b.Flow("ingest").FromTopic(dir, {{"id", ColumnType::kInt64, false}, {"pad", ColumnType::kString, true}}).Into("main.s.t");
+  std::mt19937 rng(3);
+  auto produce = [&](int64_t first, int64_t count) {
+    std::unique_ptr<Topic> topic;
+    ASSERT_TRUE(Topic::Open(Env::Default(), dir, &topic).ok());
+    for (int64_t id = first; id < first + count; ++id) {
+      std::string pad(2000, ' ');
+      for (char& c : pad) c = static_cast<char>('a' + rng() % 26);
+      const std::string value = "{\"id\": " + std::to_string(id) + ", \"pad\": \"" + pad + "\"}";
+      const TopicWrite write{"", value};
+      TopicProduced produced;
+      ASSERT_TRUE(topic->Produce({&write, 1}, &produced).ok());
+    }
+    if (first != 0) {
+      ASSERT_TRUE(topic->SetRetention(TopicRetention{0, 100 << 10}).ok());
+      TopicRetentionReport report;
+      ASSERT_TRUE(topic->ApplyRetention(&report).ok());
+      ASSERT_GT(report.oldest_offset, 3u);
+    }
+  };
+  produce(0, 3);
+  ASSERT_EQ(Run(b.Build()).state, UpdateState::kCompleted);
+  produce(3, 200);
+  const UpdateResult r = Run(b.Build());
+  EXPECT_EQ(r.state, UpdateState::kFailed);
+  EXPECT_NE(r.error.find("offset 3 is no longer retained"), std::string::npos) << r.error;
+  EXPECT_EQ(Rows("main.s.t").size(), 3u);
+}
+
+}  // namespace
+}  // namespace spool
