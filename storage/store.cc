@@ -209,6 +209,12 @@ Status Store::Recover() {
   const bool usable = (applied.version == 0 && applied.store_id == 0 && log_->Newest().version == 0) ||
                       (applied.store_id == store_id && PositionOnHistory(applied.epoch, applied.version));
   if (!usable) SPOOL_RETURN_IF_ERROR(RebuildState());
+  {
+    // Commits before the replay are not seen one by one: any table may have
+    // changed up to there.
+    std::lock_guard lock(changes_mu_);
+    change_floor_ = state_->position().version;
+  }
   SPOOL_RETURN_IF_ERROR(Replay(state_->position().version + 1));
   SPOOL_RETURN_IF_ERROR(LoadCatalog());
   // Leftovers of interrupted snapshot writes.
@@ -262,7 +268,22 @@ Status Store::RebuildState() {
 }
 
 Status Store::StageCommit(const CommitRecord& record, const LogEntry& entry) {
+  {
+    std::lock_guard lock(changes_mu_);
+    for (const TableChangeSet& set : record.tables) last_change_[set.uid] = entry.position.version;
+    for (const DdlRecord& ddl : record.ddl) {
+      const TableInfo& table = ddl.after ? *ddl.after : *ddl.before;
+      last_change_[table.uid] = entry.position.version;
+    }
+  }
   return state_->Stage(DeltaFromCommit(record, entry, log_->StoreId()));
+}
+
+uint64_t Store::LastChangeBound(const TableInfo& table) {
+  std::lock_guard lock(changes_mu_);
+  auto it = last_change_.find(table.uid);
+  const uint64_t seen = it == last_change_.end() ? 0 : it->second;
+  return std::max({seen, change_floor_, table.created_version()});
 }
 
 Status Store::Replay(uint64_t from_version) {

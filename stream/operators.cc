@@ -185,13 +185,23 @@ class LookupJoinOp : public Operator {
   Status Process(BatchContext& ctx, Batch* batch) override {
     TableId id;
     SPOOL_RETURN_IF_ERROR(TableId::Parse(step_.table, &id));
-    std::unordered_multimap<std::string, Row> table;
     if (!point_reads_) {
-      SPOOL_RETURN_IF_ERROR(ctx.store->Read(id, {}, [&](const Row& row) {
-        if (!HasNull(row, right_keys_)) table.emplace(KeyBytes(row, right_keys_), row);
-        return true;
-      }));
+      // The table by join key, built again only when the table changed.
+      TableInfo info;
+      SPOOL_RETURN_IF_ERROR(ctx.store->GetTable(id, &info));
+      const uint64_t bound = ctx.store->LastChangeBound(info);
+      if (info.uid != cached_uid_ || bound != cached_bound_) {
+        table_by_key_.clear();
+        cached_uid_ = 0;
+        SPOOL_RETURN_IF_ERROR(ctx.store->Read(id, {}, [&](const Row& row) {
+          if (!HasNull(row, right_keys_)) table_by_key_.emplace(KeyBytes(row, right_keys_), row);
+          return true;
+        }));
+        cached_uid_ = info.uid;
+        cached_bound_ = bound;
+      }
     }
+    const auto& table = table_by_key_;
     std::vector<Row> out;
     Row key, found;
     for (Row& row : batch->rows) {
@@ -229,6 +239,9 @@ class LookupJoinOp : public Operator {
   TableInfo table_;
   std::vector<size_t> left_keys_, right_keys_, right_columns_;
   bool point_reads_ = false;
+  std::unordered_multimap<std::string, Row> table_by_key_;  // not point reads: the table by join key …
+  uint64_t cached_uid_ = 0;                                 // … as of this table …
+  uint64_t cached_bound_ = 0;                               // … and its LastChangeBound
 };
 
 }  // namespace

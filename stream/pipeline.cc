@@ -614,6 +614,9 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
     recompute = changed;
     std::vector<Row> appended;
     for (size_t i = 0; i < flow.inputs.size() && !recompute && range.newest > cp.version; ++i) {
+      TableInfo input;
+      SPOOL_RETURN_IF_ERROR(store->GetTable(flow.inputs[i], &input));
+      if (store->LastChangeBound(input) <= cp.version) continue;  // unchanged: no need to look
       SPOOL_RETURN_IF_ERROR(store->Changes(flow.inputs[i], from, range.newest, [&](const ChangeRow& change) {
         changed = true;
         recompute = i != 0 || change.change_type != ChangeType::kInsert;

@@ -59,7 +59,14 @@ class DatasetSource : public Source {
       started_ = true;
     }
     next_ = committed_;
+    newest_ = range.newest;
     if (range.newest <= committed_) return Status::OK();
+    TableInfo table;
+    SPOOL_RETURN_IF_ERROR(store_->GetTable(id_, &table));
+    if (store_->LastChangeBound(table) <= committed_) {
+      next_ = range.newest;  // nothing of this table since: no need to look
+      return Status::OK();
+    }
     if (committed_ + 1 < range.oldest) {
       return Status::InvalidArgument("source dataset " + spec_.dataset + ": version " + std::to_string(committed_ + 1) +
                                      " it continues from is no longer retained (oldest: " +

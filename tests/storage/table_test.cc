@@ -713,3 +713,45 @@ TEST_F(TableTest, DamagedSnapshotIsRefusedNamingTheFileAndAnOlderOneServes) {
 
 }  // namespace
 }  // namespace spool
+
+namespace spool {
+namespace {
+
+TEST_F(TableTest, LastChangeBoundFollowsEachTablesCommits) {
+  CreateUsers();
+  Transaction create("CREATE TABLE");
+  create.CreateTable(events_, TableKind::kStreamingTable, EventsSchema());
+  Commit(create);
+  auto bound = [&](const TableId& id) {
+    TableInfo table;
+    EXPECT_TRUE(store_->GetTable(id, &table).ok());
+    return store_->LastChangeBound(table);
+  };
+  Transaction write;
+  write.Write(users_, User(1, "ann"));
+  const uint64_t users_changed = Commit(write).version;
+  EXPECT_EQ(bound(users_), users_changed);
+  EXPECT_EQ(bound(events_), 2u);  // created at version 2, untouched since
+  for (int i = 0; i < 5; ++i) {
+    Transaction append;
+    append.Write(events_, Row{"e" + std::to_string(i)});
+    Commit(append);
+  }
+  EXPECT_EQ(bound(users_), users_changed);
+  Transaction truncate;
+  truncate.Truncate(users_);
+  const uint64_t truncated = Commit(truncate).version;
+  EXPECT_EQ(bound(users_), truncated);
+  // After a reopen, commits the state had applied are not seen one by one:
+  // the bound is the version the store opened at, never below a change.
+  Reopen();
+  const uint64_t newest = store_->AvailableVersions().newest;
+  EXPECT_GE(bound(users_), truncated);
+  EXPECT_LE(bound(users_), newest);
+  Transaction again;
+  again.Write(users_, User(2, "bob"));
+  EXPECT_EQ(bound(users_), Commit(again).version);
+}
+
+}  // namespace
+}  // namespace spool

@@ -167,6 +167,12 @@ class Store {
   // InvalidArgument (key does not fit).
   Status Get(const TableId& id, const Row& key, Row* row, bool* found);
 
+  // A version at or after the table's last change (its rows, definition or
+  // truncation): exactly its last commit's when this handle saw that commit,
+  // otherwise the version the store was opened at. Cheap (no I/O): lets a
+  // reader skip looking for changes that cannot be there.
+  uint64_t LastChangeBound(const TableInfo& table);
+
   // A flow checkpoint as of the current version.
   Status GetCheckpoint(const std::string& flow, std::string* data, bool* found);
 
@@ -267,6 +273,10 @@ class Store {
   uint64_t last_snapshot_version_ = 0;
   uint64_t last_snapshot_us_ = 0;
   uint64_t bytes_since_snapshot_ = 0;
+
+  std::mutex changes_mu_;  // guards what follows
+  uint64_t change_floor_ = 0;                   // commits up to here were not seen one by one
+  std::map<uint64_t, uint64_t> last_change_;    // table uid -> version of its last commit seen
 
   std::mutex pins_mu_;
   std::multiset<uint64_t> live_pins_;
