@@ -184,4 +184,9 @@ CampaignSeeds CampaignSeedsFromEnv(const std::string& prefix, uint64_t cycles) {
   return seeds;
 }
 
+void PrintCampaignSeeds(const std::string& name, const CampaignSeeds& seeds) {
+  std::printf("[crash] %s campaign: seeds %llu-%llu\n", name.c_str(), static_cast<unsigned long long>(seeds.first_seed),
+              static_cast<unsigned long long>(seeds.first_seed + seeds.cycles - 1));
+}
+
 }  // namespace spool::crashtest

@@ -73,6 +73,8 @@ struct CampaignSeeds {
   uint64_t cycles = 0;
 };
 CampaignSeeds CampaignSeedsFromEnv(const std::string& prefix, uint64_t cycles);
+// "[crash] NAME campaign: seeds FIRST-LAST", the line that replays it.
+void PrintCampaignSeeds(const std::string& name, const CampaignSeeds& seeds);
 
 // `cycles` random workloads from consecutive seeds starting at `first_seed`,
 // each crashed at a random point in a random mode, with occasional media

@@ -33,12 +33,11 @@ INSTANTIATE_TEST_SUITE_P(Workloads, StoreCrashTest, ::testing::Range<size_t>(0, 
                          });
 
 TEST(StoreCrashCampaignTest, RandomWorkloadsAndCrashesKeepEveryInvariant) {
-  const auto [seed, cycles] = CampaignSeedsFromEnv("SPOOL_STORE_CAMPAIGN", 3000);
-  const CrashFigures f = RunStoreCampaign(seed, cycles);
-  std::printf("[crash] store campaign: seeds %llu-%llu (crash points = cycles)\n", static_cast<unsigned long long>(seed),
-              static_cast<unsigned long long>(seed + cycles - 1));
+  const CampaignSeeds seeds = CampaignSeedsFromEnv("SPOOL_STORE_CAMPAIGN", 3000);
+  const CrashFigures f = RunStoreCampaign(seeds.first_seed, seeds.cycles);
+  PrintCampaignSeeds("store", seeds);
   PrintFigures(f);
-  EXPECT_EQ(f.crash_points, cycles);
+  EXPECT_EQ(f.crash_points, seeds.cycles);
   EXPECT_EQ(f.violations, 0u);
 }
 

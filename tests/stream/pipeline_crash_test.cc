@@ -22,12 +22,11 @@ TEST(PipelineCrashTest, EveryCrashPointInEveryModeGivesTheCrashFreeTables) {
 }
 
 TEST(PipelineCrashTest, RandomCampaignGivesTheCrashFreeTables) {
-  const auto [seed, cycles] = CampaignSeedsFromEnv("SPOOL_PIPELINE_CAMPAIGN", 3000);
-  const CrashFigures f = RunPipelineCampaign(seed, cycles);
-  std::printf("[crash] pipeline campaign: seeds %llu-%llu\n", static_cast<unsigned long long>(seed),
-              static_cast<unsigned long long>(seed + cycles - 1));
+  const CampaignSeeds seeds = CampaignSeedsFromEnv("SPOOL_PIPELINE_CAMPAIGN", 3000);
+  const CrashFigures f = RunPipelineCampaign(seeds.first_seed, seeds.cycles);
+  PrintCampaignSeeds("pipeline", seeds);
   PrintFigures(f);
-  EXPECT_EQ(f.crash_points, cycles);
+  EXPECT_EQ(f.crash_points, seeds.cycles);
   EXPECT_EQ(f.violations, 0u);
 }
 
