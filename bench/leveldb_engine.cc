@@ -5,6 +5,7 @@
 #include <leveldb/write_batch.h>
 
 #include "engine.h"
+#include "engine_status.h"
 
 namespace spool::bench {
 namespace {
@@ -13,13 +14,7 @@ namespace {
 // keeps the most of what was written in the log.
 constexpr size_t kLargestMemtableBytes = 1ull << 30;
 
-Status FromLevel(const leveldb::Status& s, std::string_view what) {
-  if (s.ok()) return Status::OK();
-  const std::string msg = std::string(what) + ": " + s.ToString();
-  if (s.IsNotFound()) return Status::NotFound(msg);
-  if (s.IsCorruption()) return Status::Corruption(msg);
-  return Status::IOError(msg);
-}
+Status FromLevel(const leveldb::Status& s, std::string_view what) { return FromEngineStatus(s, what); }
 
 class LevelDbEngine final : public Engine {
  public:

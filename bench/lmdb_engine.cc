@@ -4,23 +4,13 @@
 #include <lmdb.h>
 
 #include "engine.h"
+#include "lmdb_env.h"
 
 namespace spool::bench {
 namespace {
 
-// Address space reserved for the map; the file grows only as pages are used.
-constexpr size_t kMapBytes = 16ull << 30;
-
-Status FromMdb(int rc, std::string_view what) {
-  if (rc == MDB_SUCCESS) return Status::OK();
-  const std::string msg = std::string(what) + ": " + mdb_strerror(rc);
-  if (rc == MDB_NOTFOUND) return Status::NotFound(msg);
-  if (rc == MDB_CORRUPTED) return Status::Corruption(msg);
-  if (rc == MDB_MAP_FULL) return Status::NoSpace(msg);
-  return Status::IOError(msg);
-}
-
-MDB_val ToVal(std::string_view bytes) { return MDB_val{bytes.size(), const_cast<char*>(bytes.data())}; }
+using lmdb::FromMdb;
+using lmdb::ToVal;
 
 class LmdbEngine final : public Engine {
  public:
@@ -30,17 +20,7 @@ class LmdbEngine final : public Engine {
   std::string_view log_file_suffix() const override { return {}; }
 
   Status Open(const std::string& dir) override {
-    SPOOL_RETURN_IF_ERROR(FromMdb(mdb_env_create(&env_), "mdb_env_create"));
-    SPOOL_RETURN_IF_ERROR(FromMdb(mdb_env_set_mapsize(env_, kMapBytes), "mdb_env_set_mapsize"));
-    SPOOL_RETURN_IF_ERROR(FromMdb(mdb_env_open(env_, dir.c_str(), 0, 0644), "mdb_env_open " + dir));
-    MDB_txn* txn = nullptr;
-    SPOOL_RETURN_IF_ERROR(FromMdb(mdb_txn_begin(env_, nullptr, 0, &txn), "mdb_txn_begin"));
-    const int rc = mdb_dbi_open(txn, nullptr, 0, &dbi_);
-    if (rc != MDB_SUCCESS) {
-      mdb_txn_abort(txn);
-      return FromMdb(rc, "mdb_dbi_open");
-    }
-    return FromMdb(mdb_txn_commit(txn), "mdb_txn_commit");
+    return lmdb::OpenEnv(dir, &env_, &dbi_);
   }
 
   Status Commit(std::span<const Record> records) override {

@@ -1,8 +1,10 @@
 // spool-logbench: Spool's transaction log side by side with RocksDB, LMDB,
 // SQLite and LevelDB, in one run, on the workloads of BENCHMARKS.md that a
-// log alone can run (W1, W2, W3, W7) and the machine's limits, and — with
-// Spool's table API — W3 keyed, W5 time travel and W6 rewind
-// (table_workloads.h). Prints one table per workload and the targets;
+// log alone can run (W1, W2, W3, W7) and the machine's limits; with
+// Spool's table API, W3 keyed, W5 time travel and W6 rewind
+// (table_workloads.h); with its pipeline runtime, W4 the stream step
+// (stream_step_workload.h) and an end-to-end update of 10 million events
+// (end_to_end_workload.h). Prints one table per workload and the targets;
 // --json writes the same as JSON.
 // docs/benchmarks.md says how to run it.
 #include <CLI/CLI.hpp>
@@ -13,11 +15,13 @@
 #include "check.h"
 #include "commit_workloads.h"
 #include "config.h"
+#include "end_to_end_workload.h"
 #include "engine.h"
 #include "files.h"
 #include "machine_limits.h"
 #include "recovery.h"
 #include "report.h"
+#include "stream_step_workload.h"
 #include "table_workloads.h"
 
 namespace spool::bench {
@@ -26,15 +30,17 @@ namespace {
 constexpr char kDefaultDir[] = "/var/tmp/spool-bench";
 constexpr int kExitError = 1;
 
-std::vector<std::string> AllWorkloads() { return {kLimits, kW1, kW2, kW3, kW3Keyed, kW5, kW6, kW7}; }
+std::vector<std::string> AllWorkloads() { return {kLimits, kW1, kW2, kW3, kW3Keyed, kW4, kW5, kW6, kW7, kE2E}; }
 
-// Hidden options: how RunKilledWriter starts W7's writer.
-struct WriterArgs {
-  std::string engine;
-  uint64_t bytes = 0;
+// Hidden options: how RunKilledWriter starts W7's writer, and RunE2E the
+// end-to-end updater.
+struct ChildArgs {
+  std::string w7_engine;
+  uint64_t w7_bytes = 0;
+  std::string e2e_dir;
 };
 
-void AddOptions(CLI::App& app, BenchConfig* config, WriterArgs* writer) {
+void AddOptions(CLI::App& app, BenchConfig* config, ChildArgs* child) {
   app.add_option("--dir", config->dir, "Scratch directory, wiped at the start of the run")->capture_default_str();
   app.add_option("--workloads", config->workloads, "Comma list of workloads to run")
       ->delimiter(',')
@@ -51,8 +57,10 @@ void AddOptions(CLI::App& app, BenchConfig* config, WriterArgs* writer) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--json", config->json_path, "Also write the results as JSON to this file");
-  app.add_option("--w7-writer", writer->engine, "Internal: run as W7's writer for this engine")->group("");
-  app.add_option("--w7-bytes", writer->bytes, "Internal: W7 writer's payload bytes")->group("");
+  app.add_option("--w7-writer", child->w7_engine, "Internal: run as W7's writer for this engine")->group("");
+  app.add_option("--w7-bytes", child->w7_bytes, "Internal: W7 writer's payload bytes")->group("");
+  app.add_option("--e2e-updater", child->e2e_dir, "Internal: run as the end-to-end updater in this directory")
+      ->group("");
 }
 
 // Runs the selected workloads in a fixed order, whatever order they were
@@ -66,8 +74,10 @@ void RunAll(const BenchConfig& config, Results* results) {
     if (config.Runs(kW2)) RunW2(config, rep, results);
     if (config.Runs(kW3)) RunW3(config, rep, results);
     if (config.Runs(kW3Keyed)) RunW3Keyed(config, rep, results);
+    if (config.Runs(kW4)) RunW4(config, rep, results);
     if (config.Runs(kW5) || config.Runs(kW6)) RunW5W6(config, rep, results);
     if (config.Runs(kW7)) RunW7(config, rep, results);
+    if (config.Runs(kE2E)) RunE2E(config, rep, results);
   }
 }
 
@@ -92,12 +102,14 @@ int main(int argc, char** argv) {
   config.dir = kDefaultDir;
   config.engines = DefaultEngines();
   config.workloads = AllWorkloads();
-  WriterArgs writer;
-  CLI::App app{"spool-logbench: Spool's log and tables against RocksDB, LMDB, SQLite and LevelDB (BENCHMARKS.md)"};
-  AddOptions(app, &config, &writer);
+  ChildArgs child;
+  CLI::App app{"spool-logbench: Spool's log, tables and pipelines against RocksDB, LMDB, SQLite and LevelDB "
+               "(BENCHMARKS.md)"};
+  AddOptions(app, &config, &child);
   CLI11_PARSE(app, argc, argv);
   try {
-    if (!writer.engine.empty()) RunW7Writer(writer.engine, config.dir, writer.bytes);
+    if (!child.w7_engine.empty()) RunW7Writer(child.w7_engine, config.dir, child.w7_bytes);
+    if (!child.e2e_dir.empty()) return RunE2EUpdater(child.e2e_dir);
     return Run(std::move(config));
   } catch (const std::exception& e) {
     std::cerr << "spool-logbench: " << e.what() << "\n";

@@ -10,15 +10,6 @@
 namespace spool::bench {
 namespace {
 
-// SplitMix64: a fast, well-mixed hash of (stream, index); every field of a
-// value is drawn from it, so a record can be rebuilt from its coordinates.
-uint64_t Mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 constexpr std::array<std::string_view, 6> kRegions = {"eu-west-1", "us-east-2", "ap-south-1",
                                                       "eu-north-1", "us-west-1", "sa-east-1"};
 constexpr std::array<std::string_view, 4> kStatuses = {"SETTLED", "PENDING", "REFUNDED", "DECLINED"};
@@ -27,6 +18,13 @@ constexpr char kValueFormat[] = "id={:010d}|user=u{:06d}|cents={:08d}|ts={}|regi
 constexpr uint64_t kEpochUs = 1'700'000'000'000'000ull;
 
 }  // namespace
+
+uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
 
 void MakeKey(uint32_t stream, uint64_t index, char* out) {
   const auto result = fmt::format_to_n(out, kKeyBytes, "{:02x}{:014d}", stream & 0xffu, index);

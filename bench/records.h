@@ -22,6 +22,10 @@ struct Record {
   std::string_view value;
 };
 
+// SplitMix64: a fast, well-mixed hash; every field of a value is drawn from
+// it, so a record (or a stream event) can be rebuilt from its coordinates.
+uint64_t Mix(uint64_t x);
+
 // Writes the key of record `index` of writer `stream` into `out`
 // (kKeyBytes): keys are unique across streams and ascend within one.
 void MakeKey(uint32_t stream, uint64_t index, char* out);

@@ -20,6 +20,7 @@ inline constexpr char kP50Us[] = "p50_us";
 inline constexpr char kP99Us[] = "p99_us";
 inline constexpr char kCommitsPerSync[] = "commits_per_sync";
 inline constexpr char kRecordsPerS[] = "records_per_s";
+inline constexpr char kEventsPerS[] = "events_per_s";
 inline constexpr char kPayloadMBPerS[] = "payload_mb_per_s";
 inline constexpr char kDiskPerPayload[] = "disk_bytes_per_payload_byte";
 inline constexpr char kReopenS[] = "reopen_s";

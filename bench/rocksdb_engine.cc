@@ -5,6 +5,7 @@
 #include <rocksdb/write_batch.h>
 
 #include "engine.h"
+#include "engine_status.h"
 
 namespace spool::bench {
 namespace {
@@ -13,13 +14,7 @@ namespace {
 // table file, so the whole log is replayed on reopen.
 constexpr uint64_t kMemtableSlackBytes = 64ull << 20;
 
-Status FromRocks(const rocksdb::Status& s, std::string_view what) {
-  if (s.ok()) return Status::OK();
-  const std::string msg = std::string(what) + ": " + s.ToString();
-  if (s.IsNotFound()) return Status::NotFound(msg);
-  if (s.IsCorruption()) return Status::Corruption(msg);
-  return Status::IOError(msg);
-}
+Status FromRocks(const rocksdb::Status& s, std::string_view what) { return FromEngineStatus(s, what); }
 
 class RocksDbEngine final : public Engine {
  public:

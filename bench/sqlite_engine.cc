@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "engine.h"
+#include "sqlite_db.h"
 
 namespace spool::bench {
 namespace {
@@ -28,26 +29,23 @@ class SqliteEngine final : public Engine {
   std::string_view log_file_suffix() const override { return "-wal"; }
 
   Status Open(const std::string& dir) override {
-    const std::string path = dir + "/" + kDbFileName;
-    const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-    if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) return Error("open " + path);
-    SPOOL_RETURN_IF_ERROR(Exec(kSchema));
-    if (options_.hold_whole_log) SPOOL_RETURN_IF_ERROR(Exec(kNoCheckpoint));
-    SPOOL_RETURN_IF_ERROR(Prepare("BEGIN", &begin_));
-    SPOOL_RETURN_IF_ERROR(Prepare("COMMIT", &commit_));
-    SPOOL_RETURN_IF_ERROR(Prepare("INSERT OR REPLACE INTO kv(k, v) VALUES(?1, ?2)", &put_));
-    return Prepare("SELECT v FROM kv WHERE k = ?1", &get_);
+    SPOOL_RETURN_IF_ERROR(sqlite::Open(dir + "/" + kDbFileName, kSchema, &db_));
+    if (options_.hold_whole_log) SPOOL_RETURN_IF_ERROR(sqlite::Exec(db_, kNoCheckpoint));
+    SPOOL_RETURN_IF_ERROR(sqlite::Prepare(db_, "BEGIN", &begin_));
+    SPOOL_RETURN_IF_ERROR(sqlite::Prepare(db_, "COMMIT", &commit_));
+    SPOOL_RETURN_IF_ERROR(sqlite::Prepare(db_, "INSERT OR REPLACE INTO kv(k, v) VALUES(?1, ?2)", &put_));
+    return sqlite::Prepare(db_, "SELECT v FROM kv WHERE k = ?1", &get_);
   }
 
   Status Commit(std::span<const Record> records) override {
     std::lock_guard<std::mutex> lock(mu_);
     SPOOL_RETURN_IF_ERROR(Step(begin_, SQLITE_DONE, "BEGIN"));
     for (const Record& r : records) {
-      Bind(put_, 1, r.key);
-      Bind(put_, 2, r.value);
+      sqlite::Bind(put_, 1, r.key);
+      sqlite::Bind(put_, 2, r.value);
       Status s = Step(put_, SQLITE_DONE, "INSERT");
       if (!s.ok()) {
-        (void)Exec("ROLLBACK");
+        (void)sqlite::Exec(db_, "ROLLBACK");
         return s;
       }
     }
@@ -55,50 +53,26 @@ class SqliteEngine final : public Engine {
   }
 
   Status ReadBack(const Record& last) override {
-    Bind(get_, 1, last.key);
+    sqlite::Bind(get_, 1, last.key);
     if (sqlite3_step(get_) != SQLITE_ROW) {
       sqlite3_reset(get_);
       return Status::NotFound("sqlite has no row for the last key");
     }
-    const auto* bytes = static_cast<const char*>(sqlite3_column_blob(get_, 0));
-    const std::string_view value(bytes, static_cast<size_t>(sqlite3_column_bytes(get_, 0)));
-    const bool same = value == last.value;
+    const bool same = sqlite::ColumnBytes(get_, 0) == last.value;
     sqlite3_reset(get_);
     return same ? Status::OK() : Status::Corruption("sqlite returned another value");
   }
 
   Status Close() override {
-    for (sqlite3_stmt** stmt : {&begin_, &commit_, &put_, &get_}) {
-      sqlite3_finalize(*stmt);
-      *stmt = nullptr;
-    }
-    if (db_ == nullptr) return Status::OK();
-    const int rc = sqlite3_close(db_);
-    db_ = nullptr;
-    return rc == SQLITE_OK ? Status::OK() : Status::IOError("sqlite3_close failed");
+    for (sqlite3_stmt** stmt : {&begin_, &commit_, &put_, &get_}) sqlite::Finalize(stmt);
+    return sqlite::CloseConnection(&db_);
   }
 
  private:
-  Status Error(std::string_view what) const {
-    return Status::IOError("sqlite " + std::string(what) + ": " + (db_ ? sqlite3_errmsg(db_) : "out of memory"));
-  }
-
-  Status Exec(const char* sql) {
-    return sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) == SQLITE_OK ? Status::OK() : Error(sql);
-  }
-
-  Status Prepare(const char* sql, sqlite3_stmt** stmt) {
-    return sqlite3_prepare_v2(db_, sql, -1, stmt, nullptr) == SQLITE_OK ? Status::OK() : Error(sql);
-  }
-
-  static void Bind(sqlite3_stmt* stmt, int index, std::string_view bytes) {
-    sqlite3_bind_blob(stmt, index, bytes.data(), static_cast<int>(bytes.size()), SQLITE_STATIC);
-  }
-
   Status Step(sqlite3_stmt* stmt, int expected, std::string_view what) {
     const int rc = sqlite3_step(stmt);
     sqlite3_reset(stmt);
-    return rc == expected ? Status::OK() : Error(what);
+    return rc == expected ? Status::OK() : sqlite::Error(db_, what);
   }
 
   const EngineOptions options_;

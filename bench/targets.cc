@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "engine.h"
+#include "stream_step_workload.h"
 #include "table_report.h"
 
 namespace spool::bench {
@@ -20,6 +21,7 @@ constexpr double kW2VsOwnW1 = 3.0;
 constexpr double kW2VsBestPeer = 1.5;
 constexpr double kW3VsSequential = 0.7;
 constexpr double kW3VsBestPeer = 2.0;
+constexpr double kW4VsBestPeer = 2.0;
 constexpr double kW7ReopenSeconds = 0.5;
 
 bool IsPeer(std::string_view engine) {
@@ -68,6 +70,12 @@ void CheckW3(const Results& results, std::vector<TargetCheck>* checks) {
                           SpoolMedian(results, kW3, metric::kRecordsPerS), peer.value, kW3VsBestPeer));
 }
 
+void CheckW4(const Results& results, std::vector<TargetCheck>* checks) {
+  const BestPeer peer = FindBestPeer(results, kW4, metric::kEventsPerS);
+  checks->push_back(Ratio(kW4, "≥ 2 × the best peer, exactly-once intact", "Spool W4 ÷ " + PeerLabel(peer),
+                          SpoolMedian(results, kW4, metric::kEventsPerS), peer.value, kW4VsBestPeer));
+}
+
 void CheckW7(const Results& results, std::vector<TargetCheck>* checks) {
   TargetCheck check{kW7, "reopen ≤ 0.5 s after 1 GB written", "Spool reopen seconds",
                     SpoolMedian(results, kW7, metric::kReopenS), kW7ReopenSeconds, false, false};
@@ -87,6 +95,7 @@ std::vector<TargetCheck> CheckTargets(const Results& results) {
   CheckW1(results, &checks);
   CheckW2(results, &checks);
   CheckW3(results, &checks);
+  CheckW4(results, &checks);
   CheckW7(results, &checks);
   CheckTableTargets(results, &checks);
   return checks;

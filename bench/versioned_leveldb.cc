@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "engine.h"
+#include "engine_status.h"
 #include "stopwatch.h"
 #include "versioned_engine.h"
 
@@ -20,13 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Status FromLevel(const leveldb::Status& s, std::string_view what) {
-  if (s.ok()) return Status::OK();
-  const std::string msg = std::string(what) + ": " + s.ToString();
-  if (s.IsNotFound()) return Status::NotFound(msg);
-  if (s.IsCorruption()) return Status::Corruption(msg);
-  return Status::IOError(msg);
-}
+Status FromLevel(const leveldb::Status& s, std::string_view what) { return FromEngineStatus(s, what); }
 
 leveldb::Slice ToSlice(std::string_view bytes) { return leveldb::Slice(bytes.data(), bytes.size()); }
 std::string_view ToView(const leveldb::Slice& s) { return std::string_view(s.data(), s.size()); }

@@ -9,26 +9,18 @@
 #include <limits>
 
 #include "engine.h"
+#include "lmdb_env.h"
 #include "stopwatch.h"
 #include "versioned_engine.h"
 
 namespace spool::bench {
 namespace {
 
-constexpr size_t kMapBytes = 16ull << 30;
 constexpr char kDataFile[] = "/data.mdb";
 
-Status FromMdb(int rc, std::string_view what) {
-  if (rc == MDB_SUCCESS) return Status::OK();
-  const std::string msg = std::string(what) + ": " + mdb_strerror(rc);
-  if (rc == MDB_NOTFOUND) return Status::NotFound(msg);
-  if (rc == MDB_CORRUPTED) return Status::Corruption(msg);
-  if (rc == MDB_MAP_FULL) return Status::NoSpace(msg);
-  return Status::IOError(msg);
-}
-
-MDB_val ToVal(std::string_view bytes) { return MDB_val{bytes.size(), const_cast<char*>(bytes.data())}; }
-std::string_view ToView(const MDB_val& v) { return std::string_view(static_cast<const char*>(v.mv_data), v.mv_size); }
+using lmdb::FromMdb;
+using lmdb::ToVal;
+using lmdb::ToView;
 
 class VersionedLmdb final : public VersionedEngine {
  public:
@@ -38,17 +30,7 @@ class VersionedLmdb final : public VersionedEngine {
 
   Status Open(const std::string& dir) override {
     dir_ = dir;
-    SPOOL_RETURN_IF_ERROR(FromMdb(mdb_env_create(&env_), "mdb_env_create"));
-    SPOOL_RETURN_IF_ERROR(FromMdb(mdb_env_set_mapsize(env_, kMapBytes), "mdb_env_set_mapsize"));
-    SPOOL_RETURN_IF_ERROR(FromMdb(mdb_env_open(env_, dir.c_str(), 0, 0644), "mdb_env_open " + dir));
-    MDB_txn* txn = nullptr;
-    SPOOL_RETURN_IF_ERROR(FromMdb(mdb_txn_begin(env_, nullptr, 0, &txn), "mdb_txn_begin"));
-    const int rc = mdb_dbi_open(txn, nullptr, 0, &dbi_);
-    if (rc != MDB_SUCCESS) {
-      mdb_txn_abort(txn);
-      return FromMdb(rc, "mdb_dbi_open");
-    }
-    return FromMdb(mdb_txn_commit(txn), "mdb_txn_commit");
+    return lmdb::OpenEnv(dir, &env_, &dbi_);
   }
 
   Status Commit(uint64_t version, std::span<const Record> rows) override {

@@ -10,19 +10,14 @@
 #include <limits>
 
 #include "engine.h"
+#include "engine_status.h"
 #include "stopwatch.h"
 #include "versioned_engine.h"
 
 namespace spool::bench {
 namespace {
 
-Status FromRocks(const rocksdb::Status& s, std::string_view what) {
-  if (s.ok()) return Status::OK();
-  const std::string msg = std::string(what) + ": " + s.ToString();
-  if (s.IsNotFound()) return Status::NotFound(msg);
-  if (s.IsCorruption()) return Status::Corruption(msg);
-  return Status::IOError(msg);
-}
+Status FromRocks(const rocksdb::Status& s, std::string_view what) { return FromEngineStatus(s, what); }
 
 rocksdb::Slice ToSlice(std::string_view bytes) { return rocksdb::Slice(bytes.data(), bytes.size()); }
 std::string_view ToView(const rocksdb::Slice& s) { return std::string_view(s.data(), s.size()); }

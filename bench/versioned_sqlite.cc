@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "engine.h"
+#include "sqlite_db.h"
 #include "stopwatch.h"
 #include "versioned_engine.h"
 
@@ -22,11 +23,6 @@ constexpr char kSchema[] =
     "PRAGMA synchronous=FULL;"
     "CREATE TABLE IF NOT EXISTS kv(k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID;";
 
-std::string_view ColumnBytes(sqlite3_stmt* stmt, int column) {
-  const auto* bytes = static_cast<const char*>(sqlite3_column_blob(stmt, column));
-  return std::string_view(bytes, static_cast<size_t>(sqlite3_column_bytes(stmt, column)));
-}
-
 class VersionedSqlite final : public VersionedEngine {
  public:
   ~VersionedSqlite() override { (void)Close(); }
@@ -35,14 +31,11 @@ class VersionedSqlite final : public VersionedEngine {
 
   Status Open(const std::string& dir) override {
     dir_ = dir;
-    const std::string path = dir + kDbFileName;
-    const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-    if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) return Error("open " + path);
-    SPOOL_RETURN_IF_ERROR(Exec(kSchema));
-    SPOOL_RETURN_IF_ERROR(Prepare("BEGIN", &begin_));
-    SPOOL_RETURN_IF_ERROR(Prepare("COMMIT", &commit_));
-    SPOOL_RETURN_IF_ERROR(Prepare("INSERT OR REPLACE INTO kv(k, v) VALUES(?1, ?2)", &put_));
-    return Prepare("SELECT k, v FROM kv ORDER BY k", &scan_);
+    SPOOL_RETURN_IF_ERROR(sqlite::Open(dir + kDbFileName, kSchema, &db_));
+    SPOOL_RETURN_IF_ERROR(sqlite::Prepare(db_, "BEGIN", &begin_));
+    SPOOL_RETURN_IF_ERROR(sqlite::Prepare(db_, "COMMIT", &commit_));
+    SPOOL_RETURN_IF_ERROR(sqlite::Prepare(db_, "INSERT OR REPLACE INTO kv(k, v) VALUES(?1, ?2)", &put_));
+    return sqlite::Prepare(db_, "SELECT k, v FROM kv ORDER BY k", &scan_);
   }
 
   Status Commit(uint64_t version, std::span<const Record> rows) override {
@@ -50,11 +43,11 @@ class VersionedSqlite final : public VersionedEngine {
     std::string key;
     for (const Record& r : rows) {
       versioned::EncodeKey(r.key, version, &key);
-      Bind(put_, 1, key);
-      Bind(put_, 2, r.value);
+      sqlite::Bind(put_, 1, key);
+      sqlite::Bind(put_, 2, r.value);
       Status s = Step(put_, "INSERT");
       if (!s.ok()) {
-        (void)Exec("ROLLBACK");
+        (void)sqlite::Exec(db_, "ROLLBACK");
         return s;
       }
     }
@@ -65,10 +58,10 @@ class VersionedSqlite final : public VersionedEngine {
     versioned::AsOfFolder folder(version, visit);
     int rc = SQLITE_ROW;
     Status s;
-    while (s.ok() && (rc = sqlite3_step(scan_)) == SQLITE_ROW) s = folder.Add(ColumnBytes(scan_, 0), ColumnBytes(scan_, 1));
+    while (s.ok() && (rc = sqlite3_step(scan_)) == SQLITE_ROW) s = folder.Add(sqlite::ColumnBytes(scan_, 0), sqlite::ColumnBytes(scan_, 1));
     sqlite3_reset(scan_);
     SPOOL_RETURN_IF_ERROR(s);
-    if (rc != SQLITE_DONE) return Error("scan");
+    if (rc != SQLITE_DONE) return sqlite::Error(db_, "scan");
     folder.Finish();
     return Status::OK();
   }
@@ -120,37 +113,15 @@ class VersionedSqlite final : public VersionedEngine {
   }
 
   Status Close() override {
-    for (sqlite3_stmt** stmt : {&begin_, &commit_, &put_, &scan_}) {
-      sqlite3_finalize(*stmt);
-      *stmt = nullptr;
-    }
-    if (db_ == nullptr) return Status::OK();
-    const int rc = sqlite3_close(db_);
-    db_ = nullptr;
-    return rc == SQLITE_OK ? Status::OK() : Status::IOError("sqlite3_close failed");
+    for (sqlite3_stmt** stmt : {&begin_, &commit_, &put_, &scan_}) sqlite::Finalize(stmt);
+    return sqlite::CloseConnection(&db_);
   }
 
  private:
-  Status Error(std::string_view what) const {
-    return Status::IOError("sqlite " + std::string(what) + ": " + (db_ ? sqlite3_errmsg(db_) : "out of memory"));
-  }
-
-  Status Exec(const char* sql) {
-    return sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) == SQLITE_OK ? Status::OK() : Error(sql);
-  }
-
-  Status Prepare(const char* sql, sqlite3_stmt** stmt) {
-    return sqlite3_prepare_v2(db_, sql, -1, stmt, nullptr) == SQLITE_OK ? Status::OK() : Error(sql);
-  }
-
-  static void Bind(sqlite3_stmt* stmt, int index, std::string_view bytes) {
-    sqlite3_bind_blob(stmt, index, bytes.data(), static_cast<int>(bytes.size()), SQLITE_STATIC);
-  }
-
   Status Step(sqlite3_stmt* stmt, std::string_view what) {
     const int rc = sqlite3_step(stmt);
     sqlite3_reset(stmt);
-    return rc == SQLITE_DONE ? Status::OK() : Error(what);
+    return rc == SQLITE_DONE ? Status::OK() : sqlite::Error(db_, what);
   }
 
   std::string dir_;

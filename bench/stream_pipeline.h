@@ -1,0 +1,44 @@
+// Spool's side of the stream workloads (W4, end-to-end): the events
+// (stream_events.h) produced into a Spool topic, the pipeline that reads
+// them — topic source, an optional filter, a grouped aggregate (count and
+// sum of the amount by key) into a keyed streaming table — and that table
+// read back as per-key totals.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "spool/storage/store.h"
+#include "spool/stream/pipeline.h"
+#include "spool/stream/topic.h"
+#include "stream_events.h"
+
+namespace spool::bench {
+
+// The target: key, events (count), amount_sum (sum of amount), keyed by key.
+inline constexpr char kTotalsTable[] = "main.bench.totals";
+
+struct EventPipeline {
+  std::string topic_dir;
+  std::string filter;           // a condition, or empty for none
+  uint64_t max_batch_rows = 0;  // 0: the runtime's default (FlowSpec)
+};
+
+// Produces events [first, first + count) into the topic in `dir` (made by
+// Topic::Create), `batch_messages` per Produce: each batch one durable log
+// record. Errors: as Topic::Open and Topic::Produce.
+Status ProduceEvents(const std::string& dir, uint64_t first, uint64_t count, uint64_t batch_messages);
+
+PipelineSpec EventPipelineSpec(const EventPipeline& pipeline);
+
+// Errors: as Pipeline::Update; Aborted when the update ran but did not
+// complete (naming its state and first error).
+Status RunUpdate(Pipeline* pipeline, const UpdateOptions& options, UpdateResult* result);
+
+// The per-key totals (indexed by key) kTotalsTable holds. Errors: as
+// Store::Read; Corruption for a row that is not (key, count, sum) or a key
+// out of range.
+Status ReadTotals(Store* store, std::vector<KeyTotals>* totals);
+
+}  // namespace spool::bench

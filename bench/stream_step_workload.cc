@@ -1,0 +1,105 @@
+#include "stream_step_workload.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <vector>
+
+#include "check.h"
+#include "files.h"
+#include "stats.h"
+#include "stopwatch.h"
+#include "stream_events.h"
+#include "stream_step_engine.h"
+
+namespace spool::bench {
+namespace {
+
+struct StepShape {
+  uint64_t steps = 0;
+  uint64_t events() const { return steps * kW4EventsPerStep; }
+};
+
+// Output rows the whole run must write: the keys each step touches.
+uint64_t ExpectedOutputRows(const StepShape& shape) {
+  uint64_t rows = 0;
+  for (uint64_t s = 0; s < shape.steps; ++s) rows += DistinctKeys(s * kW4EventsPerStep, kW4EventsPerStep);
+  return rows;
+}
+
+struct Expected {
+  std::vector<KeyTotals> totals;
+  uint64_t output_rows = 0;
+};
+
+// What one timed run of the steps measured.
+struct StepRun {
+  double seconds = 0;
+  std::vector<double> latencies_us;  // one per step
+  uint64_t output_rows = 0;
+};
+
+StepRun TimedSteps(StreamStepEngine& engine) {
+  StepRun run;
+  Stopwatch run_watch;
+  Stopwatch step_watch;
+  const Status s = engine.Run([&](uint64_t rows) {
+    run.latencies_us.push_back(step_watch.Micros());
+    run.output_rows += rows;
+    step_watch.Restart();
+  });
+  run.seconds = run_watch.Seconds();
+  Expect(s, std::string(engine.name()) + " steps");
+  return run;
+}
+
+void AddResults(const BenchConfig& config, const std::string& name, int rep, const StepShape& shape,
+                const StepRun& run, Results* results) {
+  const double per_s = static_cast<double>(shape.events()) / run.seconds;
+  const double p50_us = Percentile(run.latencies_us, 0.5);
+  const double p99_us = Percentile(run.latencies_us, 0.99);
+  results->Add(kW4, name, metric::kEventsPerS, per_s);
+  results->Add(kW4, name, metric::kP50Us, p50_us);
+  results->Add(kW4, name, metric::kP99Us, p99_us);
+  results->Add(kW4, name, metric::kOutputRowsPerStep,
+               static_cast<double>(run.output_rows) / static_cast<double>(shape.steps));
+  std::cerr << fmt::format("w4 {} rep {}/{}: {:.0f} events/s, step p50 {:.0f} µs, p99 {:.0f} µs (output checked)\n",
+                           name, rep, config.reps, per_s, p50_us, p99_us);
+}
+
+// Stages the events, runs the steps (timed), then checks the step count,
+// the output rows written and the output table against the model.
+void RunW4Engine(const BenchConfig& config, StreamStepEngine& engine, int rep, const StepShape& shape,
+                 const Expected& expected, Results* results) {
+  const std::string name(engine.name());
+  const std::string dir = config.RunDir(kW4, name, rep);
+  FreshDir(dir);
+  Expect(engine.Open(dir, kW4EventsPerStep), name + " open");
+  Expect(engine.Stage(shape.events()), name + " staging the events");
+  SyncAll();
+  const StepRun run = TimedSteps(engine);
+  if (run.latencies_us.size() != shape.steps || run.output_rows != expected.output_rows) {
+    throw BenchError(fmt::format("{}: {} steps writing {} output rows, {} and {} expected", name,
+                                 run.latencies_us.size(), run.output_rows, shape.steps, expected.output_rows));
+  }
+  std::vector<KeyTotals> totals;
+  Expect(engine.ReadOutput(&totals), name + " reading the output");
+  CheckTotals(name, totals, expected.totals);
+  Expect(engine.Close(), name + " close");
+  RemoveDir(dir);
+  AddResults(config, name, rep, shape, run, results);
+}
+
+}  // namespace
+
+void RunW4(const BenchConfig& config, int rep, Results* results) {
+  const StepShape shape{config.Scaled(kW4Steps, kW4MinSteps)};
+  const Expected expected{ModelTotals(shape.events(), false), ExpectedOutputRows(shape)};
+  for (const std::string& name : config.engines) {
+    std::unique_ptr<StreamStepEngine> engine = MakeStreamStepEngine(name);
+    if (engine != nullptr) RunW4Engine(config, *engine, rep, shape, expected, results);
+  }
+}
+
+}  // namespace spool::bench

@@ -1,0 +1,37 @@
+// W4 (BENCHMARKS.md), the stream step: kW4Steps steps, each reading
+// kW4EventsPerStep events (keys drawn from kStreamKeys, stream_events.h),
+// updating each key's count and sum, writing one output row per key it
+// touched and committing state, output and source offset atomically and
+// durably — Spool through its pipeline runtime, the peers by hand
+// (stream_step_engine.h). The events are staged durably in each engine's
+// own source before the timed run. After it, the output table is checked
+// against a model of the stream: each key's count and sum, so the counts add
+// up to every event read exactly once; a difference fails the run.
+//
+// Figures: events/s over the whole run (Spool: the Pipeline::Update call,
+// so its start and end are in; peers: the loop of steps) and the latency of
+// each step (Spool: between on_batch callbacks, the first from the call),
+// p50 and p99. --scale multiplies the steps (at least 2), not their size.
+#pragma once
+
+#include <cstdint>
+
+#include "config.h"
+#include "results.h"
+
+namespace spool::bench {
+
+inline constexpr char kW4[] = "w4";
+
+inline constexpr uint64_t kW4Steps = 200;
+inline constexpr uint64_t kW4MinSteps = 2;
+inline constexpr uint64_t kW4EventsPerStep = 1'000;
+
+namespace metric {
+inline constexpr char kOutputRowsPerStep[] = "output_rows_per_step";
+}  // namespace metric
+
+// Repetition `rep` (1-based) of W4 on every engine.
+void RunW4(const BenchConfig& config, int rep, Results* results);
+
+}  // namespace spool::bench
