@@ -298,8 +298,8 @@ class FileSource : public Source {
 };
 
 // A topic (topic.h), from its oldest retained message on. The offset is
-// the next message's. The topic is opened for each batch, so producers in
-// other processes can keep writing to it.
+// the next message's. The topic is opened for reading only, so producers in
+// this process or others can keep writing to it.
 class TopicSource : public Source {
  public:
   Status Init(const SourceSpec& spec, Env* env, const std::string& place, uint64_t max_rows) {
@@ -316,13 +316,13 @@ class TopicSource : public Source {
     committed_ = started_ ? std::stoull(offset) : 0;
     next_ = committed_;
     bound_ = std::numeric_limits<uint64_t>::max();
+    reader_.reset();
     return Status::OK();
   }
 
   Status BoundToNow() override {
-    std::unique_ptr<Topic> topic;
-    SPOOL_RETURN_IF_ERROR(Topic::OpenForReading(env_, spec_.path, &topic));
-    bound_ = topic->Info().next_offset;
+    SPOOL_RETURN_IF_ERROR(OpenReader());
+    bound_ = reader_->Info().next_offset;
     return Status::OK();
   }
   Status Read(BatchContext&, Batch* batch, bool* more) override { return ReadFrom(max_rows_, batch, more); }
@@ -335,14 +335,34 @@ class TopicSource : public Source {
     bool more = false;
     return ReadFrom(std::numeric_limits<uint64_t>::max(), batch, &more);
   }
+  Backlog backlog() const override { return {"records", left_}; }
 
  private:
+  Status OpenReader() {
+    reader_.reset();
+    return Topic::OpenForReading(env_, spec_.path, &reader_);
+  }
+
+  // A reader sees the topic as it was when opened: it serves batches until
+  // they reach its end, and is opened again then (or when retention by a
+  // producer removed what it was reading).
   Status ReadFrom(uint64_t max_rows, Batch* batch, bool* more) {
-    std::unique_ptr<Topic> topic;
-    SPOOL_RETURN_IF_ERROR(Topic::OpenForReading(env_, spec_.path, &topic));
-    const TopicInfo info = topic->Info();
+    const uint64_t from = started_ ? committed_ : 0;
+    if (reader_ == nullptr || from >= reader_->Info().next_offset) SPOOL_RETURN_IF_ERROR(OpenReader());
+    const size_t rows_before = batch->rows.size();
+    Status s = ReadWith(from, max_rows, batch, more);
+    if (!s.ok() && !s.IsOutOfRange() && !s.IsInvalidArgument()) {
+      batch->rows.resize(rows_before);
+      SPOOL_RETURN_IF_ERROR(OpenReader());
+      s = ReadWith(from, max_rows, batch, more);
+    }
+    return s;
+  }
+
+  Status ReadWith(uint64_t committed, uint64_t max_rows, Batch* batch, bool* more) {
+    const TopicInfo info = reader_->Info();
     const uint64_t end = std::min(info.next_offset, bound_);
-    uint64_t from = started_ ? committed_ : info.oldest_offset;
+    const uint64_t from = started_ ? committed : info.oldest_offset;
     next_ = from;
     *more = false;
     left_ = end > from ? end - from : 0;
@@ -351,7 +371,7 @@ class TopicSource : public Source {
     Row row;
     TopicReadLimits limits;
     limits.max_messages = std::min(max_rows, end - from);
-    SPOOL_RETURN_IF_ERROR(topic->Read(from, limits, [&](const TopicMessage& m) {
+    SPOOL_RETURN_IF_ERROR(reader_->Read(from, limits, [&](const TopicMessage& m) {
       parsed = ParseJsonRecord(m.value, schema_, options_, &row);
       if (!parsed.ok()) {
         parsed = parsed.WithContext("offset " + std::to_string(m.offset));
@@ -367,16 +387,12 @@ class TopicSource : public Source {
     return Status::OK();
   }
 
- public:
-  Backlog backlog() const override { return {"records", left_}; }
-
- private:
-
   SourceSpec spec_;
   Env* env_ = nullptr;
   uint64_t max_rows_ = 0;
   RecordOptions options_;
   Schema schema_;
+  std::unique_ptr<Topic> reader_;  // OpenForReading
   bool started_ = false;
   uint64_t committed_ = 0;
   uint64_t next_ = 0;
