@@ -1139,3 +1139,51 @@ TEST_F(PipelineTest, ATopicThatNoLongerRetainsTheFlowsOffsetFailsTheFlowSayingSo
 
 }  // namespace
 }  // namespace spool
+
+namespace spool {
+namespace {
+
+// A flow added after vacuum dropped its source table's first commits starts
+// from a snapshot of the table as it is, then follows its commits.
+TEST_F(PipelineTest, ANewFlowOverAVacuumedTableStartsFromItsRowsAsTheyAre) {
+  store_.reset();
+  StoreOptions options;
+  options.log.segment_size_bytes = 64 << 10;
+  options.min_retention_us = 0;
+  ASSERT_TRUE(Store::Open(options, dir_->Sub("small"), &store_).ok());
+  PipelineBuilder b("late");
+  b.StreamingTable("main.s.a");
+  b.Flow("a").FromFiles(in(), OrderColumns()).MaxBatchRows(1).Into("main.s.a");
+  PipelineSpec spec = b.Build();
+  spec.flows[0].max_batch_files = 1;
+  std::mt19937 rng(5);
+  for (int i = 0; i < 60; ++i) {
+    std::string pad(3000, ' ');
+    for (char& c : pad) c = static_cast<char>('a' + rng() % 26);
+    AddFile("f" + std::to_string(100 + i) + ".jsonl", Order(i, pad, 1));
+  }
+  ASSERT_EQ(Run(spec).state, UpdateState::kCompleted);
+  VacuumOptions vacuum;
+  vacuum.retain_us = 0;
+  vacuum.force = true;
+  VacuumReport report;
+  ASSERT_TRUE(store_->Vacuum(vacuum, &report).ok());
+  ASSERT_GT(store_->AvailableVersions().oldest, 2u) << "the table's first commits are gone";
+  PipelineBuilder later("late");
+  later.StreamingTable("main.s.a");
+  later.StreamingTable("main.s.copy");
+  later.Flow("a").FromFiles(in(), OrderColumns()).MaxBatchRows(1).Into("main.s.a");
+  later.Flow("copy").FromDataset("main.s.a").Into("main.s.copy");
+  PipelineSpec grown = later.Build();
+  grown.flows[0].max_batch_files = 1;
+  UpdateResult r = Run(grown);
+  ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  EXPECT_EQ(Rows("main.s.copy").size(), 60u);
+  AddFile("z.jsonl", Order(1000, "de", 1));
+  r = Run(grown);
+  ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  EXPECT_EQ(Rows("main.s.copy").size(), 61u);
+}
+
+}  // namespace
+}  // namespace spool
