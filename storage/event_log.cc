@@ -10,6 +10,17 @@
 #include "spool/txnlog/log.h"
 
 namespace spool {
+
+std::string FormatUuid4(uint64_t high, uint64_t low) {
+  high = (high & ~0xf000ull) | 0x4000ull;         // version 4
+  low = (low & ~(3ull << 62)) | (2ull << 62);     // RFC 4122 variant
+  char text[40];
+  std::snprintf(text, sizeof(text), "%08llx-%04llx-%04llx-%04llx-%012llx", static_cast<unsigned long long>(high >> 32),
+                static_cast<unsigned long long>((high >> 16) & 0xffff), static_cast<unsigned long long>(high & 0xffff),
+                static_cast<unsigned long long>(low >> 48), static_cast<unsigned long long>(low & 0xffffffffffffull));
+  return text;
+}
+
 namespace {
 
 constexpr std::string_view kEventOperation = "EVENT";
@@ -19,15 +30,8 @@ constexpr std::string_view kLevelNames[] = {"INFO", "WARN", "ERROR", "METRICS"};
 std::string NewEventId(uint64_t store_id, uint64_t now_us, uint64_t counter, const Event& event) {
   const std::string seed = std::to_string(store_id) + "/" + std::to_string(now_us) + "/" + std::to_string(counter) +
                            "/" + event.event_type + "/" + event.message;
-  XXH128_hash_t h = XXH3_128bits(seed.data(), seed.size());
-  h.high64 = (h.high64 & ~0xf000ull) | 0x4000ull;                  // version 4
-  h.low64 = (h.low64 & ~(3ull << 62)) | (2ull << 62);              // RFC 4122 variant
-  char text[40];
-  std::snprintf(text, sizeof(text), "%08llx-%04llx-%04llx-%04llx-%012llx",
-                static_cast<unsigned long long>(h.high64 >> 32), static_cast<unsigned long long>((h.high64 >> 16) & 0xffff),
-                static_cast<unsigned long long>(h.high64 & 0xffff), static_cast<unsigned long long>(h.low64 >> 48),
-                static_cast<unsigned long long>(h.low64 & 0xffffffffffffull));
-  return text;
+  const XXH128_hash_t h = XXH3_128bits(seed.data(), seed.size());
+  return FormatUuid4(h.high64, h.low64);
 }
 
 std::string EncodeEvent(const Event& e) {

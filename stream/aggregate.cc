@@ -125,7 +125,7 @@ class AggregateOp : public Operator {
       Group g;
       decoded = Decode(row, &g);
       if (!decoded.ok()) return false;
-      groups_.emplace(Key(g.window_start, row[1]), std::move(g));
+      groups_.emplace(Key(g.window_start, std::get<Bytes>(row[1]).data), std::move(g));
       return true;
     }));
     return decoded;
@@ -142,7 +142,7 @@ class AggregateOp : public Operator {
   }
 
   Status Process(BatchContext& ctx, Batch* batch) override {
-    std::vector<Group*> touched;
+    std::vector<Entry*> touched;
     std::optional<int64_t> max_time;
     const int64_t size = step_.window ? static_cast<int64_t>(step_.window->size_us) : 0;
     Value v;
@@ -161,9 +161,10 @@ class AggregateOp : public Operator {
         max_time = std::max(max_time.value_or(t), t);
         start = WindowStart(t, size);
       }
-      Group* g = nullptr;
-      SPOOL_RETURN_IF_ERROR(Find(start, row, &g));
-      if (!g->dirty) touched.push_back(g);
+      Entry* entry = nullptr;
+      SPOOL_RETURN_IF_ERROR(Find(start, row, &entry));
+      Group* g = &entry->second;
+      if (!g->dirty) touched.push_back(entry);
       g->dirty = true;
       for (size_t i = 0; i < exprs_.size(); ++i) {
         if (step_.aggregates[i].expression.empty()) {
@@ -176,10 +177,10 @@ class AggregateOp : public Operator {
       }
     }
     std::vector<Row> out;
-    for (Group* g : touched) {
-      g->dirty = false;
-      ctx.txn->Write(state_id_, Encode(*g));
-      if (!step_.window) out.push_back(Output(*g));
+    for (Entry* entry : touched) {
+      entry->second.dirty = false;
+      ctx.txn->Write(state_id_, Encode(*entry));
+      if (!step_.window) out.push_back(Output(entry->second));
     }
     if (step_.window && max_time) {
       watermark_ = std::max(watermark_.value_or(INT64_MIN), SubtractSaturating(*max_time, step_.window->watermark_delay_us));
@@ -187,7 +188,7 @@ class AggregateOp : public Operator {
       // and forget them, in window then group order.
       for (auto it = groups_.begin(); it != groups_.end();) {
         if (it->second.window_start + size <= *watermark_) {
-          ctx.txn->Delete(state_id_, {Timestamp{it->second.window_start}, Bytes{it->first.substr(8)}});
+          ctx.txn->Delete(state_id_, {Timestamp{it->second.window_start}, Bytes{std::string(GroupKey(it->first))}});
           out.push_back(Output(it->second));
           it = groups_.erase(it);
         } else {
@@ -200,18 +201,23 @@ class AggregateOp : public Operator {
   }
 
  private:
-  // Windowed keys sort by window first (big-endian start, sign flipped).
-  static std::string Key(int64_t window_start, const Value& group) {
+  using Entry = std::map<std::string, Group>::value_type;
+  static constexpr size_t kWindowBytes = 8;
+
+  // A group's key in groups_: its window (big-endian start, sign flipped,
+  // so that windows sort first), then the group's key bytes (its __group).
+  static std::string Key(int64_t window_start, std::string_view group_key) {
     std::string key;
     const uint64_t u = static_cast<uint64_t>(window_start) ^ (1ull << 63);
     for (int i = 7; i >= 0; --i) key.push_back(static_cast<char>(u >> (8 * i)));
-    key += std::get<Bytes>(group).data;
+    key += group_key;
     return key;
   }
+  static std::string_view GroupKey(const std::string& key) { return std::string_view(key).substr(kWindowBytes); }
 
-  Status Find(int64_t window_start, const Row& row, Group** out) {
-    const std::string group_key = KeyBytes(row, group_columns_);
-    const std::string key = Key(window_start, Value(Bytes{group_key}));
+  Status Find(int64_t window_start, const Row& row, Entry** out) {
+    std::string key = Key(window_start, {});
+    for (size_t c : group_columns_) AppendKeyBytes(row[c], &key);
     auto it = groups_.find(key);
     if (it == groups_.end()) {
       Group g;
@@ -219,16 +225,16 @@ class AggregateOp : public Operator {
       bool found = false;
       if (!step_.window && !reset_) {
         Row stored;
-        SPOOL_RETURN_IF_ERROR(store_->Get(state_id_, {Bytes{group_key}}, &stored, &found));
+        SPOOL_RETURN_IF_ERROR(store_->Get(state_id_, {Bytes{std::string(GroupKey(key))}}, &stored, &found));
         if (found) SPOOL_RETURN_IF_ERROR(Decode(stored, &g));
       }
       if (!found) {
         for (size_t c : group_columns_) g.groups.push_back(row[c]);
         g.accs.resize(exprs_.size());
       }
-      it = groups_.emplace(key, std::move(g)).first;
+      it = groups_.emplace(std::move(key), std::move(g)).first;
     }
-    *out = &it->second;
+    *out = &*it;
     return Status::OK();
   }
 
@@ -265,22 +271,17 @@ class AggregateOp : public Operator {
     return Status::OK();
   }
 
-  Row Encode(const Group& g) const {
+  Row Encode(const Entry& entry) const {
+    const Group& g = entry.second;
     Row row;
     if (step_.window) row.push_back(Timestamp{g.window_start});
-    row.push_back(Bytes{std::string(KeyOf(g))});
+    row.push_back(Bytes{std::string(GroupKey(entry.first))});
     row.insert(row.end(), g.groups.begin(), g.groups.end());
     for (const Accumulator& acc : g.accs) {
       row.push_back(acc.count);
       row.push_back(acc.count == 0 ? Value() : acc.value);
     }
     return row;
-  }
-
-  std::string KeyOf(const Group& g) const {
-    std::string key;
-    for (const Value& v : g.groups) AppendKeyBytes(v, &key);
-    return key;
   }
 
   Status Decode(const Row& row, Group* g) const {

@@ -183,8 +183,7 @@ class LookupJoinOp : public Operator {
   }
 
   Status Process(BatchContext& ctx, Batch* batch) override {
-    TableId id;
-    SPOOL_RETURN_IF_ERROR(TableId::Parse(step_.table, &id));
+    const TableId& id = table_.id;
     if (!point_reads_) {
       // The table by join key, built again only when the table changed.
       TableInfo info;

@@ -29,16 +29,13 @@ bool ValidFlowName(std::string_view name) {
   return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
+// A random id (pipelines, updates).
 std::string NewId() {
   std::random_device rd;
   std::mt19937_64 rng((static_cast<uint64_t>(rd()) << 32) ^ rd() ^
                       static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
-  const uint64_t a = rng(), b = rng();
-  char text[40];
-  std::snprintf(text, sizeof text, "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(a >> 32),
-                static_cast<unsigned>(a >> 16) & 0xffff, static_cast<unsigned>(a) & 0xfff,
-                (static_cast<unsigned>(b >> 48) & 0x3fff) | 0x8000, static_cast<unsigned long long>(b & 0xffffffffffffull));
-  return text;
+  const uint64_t high = rng();
+  return FormatUuid4(high, rng());
 }
 
 std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
@@ -100,6 +97,7 @@ struct CompiledFlow {
   std::unique_ptr<Source> source;
   std::vector<std::unique_ptr<Operator>> ops;
   std::vector<int> target_columns;  // target column -> output column (-1: NULL)
+  bool same_columns = false;         // the flow writes the target's columns, in its order
   std::vector<size_t> delete_order;  // the target's key columns, as positions in the flow's delete keys
   bool upserts = false;
   std::string fingerprint;
@@ -446,6 +444,8 @@ Status Pipeline::Impl::FitTarget(CompiledFlow& flow, const Schema& output, const
       flow.delete_order.push_back(static_cast<size_t>(std::find(output_key.begin(), output_key.end(), k) - output_key.begin()));
     }
   }
+  flow.same_columns = output.columns().size() == t.columns().size();
+  for (size_t c = 0; c < t.columns().size(); ++c) flow.same_columns = flow.same_columns && flow.target_columns[c] == static_cast<int>(c);
   for (size_t k : t.key_columns()) {
     if (flow.target_columns[k] < 0) {
       return Status::InvalidArgument(place + ": the flow gives no value for key column '" + t.columns()[k].name + "'");
@@ -658,18 +658,23 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
     ctx.side = std::move(sides[i]);
     SPOOL_RETURN_IF_ERROR(flow.ops[i]->Process(ctx, &batch));
   }
-  std::vector<Row> rows;
-  rows.reserve(batch.rows.size());
-  for (Row& row : batch.rows) {
-    Row out(t.columns().size());
-    for (size_t c = 0; c < out.size(); ++c) {
-      if (flow.target_columns[c] >= 0) out[c] = std::move(row[static_cast<size_t>(flow.target_columns[c])]);
+  uint64_t output_rows = 0;
+  // The flow's columns in the target's order (when they differ).
+  std::vector<Row> rows = std::move(batch.rows);
+  if (!flow.same_columns) {
+    for (Row& row : rows) {
+      Row out(t.columns().size());
+      for (size_t c = 0; c < out.size(); ++c) {
+        if (flow.target_columns[c] >= 0) out[c] = std::move(row[static_cast<size_t>(flow.target_columns[c])]);
+      }
+      row = std::move(out);
     }
-    rows.push_back(std::move(out));
   }
   if (recompute) {
     SPOOL_RETURN_IF_ERROR(WriteDifference(flow.target, t, std::move(rows), txn, &batch));
+    output_rows = batch.rows.size();
   } else {
+    output_rows = rows.size();
     for (Row& row : rows) txn.Write(flow.target, std::move(row));
     for (const Row& key : batch.deletes) {
       Row target_key;
@@ -704,7 +709,7 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
   cp = next;
   stats.batches++;
   stats.input_rows += input_rows;
-  stats.output_rows += batch.rows.size();
+  stats.output_rows += output_rows;
   stats.deleted_rows += batch.deletes.size();
   stats.late_rows += ctx.late_rows;
   const Source::Backlog backlog = flow.source->backlog();
@@ -718,7 +723,7 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
                       {"version", result.version},
                       {"metrics",
                        {{"num_input_rows", input_rows},
-                        {"num_output_rows", batch.rows.size()},
+                        {"num_output_rows", output_rows},
                         {"num_deleted_rows", batch.deletes.size()},
                         {"num_late_rows_dropped", ctx.late_rows},
                         {"duration_ms", ms},

@@ -60,6 +60,12 @@ class PipelineTest : public ::testing::Test {
     return rows;
   }
 
+  // The update failed, its error saying `what`.
+  static void ExpectFailed(const UpdateResult& r, std::string_view what) {
+    EXPECT_EQ(r.state, UpdateState::kFailed);
+    EXPECT_NE(r.error.find(what), std::string::npos) << r.error;
+  }
+
   std::string in() const { return dir_->Sub("in"); }
   std::string Dir(const std::string& name) const {
     std::filesystem::create_directories(dir_->Sub(name));
@@ -134,8 +140,7 @@ TEST_F(PipelineTest, FilesFilterAndAggregateExactlyOnceAcrossUpdates) {
 TEST_F(PipelineTest, BadRecordFailsTheUpdateNamingFileAndLineAndCommitsNothing) {
   AddFile("a.jsonl", Order(1, "de", 10) + "{\"id\": \"x\"}\n");
   UpdateResult r = Run(OrdersPipeline(in()));
-  EXPECT_EQ(r.state, UpdateState::kFailed);
-  EXPECT_NE(r.error.find("a.jsonl"), std::string::npos) << r.error;
+  ExpectFailed(r, "a.jsonl");
   EXPECT_NE(r.error.find("line 2"), std::string::npos) << r.error;
   EXPECT_NE(r.error.find("ingest"), std::string::npos) << r.error;
   EXPECT_TRUE(Rows("main.shop.orders").empty());
@@ -177,14 +182,12 @@ TEST_F(PipelineTest, IncompatibleStateFailsNamingTheFlowAndCompatibleChangesRun)
   std::get<AggregateStep>(regrouped.flows[1].steps[0]).group_by = {"country"};
   std::get<AggregateStep>(regrouped.flows[1].steps[0]).aggregates[1].fn = AggregateFn::kMax;
   r = Run(regrouped);
-  EXPECT_EQ(r.state, UpdateState::kFailed);
-  EXPECT_NE(r.error.find("'revenue'"), std::string::npos) << r.error;
+  ExpectFailed(r, "'revenue'");
   EXPECT_NE(r.error.find("full refresh"), std::string::npos) << r.error;
   // Nor is another source: the offsets belong to the old one.
   PipelineSpec moved = OrdersPipeline(dir_->Sub("elsewhere"));
   r = Run(moved);
-  EXPECT_EQ(r.state, UpdateState::kFailed);
-  EXPECT_NE(r.error.find("'ingest'"), std::string::npos) << r.error;
+  ExpectFailed(r, "'ingest'");
 }
 
 TEST_F(PipelineTest, StreamOverUpdatedTableFailsUnlessSkippingChangeCommits) {
@@ -203,8 +206,7 @@ TEST_F(PipelineTest, StreamOverUpdatedTableFailsUnlessSkippingChangeCommits) {
   ASSERT_TRUE(store_->Commit(truncate).ok());
   AddFile("b.jsonl", Order(2, "de", 3));
   UpdateResult r = Run(b.Build());
-  EXPECT_EQ(r.state, UpdateState::kFailed);
-  EXPECT_NE(r.error.find("skip_change_commits"), std::string::npos) << r.error;
+  ExpectFailed(r, "skip_change_commits");
   PipelineSpec skipping = b.Build();
   skipping.flows[1].source.skip_change_commits = true;
   r = Run(skipping);
@@ -1007,8 +1009,7 @@ TEST_F(PipelineTest, CompatibilityFollowsWhatStateMeans) {
   PipelineSpec moved = b.Build();
   std::get<StreamJoinStep>(moved.flows[2].steps[0]).right.dataset = "main.s.r2";
   r = Run(moved);
-  EXPECT_EQ(r.state, UpdateState::kFailed);
-  EXPECT_NE(r.error.find("'j'"), std::string::npos) << r.error;
+  ExpectFailed(r, "'j'");
 }
 
 TEST_F(PipelineTest, AMaterializedViewFollowsItsDefinition) {
@@ -1040,8 +1041,7 @@ TEST_F(PipelineTest, AFlowThatCannotReadItsSourceStopsOnlyItselfAndDownstream) {
   b.Flow("ok").FromFiles(in(), OrderColumns()).Into("main.s.ok");
   AddFile("a.jsonl", Order(1, "de", 1));
   const UpdateResult r = Run(b.Build());
-  EXPECT_EQ(r.state, UpdateState::kFailed);
-  EXPECT_NE(r.error.find("nowhere"), std::string::npos) << r.error;
+  ExpectFailed(r, "nowhere");
   EXPECT_EQ(Rows("main.s.ok").size(), 1u);
 }
 
@@ -1132,8 +1132,7 @@ TEST_F(PipelineTest, ATopicThatNoLongerRetainsTheFlowsOffsetFailsTheFlowSayingSo
   ASSERT_EQ(Run(b.Build()).state, UpdateState::kCompleted);
   produce(3, 200);
   const UpdateResult r = Run(b.Build());
-  EXPECT_EQ(r.state, UpdateState::kFailed);
-  EXPECT_NE(r.error.find("offset 3 is no longer retained"), std::string::npos) << r.error;
+  ExpectFailed(r, "offset 3 is no longer retained");
   EXPECT_EQ(Rows("main.s.t").size(), 3u);
 }
 

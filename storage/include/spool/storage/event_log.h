@@ -20,6 +20,10 @@
 
 namespace spool {
 
+// A version-4 UUID's text from 128 bits (their version and variant bits are
+// set): event ids, pipeline ids, update ids.
+std::string FormatUuid4(uint64_t high, uint64_t low);
+
 enum class EventLevel : uint8_t { kInfo = 1, kWarn, kError, kMetrics };
 
 std::string_view EventLevelName(EventLevel level);  // "INFO", "WARN", "ERROR", "METRICS"
