@@ -81,7 +81,8 @@ class EventLogImpl final : public EventLog {
  public:
   EventLogImpl(Env* env, std::unique_ptr<Log> log) : env_(env), log_(std::move(log)) {}
 
-  Status Append(Event* event) override {
+  using EventLog::Append;
+  Status Append(Event* event, bool sync) override {
     if (event->event_type.empty()) return Status::InvalidArgument("an event needs an event_type");
     const nlohmann::json details = nlohmann::json::parse(event->details_json, nullptr, /*allow_exceptions=*/false);
     if (details.is_discarded() || !details.is_object()) {
@@ -90,11 +91,13 @@ class EventLogImpl final : public EventLog {
     event->id = NewEventId(log_->StoreId(), env_->NowMicros(), counter_.fetch_add(1), *event);
     const std::string body = EncodeEvent(*event);
     LogCommit commit;
-    SPOOL_RETURN_IF_ERROR(log_->Append(LogWrite{kEventOperation, body}, &commit));
+    SPOOL_RETURN_IF_ERROR(log_->Append(LogWrite{kEventOperation, body, sync}, &commit));
     event->sequence = commit.position.version;
     event->timestamp_us = commit.timestamp_us;
     return Status::OK();
   }
+
+  Status Sync() override { return log_->Flush(); }
 
   Status Query(const EventQuery& query, std::vector<Event>* events) override {
     events->clear();

@@ -2,6 +2,7 @@
 
 #include <lmdb.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
@@ -45,6 +46,12 @@ std::string StateRowPrefix(uint64_t uid) {
   return key;
 }
 
+std::string StateRowKey(uint64_t uid, std::string_view key) {
+  std::string state_key = StateRowPrefix(uid);
+  state_key.append(key);
+  return state_key;
+}
+
 std::string StateHistoryPrefix(uint64_t uid) {
   std::string key(kStateHistoryPrefix);
   PutBigEndian64(&key, uid);
@@ -66,23 +73,64 @@ std::string PrefixEnd(std::string_view prefix) {
 
 void StateDelta::Put(std::string key, std::string value) {
   bytes += key.size() + value.size();
-  entries[std::move(key)] = std::move(value);
+  changes.emplace_back(std::move(key), std::move(value));
 }
 
 void StateDelta::Delete(std::string key) {
   bytes += key.size();
-  entries[std::move(key)] = std::nullopt;
+  changes.emplace_back(std::move(key), std::nullopt);
 }
 
-void StateDelta::Merge(StateDelta&& later) {
-  if (entries.empty()) {
-    entries = std::move(later.entries);
-  } else {
-    for (auto& [key, value] : later.entries) entries.insert_or_assign(key, std::move(value));
+std::string_view StateOverlay::GroupOf(std::string_view key) {
+  const bool per_table = key.size() >= kStateRowPrefixBytes &&
+                         (key.starts_with(kStateRowPrefix) || key.starts_with(kStateHistoryPrefix));
+  return key.substr(0, per_table ? kStateRowPrefixBytes : 1);
+}
+
+void StateOverlay::Set(std::string key, StateValue value) {
+  auto group = groups_.find(GroupOf(key));
+  if (group == groups_.end()) group = groups_.try_emplace(std::string(GroupOf(key))).first;
+  auto [it, inserted] = group->second.try_emplace(std::move(key));
+  it->second = std::move(value);
+  size_ += inserted;
+}
+
+void StateOverlay::Add(StateDelta&& delta) {
+  for (auto& [key, value] : delta.changes) Set(std::move(key), std::move(value));
+  position = delta.position;
+  ++commits;
+  bytes += delta.bytes;
+}
+
+void StateOverlay::Merge(const StateOverlay& later) {
+  for (const auto& [name, group] : later.groups_) {
+    for (const auto& [key, value] : group) Set(key, value);
   }
   position = later.position;
   commits += later.commits;
   bytes += later.bytes;
+}
+
+const StateValue* StateOverlay::Find(std::string_view key) const {
+  auto group = groups_.find(GroupOf(key));
+  if (group == groups_.end()) return nullptr;
+  auto it = group->second.find(key);
+  return it == group->second.end() ? nullptr : &it->second;
+}
+
+std::vector<const StateOverlay::Entry*> StateOverlay::Sorted(std::string_view begin, std::string_view end) const {
+  auto in_range = [&](std::string_view key) { return key >= begin && (end.empty() || key < end); };
+  std::vector<const Entry*> out;
+  for (const auto& [name, group] : groups_) {
+    // The group's keys lie in [name, PrefixEnd(name)).
+    const std::string group_end = PrefixEnd(name);
+    if ((!end.empty() && name >= end) || (!group_end.empty() && group_end <= begin)) continue;
+    for (const Entry& entry : group) {
+      if (in_range(entry.first)) out.push_back(&entry);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const Entry* a, const Entry* b) { return a->first < b->first; });
+  return out;
 }
 
 struct StateStore::Env {
@@ -95,11 +143,13 @@ struct StateStore::Env {
 
 namespace {
 
-// Overlay entries (a copy) merged over an LMDB cursor, within [begin, end).
+// Staged entries in key order (a copy, as the overlay changes after the view
+// is made), merged over an LMDB cursor, within [begin, end).
+using OverlayCopy = std::vector<std::pair<std::string, StateValue>>;
+
 class MergedView final : public StateView {
  public:
-  MergedView(std::map<std::string, std::optional<std::string>, std::less<>> overlay, std::string begin,
-             std::string end)
+  MergedView(OverlayCopy overlay, std::string begin, std::string end)
       : overlay_(std::move(overlay)), begin_(std::move(begin)), end_(std::move(end)) {}
   ~MergedView() override {
     if (cursor_ != nullptr) mdb_cursor_close(cursor_);
@@ -117,7 +167,8 @@ class MergedView final : public StateView {
 
   void Seek(std::string_view key) override {
     const std::string_view target = key < begin_ ? std::string_view(begin_) : key;
-    overlay_it_ = overlay_.lower_bound(target);
+    overlay_it_ = std::lower_bound(overlay_.begin(), overlay_.end(), target,
+                                   [](const auto& entry, std::string_view k) { return entry.first < k; });
     MDB_val k = Val(target), v{};
     // LMDB refuses an empty key: the first key is MDB_FIRST.
     StepLmdb(mdb_cursor_get(cursor_, &k, &v, target.empty() ? MDB_FIRST : MDB_SET_RANGE), k, v);
@@ -171,8 +222,8 @@ class MergedView final : public StateView {
     valid_ = false;
   }
 
-  std::map<std::string, std::optional<std::string>, std::less<>> overlay_;
-  std::map<std::string, std::optional<std::string>, std::less<>>::const_iterator overlay_it_;
+  OverlayCopy overlay_;
+  OverlayCopy::const_iterator overlay_it_;
   std::string begin_, end_;
   MDB_txn* txn_ = nullptr;
   MDB_cursor* cursor_ = nullptr;
@@ -183,19 +234,31 @@ class MergedView final : public StateView {
   Status status_;
 };
 
-// Copies the entries of `delta` within [begin, end) into `out`, over what
-// `out` holds.
-void CopyRange(const StateDelta& delta, std::string_view begin, std::string_view end,
-               std::map<std::string, std::optional<std::string>, std::less<>>* out) {
-  auto it = delta.entries.lower_bound(begin);
-  const auto stop = end.empty() ? delta.entries.end() : delta.entries.lower_bound(end);
-  for (; it != stop; ++it) out->insert_or_assign(it->first, it->second);
+// The staged entries within [begin, end), in key order: mem's over imm's.
+OverlayCopy CopyRange(const StateOverlay* imm, const StateOverlay& mem, std::string_view begin, std::string_view end) {
+  const std::vector<const StateOverlay::Entry*> newer = mem.Sorted(begin, end);
+  const std::vector<const StateOverlay::Entry*> older =
+      imm != nullptr ? imm->Sorted(begin, end) : std::vector<const StateOverlay::Entry*>();
+  OverlayCopy out;
+  out.reserve(newer.size() + older.size());
+  auto a = older.begin(), b = newer.begin();
+  while (a != older.end() || b != newer.end()) {
+    if (b == newer.end() || (a != older.end() && (*a)->first < (*b)->first)) {
+      out.emplace_back((*a)->first, (*a)->second);
+      ++a;
+      continue;
+    }
+    if (a != older.end() && (*a)->first == (*b)->first) ++a;  // mem's is newer
+    out.emplace_back((*b)->first, (*b)->second);
+    ++b;
+  }
+  return out;
 }
 
 }  // namespace
 
 StateStore::StateStore(const StateStoreOptions& options)
-    : options_(options), lmdb_(std::make_unique<Env>()), mem_(std::make_shared<StateDelta>()) {}
+    : options_(options), lmdb_(std::make_unique<Env>()), mem_(std::make_shared<StateOverlay>()) {}
 
 StateStore::~StateStore() {
   {
@@ -256,7 +319,7 @@ StatePosition StateStore::position() {
 
 // Writes `batch` in one LMDB transaction. With `load`, the database is
 // emptied first and filled by `load` before the batch.
-Status StateStore::WriteBatch(const StateDelta& batch, const std::function<Status(const StateLoader& put)>* load) {
+Status StateStore::WriteBatch(const StateOverlay& batch, const std::function<Status(const StateLoader& put)>* load) {
   MDB_txn* txn = nullptr;
   int rc = mdb_txn_begin(lmdb_->env, nullptr, 0, &txn);
   if (rc != 0) return LmdbError(rc, "begin write");
@@ -278,7 +341,9 @@ Status StateStore::WriteBatch(const StateDelta& batch, const std::function<Statu
       }
     }
   }
-  for (const auto& [key, value] : batch.entries) {
+  // In key order: LMDB fills pages in order instead of splitting them.
+  for (const StateOverlay::Entry* entry : batch.Sorted("", "")) {
+    const auto& [key, value] = *entry;
     MDB_val k = Val(key);
     if (value.has_value()) {
       MDB_val v = Val(*value);
@@ -301,7 +366,7 @@ void StateStore::ApplierLoop() {
   while (true) {
     apply_cv_.wait(lock, [&] { return stopping_ || imm_ != nullptr; });
     if (imm_ == nullptr) return;  // stopping with nothing pending
-    std::shared_ptr<const StateDelta> batch = imm_;
+    std::shared_ptr<const StateOverlay> batch = imm_;
     lock.unlock();
     const Status s = WriteBatch(*batch);
     lock.lock();
@@ -319,8 +384,8 @@ void StateStore::CompleteBatchLocked(const Status& s) {
   } else {
     // Keep the batch readable by folding it back under mem; nothing more is
     // applied, and every later Stage or Flush reports the error.
-    auto kept = std::make_shared<StateDelta>(*imm_);
-    kept->Merge(std::move(*mem_));
+    auto kept = std::make_shared<StateOverlay>(*imm_);
+    kept->Merge(*mem_);
     mem_ = std::move(kept);
     apply_error_ = s;
   }
@@ -335,7 +400,7 @@ Status StateStore::HandOffLocked(std::unique_lock<std::mutex>& lock) {
   {
     std::unique_lock overlay(overlay_mu_);
     imm_ = std::move(mem_);
-    mem_ = std::make_shared<StateDelta>();
+    mem_ = std::make_shared<StateOverlay>();
   }
   if (options_.background) {
     apply_cv_.notify_all();
@@ -351,7 +416,7 @@ Status StateStore::Stage(StateDelta delta) {
   uint64_t commits = 0, bytes = 0;
   {
     std::unique_lock overlay(overlay_mu_);
-    mem_->Merge(std::move(delta));
+    mem_->Add(std::move(delta));
     position_ = mem_->position;
     commits = mem_->commits;
     bytes = mem_->bytes;
@@ -370,7 +435,7 @@ Status StateStore::Stage(StateDelta delta) {
 Status StateStore::Flush() {
   std::unique_lock lock(apply_mu_);
   if (!apply_error_.ok()) return Status::Failed(apply_error_.message());
-  if (mem_->commits > 0 || !mem_->entries.empty()) SPOOL_RETURN_IF_ERROR(HandOffLocked(lock));
+  if (mem_->commits > 0 || !mem_->empty()) SPOOL_RETURN_IF_ERROR(HandOffLocked(lock));
   apply_cv_.wait(lock, [&] { return imm_ == nullptr; });
   if (!apply_error_.ok()) return Status::Failed(apply_error_.message());
   return Status::OK();
@@ -379,11 +444,11 @@ Status StateStore::Flush() {
 Status StateStore::Reset(const StatePosition& position, const std::function<Status(const StateLoader& put)>& load) {
   std::unique_lock lock(apply_mu_);
   apply_cv_.wait(lock, [&] { return imm_ == nullptr; });
-  StateDelta empty;
+  StateOverlay empty;
   empty.position = position;
   SPOOL_RETURN_IF_ERROR(WriteBatch(empty, &load));
   std::unique_lock overlay(overlay_mu_);
-  mem_ = std::make_shared<StateDelta>();
+  mem_ = std::make_shared<StateOverlay>();
   position_ = position;
   apply_error_ = Status::OK();
   return Status::OK();
@@ -428,14 +493,13 @@ Status StateStore::Prune(std::string_view begin, std::string_view end,
 namespace {
 
 // A key in mem, then imm, then LMDB (through `txn`).
-Status Lookup(const StateDelta* mem, const StateDelta* imm, MDB_txn* txn, MDB_dbi dbi, std::string_view key,
+Status Lookup(const StateOverlay* mem, const StateOverlay* imm, MDB_txn* txn, MDB_dbi dbi, std::string_view key,
               std::string* value, bool* found) {
-  for (const StateDelta* delta : {mem, imm}) {
-    if (delta == nullptr) continue;
-    auto it = delta->entries.find(key);
-    if (it != delta->entries.end()) {
-      *found = it->second.has_value();
-      if (*found) *value = *it->second;
+  for (const StateOverlay* overlay : {mem, imm}) {
+    const StateValue* staged = overlay != nullptr ? overlay->Find(key) : nullptr;
+    if (staged != nullptr) {
+      *found = staged->has_value();
+      if (*found) *value = **staged;
       return Status::OK();
     }
   }
@@ -486,10 +550,8 @@ Status StateStore::Get(std::string_view key, std::string* value, bool* found) {
 }
 
 Status StateStore::NewView(std::string begin, std::string end, std::unique_ptr<StateView>* view) {
-  std::map<std::string, std::optional<std::string>, std::less<>> overlay;
   std::shared_lock lock(overlay_mu_);
-  if (imm_ != nullptr) CopyRange(*imm_, begin, end, &overlay);
-  CopyRange(*mem_, begin, end, &overlay);
+  OverlayCopy overlay = CopyRange(imm_.get(), *mem_, begin, end);
   auto merged = std::make_unique<MergedView>(std::move(overlay), std::move(begin), std::move(end));
   // The LMDB transaction starts while the lock holds imm_ in place, so the
   // copy and LMDB agree on which batch is applied.

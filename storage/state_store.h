@@ -45,6 +45,8 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "spool/txnlog/log.h"
@@ -53,6 +55,9 @@ namespace spool {
 
 std::string StateCatalogKey(uint64_t uid);
 std::string StateRowPrefix(uint64_t uid);
+inline constexpr size_t kStateRowPrefixBytes = 9;  // "r" uid(be64); "h" keys begin alike
+// StateRowPrefix(uid), then `key`.
+std::string StateRowKey(uint64_t uid, std::string_view key);
 std::string StateCheckpointKey(std::string_view flow);
 std::string StateHistoryPrefix(uint64_t uid);
 inline constexpr std::string_view kStatePositionKey = "M";
@@ -72,17 +77,60 @@ struct StatePosition {
   uint64_t timestamp_us = 0;
 };
 
-// The state changes of one commit (or of many, merged in order).
+// Hashes std::string keys so that a string_view finds them.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
+};
+
+// A key's staged value; nullopt: deleted.
+using StateValue = std::optional<std::string>;
+
+// The state changes of one commit, in the order it made them: a later change
+// of a key replaces an earlier one.
 struct StateDelta {
-  std::map<std::string, std::optional<std::string>, std::less<>> entries;  // nullopt: deleted
+  std::vector<std::pair<std::string, StateValue>> changes;
   StatePosition position;
-  uint64_t commits = 0;
   uint64_t bytes = 0;
 
   void Put(std::string key, std::string value);
   void Delete(std::string key);
-  // Adds `later` on top of this delta.
-  void Merge(StateDelta&& later);
+};
+
+// Staged commits merged in order: the newest value of every key they
+// changed. Point reads hash the key; reads in key order (views, the batch
+// written to LMDB) sort only the part they cover. Keys are grouped by table
+// ("r" and "h" keys by their 9-byte prefix, the other families by their
+// first byte), so a scan of one table sorts that table's staged keys, not
+// everything staged.
+class StateOverlay {
+ public:
+  using Entry = std::pair<const std::string, StateValue>;
+
+  // Adds a commit's changes (moved out of `delta`) over what is staged.
+  void Add(StateDelta&& delta);
+  // Adds `later` over this overlay.
+  void Merge(const StateOverlay& later);
+  // The staged value of `key`, or null when the overlay does not hold it.
+  const StateValue* Find(std::string_view key) const;
+  // The entries in [begin, end) in key order (`end` empty: no bound).
+  std::vector<const Entry*> Sorted(std::string_view begin, std::string_view end) const;
+
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
+
+  StatePosition position;  // the newest commit's
+  uint64_t commits = 0;
+  uint64_t bytes = 0;      // of every change added, overwritten ones included
+
+ private:
+  using Group = std::unordered_map<std::string, StateValue, StringHash, std::equal_to<>>;
+
+  static std::string_view GroupOf(std::string_view key);
+  void Set(std::string key, StateValue value);
+
+  std::unordered_map<std::string, Group, StringHash, std::equal_to<>> groups_;
+  size_t size_ = 0;
 };
 
 struct StateStoreOptions {
@@ -125,8 +173,8 @@ class StateReader {
  private:
   friend class StateStore;
   StateReader() = default;
-  const StateDelta* mem_ = nullptr;
-  std::shared_ptr<const StateDelta> imm_;
+  const StateOverlay* mem_ = nullptr;
+  std::shared_ptr<const StateOverlay> imm_;
   struct Txn;
   std::unique_ptr<Txn> txn_;
 };
@@ -170,7 +218,7 @@ class StateStore {
  private:
   struct Env;
   explicit StateStore(const StateStoreOptions& options);
-  Status WriteBatch(const StateDelta& batch, const std::function<Status(const StateLoader& put)>* load = nullptr);
+  Status WriteBatch(const StateOverlay& batch, const std::function<Status(const StateLoader& put)>* load = nullptr);
   void ApplierLoop();
   void CompleteBatchLocked(const Status& s);
   Status HandOffLocked(std::unique_lock<std::mutex>& lock);
@@ -179,8 +227,8 @@ class StateStore {
   std::unique_ptr<Env> lmdb_;
 
   std::shared_mutex overlay_mu_;            // guards mem_ and imm_ pointers for readers
-  std::shared_ptr<StateDelta> mem_;         // changed only under overlay_mu_ (exclusive)
-  std::shared_ptr<const StateDelta> imm_;   // being applied
+  std::shared_ptr<StateOverlay> mem_;        // changed only under overlay_mu_ (exclusive)
+  std::shared_ptr<const StateOverlay> imm_;  // being applied
   StatePosition position_;
 
   std::mutex apply_mu_;

@@ -64,12 +64,11 @@ StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, ui
   const uint64_t version = entry.position.version;
   std::vector<const RowChangeRecord*> replaced;
   for (const TableChangeSet& table : record.tables) {
-    const std::string prefix = StateRowPrefix(table.uid);
     uint32_t keyless_index = 0;
     replaced.clear();
     for (const RowChangeRecord& change : table.changes) {
-      std::string key = prefix;
-      key += change.key.empty() ? KeylessRowId(version, keyless_index++) : change.key;
+      std::string key = change.key.empty() ? StateRowKey(table.uid, KeylessRowId(version, keyless_index++))
+                                           : StateRowKey(table.uid, change.key);
       // The row this change replaces goes to the history index, unless an
       // earlier change of this commit wrote it: no version ever showed it.
       // So each key has at most one entry in the run.
@@ -100,7 +99,6 @@ StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, ui
     }
   }
   delta.position = StatePosition{store_id, entry.position.epoch, entry.position.version, entry.timestamp_us};
-  delta.commits = 1;
   return delta;
 }
 
@@ -348,10 +346,11 @@ class Store::Builder {
   }
 
   // Raw row changes (restore): `key` is the row's key within the table.
-  Status PutRaw(const TableInfo& table, const std::string& key, std::optional<std::string> row) {
+  Status PutRaw(const TableInfo& table, std::string_view key, std::optional<std::string> row) {
+    std::string state_key = StateRowKey(table.uid, key);
     std::optional<Image> before;
-    SPOOL_RETURN_IF_ERROR(Lookup(table.uid, key, &before));
-    Record(table, key, std::move(before), std::move(row), /*keyless_insert=*/false);
+    SPOOL_RETURN_IF_ERROR(Lookup(state_key, &before));
+    Record(table, std::move(state_key), std::move(before), std::move(row), /*keyless_insert=*/false);
     return Status::OK();
   }
 
@@ -363,9 +362,15 @@ class Store::Builder {
 
  private:
   Status Find(const TableId& id, TableInfo** table) {
+    // Transactions write many rows to few tables: the last table found
+    // answers without building its name.
+    if (last_found_ != nullptr && last_found_->id == id) {
+      *table = last_found_;
+      return Status::OK();
+    }
     auto it = catalog_.find(id.ToString());
     if (it == catalog_.end()) return Status::NotFound("table " + id.ToString() + " does not exist");
-    *table = &it->second;
+    *table = last_found_ = &it->second;
     return Status::OK();
   }
 
@@ -424,6 +429,7 @@ class Store::Builder {
     // The rows go as deletes, so the feed and time travel see them go.
     SPOOL_RETURN_IF_ERROR(DeleteAll(*table));
     record_.ddl.push_back(DdlRecord{DdlKind::kDrop, *table, std::nullopt});
+    last_found_ = nullptr;
     catalog_.erase(op.id.ToString());
     return Status::OK();
   }
@@ -438,14 +444,14 @@ class Store::Builder {
     if (!table->schema.has_key()) {
       // Keyless: an append whose row id the version and index give.
       const std::string key = KeylessRowId(version_, keyless_index_[table->uid]++);
-      Record(*table, key, std::nullopt, std::move(row), /*keyless_insert=*/true);
+      Record(*table, StateRowKey(table->uid, key), std::nullopt, std::move(row), /*keyless_insert=*/true);
       return Status::OK();
     }
-    std::string key;
-    EncodeKey(table->schema, op.row, &key);
+    std::string state_key = StateRowPrefix(table->uid);
+    EncodeKey(table->schema, op.row, &state_key);
     std::optional<Image> before;
-    SPOOL_RETURN_IF_ERROR(Lookup(table->uid, key, &before));
-    Record(*table, key, std::move(before), std::move(row), false);
+    SPOOL_RETURN_IF_ERROR(Lookup(state_key, &before));
+    Record(*table, std::move(state_key), std::move(before), std::move(row), false);
     return Status::OK();
   }
 
@@ -455,12 +461,12 @@ class Store::Builder {
     if (!table->schema.has_key()) {
       return Status::InvalidArgument(TableError(op.id, "has no primary key: it is append-only, rows cannot be deleted by key"));
     }
-    std::string key;
-    Status s = EncodeKeyValues(table->schema, op.key, /*allow_prefix=*/false, &key);
+    std::string state_key = StateRowPrefix(table->uid);
+    Status s = EncodeKeyValues(table->schema, op.key, /*allow_prefix=*/false, &state_key);
     if (!s.ok()) return Status::InvalidArgument(TableError(op.id, s.message()));
     std::optional<Image> before;
-    SPOOL_RETURN_IF_ERROR(Lookup(table->uid, key, &before));
-    if (before) Record(*table, key, std::move(before), std::nullopt, false);
+    SPOOL_RETURN_IF_ERROR(Lookup(state_key, &before));
+    if (before) Record(*table, std::move(state_key), std::move(before), std::nullopt, false);
     else Touch(*table);  // no row to delete: the commit still shows in the table's history
     return Status::OK();
   }
@@ -489,22 +495,24 @@ class Store::Builder {
     std::unique_ptr<StateView> view;
     SPOOL_RETURN_IF_ERROR(store_->state_->NewView(prefix, PrefixEnd(prefix), &view));
     for (; view->Valid(); view->Next()) {
-      SPOOL_RETURN_IF_ERROR(ToImage(view->value(), &rows[std::string(view->key().substr(prefix.size()))]));
+      SPOOL_RETURN_IF_ERROR(ToImage(std::string(view->value()), &rows[std::string(view->key())]));
     }
     SPOOL_RETURN_IF_ERROR(view->status());
-    for (auto it = local_.lower_bound(prefix); it != local_.end() && it->first.starts_with(prefix); ++it) {
-      if (it->second) SPOOL_RETURN_IF_ERROR(ToImage(*it->second, &rows[it->first.substr(prefix.size())]));
-      else rows.erase(it->first.substr(prefix.size()));
+    for (const auto& [state_key, value] : local_) {
+      if (!state_key.starts_with(prefix)) continue;
+      if (value) SPOOL_RETURN_IF_ERROR(ToImage(*value, &rows[state_key]));
+      else rows.erase(state_key);
     }
-    for (auto& [key, row] : rows) Record(table, key, std::move(row), std::nullopt, false);
+    for (auto& [state_key, row] : rows) Record(table, state_key, std::move(row), std::nullopt, false);
     return Status::OK();
   }
 
-  // A row as the state holds it, and the version that wrote it.
-  static Status ToImage(std::string_view value, Image* image) {
+  // A row as the state holds it (`value`, taken), and the version that wrote it.
+  static Status ToImage(std::string value, Image* image) {
     std::string_view row;
     SPOOL_RETURN_IF_ERROR(SplitStateRow(value, &image->written, &row));
-    image->row.assign(row);
+    value.erase(0, value.size() - row.size());
+    image->row = std::move(value);
     return Status::OK();
   }
 
@@ -522,12 +530,12 @@ class Store::Builder {
     return Status::OK();
   }
 
-  Status Lookup(uint64_t uid, const std::string& key, std::optional<Image>* row) {
+  Status Lookup(const std::string& state_key, std::optional<Image>* row) {
     std::optional<std::string> value;
-    SPOOL_RETURN_IF_ERROR(LookupKey(StateRowPrefix(uid) + key, &value));
+    SPOOL_RETURN_IF_ERROR(LookupKey(state_key, &value));
     if (!value) return Status::OK();
     row->emplace();
-    return ToImage(*value, &**row);
+    return ToImage(std::move(*value), &**row);
   }
 
   // The table's change set in the record, created empty on first use.
@@ -537,20 +545,20 @@ class Store::Builder {
     return record_.tables[it->second];
   }
 
-  // One row change: `before` and `after` absent mean the row did not or
-  // does not exist.
-  void Record(const TableInfo& table, const std::string& key, std::optional<Image> before,
+  // One row change at `state_key` (the table's row prefix, then the key):
+  // `before` and `after` absent mean the row did not or does not exist.
+  void Record(const TableInfo& table, std::string state_key, std::optional<Image> before,
               std::optional<std::string> after, bool keyless_insert) {
     TableChangeSet& set = Touch(table);
     if (!before && !after) return;
     RowChangeRecord change;
     change.kind = !before ? RowChangeKind::kInsert : !after ? RowChangeKind::kDelete : RowChangeKind::kUpdate;
-    if (!keyless_insert) change.key = key;
+    if (!keyless_insert) change.key = std::string_view(state_key).substr(kStateRowPrefixBytes);
     if (before) {
       change.pre = std::move(before->row);
       change.pre_version = before->written;
     }
-    std::optional<std::string>& local = local_[StateRowPrefix(table.uid) + key];
+    std::optional<std::string>& local = local_[std::move(state_key)];
     if (after) {
       local = StateRowValue(version_, *after);
       change.post = std::move(*after);
@@ -564,7 +572,9 @@ class Store::Builder {
   Store* store_;
   uint64_t version_;
   std::map<std::string, TableInfo> catalog_;
-  std::map<std::string, std::optional<std::string>> local_;  // state key -> value after this transaction
+  // State key -> value after this transaction.
+  std::unordered_map<std::string, std::optional<std::string>, StringHash, std::equal_to<>> local_;
+  TableInfo* last_found_ = nullptr;  // in catalog_
   std::map<uint64_t, size_t> table_index_;                   // uid -> index in record_.tables
   std::map<uint64_t, uint32_t> keyless_index_;
   uint64_t created_ = 0;  // tables this commit created

@@ -20,6 +20,8 @@ namespace {
 
 const char* const kDefinitionTable = "__spool.pipeline.definition";
 
+// flow_progress events written without a sync before one is synced.
+constexpr uint32_t kMaxUnsyncedEvents = 32;
 // In continuous mode, an idle flow's offset is committed once it lags this
 // many versions behind.
 constexpr uint64_t kIdleLagVersions = 1000;
@@ -150,6 +152,8 @@ struct Pipeline::Impl {
   std::mutex mu;
   std::condition_variable wake;
   bool stop = false;
+  // flow_progress events written since the event log's last sync.
+  uint32_t unsynced_events = 0;
 
   Status Compile();
   Status CompileFlow(CompiledFlow& flow);
@@ -164,8 +168,13 @@ struct Pipeline::Impl {
                   bool* more, bool* committed, bool* commit_failed);
   Status SaveIdleOffset(CompiledFlow& flow, Checkpoint& cp, const std::string& update_id, uint64_t min_lag,
                         bool* committed);
+  // Appends an event. A batch's flow_progress (`progress`) is written without
+  // a sync, as the commit it reports is durable already: one sync per batch,
+  // not two. Every kMaxUnsyncedEvents-th one, every other event, and
+  // SyncEvents make them durable, so a crash loses at most that many.
   Status Event(EventLevel level, const std::string& type, const std::string& message, json details,
-               const std::string& update_id, const CompiledFlow* flow = nullptr);
+               const std::string& update_id, const CompiledFlow* flow = nullptr, bool progress = false);
+  Status SyncEvents();
 };
 
 Status Pipeline::Impl::ResolveTable(const std::string& name, TableInfo* table) {
@@ -455,7 +464,7 @@ Status Pipeline::Impl::FitTarget(CompiledFlow& flow, const Schema& output, const
 }
 
 Status Pipeline::Impl::Event(EventLevel level, const std::string& type, const std::string& message, json details,
-                             const std::string& update_id, const CompiledFlow* flow) {
+                             const std::string& update_id, const CompiledFlow* flow, bool progress) {
   spool::Event e;
   e.origin.pipeline_id = pipeline_id;
   e.origin.update_id = update_id;
@@ -467,7 +476,17 @@ Status Pipeline::Impl::Event(EventLevel level, const std::string& type, const st
   e.event_type = type;
   e.message = message;
   e.details_json = details.dump();
-  return store->events()->Append(&e);
+  const bool sync = !progress || ++unsynced_events >= kMaxUnsyncedEvents;
+  SPOOL_RETURN_IF_ERROR(store->events()->Append(&e, sync));
+  if (sync) unsynced_events = 0;
+  return Status::OK();
+}
+
+Status Pipeline::Impl::SyncEvents() {
+  if (unsynced_events == 0) return Status::OK();
+  SPOOL_RETURN_IF_ERROR(store->events()->Sync());
+  unsynced_events = 0;
+  return Status::OK();
 }
 
 // Creates the datasets and state tables that do not exist yet, and adds the
@@ -728,7 +747,7 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
                         {"num_late_rows_dropped", ctx.late_rows},
                         {"duration_ms", ms},
                         {"backlog_" + std::string(backlog.unit), backlog.amount}}}}}},
-               update_id, &flow);
+               update_id, &flow, /*progress=*/true);
 }
 
 Pipeline::Pipeline(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -924,6 +943,8 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
       }
     }
     if (!options.continuous) break;
+    // Caught up: the batches' progress events become durable before the wait.
+    SPOOL_RETURN_IF_ERROR(p.SyncEvents());
     // Waits in slices, so that a stop flag set by a signal handler is seen.
     const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(options.trigger_interval_us);
     std::unique_lock lock(p.mu);

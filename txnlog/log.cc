@@ -17,6 +17,7 @@ struct LogImpl::Op {
   // kAppend
   std::string payload;
   uint8_t flags = 0;
+  bool sync = true;  // LogWrite::sync
   uint64_t payload_bytes = 0;
   LogCommit* commit = nullptr;
   // kTruncate, kRetention
@@ -91,6 +92,7 @@ Status LogImpl::Append(const LogWrite& write, LogCommit* commit) {
   op.kind = Op::Kind::kAppend;
   op.commit = commit;
   op.payload_bytes = write.operation.size() + write.body.size();
+  op.sync = write.sync;
   SPOOL_RETURN_IF_ERROR(EncodePayload(write, options_.compress_min_bytes, &op.payload, &op.flags));
   return Submit(&op);
 }
@@ -189,7 +191,7 @@ void LogImpl::CollectGroup(std::vector<Op*>* group) {
 }
 
 // Writes `group` at the end of the active segment with one write and (in the
-// sync modes) one sync. Runs as the leader, without mu_.
+// sync modes, unless no member asks for it) one sync. Runs as the leader, without mu_.
 Status LogImpl::WriteGroup(const std::vector<Op*>& group) {
   uint64_t bytes = 0;
   for (const Op* op : group) bytes += logfmt::RecordBytes(op->payload.size());
@@ -213,7 +215,8 @@ Status LogImpl::WriteGroup(const std::vector<Op*>& group) {
   assert(group_buffer_.size() == bytes);
   s = Preallocate(start + bytes);
   if (s.ok()) s = active->file->Write(start, group_buffer_);
-  const bool sync = options_.durability != Durability::kNoSync;
+  const bool sync = options_.durability != Durability::kNoSync &&
+                    std::any_of(group.begin(), group.end(), [](const Op* member) { return member->sync; });
   if (s.ok() && sync) {
     const uint64_t sync_start_us = options_.env->NowMicros();
     s = active->file->Sync();

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "spool/txnlog/fault_env.h"
 #include "spool/txnlog/mem_env.h"
 
 namespace spool {
@@ -91,6 +92,33 @@ TEST_F(EventLogTest, EventsSurviveReopenExactly) {
   EXPECT_EQ(all[0].details_json, e.details_json);
   EXPECT_EQ(all[0].timestamp_us, e.timestamp_us);
   EXPECT_EQ(all[0].message, e.message);
+}
+
+TEST(EventLogSyncTest, AnUnsyncedEventIsDurableAfterSync) {
+  MemEnv base;
+  FaultEnv fault(&base);
+  std::unique_ptr<EventLog> events;
+  // The process dies (closing syncs nothing), then the power goes.
+  auto crash_and_count = [&](uint64_t seed) {
+    fault.CrashAtCall(fault.io_calls() + 1);
+    events.reset();
+    fault.SimulateCrash(CrashMode::kPowerLoss, seed);
+    std::unique_ptr<EventLog> reopened;
+    EXPECT_TRUE(EventLog::Open(&fault, "/events", &reopened).ok());
+    std::vector<Event> all;
+    EXPECT_TRUE(reopened->Query(EventQuery{}, &all).ok());
+    return all.size();
+  };
+  ASSERT_TRUE(EventLog::Open(&fault, "/events", &events).ok());
+  Event e;
+  e.event_type = "flow_progress";
+  ASSERT_TRUE(events->Append(&e, /*sync=*/false).ok());
+  EXPECT_EQ(crash_and_count(1), 0u);  // written, never synced: lost
+
+  ASSERT_TRUE(EventLog::Open(&fault, "/events", &events).ok());
+  ASSERT_TRUE(events->Append(&e, /*sync=*/false).ok());
+  ASSERT_TRUE(events->Sync().ok());
+  EXPECT_EQ(crash_and_count(2), 1u);
 }
 
 TEST_F(EventLogTest, BadEventsAreRefusedAndNothingIsWritten) {

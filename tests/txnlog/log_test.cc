@@ -585,5 +585,33 @@ TEST_F(LogTest, NoSyncModeStillRecoversAPrefix) {
   for (size_t i = 0; i < entries.size(); ++i) EXPECT_EQ(entries[i].body, CommitBody(i + 1));
 }
 
+TEST_F(LogTest, AnUnsyncedAppendIsDurableOnlyOnceASyncedOneFollows) {
+  FaultEnv fault(&env_);
+  Open(TestOptions(&fault));
+  LogCommit commit;
+  ASSERT_TRUE(log_->Append(LogWrite{"WRITE", CommitBody(1)}, &commit).ok());
+  ASSERT_TRUE(log_->Append(LogWrite{"EVENT", CommitBody(2), /*sync=*/false}, &commit).ok());
+  EXPECT_EQ(log_->Stats().syncs, 1u);  // the first append's only
+  // A power loss now loses the unsynced record, and only it.
+  fault.CrashAtCall(fault.io_calls() + 1);
+  log_.reset();
+  fault.SimulateCrash(CrashMode::kPowerLoss, 1);
+  Open(TestOptions(&fault));
+  std::vector<LogEntry> entries = ReadAll(log_.get());
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].body, CommitBody(1));
+
+  // The next synced append makes an unsynced one before it durable.
+  ASSERT_TRUE(log_->Append(LogWrite{"EVENT", CommitBody(2), /*sync=*/false}, &commit).ok());
+  ASSERT_TRUE(log_->Append(LogWrite{"WRITE", CommitBody(3)}, &commit).ok());
+  fault.CrashAtCall(fault.io_calls() + 1);
+  log_.reset();
+  fault.SimulateCrash(CrashMode::kPowerLoss, 2);
+  Open(TestOptions(&fault));
+  entries = ReadAll(log_.get());
+  ASSERT_EQ(entries.size(), 3u);
+  for (size_t i = 0; i < entries.size(); ++i) EXPECT_EQ(entries[i].body, CommitBody(i + 1));
+}
+
 }  // namespace
 }  // namespace spool

@@ -72,7 +72,14 @@ class EventLog {
   // Appends `event` (its id, sequence and timestamp are assigned and written
   // back) and returns once it is durable. Errors: InvalidArgument (empty
   // type, details that are not a JSON object), Failed, IOError.
-  virtual Status Append(Event* event) = 0;
+  Status Append(Event* event) { return Append(event, /*sync=*/true); }
+  // sync = false: returns once the event is written; it becomes durable with
+  // the next synced event, and a crash before then may lose it. For events
+  // that report what a durable commit already holds (a batch's
+  // flow_progress), so that a batch costs one sync, not two.
+  virtual Status Append(Event* event, bool sync) = 0;
+  // Makes every event appended so far durable. Errors: Failed, IOError.
+  virtual Status Sync() = 0;
 
   // Events matching `query`, in sequence order. Errors: Corruption, IOError.
   virtual Status Query(const EventQuery& query, std::vector<Event>* events) = 0;

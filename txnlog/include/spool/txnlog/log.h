@@ -93,6 +93,12 @@ struct LogPosition {
 struct LogWrite {
   std::string_view operation;
   std::string_view body;
+  // false: in the sync modes, return once the record is written, without
+  // waiting for a sync; it becomes durable with the next synced append (or
+  // Flush), and a crash before then may lose it (and only it and other such
+  // records after the last sync). For records that describe what a synced
+  // commit already holds, such as progress events.
+  bool sync = true;
 };
 
 // One commit as read back from the log.
@@ -164,7 +170,7 @@ class Log {
 
   // Appends one commit, assigning it the next version and a timestamp
   // max(now, previous + 1). Returns when the commit is durable in the chosen
-  // Durability. Errors: InvalidArgument (record too large), Failed (the log
+  // Durability (unless write.sync is false). Errors: InvalidArgument (record too large), Failed (the log
   // is poisoned; carries the first error), IOError, NoSpace.
   virtual Status Append(const LogWrite& write, LogCommit* commit) = 0;
 

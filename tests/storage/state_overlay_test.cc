@@ -1,0 +1,102 @@
+// The staged state (StateOverlay) against a std::map model: point reads,
+// reads in key order over ranges within one table's keys and across
+// families, and merging, with deletes.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+#include "state_store.h"
+
+namespace spool {
+namespace {
+
+using Model = std::map<std::string, StateValue>;
+
+// Keys of every family, so that ranges cross the overlay's per-table groups.
+std::string RandomKey(std::mt19937_64& rng) {
+  switch (rng() % 5) {
+    case 0: return StateRowKey(rng() % 3, std::string(1 + rng() % 3, static_cast<char>('a' + rng() % 4)));
+    case 1: return StateHistoryPrefix(rng() % 3) + std::string(1, static_cast<char>(rng() % 256));
+    case 2: return StateCatalogKey(rng() % 3);
+    case 3: return StateCheckpointKey(std::string(1 + rng() % 2, static_cast<char>('f' + rng() % 3)));
+    default: return std::string(1, static_cast<char>(rng() % 256));  // odd short keys
+  }
+}
+
+StateDelta RandomDelta(std::mt19937_64& rng, Model* model) {
+  StateDelta delta;
+  const int changes = static_cast<int>(rng() % 20);
+  for (int i = 0; i < changes; ++i) {
+    std::string key = RandomKey(rng);
+    if (rng() % 4 == 0) {
+      (*model)[key] = std::nullopt;
+      delta.Delete(std::move(key));
+    } else {
+      const std::string value = "v" + std::to_string(rng() % 1000);
+      (*model)[key] = value;
+      delta.Put(std::move(key), value);
+    }
+  }
+  return delta;
+}
+
+void ExpectRange(const StateOverlay& overlay, const Model& model, const std::string& begin, const std::string& end) {
+  std::vector<std::pair<std::string, StateValue>> want;
+  for (auto it = model.lower_bound(begin); it != model.end() && (end.empty() || it->first < end); ++it) {
+    want.emplace_back(it->first, it->second);
+  }
+  std::vector<std::pair<std::string, StateValue>> got;
+  for (const StateOverlay::Entry* entry : overlay.Sorted(begin, end)) got.emplace_back(entry->first, entry->second);
+  EXPECT_EQ(got, want) << "range [" << begin << ", " << end << ")";
+}
+
+TEST(StateOverlayTest, MatchesAnOrderedMapUnderRandomCommits) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 50; ++round) {
+    StateOverlay older, newer;
+    Model model;
+    for (int i = 0; i < 10; ++i) older.Add(RandomDelta(rng, &model));
+    for (int i = 0; i < 10; ++i) newer.Add(RandomDelta(rng, &model));
+    EXPECT_EQ(older.commits, 10u);
+    StateOverlay merged = older;
+    merged.Merge(newer);
+    EXPECT_EQ(merged.commits, 20u);
+    EXPECT_EQ(merged.size(), model.size());
+    for (const auto& [key, value] : model) {
+      const StateValue* found = merged.Find(key);
+      ASSERT_NE(found, nullptr) << key;
+      EXPECT_EQ(*found, value) << key;
+    }
+    EXPECT_EQ(merged.Find("zz-not-staged"), nullptr);
+    ExpectRange(merged, model, "", "");
+    for (int i = 0; i < 20; ++i) {
+      std::string begin = RandomKey(rng), end = RandomKey(rng);
+      if (end < begin) std::swap(begin, end);
+      ExpectRange(merged, model, begin, end);
+      ExpectRange(merged, model, begin, "");
+    }
+    // A table's rows alone, as a scan asks for them.
+    const std::string prefix = StateRowPrefix(1);
+    ExpectRange(merged, model, prefix, PrefixEnd(prefix));
+  }
+}
+
+TEST(StateOverlayTest, ALaterChangeOfAKeyInOneCommitWins) {
+  StateDelta delta;
+  delta.Put(StateRowKey(1, "k"), "first");
+  delta.Delete(StateRowKey(1, "k"));
+  delta.Put(StateRowKey(1, "k"), "last");
+  delta.Put(StateRowKey(1, "gone"), "x");
+  delta.Delete(StateRowKey(1, "gone"));
+  StateOverlay overlay;
+  overlay.Add(std::move(delta));
+  ASSERT_NE(overlay.Find(StateRowKey(1, "k")), nullptr);
+  EXPECT_EQ(*overlay.Find(StateRowKey(1, "k")), "last");
+  ASSERT_NE(overlay.Find(StateRowKey(1, "gone")), nullptr);
+  EXPECT_FALSE(overlay.Find(StateRowKey(1, "gone"))->has_value());  // a staged delete, not "not staged"
+  EXPECT_EQ(overlay.size(), 2u);
+}
+
+}  // namespace
+}  // namespace spool
