@@ -3,6 +3,7 @@
 #include <lmdb.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <filesystem>
 
@@ -82,21 +83,30 @@ void StateDelta::Delete(std::string key) {
 }
 
 std::string_view StateOverlay::GroupOf(std::string_view key) {
-  const bool per_table = key.size() >= kStateRowPrefixBytes &&
-                         (key.starts_with(kStateRowPrefix) || key.starts_with(kStateHistoryPrefix));
+  const bool per_table = key.starts_with(kStateRowPrefix) || key.starts_with(kStateHistoryPrefix);
+  // Group names must be prefix-free for VisitSorted's order: no "r" or "h"
+  // key is shorter than a table's prefix.
+  assert(!per_table || key.size() >= kStateRowPrefixBytes);
   return key.substr(0, per_table ? kStateRowPrefixBytes : 1);
 }
 
-void StateOverlay::Set(std::string key, StateValue value) {
-  auto group = groups_.find(GroupOf(key));
-  if (group == groups_.end()) group = groups_.try_emplace(std::string(GroupOf(key))).first;
-  auto [it, inserted] = group->second.try_emplace(std::move(key));
-  it->second = std::move(value);
-  size_ += inserted;
+void StateOverlay::Set(std::string_view group_name, std::string_view suffix, StateValue value) {
+  auto group = groups_.find(group_name);
+  if (group == groups_.end()) group = groups_.try_emplace(std::string(group_name)).first;
+  auto it = group->second.find(suffix);
+  if (it == group->second.end()) {
+    group->second.emplace(std::string(suffix), std::move(value));
+    ++size_;
+  } else {
+    it->second = std::move(value);
+  }
 }
 
 void StateOverlay::Add(StateDelta&& delta) {
-  for (auto& [key, value] : delta.changes) Set(std::move(key), std::move(value));
+  for (auto& [key, value] : delta.changes) {
+    const std::string_view group = GroupOf(key);
+    Set(group, std::string_view(key).substr(group.size()), std::move(value));
+  }
   position = delta.position;
   ++commits;
   bytes += delta.bytes;
@@ -104,7 +114,7 @@ void StateOverlay::Add(StateDelta&& delta) {
 
 void StateOverlay::Merge(const StateOverlay& later) {
   for (const auto& [name, group] : later.groups_) {
-    for (const auto& [key, value] : group) Set(key, value);
+    for (const auto& [suffix, value] : group) Set(name, suffix, value);
   }
   position = later.position;
   commits += later.commits;
@@ -112,24 +122,50 @@ void StateOverlay::Merge(const StateOverlay& later) {
 }
 
 const StateValue* StateOverlay::Find(std::string_view key) const {
-  auto group = groups_.find(GroupOf(key));
+  const std::string_view name = GroupOf(key);
+  auto group = groups_.find(name);
   if (group == groups_.end()) return nullptr;
-  auto it = group->second.find(key);
+  auto it = group->second.find(key.substr(name.size()));
   return it == group->second.end() ? nullptr : &it->second;
 }
 
-std::vector<const StateOverlay::Entry*> StateOverlay::Sorted(std::string_view begin, std::string_view end) const {
-  auto in_range = [&](std::string_view key) { return key >= begin && (end.empty() || key < end); };
-  std::vector<const Entry*> out;
-  for (const auto& [name, group] : groups_) {
-    // The group's keys lie in [name, PrefixEnd(name)).
-    const std::string group_end = PrefixEnd(name);
-    if ((!end.empty() && name >= end) || (!group_end.empty() && group_end <= begin)) continue;
-    for (const Entry& entry : group) {
-      if (in_range(entry.first)) out.push_back(&entry);
+void StateOverlay::VisitSorted(std::string_view begin, std::string_view end, const Visitor& visit) const {
+  // The groups holding keys in range, in key order (group names are
+  // prefix-free, so their order is their keys' order).
+  std::vector<const std::pair<const std::string, Group>*> groups;
+  for (const auto& group : groups_) {
+    const std::string& name = group.first;
+    const std::string group_end = PrefixEnd(name);  // the group's keys lie in [name, group_end)
+    if ((!end.empty() && end <= name) || (!group_end.empty() && group_end <= begin)) continue;
+    groups.push_back(&group);
+  }
+  std::sort(groups.begin(), groups.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+  std::vector<const Group::value_type*> entries;
+  std::string key;
+  for (const auto* group : groups) {
+    const std::string& name = group->first;
+    // The range as bounds on the suffixes; a bound outside the group is none.
+    const std::string_view low = begin.starts_with(name) ? begin.substr(name.size()) : std::string_view();
+    const bool bounded = !end.empty() && end.starts_with(name);
+    const std::string_view high = bounded ? end.substr(name.size()) : std::string_view();
+    entries.clear();
+    for (const auto& entry : group->second) {
+      if (entry.first >= low && (!bounded || entry.first < high)) entries.push_back(&entry);
+    }
+    std::sort(entries.begin(), entries.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+    for (const auto* entry : entries) {
+      key.assign(name).append(entry->first);
+      if (!visit(key, entry->second)) return;
     }
   }
-  std::sort(out.begin(), out.end(), [](const Entry* a, const Entry* b) { return a->first < b->first; });
+}
+
+StateOverlay::Entries StateOverlay::Sorted(std::string_view begin, std::string_view end) const {
+  Entries out;
+  VisitSorted(begin, end, [&](std::string_view key, const StateValue& value) {
+    out.emplace_back(key, value);
+    return true;
+  });
   return out;
 }
 
@@ -145,7 +181,7 @@ namespace {
 
 // Staged entries in key order (a copy, as the overlay changes after the view
 // is made), merged over an LMDB cursor, within [begin, end).
-using OverlayCopy = std::vector<std::pair<std::string, StateValue>>;
+using OverlayCopy = StateOverlay::Entries;
 
 class MergedView final : public StateView {
  public:
@@ -236,21 +272,19 @@ class MergedView final : public StateView {
 
 // The staged entries within [begin, end), in key order: mem's over imm's.
 OverlayCopy CopyRange(const StateOverlay* imm, const StateOverlay& mem, std::string_view begin, std::string_view end) {
-  const std::vector<const StateOverlay::Entry*> newer = mem.Sorted(begin, end);
-  const std::vector<const StateOverlay::Entry*> older =
-      imm != nullptr ? imm->Sorted(begin, end) : std::vector<const StateOverlay::Entry*>();
+  OverlayCopy newer = mem.Sorted(begin, end);
+  if (imm == nullptr) return newer;
+  OverlayCopy older = imm->Sorted(begin, end);
   OverlayCopy out;
   out.reserve(newer.size() + older.size());
   auto a = older.begin(), b = newer.begin();
   while (a != older.end() || b != newer.end()) {
-    if (b == newer.end() || (a != older.end() && (*a)->first < (*b)->first)) {
-      out.emplace_back((*a)->first, (*a)->second);
-      ++a;
+    if (b == newer.end() || (a != older.end() && a->first < b->first)) {
+      out.push_back(std::move(*a++));
       continue;
     }
-    if (a != older.end() && (*a)->first == (*b)->first) ++a;  // mem's is newer
-    out.emplace_back((*b)->first, (*b)->second);
-    ++b;
+    if (a != older.end() && a->first == b->first) ++a;  // mem's is newer
+    out.push_back(std::move(*b++));
   }
   return out;
 }
@@ -342,8 +376,7 @@ Status StateStore::WriteBatch(const StateOverlay& batch, const std::function<Sta
     }
   }
   // In key order: LMDB fills pages in order instead of splitting them.
-  for (const StateOverlay::Entry* entry : batch.Sorted("", "")) {
-    const auto& [key, value] = *entry;
+  batch.VisitSorted("", "", [&](std::string_view key, const StateValue& value) {
     MDB_val k = Val(key);
     if (value.has_value()) {
       MDB_val v = Val(*value);
@@ -352,8 +385,9 @@ Status StateStore::WriteBatch(const StateOverlay& batch, const std::function<Sta
       rc = mdb_del(txn, lmdb_->dbi, &k, nullptr);
       if (rc == MDB_NOTFOUND) rc = 0;
     }
-    if (rc != 0) return fail(rc, "write");
-  }
+    return rc == 0;
+  });
+  if (rc != 0) return fail(rc, "write");
   const std::string position = EncodePosition(batch.position);
   MDB_val k = Val(kStatePositionKey), v = Val(position);
   if ((rc = mdb_put(txn, lmdb_->dbi, &k, &v, 0)) != 0) return fail(rc, "write position");

@@ -102,10 +102,13 @@ struct StateDelta {
 // written to LMDB) sort only the part they cover. Keys are grouped by table
 // ("r" and "h" keys by their 9-byte prefix, the other families by their
 // first byte), so a scan of one table sorts that table's staged keys, not
-// everything staged.
+// everything staged; a group holds its keys without the prefix, which keeps
+// short row keys within std::string's inline buffer (one cache miss fewer
+// per probe).
 class StateOverlay {
  public:
-  using Entry = std::pair<const std::string, StateValue>;
+  using Entries = std::vector<std::pair<std::string, StateValue>>;
+  using Visitor = std::function<bool(std::string_view key, const StateValue& value)>;
 
   // Adds a commit's changes (moved out of `delta`) over what is staged.
   void Add(StateDelta&& delta);
@@ -113,8 +116,11 @@ class StateOverlay {
   void Merge(const StateOverlay& later);
   // The staged value of `key`, or null when the overlay does not hold it.
   const StateValue* Find(std::string_view key) const;
-  // The entries in [begin, end) in key order (`end` empty: no bound).
-  std::vector<const Entry*> Sorted(std::string_view begin, std::string_view end) const;
+  // Visits the entries in [begin, end) (`end` empty: no bound) in key order
+  // until `visit` returns false.
+  void VisitSorted(std::string_view begin, std::string_view end, const Visitor& visit) const;
+  // A copy of the entries in [begin, end), in key order.
+  Entries Sorted(std::string_view begin, std::string_view end) const;
 
   bool empty() const { return size_ == 0; }
   size_t size() const { return size_; }
@@ -127,7 +133,7 @@ class StateOverlay {
   using Group = std::unordered_map<std::string, StateValue, StringHash, std::equal_to<>>;
 
   static std::string_view GroupOf(std::string_view key);
-  void Set(std::string key, StateValue value);
+  void Set(std::string_view group, std::string_view suffix, StateValue value);
 
   std::unordered_map<std::string, Group, StringHash, std::equal_to<>> groups_;
   size_t size_ = 0;

@@ -2,6 +2,7 @@
 // windows (one appended row per closed window), with its state in an
 // internal table: one row per group (and window) holding each aggregate's
 // count of non-null inputs and its running value.
+#include <algorithm>
 #include <unordered_map>
 
 #include "operators_internal.h"
@@ -125,7 +126,10 @@ class AggregateOp : public Operator {
       Group g;
       decoded = Decode(row, &g);
       if (!decoded.ok()) return false;
-      groups_.emplace(Key(g.window_start, std::get<Bytes>(row[1]).data), std::move(g));
+      std::string key;
+      BuildKey(g.window_start, &key);
+      key += std::get<Bytes>(row[1]).data;
+      groups_.emplace(std::move(key), std::move(g));
       return true;
     }));
     return decoded;
@@ -186,14 +190,15 @@ class AggregateOp : public Operator {
       watermark_ = std::max(watermark_.value_or(INT64_MIN), SubtractSaturating(*max_time, step_.window->watermark_delay_us));
       // Windows that end at or below the watermark are final: append them
       // and forget them, in window then group order.
-      for (auto it = groups_.begin(); it != groups_.end();) {
-        if (it->second.window_start + size <= *watermark_) {
-          ctx.txn->Delete(state_id_, {Timestamp{it->second.window_start}, Bytes{std::string(GroupKey(it->first))}});
-          out.push_back(Output(it->second));
-          it = groups_.erase(it);
-        } else {
-          ++it;
-        }
+      std::vector<Groups::iterator> closed;
+      for (auto it = groups_.begin(); it != groups_.end(); ++it) {
+        if (it->second.window_start + size <= *watermark_) closed.push_back(it);
+      }
+      std::sort(closed.begin(), closed.end(), [](const auto& a, const auto& b) { return a->first < b->first; });
+      for (const auto& it : closed) {
+        ctx.txn->Delete(state_id_, {Timestamp{it->second.window_start}, Bytes{std::string(GroupKey(it->first))}});
+        out.push_back(Output(it->second));
+        groups_.erase(it);
       }
     }
     batch->rows = std::move(out);
@@ -201,24 +206,31 @@ class AggregateOp : public Operator {
   }
 
  private:
-  using Entry = std::map<std::string, Group>::value_type;
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
+  };
+  using Groups = std::unordered_map<std::string, Group, KeyHash, std::equal_to<>>;
+  using Entry = Groups::value_type;
   static constexpr size_t kWindowBytes = 8;
 
-  // A group's key in groups_: its window (big-endian start, sign flipped,
-  // so that windows sort first), then the group's key bytes (its __group).
-  static std::string Key(int64_t window_start, std::string_view group_key) {
-    std::string key;
-    const uint64_t u = static_cast<uint64_t>(window_start) ^ (1ull << 63);
-    for (int i = 7; i >= 0; --i) key.push_back(static_cast<char>(u >> (8 * i)));
-    key += group_key;
-    return key;
+  // A group's key in groups_: in windows, the window (big-endian start, sign
+  // flipped, so that keys sort by window first); then the group's key bytes
+  // (its __group). Short keys stay within std::string's inline buffer.
+  void BuildKey(int64_t window_start, std::string* key) const {
+    key->clear();
+    if (step_.window) {
+      const uint64_t u = static_cast<uint64_t>(window_start) ^ (1ull << 63);
+      for (int i = 7; i >= 0; --i) key->push_back(static_cast<char>(u >> (8 * i)));
+    }
   }
-  static std::string_view GroupKey(const std::string& key) { return std::string_view(key).substr(kWindowBytes); }
+  std::string_view GroupKey(std::string_view key) const { return key.substr(step_.window ? kWindowBytes : 0); }
 
   Status Find(int64_t window_start, const Row& row, Entry** out) {
-    std::string key = Key(window_start, {});
+    std::string& key = key_buffer_;
+    BuildKey(window_start, &key);
     for (size_t c : group_columns_) AppendKeyBytes(row[c], &key);
-    auto it = groups_.find(key);
+    auto it = groups_.find(std::string_view(key));
     if (it == groups_.end()) {
       Group g;
       g.window_start = window_start;
@@ -232,7 +244,7 @@ class AggregateOp : public Operator {
         for (size_t c : group_columns_) g.groups.push_back(row[c]);
         g.accs.resize(exprs_.size());
       }
-      it = groups_.emplace(std::move(key), std::move(g)).first;
+      it = groups_.emplace(key, std::move(g)).first;
     }
     *out = &*it;
     return Status::OK();
@@ -326,7 +338,8 @@ class AggregateOp : public Operator {
   Schema state_schema_;
   Store* store_ = nullptr;
   TableId state_id_;
-  std::map<std::string, Group> groups_;
+  Groups groups_;
+  std::string key_buffer_;  // Find's, kept for its capacity
   std::optional<int64_t> watermark_;
   bool reset_ = false;
 };
