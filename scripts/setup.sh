@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   clang libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  liblmdb-dev libzstd-dev libxxhash-dev libjemalloc-dev
+  liblmdb-dev libzstd-dev libxxhash-dev libjemalloc-dev libabsl-dev
   libflatbuffers-dev flatbuffers-compiler
   libcli11-dev libfmt-dev nlohmann-json3-dev
   librocksdb-dev libsqlite3-dev libleveldb-dev

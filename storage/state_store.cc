@@ -1,6 +1,7 @@
 #include "state_store.h"
 
 #include <lmdb.h>
+#include <xxhash.h>
 
 #include <algorithm>
 #include <cassert>
@@ -71,6 +72,8 @@ std::string PrefixEnd(std::string_view prefix) {
   if (!end.empty()) end.back() = static_cast<char>(static_cast<uint8_t>(end.back()) + 1);
   return end;  // empty: no upper bound
 }
+
+size_t StringHash::operator()(std::string_view key) const { return XXH3_64bits(key.data(), key.size()); }
 
 void StateDelta::Put(std::string key, std::string value) {
   bytes += key.size() + value.size();

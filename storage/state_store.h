@@ -45,9 +45,10 @@
 #include <string>
 #include <string_view>
 #include <thread>
-#include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include <absl/container/flat_hash_map.h>
 
 #include "spool/txnlog/log.h"
 
@@ -77,11 +78,18 @@ struct StatePosition {
   uint64_t timestamp_us = 0;
 };
 
-// Hashes std::string keys so that a string_view finds them.
+// Hash and equality of std::string keys that std::string_view finds too
+// (absl's own take absl::string_view, which is not std's in this build).
 struct StringHash {
   using is_transparent = void;
-  size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
+  size_t operator()(std::string_view key) const;
 };
+struct StringEq {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const { return a == b; }
+};
+template <typename V>
+using StringMap = absl::flat_hash_map<std::string, V, StringHash, StringEq>;
 
 // A key's staged value; nullopt: deleted.
 using StateValue = std::optional<std::string>;
@@ -130,12 +138,13 @@ class StateOverlay {
   uint64_t bytes = 0;      // of every change added, overwritten ones included
 
  private:
-  using Group = std::unordered_map<std::string, StateValue, StringHash, std::equal_to<>>;
+  // Open addressing: a probe reads the slot, which holds a short key inline.
+  using Group = StringMap<StateValue>;
 
   static std::string_view GroupOf(std::string_view key);
   void Set(std::string_view group, std::string_view suffix, StateValue value);
 
-  std::unordered_map<std::string, Group, StringHash, std::equal_to<>> groups_;
+  StringMap<Group> groups_;
   size_t size_ = 0;
 };
 

@@ -573,7 +573,7 @@ class Store::Builder {
   uint64_t version_;
   std::map<std::string, TableInfo> catalog_;
   // State key -> value after this transaction.
-  std::unordered_map<std::string, std::optional<std::string>, StringHash, std::equal_to<>> local_;
+  StringMap<std::optional<std::string>> local_;
   TableInfo* last_found_ = nullptr;  // in catalog_
   std::map<uint64_t, size_t> table_index_;                   // uid -> index in record_.tables
   std::map<uint64_t, uint32_t> keyless_index_;
