@@ -2,8 +2,9 @@
 // windows (one appended row per closed window), with its state in an
 // internal table: one row per group (and window) holding each aggregate's
 // count of non-null inputs and its running value.
+#include <absl/container/node_hash_map.h>
+
 #include <algorithm>
-#include <unordered_map>
 
 #include "operators_internal.h"
 #include "spool/stream/expression.h"
@@ -206,11 +207,8 @@ class AggregateOp : public Operator {
   }
 
  private:
-  struct KeyHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
-  };
-  using Groups = std::unordered_map<std::string, Group, KeyHash, std::equal_to<>>;
+  // Nodes: Process keeps pointers to the groups it touched while it adds more.
+  using Groups = absl::node_hash_map<std::string, Group>;
   using Entry = Groups::value_type;
   static constexpr size_t kWindowBytes = 8;
 
@@ -230,7 +228,7 @@ class AggregateOp : public Operator {
     std::string& key = key_buffer_;
     BuildKey(window_start, &key);
     for (size_t c : group_columns_) AppendKeyBytes(row[c], &key);
-    auto it = groups_.find(std::string_view(key));
+    auto it = groups_.find(absl::string_view(key.data(), key.size()));
     if (it == groups_.end()) {
       Group g;
       g.window_start = window_start;
