@@ -9,20 +9,26 @@
 //   - kFail: a refused text is InvalidArgument naming a line within it;
 //   - kRescue: nothing is refused but a malformed CSV header; a rescued row's
 //     rescue column is a JSON object naming the source;
-//   - ParseJsonRecord of the whole text agrees with the policy likewise.
+//   - ParseJsonRecord of the whole text agrees with the policy likewise;
+//   - a RecordParser reads the text as ReadRecords does, and on the whole
+//     text and on each line its fast path for flat objects, whenever it
+//     takes one, gives what the reference reading gives, as does ParseJson.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
+#include "records_internal.h"
 #include "spool/stream/records.h"
 
 namespace {
@@ -59,15 +65,17 @@ Schema MakeSchema(bool rescuing) {
 }
 
 // Equal, NaN to NaN too.
-bool SameRows(const std::vector<Row>& a, const std::vector<Row>& b) {
+bool SameRow(const Row& a, const Row& b) {
   const auto same = [](const spool::Value& x, const spool::Value& y) {
     const double* dx = std::get_if<double>(&x);
     const double* dy = std::get_if<double>(&y);
     return dx != nullptr && dy != nullptr && std::isnan(*dx) ? std::isnan(*dy) : x == y;
   };
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [&](const Row& ra, const Row& rb) {
-    return std::equal(ra.begin(), ra.end(), rb.begin(), rb.end(), same);
-  });
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), same);
+}
+
+bool SameRows(const std::vector<Row>& a, const std::vector<Row>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), SameRow);
 }
 
 struct Outcome {
@@ -107,6 +115,39 @@ void CheckRow(const Row& row, const spool::RecordOptions& options, const Schema&
   const auto rescued = nlohmann::json::parse(std::get<std::string>(row.back()), nullptr, false);
   Check(rescued.is_object() && !rescued.empty(), "rescued data that is not an object", text);
   Check(rescued.value("_file_path", "") == kSource, "rescued data without its source", text);
+}
+
+// ParseJson gives what the reference reading gives; so does the fast path
+// when it takes `text`.
+void CheckFastPath(const spool::RecordParser& parser, std::string_view text) {
+  Row reference_row;
+  const Status reference = ParseJsonReferenceOnly(parser, text, &reference_row);
+  Row row;
+  const Status combined = parser.ParseJson(text, &row);
+  Check(combined.ToString() == reference.ToString() && (!combined.ok() || SameRow(row, reference_row)),
+        "ParseJson reads otherwise than the reference", text);
+  const std::optional<Status> fast = ParseFlatJsonOnly(parser, text, &row);
+  if (!fast.has_value()) return;
+  Check(fast->ToString() == reference.ToString() && (!fast->ok() || SameRow(row, reference_row)),
+        "the fast path reads otherwise than the reference", text);
+}
+
+void CheckParser(const Schema& schema, const spool::RecordOptions& options, std::string_view text,
+                 const Outcome& buffered) {
+  std::unique_ptr<const spool::RecordParser> parser;
+  const Status made = spool::RecordParser::Make(schema, options, &parser);
+  Check(made.ok(), "a parser refused options ReadRecords took", text);
+  Outcome read;
+  read.status = parser->Read(text, kSource, Collect(&read));
+  Check(read.status.ToString() == buffered.status.ToString() && SameRows(read.rows, buffered.rows) &&
+            read.lines == buffered.lines,
+        "RecordParser::Read reads otherwise than ReadRecords", text);
+  CheckFastPath(*parser, text);
+  for (size_t pos = 0; pos < text.size();) {
+    const size_t end = std::min(text.find('\n', pos), text.size());
+    CheckFastPath(*parser, text.substr(pos, end - pos));
+    pos = end + 1;
+  }
 }
 
 }  // namespace
@@ -152,5 +193,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(one.ok() || (!rescue && one.IsInvalidArgument() && one.message().starts_with("src: ")),
         "ParseJsonRecord failed otherwise than InvalidArgument \"src: …\" under kFail", text);
   if (one.ok()) CheckRow(row, options, schema, text);
+  CheckParser(schema, options, text, buffered);
   return 0;
 }

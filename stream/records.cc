@@ -1,17 +1,20 @@
 // Record parsing (formats and policies in spool/stream/records.h).
 //
-// A JSON object is read twice at most: a SAX pass fills the row straight
-// from the parser's events, with no document built, and gives up on
-// anything it would have to judge (a syntax error, a nested value, a key
-// that is unknown or repeated, a value that does not convert); the record is
-// then parsed again into a document, whose reading is the reference for
-// errors, rescue and repeated keys. Both convert values with ScalarToValue.
+// A JSON object is read twice at most: a hand-written scanner of flat
+// objects fills the row straight from the text, with no document built and
+// nothing allocated but the values (and a string with escapes, decoded), and
+// gives up on anything it would have to judge (a syntax error, a nested value, a key that is unknown or
+// repeated, a value that does not convert); the record is then parsed again
+// into an nlohmann document, whose reading is the reference for errors,
+// rescue and repeated keys. The scanner reads JSON exactly as nlohmann
+// does, and both convert values with ScalarToValue.
 #include "spool/stream/records.h"
 
 #include <algorithm>
 #include <array>
 #include <bitset>
 #include <charconv>
+#include <cmath>
 #include <istream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -136,7 +139,7 @@ Status TextToValue(const RecordPlace& at, const Column& column, std::string_view
 // ---------------------------------------------------------------------------
 // Values from JSON
 
-// One JSON value as the SAX parser reports it or a document holds it.
+// One JSON value as the scanner reads it or a document holds it.
 struct JsonScalar {
   enum class Kind : uint8_t { kNull, kBool, kInteger, kUnsigned, kFloat, kString, kOther };
   Kind kind = Kind::kNull;
@@ -144,7 +147,8 @@ struct JsonScalar {
   int64_t integer = 0;
   uint64_t unsigned_integer = 0;
   double number = 0;
-  std::string* text = nullptr;         // kString; moved from when converted
+  std::string_view text = {};          // kString
+  std::string* movable = nullptr;      // kString of a document: moved from when converted
   const ordered_json* node = nullptr;  // kOther: an array or object of a document
 };
 
@@ -157,7 +161,10 @@ JsonScalar ScalarOf(ordered_json& j) {
     case ordered_json::value_t::number_unsigned:
       return {.kind = Kind::kUnsigned, .unsigned_integer = j.get<uint64_t>()};
     case ordered_json::value_t::number_float: return {.kind = Kind::kFloat, .number = j.get<double>()};
-    case ordered_json::value_t::string: return {.kind = Kind::kString, .text = j.get_ptr<std::string*>()};
+    case ordered_json::value_t::string: {
+      std::string* text = j.get_ptr<std::string*>();
+      return {.kind = Kind::kString, .text = *text, .movable = text};
+    }
     default: return {.kind = Kind::kOther, .node = &j};
   }
 }
@@ -169,7 +176,7 @@ ordered_json ScalarJson(const JsonScalar& s) {
     case JsonScalar::Kind::kInteger: return s.integer;
     case JsonScalar::Kind::kUnsigned: return s.unsigned_integer;
     case JsonScalar::Kind::kFloat: return s.number;
-    case JsonScalar::Kind::kString: return *s.text;
+    case JsonScalar::Kind::kString: return std::string(s.text);
     case JsonScalar::Kind::kOther: return *s.node;
   }
   return nullptr;
@@ -193,7 +200,7 @@ Status ScalarToValue(const RecordPlace& at, const Column& column, JsonScalar& j,
     case ColumnType::kInt64:
     case ColumnType::kTimestamp: {
       if (j.kind == Kind::kString && column.type == ColumnType::kTimestamp) {
-        return TextToValue(at, column, *j.text, true, value);
+        return TextToValue(at, column, j.text, true, value);
       }
       if (j.kind != Kind::kInteger && j.kind != Kind::kUnsigned) {
         return bad(column.type == ColumnType::kInt64 ? "an int64" : "a timestamp");
@@ -211,7 +218,7 @@ Status ScalarToValue(const RecordPlace& at, const Column& column, JsonScalar& j,
       else if (j.kind == Kind::kUnsigned) *value = static_cast<double>(j.unsigned_integer);
       else if (j.kind == Kind::kFloat) *value = j.number;
       if (j.kind == Kind::kInteger || j.kind == Kind::kUnsigned || j.kind == Kind::kFloat) return Status::OK();
-      const std::string_view text = j.kind == Kind::kString ? std::string_view(*j.text) : std::string_view();
+      const std::string_view text = j.kind == Kind::kString ? j.text : std::string_view();
       if (text != "NaN" && text != "Infinity" && text != "-Infinity") {
         return bad("a number (or \"NaN\", \"Infinity\", \"-Infinity\")");
       }
@@ -219,7 +226,8 @@ Status ScalarToValue(const RecordPlace& at, const Column& column, JsonScalar& j,
     }
     case ColumnType::kString:
       if (j.kind != Kind::kString) return bad("a string");
-      *value = std::move(*j.text);
+      if (j.movable != nullptr) *value = std::move(*j.movable);
+      else *value = std::string(j.text);
       return Status::OK();
     case ColumnType::kBool:
       if (j.kind != Kind::kBool) return bad("true or false");
@@ -227,7 +235,7 @@ Status ScalarToValue(const RecordPlace& at, const Column& column, JsonScalar& j,
       return Status::OK();
     case ColumnType::kBytes:
       if (j.kind != Kind::kString) return bad("a base64 string");
-      return TextToValue(at, column, *j.text, true, value);
+      return TextToValue(at, column, j.text, true, value);
   }
   return bad("a known type");
 }
@@ -291,11 +299,11 @@ class Rescued {
   ordered_json fields_;  // null until the first field
 };
 
-// The schema and options of one read, checked.
-class RecordParser {
+// The schema and options of a read, checked; it refers to both.
+class RecordRules {
  public:
   // Errors: InvalidArgument when the options do not fit the schema.
-  static Status Make(const Schema& schema, const RecordOptions& options, std::optional<RecordParser>* parser);
+  static Status Make(const Schema& schema, const RecordOptions& options, std::optional<RecordRules>* rules);
 
   const Schema& schema() const { return schema_; }
   const RecordOptions& options() const { return options_; }
@@ -333,15 +341,15 @@ class RecordParser {
   }
 
  private:
-  RecordParser(const Schema& schema, const RecordOptions& options) : schema_(schema), options_(options) {}
+  RecordRules(const Schema& schema, const RecordOptions& options) : schema_(schema), options_(options) {}
 
   const Schema& schema_;
   const RecordOptions& options_;
   std::optional<size_t> rescue_;  // the rescue column, under kRescue
 };
 
-Status RecordParser::Make(const Schema& schema, const RecordOptions& options, std::optional<RecordParser>* parser) {
-  parser->emplace(RecordParser(schema, options));
+Status RecordRules::Make(const Schema& schema, const RecordOptions& options, std::optional<RecordRules>* rules) {
+  rules->emplace(RecordRules(schema, options));
   if (options.bad_records != BadRecordPolicy::kRescue) return Status::OK();
   if (options.keys_only) {
     return Status::InvalidArgument("bad records cannot be rescued when reading keys only (the records of a delete)");
@@ -358,16 +366,16 @@ Status RecordParser::Make(const Schema& schema, const RecordOptions& options, st
                                      "does not parse is still a row)");
     }
   }
-  (*parser)->rescue_ = rescue;
+  (*rules)->rescue_ = rescue;
   return Status::OK();
 }
 
-Status RecordParser::FinishRow(const RecordPlace& at, Row&& values, const ColumnSet& given, Rescued* rescued,
+Status RecordRules::FinishRow(const RecordPlace& at, Row&& values, const ColumnSet& given, Rescued* rescued,
                                Row* row) const {
   if (const Column* missing = MissingColumn(given)) {
     return RecordError(at, "column '" + missing->name + "' is missing and must not be null");
   }
-  if (rescue_ && rescued != nullptr) values[*rescue_] = rescued->Take(options_.source_name);
+  if (rescue_ && rescued != nullptr) values[*rescue_] = rescued->Take(at.source);
   if (!options_.keys_only) {
     *row = std::move(values);
     return Status::OK();
@@ -380,51 +388,283 @@ Status RecordParser::FinishRow(const RecordPlace& at, Row&& values, const Column
 // ---------------------------------------------------------------------------
 // JSON objects
 
-// The SAX pass: each handler returns false to give the record up.
-class FastJsonRecord {
+// The fast path: a strict scanner of one flat object, {"name": scalar, ...},
+// writing each value straight into its column. It reads the JSON grammar
+// (RFC 8259) as nlohmann reads it, and gives up (returns false) on anything
+// else and on anything it would have to judge: a nested value, a key that is
+// unknown or repeated, a value that does not convert, and what nlohmann
+// reads in its own way (a byte order mark, a NUL byte after the object, an
+// integer too large for 64 bits, which nlohmann reads as a double). The
+// document pass then reads the record.
+class FlatJsonScanner {
  public:
-  FastJsonRecord(const RecordParser& parser, const RecordPlace& at, Row* values, ColumnSet* given)
-      : parser_(parser), at_(at), values_(values), given_(given) {}
+  explicit FlatJsonScanner(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
 
-  bool null() { return Scalar({}); }
-  bool boolean(bool b) { return Scalar({.kind = JsonScalar::Kind::kBool, .boolean = b}); }
-  bool number_integer(int64_t n) { return Scalar({.kind = JsonScalar::Kind::kInteger, .integer = n}); }
-  bool number_unsigned(uint64_t n) { return Scalar({.kind = JsonScalar::Kind::kUnsigned, .unsigned_integer = n}); }
-  bool number_float(double d, const std::string&) { return Scalar({.kind = JsonScalar::Kind::kFloat, .number = d}); }
-  bool string(std::string& s) { return Scalar({.kind = JsonScalar::Kind::kString, .text = &s}); }
-  bool binary(ordered_json::binary_t&) { return false; }
-  bool start_object(size_t) { return depth_++ == 0; }
-  bool end_object() { return depth_-- == 1; }
-  bool start_array(size_t) { return false; }
-  bool end_array() { return false; }
-  bool key(std::string& name) {
-    const std::optional<size_t> index = parser_.FindField(name, column_ + 1);
-    if (!index || given_->test(*index)) return false;
-    given_->set(*index);
-    column_ = *index;
-    skip_ = parser_.options().keys_only && !parser_.IsKey(column_);
-    return true;
-  }
-  bool parse_error(size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+  bool Scan(const RecordRules& rules, const RecordPlace& at, Row* values, ColumnSet* given);
 
  private:
-  bool Scalar(JsonScalar s) {
-    if (depth_ != 1) return false;  // not an object
-    return skip_ || ScalarToValue(at_, parser_.schema().columns()[column_], s, &(*values_)[column_]).ok();
+  bool Field(const RecordRules& rules, const RecordPlace& at, size_t* column, Row* values, ColumnSet* given);
+  bool Scalar(JsonScalar* scalar);
+  bool String(std::string_view* text);
+  bool Unescape(const char* start, std::string_view* text);
+  bool Escape();
+  bool UnicodeEscape();
+  bool Hex4(uint32_t* code);
+  bool Utf8();
+  bool Number(JsonScalar* scalar);
+  bool Digits();
+  bool Literal(std::string_view word);
+
+  void SkipSpace() {
+    while (p_ != end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\n' || *p_ == '\r')) ++p_;
+  }
+  bool Eat(char c) {
+    if (p_ == end_ || *p_ != c) return false;
+    ++p_;
+    return true;
   }
 
-  const RecordParser& parser_;
-  const RecordPlace& at_;
-  Row* values_;
-  ColumnSet* given_;
-  int depth_ = 0;
-  size_t column_ = std::numeric_limits<size_t>::max();  // the current key's; +1 wraps to 0
-  bool skip_ = false;
+  const char* p_;
+  const char* const end_;
+  std::string unescaped_;  // the last string that held escapes, decoded
 };
+
+bool FlatJsonScanner::Scan(const RecordRules& rules, const RecordPlace& at, Row* values, ColumnSet* given) {
+  SkipSpace();
+  if (!Eat('{')) return false;
+  SkipSpace();
+  if (!Eat('}')) {
+    size_t column = std::numeric_limits<size_t>::max();  // the previous field's; +1 wraps to 0
+    do {
+      SkipSpace();
+      if (!Field(rules, at, &column, values, given)) return false;
+      SkipSpace();
+    } while (Eat(','));
+    if (!Eat('}')) return false;
+  }
+  SkipSpace();
+  return p_ == end_;
+}
+
+// One "name": scalar, into the name's column.
+bool FlatJsonScanner::Field(const RecordRules& rules, const RecordPlace& at, size_t* column, Row* values,
+                            ColumnSet* given) {
+  std::string_view name;
+  if (!String(&name)) return false;
+  const std::optional<size_t> index = rules.FindField(name, *column + 1);
+  if (!index || given->test(*index)) return false;
+  given->set(*index);
+  *column = *index;
+  SkipSpace();
+  if (!Eat(':')) return false;
+  SkipSpace();
+  JsonScalar scalar;
+  if (!Scalar(&scalar)) return false;
+  if (rules.options().keys_only && !rules.IsKey(*index)) return true;
+  return ScalarToValue(at, rules.schema().columns()[*index], scalar, &(*values)[*index]).ok();
+}
+
+bool FlatJsonScanner::Scalar(JsonScalar* scalar) {
+  using Kind = JsonScalar::Kind;
+  if (p_ == end_) return false;
+  switch (*p_) {
+    case '"': scalar->kind = Kind::kString; return String(&scalar->text);
+    case 't': *scalar = {.kind = Kind::kBool, .boolean = true}; return Literal("true");
+    case 'f': *scalar = {.kind = Kind::kBool, .boolean = false}; return Literal("false");
+    case 'n': *scalar = {}; return Literal("null");
+    default: return Number(scalar);
+  }
+}
+
+bool FlatJsonScanner::Literal(std::string_view word) {
+  if (static_cast<size_t>(end_ - p_) < word.size() || std::string_view(p_, word.size()) != word) return false;
+  p_ += word.size();
+  return true;
+}
+
+// A string: `*text` views the input, or unescaped_ when the string holds an
+// escape (valid until the next string).
+bool FlatJsonScanner::String(std::string_view* text) {
+  if (!Eat('"')) return false;
+  const char* start = p_;
+  while (p_ != end_) {
+    const auto c = static_cast<unsigned char>(*p_);
+    if (c == '"') {
+      *text = std::string_view(start, static_cast<size_t>(p_++ - start));
+      return true;
+    }
+    if (c == '\\') return Unescape(start, text);
+    if (c < 0x20) return false;  // a control character must be escaped
+    if (c < 0x80) {
+      ++p_;
+    } else if (!Utf8()) {
+      return false;
+    }
+  }
+  return false;
+}
+
+// The rest of a string from its first escape at p_, decoded after the
+// plain bytes from `start`.
+bool FlatJsonScanner::Unescape(const char* start, std::string_view* text) {
+  unescaped_.assign(start, p_);
+  while (p_ != end_) {
+    const auto c = static_cast<unsigned char>(*p_);
+    const char* from = p_;
+    if (c == '"') {
+      ++p_;
+      *text = unescaped_;
+      return true;
+    }
+    if (c == '\\') {
+      if (!Escape()) return false;
+      continue;
+    }
+    if (c < 0x20) return false;
+    if (c < 0x80) {
+      ++p_;
+    } else if (!Utf8()) {
+      return false;
+    }
+    unescaped_.append(from, p_);
+  }
+  return false;
+}
+
+// One escape at p_, appended to unescaped_.
+bool FlatJsonScanner::Escape() {
+  ++p_;  // the backslash
+  if (p_ == end_) return false;
+  const char c = *p_++;
+  switch (c) {
+    case '"':
+    case '\\':
+    case '/': unescaped_.push_back(c); return true;
+    case 'b': unescaped_.push_back('\b'); return true;
+    case 'f': unescaped_.push_back('\f'); return true;
+    case 'n': unescaped_.push_back('\n'); return true;
+    case 'r': unescaped_.push_back('\r'); return true;
+    case 't': unescaped_.push_back('\t'); return true;
+    case 'u': return UnicodeEscape();
+    default: return false;
+  }
+}
+
+// \uXXXX after the 'u', as UTF-8; a high surrogate must be followed by
+// \u and a low one, and a low one must follow a high one.
+bool FlatJsonScanner::UnicodeEscape() {
+  uint32_t code = 0;
+  if (!Hex4(&code) || (code >= 0xDC00 && code <= 0xDFFF)) return false;
+  if (code >= 0xD800 && code <= 0xDBFF) {
+    uint32_t low = 0;
+    if (!Eat('\\') || !Eat('u') || !Hex4(&low) || low < 0xDC00 || low > 0xDFFF) return false;
+    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+  }
+  const auto byte = [](uint32_t bits) { return static_cast<char>(bits); };
+  if (code < 0x80) {
+    unescaped_.push_back(byte(code));
+  } else if (code < 0x800) {
+    unescaped_ += {byte(0xC0 | code >> 6), byte(0x80 | (code & 0x3F))};
+  } else if (code < 0x10000) {
+    unescaped_ += {byte(0xE0 | code >> 12), byte(0x80 | (code >> 6 & 0x3F)), byte(0x80 | (code & 0x3F))};
+  } else {
+    unescaped_ += {byte(0xF0 | code >> 18), byte(0x80 | (code >> 12 & 0x3F)), byte(0x80 | (code >> 6 & 0x3F)),
+                   byte(0x80 | (code & 0x3F))};
+  }
+  return true;
+}
+
+bool FlatJsonScanner::Hex4(uint32_t* code) {
+  if (end_ - p_ < 4) return false;
+  *code = 0;
+  for (int i = 0; i < 4; ++i) {
+    const char c = *p_++;
+    uint32_t digit = 0;
+    if (c >= '0' && c <= '9') digit = static_cast<uint32_t>(c - '0');
+    else if (c >= 'a' && c <= 'f') digit = static_cast<uint32_t>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F') digit = static_cast<uint32_t>(c - 'A' + 10);
+    else return false;
+    *code = *code << 4 | digit;
+  }
+  return true;
+}
+
+// One well-formed UTF-8 sequence of two to four bytes at p_ (Unicode's
+// table 3-7, as nlohmann checks it): no overlong forms, no surrogates,
+// nothing past U+10FFFF.
+bool FlatJsonScanner::Utf8() {
+  const auto lead = static_cast<unsigned char>(*p_);
+  size_t more = 0;
+  unsigned char low = 0x80;  // the range of the byte after the lead
+  unsigned char high = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    more = 1;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    more = 2;
+    low = lead == 0xE0 ? 0xA0 : low;
+    high = lead == 0xED ? 0x9F : high;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    more = 3;
+    low = lead == 0xF0 ? 0x90 : low;
+    high = lead == 0xF4 ? 0x8F : high;
+  } else {
+    return false;
+  }
+  if (static_cast<size_t>(end_ - p_) <= more) return false;
+  for (size_t i = 1; i <= more; ++i) {
+    const auto c = static_cast<unsigned char>(p_[i]);
+    if (c < (i == 1 ? low : 0x80) || c > (i == 1 ? high : 0xBF)) return false;
+  }
+  p_ += more + 1;
+  return true;
+}
+
+bool FlatJsonScanner::Digits() {
+  const char* start = p_;
+  while (p_ != end_ && *p_ >= '0' && *p_ <= '9') ++p_;
+  return p_ != start;
+}
+
+// A number as nlohmann reads it: without fraction and exponent an int64
+// when it starts with '-', else a uint64; otherwise a double, which must be
+// finite (nlohmann refuses an overflow). An integer out of its range gives
+// up: nlohmann reads it as a double.
+bool FlatJsonScanner::Number(JsonScalar* scalar) {
+  using Kind = JsonScalar::Kind;
+  const char* start = p_;
+  const bool negative = Eat('-');
+  if (!Eat('0')) {
+    if (p_ == end_ || *p_ < '1' || *p_ > '9') return false;
+    Digits();
+  }
+  bool integer = true;
+  if (Eat('.')) {
+    if (!Digits()) return false;
+    integer = false;
+  }
+  if (Eat('e') || Eat('E')) {
+    if (!Eat('+')) Eat('-');
+    if (!Digits()) return false;
+    integer = false;
+  }
+  std::from_chars_result result;
+  if (integer && negative) {
+    scalar->kind = Kind::kInteger;
+    result = std::from_chars(start, p_, scalar->integer);
+  } else if (integer) {
+    scalar->kind = Kind::kUnsigned;
+    result = std::from_chars(start, p_, scalar->unsigned_integer);
+  } else {
+    scalar->kind = Kind::kFloat;
+    result = std::from_chars(start, p_, scalar->number);
+    if (result.ec == std::errc() && !std::isfinite(scalar->number)) return false;
+  }
+  return result.ec == std::errc() && result.ptr == p_;
+}
 
 // The document pass: the reference reading, with errors and rescue.
 // `rescued` is null under kFail.
-Status ParseJsonDocument(const RecordParser& parser, const RecordPlace& at, std::string_view text, Row* values,
+Status ParseJsonDocument(const RecordRules& rules, const RecordPlace& at, std::string_view text, Row* values,
                          ColumnSet* given, Rescued* rescued) {
   const JsonShape shape = ShapeOf(text);
   if (shape.depth > kMaxJsonNesting || shape.keys > kMaxJsonKeys) {
@@ -450,57 +690,62 @@ Status ParseJsonDocument(const RecordParser& parser, const RecordPlace& at, std:
     return Status::OK();
   }
   for (auto field = object.begin(); field != object.end(); ++field) {
-    const std::optional<size_t> index = parser.FindField(field.key(), 0);
+    const std::optional<size_t> index = rules.FindField(field.key(), 0);
     if (!index) {
-      if (rescued == nullptr) return RecordError(at, UnknownColumn(field.key(), parser.schema()));
+      if (rescued == nullptr) return RecordError(at, UnknownColumn(field.key(), rules.schema()));
       rescued->Add(field.key(), std::move(field.value()));
       continue;
     }
     given->set(*index);
-    if (parser.options().keys_only && !parser.IsKey(*index)) continue;
+    if (rules.options().keys_only && !rules.IsKey(*index)) continue;
     JsonScalar scalar = ScalarOf(field.value());
-    Status s = ScalarToValue(at, parser.schema().columns()[*index], scalar, &(*values)[*index]);
+    Status s = ScalarToValue(at, rules.schema().columns()[*index], scalar, &(*values)[*index]);
     if (!s.ok() && rescued == nullptr) return s;
     if (!s.ok()) rescued->Add(field.key(), std::move(field.value()));
   }
   return Status::OK();
 }
 
-Status ParseJsonObject(const RecordParser& parser, const RecordPlace& at, std::string_view text, Row* row) {
-  const size_t width = parser.schema().columns().size();
-  Row values(width);
+// The reference reading of one JSON object.
+Status ParseJsonByDocument(const RecordRules& rules, const RecordPlace& at, std::string_view text, Row* row) {
+  Row values(rules.schema().columns().size());
   ColumnSet given;
-  FastJsonRecord fast(parser, at, &values, &given);
-  bool taken = false;
-  try {
-    taken = ordered_json::sax_parse(text.begin(), text.end(), &fast);
-  } catch (const ordered_json::exception&) {
-    taken = false;
-  }
-  if (taken) return parser.FinishRow(at, std::move(values), given, nullptr, row);
-  values.assign(width, Value());
-  given.reset();
   Rescued rescued;
-  Rescued* rescue = parser.rescuing() ? &rescued : nullptr;
-  SPOOL_RETURN_IF_ERROR(ParseJsonDocument(parser, at, text, &values, &given, rescue));
-  return parser.FinishRow(at, std::move(values), given, rescue, row);
+  Rescued* rescue = rules.rescuing() ? &rescued : nullptr;
+  SPOOL_RETURN_IF_ERROR(ParseJsonDocument(rules, at, text, &values, &given, rescue));
+  return rules.FinishRow(at, std::move(values), given, rescue, row);
+}
+
+// The fast path alone: nothing when it gives the record up.
+std::optional<Status> ParseFlatObject(const RecordRules& rules, const RecordPlace& at, std::string_view text,
+                                      Row* row) {
+  Row values(rules.schema().columns().size());
+  ColumnSet given;
+  if (!FlatJsonScanner(text).Scan(rules, at, &values, &given)) return std::nullopt;
+  return rules.FinishRow(at, std::move(values), given, nullptr, row);
+}
+
+Status ParseJsonObject(const RecordRules& rules, const RecordPlace& at, std::string_view text, Row* row) {
+  if (std::optional<Status> fast = ParseFlatObject(rules, at, text, row)) return std::move(*fast);
+  return ParseJsonByDocument(rules, at, text, row);
 }
 
 // One line of JSON lines; a blank one gives no row.
-Status ReadJsonLine(const RecordParser& parser, const RecordPlace& at, std::string_view line, const RecordSink& emit) {
+Status ReadJsonLine(const RecordRules& rules, const RecordPlace& at, std::string_view line, const RecordSink& emit) {
   if (line.ends_with('\r')) line.remove_suffix(1);
   if (line.find_first_not_of(" \t") == std::string_view::npos) return Status::OK();
   Row row;
-  SPOOL_RETURN_IF_ERROR(ParseJsonObject(parser, at, line, &row));
+  SPOOL_RETURN_IF_ERROR(ParseJsonObject(rules, at, line, &row));
   return emit(std::move(row), at.line);
 }
 
-Status ReadJsonLines(const RecordParser& parser, std::string_view data, const RecordSink& emit) {
-  RecordPlace at{parser.options().source_name, 0};
+Status ReadJsonLines(const RecordRules& rules, std::string_view data, std::string_view source,
+                     const RecordSink& emit) {
+  RecordPlace at{source, 0};
   for (size_t pos = 0; pos < data.size();) {
     const size_t end = std::min(data.find('\n', pos), data.size());
     ++at.line;
-    SPOOL_RETURN_IF_ERROR(ReadJsonLine(parser, at, data.substr(pos, end - pos), emit));
+    SPOOL_RETURN_IF_ERROR(ReadJsonLine(rules, at, data.substr(pos, end - pos), emit));
     pos = end + 1;
   }
   return Status::OK();
@@ -518,13 +763,13 @@ struct CsvHeader {
   std::vector<std::string> names;
 };
 
-Status ReadCsvHeader(const RecordParser& parser, const RecordPlace& at, const CsvRecord& record, CsvHeader* header) {
+Status ReadCsvHeader(const RecordRules& rules, const RecordPlace& at, const CsvRecord& record, CsvHeader* header) {
   ColumnSet given;
   for (size_t i = 0; i < record.size; ++i) {
     const std::string_view name = record[i].text();
-    const std::optional<size_t> index = parser.FindField(name, 0);
-    if (!index && !parser.rescuing()) return RecordError(at, "header: " + UnknownColumn(name, parser.schema()));
-    if (index && given[*index] && !parser.rescuing()) {
+    const std::optional<size_t> index = rules.FindField(name, 0);
+    if (!index && !rules.rescuing()) return RecordError(at, "header: " + UnknownColumn(name, rules.schema()));
+    if (index && given[*index] && !rules.rescuing()) {
       return RecordError(at, "header: column '" + std::string(name) + "' appears twice");
     }
     const bool extra = !index || given[*index];
@@ -532,20 +777,20 @@ Status ReadCsvHeader(const RecordParser& parser, const RecordPlace& at, const Cs
     header->columns.push_back(extra ? kExtraField : *index);
     header->names.emplace_back(name);
   }
-  if (const Column* missing = parser.MissingColumn(given)) {
+  if (const Column* missing = rules.MissingColumn(given)) {
     return RecordError(at, "header: column '" + missing->name + "' is missing and must not be null");
   }
   return Status::OK();
 }
 
-Status ParseCsvRecord(const RecordParser& parser, const RecordPlace& at, const CsvHeader& header,
+Status ParseCsvRecord(const RecordRules& rules, const RecordPlace& at, const CsvHeader& header,
                       const CsvRecord& record, Row* row) {
   if (record.size != header.columns.size()) {
-    if (parser.rescuing()) return parser.CorruptRow(at, record.raw, row);
+    if (rules.rescuing()) return rules.CorruptRow(at, record.raw, row);
     return RecordError(at, std::to_string(record.size) + " field(s), but the header has " +
                                std::to_string(header.columns.size()));
   }
-  Row values(parser.schema().columns().size());
+  Row values(rules.schema().columns().size());
   ColumnSet given;
   Rescued rescued;
   for (size_t i = 0; i < record.size; ++i) {
@@ -556,27 +801,27 @@ Status ParseCsvRecord(const RecordParser& parser, const RecordPlace& at, const C
       continue;
     }
     given.set(index);
-    if (parser.options().keys_only && !parser.IsKey(index)) continue;
-    Status s = TextToValue(at, parser.schema().columns()[index], field.text(), field.quoted, &values[index]);
-    if (!s.ok() && !parser.rescuing()) return s;
+    if (rules.options().keys_only && !rules.IsKey(index)) continue;
+    Status s = TextToValue(at, rules.schema().columns()[index], field.text(), field.quoted, &values[index]);
+    if (!s.ok() && !rules.rescuing()) return s;
     if (!s.ok()) rescued.Add(header.names[i], std::string(field.text()));
   }
-  return parser.FinishRow(at, std::move(values), given, &rescued, row);
+  return rules.FinishRow(at, std::move(values), given, &rescued, row);
 }
 
-Status ReadCsv(const RecordParser& parser, std::string_view data, const RecordSink& emit) {
+Status ReadCsv(const RecordRules& rules, std::string_view data, std::string_view source, const RecordSink& emit) {
   CsvReader reader(data);
   CsvRecord record;
   CsvHeader header;
   bool have_header = false;
-  RecordPlace at{parser.options().source_name, 0};
+  RecordPlace at{source, 0};
   while (true) {
     bool got = false;
     Row row;
     if (Status s = reader.Next(&record, &got); !s.ok()) {
-      if (!parser.rescuing() || !have_header) return RecordError({at.source, reader.error_line()}, s.message());
+      if (!rules.rescuing() || !have_header) return RecordError({at.source, reader.error_line()}, s.message());
       at.line = record.line;
-      SPOOL_RETURN_IF_ERROR(parser.CorruptRow(at, reader.SkipBadRecord(), &row));
+      SPOOL_RETURN_IF_ERROR(rules.CorruptRow(at, reader.SkipBadRecord(), &row));
       SPOOL_RETURN_IF_ERROR(emit(std::move(row), at.line));
       continue;
     }
@@ -584,21 +829,56 @@ Status ReadCsv(const RecordParser& parser, std::string_view data, const RecordSi
     if (record.blank()) continue;
     at.line = record.line;
     if (!have_header) {
-      SPOOL_RETURN_IF_ERROR(ReadCsvHeader(parser, at, record, &header));
+      SPOOL_RETURN_IF_ERROR(ReadCsvHeader(rules, at, record, &header));
       have_header = true;
       continue;
     }
-    SPOOL_RETURN_IF_ERROR(ParseCsvRecord(parser, at, header, record, &row));
+    SPOOL_RETURN_IF_ERROR(ParseCsvRecord(rules, at, header, record, &row));
     SPOOL_RETURN_IF_ERROR(emit(std::move(row), at.line));
   }
 }
 
-Status ReadAll(const RecordParser& parser, std::string_view data, const RecordSink& emit) {
-  return parser.options().format == RecordFormat::kCsv ? ReadCsv(parser, data, emit)
-                                                       : ReadJsonLines(parser, data, emit);
+Status ReadAll(const RecordRules& rules, std::string_view data, std::string_view source, const RecordSink& emit) {
+  return rules.options().format == RecordFormat::kCsv ? ReadCsv(rules, data, source, emit)
+                                                       : ReadJsonLines(rules, data, source, emit);
 }
 
+class RecordParserImpl final : public RecordParser {
+ public:
+  RecordParserImpl(const Schema& schema, const RecordOptions& options) : schema_(schema), options_(options) {}
+  // Checks the options against the schema (the copies, which rules_ refers to).
+  Status Init() { return RecordRules::Make(schema_, options_, &rules_); }
+
+  Status ParseJson(std::string_view text, Row* row) const override {
+    return ParseJsonObject(*rules_, Place(), text, row);
+  }
+  Status Read(std::string_view data, std::string_view source_name, const RecordSink& emit) const override {
+    return ReadAll(*rules_, data, source_name, emit);
+  }
+  std::optional<Status> ParseFlatJson(std::string_view text, Row* row) const {
+    return ParseFlatObject(*rules_, Place(), text, row);
+  }
+  Status ParseJsonReference(std::string_view text, Row* row) const {
+    return ParseJsonByDocument(*rules_, Place(), text, row);
+  }
+
+ private:
+  RecordPlace Place() const { return RecordPlace{options_.source_name, 0}; }
+
+  const Schema schema_;
+  const RecordOptions options_;
+  std::optional<RecordRules> rules_;
+};
+
 }  // namespace
+
+std::optional<Status> ParseFlatJsonOnly(const RecordParser& parser, std::string_view text, Row* row) {
+  return static_cast<const RecordParserImpl&>(parser).ParseFlatJson(text, row);
+}
+
+Status ParseJsonReferenceOnly(const RecordParser& parser, std::string_view text, Row* row) {
+  return static_cast<const RecordParserImpl&>(parser).ParseJsonReference(text, row);
+}
 
 Status ParseTimestamp(std::string_view text, int64_t* micros) {
   const bool integer = !text.empty() && std::all_of(text.begin() + (text[0] == '-' ? 1 : 0), text.end(),
@@ -671,36 +951,44 @@ Status DecodeBase64(std::string_view text, std::string* bytes) {
 
 Status ReadRecords(std::string_view data, const Schema& schema, const RecordOptions& options,
                    const RecordSink& emit) {
-  std::optional<RecordParser> parser;
-  SPOOL_RETURN_IF_ERROR(RecordParser::Make(schema, options, &parser));
-  return ReadAll(*parser, data, emit);
+  std::optional<RecordRules> rules;
+  SPOOL_RETURN_IF_ERROR(RecordRules::Make(schema, options, &rules));
+  return ReadAll(*rules, data, options.source_name, emit);
 }
 
 Status ReadRecords(std::istream& in, const Schema& schema, const RecordOptions& options, const RecordSink& emit) {
-  std::optional<RecordParser> parser;
-  SPOOL_RETURN_IF_ERROR(RecordParser::Make(schema, options, &parser));
+  std::optional<RecordRules> rules;
+  SPOOL_RETURN_IF_ERROR(RecordRules::Make(schema, options, &rules));
   const auto read_failed = [&] { return Status::IOError(options.source_name + ": read failed"); };
   if (options.format == RecordFormat::kCsv) {
     std::string data;
     char chunk[1 << 16];
     while (in.read(chunk, sizeof(chunk)) || in.gcount() > 0) data.append(chunk, static_cast<size_t>(in.gcount()));
     if (in.bad()) return read_failed();
-    return ReadAll(*parser, data, emit);
+    return ReadAll(*rules, data, options.source_name, emit);
   }
   std::string line;
   RecordPlace at{options.source_name, 0};
   while (std::getline(in, line)) {
     ++at.line;
-    SPOOL_RETURN_IF_ERROR(ReadJsonLine(*parser, at, line, emit));
+    SPOOL_RETURN_IF_ERROR(ReadJsonLine(*rules, at, line, emit));
   }
   if (in.bad()) return read_failed();
   return Status::OK();
 }
 
 Status ParseJsonRecord(std::string_view text, const Schema& schema, const RecordOptions& options, Row* row) {
-  std::optional<RecordParser> parser;
-  SPOOL_RETURN_IF_ERROR(RecordParser::Make(schema, options, &parser));
-  return ParseJsonObject(*parser, RecordPlace{options.source_name, 0}, text, row);
+  std::optional<RecordRules> rules;
+  SPOOL_RETURN_IF_ERROR(RecordRules::Make(schema, options, &rules));
+  return ParseJsonObject(*rules, RecordPlace{options.source_name, 0}, text, row);
+}
+
+Status RecordParser::Make(const Schema& schema, const RecordOptions& options,
+                          std::unique_ptr<const RecordParser>* parser) {
+  auto impl = std::make_unique<RecordParserImpl>(schema, options);
+  SPOOL_RETURN_IF_ERROR(impl->Init());
+  *parser = std::move(impl);
+  return Status::OK();
 }
 
 }  // namespace spool

@@ -189,6 +189,7 @@ class FileSource : public Source {
     max_files_ = max_files;
     max_rows_ = max_rows;
     SPOOL_RETURN_IF_ERROR(RecordSchema(spec, place, &schema_));
+    SPOOL_RETURN_IF_ERROR(RecordParser::Make(schema_, MakeRecordOptions(spec, spec.path), &parser_));
     return MakeSchema({{"file", ColumnType::kString, false}, {"bytes", ColumnType::kInt64, false}}, {"file"}, place,
                       &state_schema_);
   }
@@ -259,7 +260,7 @@ class FileSource : public Source {
       const std::string path = spec_.path + "/" + name;
       std::string data;
       SPOOL_RETURN_IF_ERROR(ReadWholeFile(path, &data));
-      SPOOL_RETURN_IF_ERROR(ReadRecords(data, schema_, MakeRecordOptions(spec_, path), [&](Row&& row, uint64_t) {
+      SPOOL_RETURN_IF_ERROR(parser_->Read(data, path, [&](Row&& row, uint64_t) {
         batch->rows.push_back(std::move(row));
         return Status::OK();
       }));
@@ -286,6 +287,7 @@ class FileSource : public Source {
   uint64_t max_files_ = 0;
   uint64_t max_rows_ = 0;
   Schema schema_;
+  std::unique_ptr<const RecordParser> parser_;  // of schema_; names each file it reads
   Schema state_schema_;
   TableId state_id_;
   std::set<std::string> read_;       // committed
@@ -299,15 +301,16 @@ class FileSource : public Source {
 
 // A topic (topic.h), from its oldest retained message on. The offset is
 // the next message's. The topic is opened for reading only, so producers in
-// this process or others can keep writing to it.
+// this process or others can keep writing to it. A cursor reads batch after
+// batch without searching for each batch's first offset.
 class TopicSource : public Source {
  public:
   Status Init(const SourceSpec& spec, Env* env, const std::string& place, uint64_t max_rows) {
     spec_ = spec;
     env_ = env;
     max_rows_ = max_rows == 0 ? std::numeric_limits<uint64_t>::max() : max_rows;
-    options_ = MakeRecordOptions(spec, "topic " + spec.path);
-    return RecordSchema(spec, place, &schema_);
+    SPOOL_RETURN_IF_ERROR(RecordSchema(spec, place, &schema_));
+    return RecordParser::Make(schema_, MakeRecordOptions(spec, "topic " + spec.path), &parser_);
   }
   const Schema& schema() const override { return schema_; }
 
@@ -316,7 +319,9 @@ class TopicSource : public Source {
     committed_ = started_ ? std::stoull(offset) : 0;
     next_ = committed_;
     bound_ = std::numeric_limits<uint64_t>::max();
+    cursor_.reset();
     reader_.reset();
+    resume_ = TopicPosition{};
     return Status::OK();
   }
 
@@ -338,9 +343,24 @@ class TopicSource : public Source {
   Backlog backlog() const override { return {"records", left_}; }
 
  private:
+  // Opens the topic again to see what producers added; the next cursor
+  // resumes where this one stopped.
   Status OpenReader() {
+    if (cursor_ != nullptr) resume_ = cursor_->position();
+    cursor_.reset();
     reader_.reset();
     return Topic::OpenForReading(env_, spec_.path, &reader_);
+  }
+
+  // The cursor that read the last batch goes on where it stopped. A new one
+  // resumes from the last one's position when that is `from` (the topic
+  // was opened again to see new messages), else searches for `from` (the
+  // first batch, or a batch read again because the last was not committed).
+  Status PositionCursor(uint64_t from) {
+    if (cursor_ != nullptr && cursor_->position().offset == from) return Status::OK();
+    cursor_.reset();
+    if (resume_.offset == from) return reader_->ResumeCursor(resume_, &cursor_);
+    return reader_->NewCursor(from, &cursor_);
   }
 
   // A reader sees the topic as it was when opened: it serves batches until
@@ -367,12 +387,13 @@ class TopicSource : public Source {
     *more = false;
     left_ = end > from ? end - from : 0;
     if (from >= end) return Status::OK();
+    SPOOL_RETURN_IF_ERROR(PositionCursor(from));
     Status parsed;
     Row row;
     TopicReadLimits limits;
     limits.max_messages = std::min(max_rows, end - from);
-    SPOOL_RETURN_IF_ERROR(reader_->Read(from, limits, [&](const TopicMessage& m) {
-      parsed = ParseJsonRecord(m.value, schema_, options_, &row);
+    SPOOL_RETURN_IF_ERROR(cursor_->Read(limits, [&](const TopicMessage& m) {
+      parsed = parser_->ParseJson(m.value, &row);
       if (!parsed.ok()) {
         parsed = parsed.WithContext("offset " + std::to_string(m.offset));
         return false;
@@ -390,9 +411,11 @@ class TopicSource : public Source {
   SourceSpec spec_;
   Env* env_ = nullptr;
   uint64_t max_rows_ = 0;
-  RecordOptions options_;
   Schema schema_;
-  std::unique_ptr<Topic> reader_;  // OpenForReading
+  std::unique_ptr<const RecordParser> parser_;  // of schema_
+  std::unique_ptr<Topic> reader_;               // OpenForReading
+  std::unique_ptr<TopicCursor> cursor_;         // of reader_, after the last message read
+  TopicPosition resume_;                        // where the cursor of the last reader stopped
   bool started_ = false;
   uint64_t committed_ = 0;
   uint64_t next_ = 0;

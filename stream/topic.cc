@@ -1,5 +1,6 @@
 // Topic on a txnlog Log: producing in groups, finding an offset's record,
-// reading, retention and the TOPIC file. The bytes are in topic_format.h.
+// reading through cursors, retention and the TOPIC file. The bytes are in
+// topic_format.h.
 #include "spool/stream/topic.h"
 
 #include <algorithm>
@@ -45,6 +46,8 @@ struct RecordBound {
   uint64_t timestamp_us = 0;
 };
 
+class TopicCursorImpl;
+
 class TopicImpl final : public Topic {
  public:
   TopicImpl(Env* env, std::string dir, const TopicConfig& config, std::unique_ptr<Log> log, bool read_only)
@@ -55,8 +58,9 @@ class TopicImpl final : public Topic {
 
   const std::string& dir() const override { return dir_; }
   Status Produce(std::span<const TopicWrite> batch, TopicProduced* produced) override;
-  Status Read(uint64_t from_offset, const TopicReadLimits& limits,
-              const std::function<bool(const TopicMessage&)>& visit) override;
+  Status Read(uint64_t from_offset, const TopicReadLimits& limits, const TopicVisitor& visit) override;
+  Status NewCursor(uint64_t from_offset, std::unique_ptr<TopicCursor>* cursor) override;
+  Status ResumeCursor(const TopicPosition& from, std::unique_ptr<TopicCursor>* cursor) override;
   TopicInfo Info() override;
   Status ApplyRetention(TopicRetentionReport* report) override;
   Status SetRetention(const TopicRetention& retention) override;
@@ -84,11 +88,11 @@ class TopicImpl final : public Topic {
   void FinishGroup(const Status& s, const RecordBound& written, const std::vector<ProduceRequest*>& group);
   void MaybeApplyRetention();
 
-  // --- Reading.
+  // --- Reading (with TopicCursorImpl, which uses these).
+  friend class TopicCursorImpl;
   Status CheckReadable(uint64_t offset);
+  RecordBound Newest();
   Status FindVersion(uint64_t offset, uint64_t* version);
-  Status VisitFrom(LogIterator* it, uint64_t from_offset, const TopicReadLimits& limits,
-                   const std::function<bool(const TopicMessage&)>& visit);
   Status ReadBound(uint64_t version, RecordBound* bound);
   Status RecordError(const LogEntry& entry, const Status& s) const;
   Status OutOfRange(uint64_t offset, uint64_t oldest) const;
@@ -271,23 +275,9 @@ Status TopicImpl::CheckReadable(uint64_t offset) {
   return Status::OK();
 }
 
-Status TopicImpl::Read(uint64_t from_offset, const TopicReadLimits& limits,
-                       const std::function<bool(const TopicMessage&)>& visit) {
-  SPOOL_RETURN_IF_ERROR(CheckReadable(from_offset));
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (from_offset == newest_.offset + newest_.count || limits.max_messages == 0) return Status::OK();
-  }
-  uint64_t version = 0;
-  Status s = FindVersion(from_offset, &version);
-  std::unique_ptr<LogIterator> it;
-  if (s.ok()) s = log_->NewIterator(version, &it);
-  if (s.ok()) s = VisitFrom(it.get(), from_offset, limits, visit);
-  if (s.IsNotFound()) {  // retention deleted the record after the check above
-    Status again = CheckReadable(from_offset);
-    if (!again.ok()) return again;
-  }
-  return s;
+RecordBound TopicImpl::Newest() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return newest_;
 }
 
 // The version of the record holding `offset`: the newest record for a
@@ -322,44 +312,171 @@ Status TopicImpl::FindVersion(uint64_t offset, uint64_t* version) {
   return Status::OK();
 }
 
-// Visits messages from `from_offset` on, checking that each record goes on
-// at the offset where the previous one ended.
-Status TopicImpl::VisitFrom(LogIterator* it, uint64_t from_offset, const TopicReadLimits& limits,
-                            const std::function<bool(const TopicMessage&)>& visit) {
-  uint64_t expected = from_offset;  // the first record must hold this offset
-  bool first = true;
+// A reader's place in the topic: the log iterator past the record it is in,
+// and that record, decoded (its messages view entry_.body).
+class TopicCursorImpl final : public TopicCursor {
+ public:
+  TopicCursorImpl(TopicImpl* topic, uint64_t offset) : topic_(topic), offset_(offset) {}
+
+  Status Seek(uint64_t version_hint);
+  Status Read(const TopicReadLimits& limits, const TopicVisitor& visit) override;
+  TopicPosition position() const override {
+    return TopicPosition{offset_, index_ < header_.count ? entry_.position.version : next_version_};
+  }
+
+ private:
+  Status Enter(uint64_t version);
+  Status NextRecord(bool entering);
+  Status ReadEntry();
+  Status OpenIterator();
+  Status IteratorStatus();
+  Status Retained(Status s);
+  bool Visit(const topicfmt::MessageView& m, const TopicVisitor& visit);
+
+  TopicImpl* const topic_;
+  uint64_t offset_;                  // of the next message to visit
+  uint64_t next_version_ = 0;        // the record after the one in entry_
+  std::unique_ptr<LogIterator> it_;  // at next_version_; null: opened when needed
+  LogEntry entry_;                   // holds offset_ while index_ < header_.count
+  topicfmt::RecordHeader header_;
+  std::vector<topicfmt::MessageView> messages_;
+  uint32_t index_ = 0;    // offset_'s message in the record
+  TopicMessage message_;  // reused, so its strings keep their capacity
+};
+
+// Places the cursor in the record at `version_hint` when that holds offset_,
+// else in the one a search finds. At the end of the topic there is no
+// record to hold it yet: the next one is read once the topic has it.
+Status TopicCursorImpl::Seek(uint64_t version_hint) {
+  const RecordBound newest = topic_->Newest();
+  if (offset_ == newest.offset + newest.count) {
+    next_version_ = newest.version + 1;
+    return Status::OK();
+  }
+  if (version_hint != 0 && Enter(version_hint).ok()) return Status::OK();
+  uint64_t version = 0;
+  Status s = topic_->FindVersion(offset_, &version);
+  if (s.ok()) s = Enter(version);
+  return Retained(s);
+}
+
+Status TopicCursorImpl::Read(const TopicReadLimits& limits, const TopicVisitor& visit) {
+  SPOOL_RETURN_IF_ERROR(topic_->CheckReadable(offset_));
   uint64_t visited = 0;
   uint64_t visited_bytes = 0;
-  LogEntry entry;
-  std::vector<topicfmt::MessageView> messages;
-  TopicMessage message;
-  while (it->Next(&entry)) {
-    topicfmt::RecordHeader header;
-    Status s = CheckOperation(entry);
-    if (s.ok()) s = topicfmt::DecodeRecord(entry.body, &header, &messages);
-    if (!s.ok()) return RecordError(entry, s.WithContext("expected offset " + std::to_string(expected)));
-    const bool in_place = first ? header.base_offset <= expected && expected < header.base_offset + header.count
-                                : header.base_offset == expected;
-    if (!in_place) {
-      if (first && header.base_offset > expected) return Status::NotFound("record deleted while reading");
-      return RecordError(entry, Status::Corruption("starts at offset " + std::to_string(header.base_offset) +
-                                                   ", expected offset " + std::to_string(expected)));
+  while (visited < limits.max_messages) {
+    if (index_ == header_.count) {
+      const RecordBound newest = topic_->Newest();
+      if (offset_ == newest.offset + newest.count) return Status::OK();
+      SPOOL_RETURN_IF_ERROR(Retained(NextRecord(/*entering=*/false)));
     }
-    first = false;
-    expected = header.base_offset + header.count;
-    for (uint64_t i = from_offset > header.base_offset ? from_offset - header.base_offset : 0; i < header.count; ++i) {
-      const uint64_t bytes = messages[i].key.size() + messages[i].value.size();
-      if (visited > 0 && visited_bytes + bytes > limits.max_bytes) return Status::OK();
-      message.offset = header.base_offset + i;
-      message.timestamp_us = entry.timestamp_us;
-      message.key.assign(messages[i].key);
-      message.value.assign(messages[i].value);
-      ++visited;
-      visited_bytes += bytes;
-      if (!visit(message) || visited == limits.max_messages) return Status::OK();
-    }
+    const topicfmt::MessageView& m = messages_[index_];
+    const uint64_t bytes = m.key.size() + m.value.size();
+    if (visited > 0 && visited_bytes + bytes > limits.max_bytes) return Status::OK();
+    ++visited;
+    visited_bytes += bytes;
+    if (!Visit(m, visit)) return Status::OK();
   }
-  return it->status().WithContext("topic " + dir_);
+  return Status::OK();
+}
+
+bool TopicCursorImpl::Visit(const topicfmt::MessageView& m, const TopicVisitor& visit) {
+  message_.offset = offset_;
+  message_.timestamp_us = entry_.timestamp_us;
+  message_.key.assign(m.key);
+  message_.value.assign(m.value);
+  ++index_;
+  ++offset_;
+  return visit(message_);
+}
+
+// Reads the record at `version`, which must hold offset_.
+Status TopicCursorImpl::Enter(uint64_t version) {
+  it_.reset();
+  next_version_ = version;
+  return NextRecord(/*entering=*/true);
+}
+
+// Reads the record at next_version_ and moves into it. Entering, the
+// record must hold offset_; else it must start at offset_, where the
+// previous one ended. On an error the cursor stays before the record.
+Status TopicCursorImpl::NextRecord(bool entering) {
+  header_ = topicfmt::RecordHeader{};  // messages_ is about to dangle
+  index_ = 0;
+  SPOOL_RETURN_IF_ERROR(ReadEntry());
+  topicfmt::RecordHeader header;
+  Status s = CheckOperation(entry_);
+  if (s.ok()) s = topicfmt::DecodeRecord(entry_.body, &header, &messages_);
+  if (!s.ok()) {
+    s = s.WithContext("expected offset " + std::to_string(offset_));
+  } else if (entering ? !(header.base_offset <= offset_ && offset_ < header.base_offset + header.count)
+                      : header.base_offset != offset_) {
+    s = Status::Corruption("starts at offset " + std::to_string(header.base_offset) + ", expected offset " +
+                           std::to_string(offset_));
+  }
+  if (!s.ok()) {
+    it_.reset();  // a later Read reads this record again
+    return topic_->RecordError(entry_, s);
+  }
+  assert(entry_.position.version == next_version_);
+  header_ = header;
+  index_ = static_cast<uint32_t>(offset_ - header.base_offset);
+  ++next_version_;
+  return Status::OK();
+}
+
+// The log record at next_version_, into entry_. REQUIRES: the topic holds
+// it (offset_ is before the topic's next offset).
+Status TopicCursorImpl::ReadEntry() {
+  if (it_ == nullptr) SPOOL_RETURN_IF_ERROR(OpenIterator());
+  if (it_->Next(&entry_)) return Status::OK();
+  SPOOL_RETURN_IF_ERROR(IteratorStatus());
+  // An iterator that ran to the end of a segment retention has deleted since
+  // cannot find the segment after it: open one at the version it stopped at.
+  SPOOL_RETURN_IF_ERROR(OpenIterator());
+  if (it_->Next(&entry_)) return Status::OK();
+  SPOOL_RETURN_IF_ERROR(IteratorStatus());
+  it_.reset();
+  return Status::Corruption("topic " + topic_->dir_ + ": the log ends before version " +
+                            std::to_string(next_version_) + ", which holds offset " + std::to_string(offset_));
+}
+
+Status TopicCursorImpl::OpenIterator() {
+  it_.reset();
+  return topic_->log_->NewIterator(next_version_, &it_).WithContext("topic " + topic_->dir_);
+}
+
+Status TopicCursorImpl::IteratorStatus() {
+  const Status s = it_->status();
+  if (s.ok()) return s;
+  it_.reset();
+  return s.WithContext("topic " + topic_->dir_);
+}
+
+// A record the log no longer has was deleted by retention after the offset
+// was checked: OutOfRange when the offset went with it.
+Status TopicCursorImpl::Retained(Status s) {
+  if (s.IsNotFound()) SPOOL_RETURN_IF_ERROR(topic_->CheckReadable(offset_));
+  return s;
+}
+
+Status TopicImpl::Read(uint64_t from_offset, const TopicReadLimits& limits, const TopicVisitor& visit) {
+  if (limits.max_messages == 0) return CheckReadable(from_offset);
+  std::unique_ptr<TopicCursor> cursor;
+  SPOOL_RETURN_IF_ERROR(NewCursor(from_offset, &cursor));
+  return cursor->Read(limits, visit);
+}
+
+Status TopicImpl::NewCursor(uint64_t from_offset, std::unique_ptr<TopicCursor>* cursor) {
+  return ResumeCursor(TopicPosition{from_offset, 0}, cursor);
+}
+
+Status TopicImpl::ResumeCursor(const TopicPosition& from, std::unique_ptr<TopicCursor>* cursor) {
+  SPOOL_RETURN_IF_ERROR(CheckReadable(from.offset));
+  auto impl = std::make_unique<TopicCursorImpl>(this, from.offset);
+  SPOOL_RETURN_IF_ERROR(impl->Seek(from.version));
+  *cursor = std::move(impl);
+  return Status::OK();
 }
 
 Status TopicImpl::RecordError(const LogEntry& entry, const Status& s) const {

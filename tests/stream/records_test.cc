@@ -1,15 +1,22 @@
 // Records to rows: every value type in both formats, every malformed record
 // refused with its line and column, the rescue policy keeping what parsed,
-// and the value parsers (timestamps, durations, base64) on their own.
+// a parser made once agreeing with the functions and its fast path with the
+// reference reading, and the value parsers (timestamps, durations, base64)
+// on their own.
 #include "spool/stream/records.h"
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdio>
+#include <random>
 #include <sstream>
 #include <streambuf>
 #include <string>
 #include <vector>
+
+#include "records_internal.h"
 
 namespace spool {
 namespace {
@@ -447,6 +454,261 @@ TEST(RecordsTest, ParseJsonRecordRescues) {
   EXPECT_EQ(row, (Row{kNull, kNull, kNull, std::string(R"({"_corrupt_record":"not json","_file_path":"orders"})")}));
   ASSERT_TRUE(ParseJsonRecord(R"({"id":2})", Rescuing(), options, &row).ok());
   EXPECT_EQ(row, (Row{int64_t{2}, kNull, kNull, kNull}));
+}
+
+// ---------------------------------------------------------------------------
+// RecordParser: made once, and its fast path against the reference reading
+
+std::unique_ptr<const RecordParser> MakeParser(const Schema& schema, const RecordOptions& options) {
+  std::unique_ptr<const RecordParser> parser;
+  Status s = RecordParser::Make(schema, options, &parser);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return parser;
+}
+
+// Equal, a double to the bit (NaN to NaN, -0.0 only to -0.0).
+bool SameRow(const Row& a, const Row& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Value& x, const Value& y) {
+    const double* dx = std::get_if<double>(&x);
+    const double* dy = std::get_if<double>(&y);
+    if (dx == nullptr || dy == nullptr) return x == y;
+    return std::bit_cast<uint64_t>(*dx) == std::bit_cast<uint64_t>(*dy);
+  });
+}
+
+// What ParseJson gives is what the reference gives, and so is what the
+// fast path gives when it takes the record. Returns whether it took it.
+bool ExpectFastPathAgrees(const RecordParser& parser, const std::string& text) {
+  Row reference_row;
+  const Status reference = ParseJsonReferenceOnly(parser, text, &reference_row);
+  Row row;
+  const Status combined = parser.ParseJson(text, &row);
+  EXPECT_EQ(combined.ToString(), reference.ToString()) << text;
+  if (reference.ok() && combined.ok()) {
+    EXPECT_TRUE(SameRow(row, reference_row)) << text;
+  }
+  Row fast_row;
+  const std::optional<Status> fast = ParseFlatJsonOnly(parser, text, &fast_row);
+  if (!fast.has_value()) return false;
+  EXPECT_EQ(fast->ToString(), reference.ToString()) << text;
+  if (fast->ok() && reference.ok()) {
+    EXPECT_TRUE(SameRow(fast_row, reference_row)) << text;
+  }
+  return true;
+}
+
+TEST(RecordsTest, AParserMadeOnceReadsEveryRecordAsTheFunctionsDo) {
+  RecordOptions options = Json(BadRecordPolicy::kRescue);
+  options.source_name = "topic orders";
+  const auto parser = MakeParser(Rescuing(), options);
+  for (const char* text : {R"({"id":1,"name":"a"})", R"({"id":"x"})", "not json", R"({"id":2,"id":3})", "{}"}) {
+    Row once;
+    Row each;
+    ASSERT_TRUE(parser->ParseJson(text, &once).ok()) << text;
+    ASSERT_TRUE(ParseJsonRecord(text, Rescuing(), options, &each).ok()) << text;
+    EXPECT_EQ(once, each) << text;
+  }
+  // Read names the source it is given, in errors and in rescued data.
+  Result r;
+  const auto collect = [&r](Row&& row, uint64_t line) {
+    r.rows.push_back(std::move(row));
+    r.lines.push_back(line);
+    return Status::OK();
+  };
+  ASSERT_TRUE(parser->Read("{\"id\":1}\n{\"id\":\"x\"}\n", "a.jsonl", collect).ok());
+  EXPECT_EQ(r.rows[1], (Row{kNull, kNull, kNull, std::string(R"({"id":"x","_file_path":"a.jsonl"})")}));
+  EXPECT_EQ(r.lines, (std::vector<uint64_t>{1, 2}));
+  const auto strict = MakeParser(Typed(), Csv());
+  EXPECT_EQ(strict->Read("id\nx\n", "b.csv", collect).message(),
+            "b.csv line 2: column 'id': expected an int64, got 'x'");
+  std::unique_ptr<const RecordParser> refused;
+  EXPECT_TRUE(RecordParser::Make(Typed(), Json(BadRecordPolicy::kRescue), &refused).IsInvalidArgument());
+}
+
+TEST(RecordsTest, FlatObjectsTakeTheFastPathAndReadAsTheReferenceDoes) {
+  const auto parser = MakeParser(Typed(), Json());
+  const std::vector<std::string> flat = {
+      R"({"id":4821,"name":"order 0000000042 from customer 4821 shipped","at":1700000000001000})",
+      "{}",
+      " \t\r\n{ \"id\" : -9223372036854775808 , \"price\" : -0.0 }\n ",
+      R"({"data":"eHl6","ok":false,"price":1.5e-3,"id":18,"name":null})",
+      R"({"id":9223372036854775807,"price":18446744073709551615,"at":"2026-01-02 03:04:05.678901"})",
+      R"({"id":0,"price":"NaN","ok":true,"name":"\"\\\/\b\f\n\r\t"})",
+      R"({"id":-0,"price":4.9e-324,"name":"\u0000\u00e9\u20AC\ud83d\ude00 caf\u00E9"})",
+      "{\"id\":1,\"name\":\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xef\xbf\xbf \xf4\x8f\xbf\xbf\"}",
+      R"({"\u0069d":7,"price":1E+2,"at":-5})",
+  };
+  for (const std::string& text : flat) EXPECT_TRUE(ExpectFastPathAgrees(*parser, text)) << text;
+  Row row;
+  ASSERT_TRUE(parser->ParseJson(flat[6], &row).ok());
+  EXPECT_EQ(row[1], Value(std::string("\0\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80 caf\xc3\xa9", 16)));
+  EXPECT_EQ(row[2], Value(4.9e-324));
+}
+
+TEST(RecordsTest, FastPathGivesUpWhatItDoesNotReadExactlyAsTheReference) {
+  const auto parser = MakeParser(Typed(), Json());
+  const std::vector<std::string> given_up = {
+      R"({"id":1,"name":"a","name":"b"})",          // a repeated key: the last one wins
+      R"({"id":1,"colour":"red"})",                 // an unknown column
+      R"({"id":1,"name":["a"]})",                   // nested
+      R"({"id":1,"name":{}})",
+      "\xef\xbb\xbf{\"id\":1}",                     // a byte order mark, which nlohmann skips
+      std::string("{\"id\":1}\0trailing", 17),      // nlohmann ends the text at a NUL byte
+      R"({"id":1,"price":9223372036854775808000})", // an integer overflow, which nlohmann reads as a double
+      R"({"id":1,"price":-9223372036854775809})",
+      R"({"id":1,"price":1e-400})",                 // underflow to zero
+      R"({"id":1,"price":1e999})",                  // overflow: an error
+      R"({"id":1,"name":"\ud83d"})",                // a high surrogate alone
+      R"({"id":1,"name":"\ude00\ud83d"})",
+      R"({"id":1,"name":"\u12"})",
+      R"({"id":1,"name":"\x"})",
+      "{\"id\":1,\"name\":\"\xc0\xaf\"}",           // overlong forms
+      "{\"id\":1,\"name\":\"\xe0\x80\xaf\"}",
+      "{\"id\":1,\"name\":\"\xf0\x80\x80\xaf\"}",
+      "{\"id\":1,\"name\":\"\xed\xa0\x80\"}",       // an encoded surrogate
+      "{\"id\":1,\"name\":\"\xf4\x90\x80\x80\"}",   // past U+10FFFF
+      "{\"id\":1,\"name\":\"\xe2\x82\"}",           // a truncated sequence
+      "{\"id\":1,\"name\":\"tab\there\"}",          // a raw control character
+      R"({"id":01})", R"({"id":1.})", R"({"id":.5})", R"({"id":+1})", R"({"id":-})", R"({"id":1e})",
+      R"({"id":1,})", R"({"id":1)", R"({"id" 1})", R"({id:1})", R"({"id":1}})", R"({"id":1} x)", "{\"id\":1}\f",
+      R"({"id":tru})", R"({"id":nul})", R"([{"id":1}])", R"("id")", "", "   ",
+      R"({"id":"7"})",                              // a value that does not convert
+      R"({"id":1,"ok":1})",
+  };
+  for (const std::string& text : given_up) {
+    Row row;
+    EXPECT_FALSE(ParseFlatJsonOnly(*parser, text, &row).has_value()) << text;
+    ExpectFastPathAgrees(*parser, text);
+  }
+  Row row;
+  ASSERT_TRUE(parser->ParseJson(given_up[6], &row).ok());
+  EXPECT_EQ(row[2], Value(9223372036854775808000.0));
+}
+
+// Random flat objects of every kind of token, most of them values that fit
+// their column (so that many records take the fast path), and random damage.
+class JsonRecordGenerator {
+ public:
+  explicit JsonRecordGenerator(uint64_t seed) : rng_(seed) {}
+
+  std::string Record() {
+    std::string text = Space() + "{";
+    const size_t fields = Pick(7);
+    for (size_t i = 0; i < fields; ++i) text += (i > 0 ? "," : "") + Space() + Field() + Space();
+    text += "}" + Space();
+    return Pick(4) == 0 ? Damage(text) : text;
+  }
+
+ private:
+  size_t Pick(size_t n) { return static_cast<size_t>(rng_() % n); }
+  template <typename T>
+  const T& OneOf(const std::vector<T>& choices) { return choices[Pick(choices.size())]; }
+
+  std::string Space() { return OneOf<std::string>({"", "", "", " ", "\n\t ", "\r\n"}); }
+  // A key and, three times in four, a value of its column's type.
+  std::string Field() {
+    static const std::string kKeys[] = {R"("id")", R"("name")",   R"("price")",         R"("ok")",   R"("at")",
+                                        R"("data")", R"("colour")", R"("_rescued_data")", R"("na\me")"};
+    const size_t column = Pick(std::size(kKeys));
+    const std::string key = column == 0 && Pick(4) == 0 ? R"("\u0069d")" : kKeys[column];
+    return key + Space() + ":" + Space() + (Pick(4) == 0 ? Scalar() : ValueFor(column));
+  }
+  std::string ValueFor(size_t column) {
+    switch (column) {
+      case 0: return Integer();
+      case 2: return Pick(2) == 0 ? Float() : Integer();
+      case 3: return Literal();
+      case 4: return Pick(2) == 0 ? Integer() : OneOf<std::string>({R"("2026-01-02 03:04:05")", R"("17673230456789")"});
+      case 5: return OneOf<std::string>({R"("eHl6")", R"("Zg==")", R"("")", R"("Zg=")"});
+      default: return String();
+    }
+  }
+  std::string Scalar() {
+    switch (Pick(5)) {
+      case 0: return Integer();
+      case 1: return Float();
+      case 2: return String();
+      case 3: return Literal();
+      default: return OneOf<std::string>({R"("NaN")", R"("-Infinity")", R"("Infinity")", "[1]", "{\"a\":1}", "[]"});
+    }
+  }
+  std::string Literal() { return OneOf<std::string>({"true", "false", "null", "true", "false", "tru", "nulll"}); }
+  std::string Integer() {
+    const std::string sign = Pick(2) == 0 ? "-" : "";
+    switch (Pick(4)) {
+      case 0: return sign + std::to_string(rng_() >> Pick(64));
+      case 1: return sign + OneOf<std::string>({"0", "9223372036854775807", "9223372036854775808",
+                                                "18446744073709551615", "18446744073709551616", "01", "", "00"});
+      case 2: return sign + std::to_string(rng_()) + std::to_string(rng_() % 1000);
+      default: return std::to_string(static_cast<int64_t>(rng_()));
+    }
+  }
+  std::string Float() {
+    std::string digits = std::to_string(rng_() >> Pick(64));
+    if (Pick(2) == 0) digits.insert(1, ".");
+    const std::string exponent = Pick(2) == 0 ? "" : OneOf<std::string>({"e", "E", "e+", "e-", "E-"}) +
+                                                          std::to_string(Pick(2) == 0 ? Pick(20) : Pick(700));
+    const std::string special = OneOf<std::string>({"1.", ".5", "1e", "-0.0", "2.2250738585072011e-308", "4.9e-324"});
+    return Pick(8) == 0 ? special : (Pick(2) == 0 ? "-" : "") + digits + exponent;
+  }
+  // Two strings in three of well-formed pieces only.
+  std::string String() {
+    static const std::vector<std::string> kGood = {
+        "a", "Z", " ", "\\\"", "\\\\", "\\/", "\\b", "\\f", "\\n", "\\r", "\\t", "\\u00e9", "\\u0000", "\\u20AC",
+        "\\uD83D\\uDE00", "\\udbff\\udfff", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xe0\xa0\x80",
+        "\xed\x9f\xbf", "\xf4\x8f\xbf\xbf", "\x7f"};
+    static const std::vector<std::string> kBad = {
+        "\\ud83d", "\\ude00", "\\u12", "\\q", "\xc0\xaf", "\xe0\x80\xaf", "\xf0\x80\x80\xaf", "\xed\xa0\x80",
+        "\xf4\x90\x80\x80", "\xff", "\xe2\x82", "\x01", std::string(1, '\0')};
+    const bool clean = Pick(3) != 0;
+    std::string text = "\"";
+    for (size_t i = Pick(12); i > 0; --i) text += clean || Pick(2) == 0 ? OneOf(kGood) : OneOf(kBad);
+    return text + "\"";
+  }
+  std::string Damage(std::string text) {
+    if (text.empty()) return text;
+    const size_t at = Pick(text.size());
+    switch (Pick(4)) {
+      case 0: text[at] = static_cast<char>(rng_()); break;
+      case 1: text.erase(at, 1); break;
+      case 2: text.insert(at, 1, OneOf<char>({'"', '\\', ',', ':', '{', '}', '[', '0', '\0', '\xe9'})); break;
+      default: text.resize(at); break;
+    }
+    return text;
+  }
+
+  std::mt19937_64 rng_;
+};
+
+TEST(RecordsTest, FastPathAgreesWithTheReferenceOnRandomAndDamagedRecords) {
+  RecordOptions keys_only = Json();
+  keys_only.keys_only = true;
+  const std::vector<std::pair<Schema, RecordOptions>> setups = {
+      {Typed(), Json()}, {Rescuing(), Json(BadRecordPolicy::kRescue)}, {Typed(), keys_only}};
+  for (size_t k = 0; k < setups.size(); ++k) {
+    const auto parser = MakeParser(setups[k].first, setups[k].second);
+    JsonRecordGenerator generator(k);
+    size_t taken = 0;
+    constexpr size_t kRecords = 20'000;
+    for (size_t i = 0; i < kRecords; ++i) taken += ExpectFastPathAgrees(*parser, generator.Record()) ? 1u : 0u;
+    EXPECT_GT(taken, kRecords / 10) << "the fast path must take a share of the records to be tested";
+  }
+}
+
+TEST(RecordsTest, FastPathReadsEveryNumberAsTheReferenceDoes) {
+  const auto parser = MakeParser(MakeSchema({{"n", ColumnType::kDouble, true}, {"i", ColumnType::kInt64, true}}, {}),
+                                 Json());
+  std::mt19937_64 rng(11);
+  size_t taken = 0;
+  for (int i = 0; i < 50'000; ++i) {
+    char text[96];
+    const double value = std::bit_cast<double>(rng());
+    const int digits = static_cast<int>(rng() % 18) + 1;
+    std::snprintf(text, sizeof(text), "{\"n\":%.*g,\"i\":%lld}", digits, std::isfinite(value) ? value : 1.0,
+                  static_cast<long long>(rng()));
+    taken += ExpectFastPathAgrees(*parser, text) ? 1u : 0u;
+  }
+  EXPECT_GT(taken, 45'000u);
 }
 
 // ---------------------------------------------------------------------------

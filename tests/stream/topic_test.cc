@@ -1,6 +1,7 @@
 // The durable topic: messages read back exactly at dense offsets that never
-// move, across batches, threads, reopening, retention and crashes; every
-// mistake and every damaged byte refused with a clear status.
+// move, across batches, threads, reopening, retention and crashes, by Read
+// and by cursors that go on where they stopped; every mistake and every
+// damaged byte refused with a clear status.
 #include "spool/stream/topic.h"
 
 #include <gtest/gtest.h>
@@ -168,6 +169,131 @@ TEST_F(TopicTest, ReadingAtTheEndVisitsNothingAndPastItNamesTheEnd) {
   s = topic->Read(5, {}, [](const TopicMessage&) { return true; });
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
   EXPECT_EQ(s.message(), std::string("topic ") + kDir + ": offset 5 is past the end (next offset: 4)");
+}
+
+// --- Cursors -----------------------------------------------------------------
+
+// Appends what `cursor` visits within `limits` to `*out`.
+Status ReadOn(TopicCursor* cursor, std::vector<TopicMessage>* out, TopicReadLimits limits = {}) {
+  return cursor->Read(limits, [out](const TopicMessage& m) {
+    out->push_back(m);
+    return true;
+  });
+}
+
+std::unique_ptr<TopicCursor> NewCursorAt(Topic* topic, uint64_t offset) {
+  std::unique_ptr<TopicCursor> cursor;
+  Status s = topic->NewCursor(offset, &cursor);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return cursor;
+}
+
+TEST_F(TopicTest, CursorGoesOnWhereItStoppedThoughReadsSplitRecords) {
+  auto topic = CreateAndOpen();
+  for (size_t i = 0; i < 60; ++i) ProduceToModel(topic.get(), MakeBatch(rng_, model_.size(), 1 + i % 7, 700));
+  ASSERT_GT(topic->Info().segments, 2u) << "the cursor must cross segments";
+  for (uint64_t from : {0u, 5u}) {
+    auto cursor = NewCursorAt(topic.get(), from);
+    std::vector<TopicMessage> got;
+    for (uint64_t n = 1; got.size() < model_.size() - from; n = n % 5 + 1) {
+      ASSERT_EQ(cursor->position().offset, from + got.size());
+      const size_t before = got.size();
+      ASSERT_TRUE(ReadOn(cursor.get(), &got, TopicReadLimits{n, UINT64_MAX}).ok());
+      ASSERT_EQ(got.size() - before, std::min<uint64_t>(n, model_.size() - from - before));
+    }
+    ExpectMessages(got, model_, from);
+    ASSERT_TRUE(ReadOn(cursor.get(), &got).ok());
+    EXPECT_EQ(got.size(), model_.size() - from) << "at the end a Read visits nothing";
+  }
+}
+
+TEST_F(TopicTest, CursorLimitsAndStopsAsReadDoesAndMovesPastWhatItVisited) {
+  auto topic = CreateAndOpen();
+  ProduceToModel(topic.get(), {{"a", std::string(10, 'x')}, {"b", std::string(10, 'y')}, {"c", std::string(10, 'z')}});
+  ProduceToModel(topic.get(), {{"d", "1"}});
+  auto cursor = NewCursorAt(topic.get(), 0);
+  std::vector<TopicMessage> got;
+  ASSERT_TRUE(ReadOn(cursor.get(), &got, TopicReadLimits{UINT64_MAX, 21}).ok());
+  EXPECT_EQ(got.size(), 1u);
+  ASSERT_TRUE(ReadOn(cursor.get(), &got, TopicReadLimits{UINT64_MAX, 1}).ok());
+  EXPECT_EQ(got.size(), 2u) << "one message at least";
+  ASSERT_TRUE(ReadOn(cursor.get(), &got, TopicReadLimits{0, UINT64_MAX}).ok());
+  EXPECT_EQ(got.size(), 2u);
+  ASSERT_TRUE(cursor->Read({}, [&](const TopicMessage& m) {
+                got.push_back(m);
+                return false;
+              }).ok());
+  EXPECT_EQ(cursor->position().offset, 3u) << "past the message visit returned false for";
+  ASSERT_TRUE(ReadOn(cursor.get(), &got).ok());
+  ExpectMessages(got, model_, 0);
+}
+
+TEST_F(TopicTest, CursorSeesBatchesProducedAfterItReachedTheEnd) {
+  auto topic = CreateAndOpen();
+  auto cursor = NewCursorAt(topic.get(), 0);  // on an empty topic
+  std::vector<TopicMessage> got;
+  for (int round = 0; round < 40; ++round) {
+    ASSERT_TRUE(ReadOn(cursor.get(), &got).ok());
+    ASSERT_EQ(got.size(), model_.size());
+    for (int i = 0; i <= round % 3; ++i) ProduceToModel(topic.get(), MakeBatch(rng_, model_.size(), 2, 2000));
+  }
+  ASSERT_TRUE(ReadOn(cursor.get(), &got).ok());
+  EXPECT_GT(topic->Info().segments, 2u) << "the cursor followed the log into new segments";
+  ExpectMessages(got, model_, 0);
+}
+
+TEST_F(TopicTest, CursorOvertakenByRetentionFailsWithOutOfRangeOnEveryRead) {
+  auto topic = CreateAndOpen(SmallSegments(/*age_us=*/0, /*bytes=*/3 * kMinTopicSegmentBytes));
+  ProduceToModel(topic.get(), MakeBatch(rng_, 0, 4, 3000));
+  auto cursor = NewCursorAt(topic.get(), 0);
+  std::vector<TopicMessage> got;
+  ASSERT_TRUE(ReadOn(cursor.get(), &got, TopicReadLimits{1, UINT64_MAX}).ok());
+  for (int i = 0; i < 200; ++i) ProduceToModel(topic.get(), MakeBatch(rng_, model_.size(), 1, 3000));
+  const uint64_t oldest = topic->Info().oldest_offset;
+  ASSERT_GT(oldest, 1u) << "the producer's retention went past the cursor";
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    Status s = ReadOn(cursor.get(), &got);
+    EXPECT_TRUE(s.IsOutOfRange()) << s.ToString();
+    EXPECT_EQ(s.message(), std::string("topic ") + kDir + ": offset 1 is no longer retained (oldest retained offset: " +
+                               std::to_string(oldest) + ")");
+  }
+  EXPECT_EQ(got.size(), 1u);
+}
+
+// A record as large as most of a segment, so each lands in a segment of its own.
+TEST_F(TopicTest, CursorGoesOnAfterRetentionDeletedTheSegmentItHadFinished) {
+  auto topic = CreateAndOpen(SmallSegments(/*age_us=*/0, /*bytes=*/100'000));
+  ProduceToModel(topic.get(), MakeBatch(rng_, 0, 1, 40'000));
+  auto cursor = NewCursorAt(topic.get(), 0);
+  std::vector<TopicMessage> got;
+  ASSERT_TRUE(ReadOn(cursor.get(), &got).ok());
+  ProduceToModel(topic.get(), MakeBatch(rng_, 1, 1, 40'000));
+  ProduceToModel(topic.get(), MakeBatch(rng_, 2, 1, 40'000));
+  ASSERT_EQ(topic->Info().oldest_offset, 1u) << "retention deleted the segment the cursor's iterator is in";
+  ASSERT_TRUE(ReadOn(cursor.get(), &got).ok());
+  ExpectMessages(got, model_, 0);
+}
+
+TEST_F(TopicTest, CursorResumedOnAReopenedReaderGoesOnFromItsPosition) {
+  auto topic = CreateAndOpen();
+  ProduceToModel(topic.get(), MakeBatch(rng_, 0, 5, 500));
+  std::unique_ptr<Topic> reader;
+  ASSERT_TRUE(Topic::OpenForReading(&env_, kDir, &reader).ok());
+  auto cursor = NewCursorAt(reader.get(), 0);
+  std::vector<TopicMessage> got;
+  ASSERT_TRUE(ReadOn(cursor.get(), &got, TopicReadLimits{3, UINT64_MAX}).ok());
+  // Resumed from inside a record, then from the end of one.
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < 50; ++i) ProduceToModel(topic.get(), MakeBatch(rng_, model_.size(), 3, 700));
+    const TopicPosition position = cursor->position();
+    cursor.reset();
+    ASSERT_TRUE(Topic::OpenForReading(&env_, kDir, &reader).ok());
+    Status s = reader->ResumeCursor(position, &cursor);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_TRUE(ReadOn(cursor.get(), &got).ok());
+    ASSERT_EQ(got.size(), model_.size());
+  }
+  ExpectMessages(got, model_, 0);
 }
 
 // --- Concurrency -------------------------------------------------------------
@@ -541,6 +667,73 @@ TEST_F(DamagedTopicTest, ForeignOperationIsCorruption) {
   Status s = Topic::Open(&env_, kDir, &topic);
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_NE(s.message().find("operation WRITE is not PRODUCE"), std::string_view::npos) << s.ToString();
+}
+
+// Versions 1 (offsets 0, 1), 2 (a body that does not decode), 3 (offset 2)
+// and 4 (offset 3): a search for offset 2 probes version 2 first.
+class ResumeCursorTest : public DamagedTopicTest {
+ protected:
+  void SetUp() override {
+    DamagedTopicTest::SetUp();
+    SetUpTopicWithTwoMessages();
+    const TopicWrite c[] = {{"c", "3"}};
+    const TopicWrite d[] = {{"d", "4"}};
+    AppendRaw(topicfmt::kProduceOperation, "\x01garbage");
+    AppendRaw(topicfmt::kProduceOperation, Body(2, c));
+    AppendRaw(topicfmt::kProduceOperation, Body(3, d));
+    ASSERT_TRUE(Topic::OpenForReading(&env_, kDir, &topic_).ok());
+  }
+  std::vector<TopicMessage> ReadAll(TopicCursor* cursor) {
+    std::vector<TopicMessage> got;
+    Status s = ReadOn(cursor, &got);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return got;
+  }
+  std::unique_ptr<Topic> topic_;
+};
+
+TEST_F(ResumeCursorTest, ResumedCursorReadsNoRecordBeforeItsPosition) {
+  std::unique_ptr<TopicCursor> cursor;
+  Status s = topic_->NewCursor(2, &cursor);
+  EXPECT_TRUE(s.IsCorruption()) << "the search probes the damaged record: " << s.ToString();
+  s = topic_->ResumeCursor(TopicPosition{2, 3}, &cursor);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const std::vector<TopicMessage> got = ReadAll(cursor.get());
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].offset, 2u);
+  EXPECT_EQ(got[1].key, "d");
+}
+
+TEST_F(ResumeCursorTest, ResumingWithAVersionThatDoesNotHoldTheOffsetSearchesInstead) {
+  for (const uint64_t version : {1u, 2u, 3u, 99u}) {
+    const TopicPosition position{3, version};
+    std::unique_ptr<TopicCursor> cursor;
+    Status s = topic_->ResumeCursor(position, &cursor);
+    ASSERT_TRUE(s.ok()) << position.version << ": " << s.ToString();
+    const std::vector<TopicMessage> got = ReadAll(cursor.get());
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0].key, "d");
+  }
+}
+
+TEST_F(DamagedTopicTest, CursorMeetingARecordThatSkipsOffsetsIsCorruptionAndStaysBeforeIt) {
+  SetUpTopicWithTwoMessages();
+  const TopicWrite writes[] = {{"c", "3"}};
+  AppendRaw(topicfmt::kProduceOperation, Body(5, writes));
+  std::unique_ptr<Topic> topic;
+  ASSERT_TRUE(Topic::Open(&env_, kDir, &topic).ok());
+  auto cursor = NewCursorAt(topic.get(), 0);
+  std::vector<TopicMessage> got;
+  ASSERT_TRUE(ReadOn(cursor.get(), &got, TopicReadLimits{2, UINT64_MAX}).ok());
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    Status s = ReadOn(cursor.get(), &got);
+    EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+    EXPECT_NE(s.message().find("record at log version 2: starts at offset 5, expected offset 2"),
+              std::string_view::npos)
+        << s.ToString();
+    EXPECT_EQ(cursor->position().offset, 2u);
+  }
+  EXPECT_EQ(got.size(), 2u);
 }
 
 // --- Failures and crashes -------------------------------------------------------

@@ -54,12 +54,15 @@
 //            A malformed CSV header is still an error: without it no field
 //            has a column.
 //
-// Thread-safety: plain functions and values.
+// Thread-safety: plain functions and values, and RecordParser, whose const
+// methods may be called from any threads at once.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -118,7 +121,34 @@ Status ReadRecords(std::istream& in, const Schema& schema, const RecordOptions& 
 // One JSON object (a topic message's value) to `*row`, whatever
 // options.format says. Errors name no line: "<source>: column 'c': …".
 // Errors: InvalidArgument (the options do not fit the schema; with kFail,
-// the record does not fit).
+// the record does not fit). A caller with many records keeps a
+// RecordParser instead, which checks the options once.
 Status ParseJsonRecord(std::string_view text, const Schema& schema, const RecordOptions& options, Row* row);
+
+// Reads records of one schema and options, checked once when it is made, so
+// that each record costs only its parsing: what a pipeline source keeps for
+// every record it reads. Its results are those of the functions above.
+//
+// A JSON object is read by a fast path when it is flat (scalars only) and
+// its keys are distinct column names; anything else, and every record that
+// does not fit, is read again by the reference reading, which gives the
+// errors and the rescued data. Both give the same rows.
+//
+// Thread-safety: the methods are const and may be called from any threads
+// at once. Lifetimes: the parser keeps copies of the schema and options.
+class RecordParser {
+ public:
+  // Errors: InvalidArgument (the options do not fit the schema).
+  static Status Make(const Schema& schema, const RecordOptions& options, std::unique_ptr<const RecordParser>* parser);
+
+  virtual ~RecordParser() = default;
+
+  // As ParseJsonRecord with this parser's schema and options.
+  virtual Status ParseJson(std::string_view text, Row* row) const = 0;
+
+  // As ReadRecords of `data`, with `source_name` in place of
+  // options.source_name (a files source names each file).
+  virtual Status Read(std::string_view data, std::string_view source_name, const RecordSink& emit) const = 0;
+};
 
 }  // namespace spool

@@ -16,15 +16,21 @@
 // offsets), so N concurrent producers cost about one fsync.
 //
 // Thread-safety: a Topic is safe for concurrent use: Produce, Read, Info,
-// ApplyRetention and SetRetention may be called from any threads at once.
-// Read sees every batch acknowledged before it started.
+// ApplyRetention, SetRetention and the cursor calls may be called from any
+// threads at once. Read sees every batch acknowledged before it started.
 //
 // Failure model: after a failed write or sync the topic's log is poisoned
 // (see spool/txnlog/log.h): every later Produce and ApplyRetention returns
 // Status::Failed. Reopen the topic to go on; recovery finds what is durable.
 //
-// Lifetimes: the Env must outlive the Topic. One Topic handle at a time may
-// have a directory open (Open of a second one returns Busy).
+// Reading: Read visits messages from any retained offset, finding the
+// offset's record by a binary search over the log's records (each probe
+// decompresses one). A reader that goes on batch after batch keeps a
+// TopicCursor instead: it searches once, then reads on sequentially.
+//
+// Lifetimes: the Env must outlive the Topic, and the Topic its cursors. One
+// Topic handle at a time may have a directory open (Open of a second one
+// returns Busy).
 #pragma once
 
 #include <cstdint>
@@ -90,6 +96,15 @@ struct TopicMessage {
   std::string value;
 };
 
+// Where a cursor is: the offset it visits next, and the log version of the
+// record that holds it (at the end of a record: of the record that starts
+// there, which the topic may not hold yet). A position from one handle of a
+// topic is good on any other handle of the same topic.
+struct TopicPosition {
+  uint64_t offset = 0;
+  uint64_t version = 0;  // 0: not known
+};
+
 // What Produce acknowledged: offsets first_offset .. first_offset + count - 1.
 struct TopicProduced {
   uint64_t first_offset = 0;
@@ -124,6 +139,37 @@ struct TopicRetentionReport {
   uint64_t bytes_deleted = 0;
   uint64_t oldest_offset_before = 0;
   uint64_t oldest_offset = 0;  // after the pass
+};
+
+using TopicVisitor = std::function<bool(const TopicMessage&)>;
+
+// Reads a topic in offset order, each Read going on where the previous one
+// stopped. It keeps its place in the log and the record it is in (a record
+// may span many Reads), so it never searches after its first positioning.
+// It sees what its Topic handle sees: through a handle from Open, batches
+// acknowledged after the cursor was made too; through one from
+// OpenForReading, what the topic held when that handle was opened (open
+// the topic again and ResumeCursor there to see more).
+//
+// Thread-safety: one cursor is not safe for concurrent use; distinct cursors
+// of one Topic are. Lifetimes: the Topic must outlive the cursor.
+class TopicCursor {
+ public:
+  virtual ~TopicCursor() = default;
+
+  // Calls `visit` with each message from position().offset on, as
+  // Topic::Read does, moving past every message visited (the one `visit`
+  // returned false for too). Reaching the end visits nothing and is OK.
+  // Errors (the cursor stays where it was: a later Read tries again):
+  // OutOfRange (retention deleted the cursor's offset since it got there,
+  // e.g. a producer's retention overtook it; the message names the offset
+  // and the oldest retained one, as Read's does; every later Read fails
+  // so), Corruption (a record that does not decode, or does not start at
+  // the offset where the previous one ended; naming the topic, the log
+  // version and the offset), IOError.
+  virtual Status Read(const TopicReadLimits& limits, const TopicVisitor& visit) = 0;
+
+  virtual TopicPosition position() const = 0;
 };
 
 class Topic {
@@ -167,8 +213,17 @@ class Topic {
   // both), InvalidArgument (`from_offset` is past the next offset),
   // Corruption (a record that does not decode, naming the topic, the log
   // version and the offset), IOError.
-  virtual Status Read(uint64_t from_offset, const TopicReadLimits& limits,
-                      const std::function<bool(const TopicMessage&)>& visit) = 0;
+  virtual Status Read(uint64_t from_offset, const TopicReadLimits& limits, const TopicVisitor& visit) = 0;
+
+  // A cursor at `from_offset`, whose record is found as Read finds it (the
+  // search reads and decompresses records). Errors: as Read.
+  virtual Status NewCursor(uint64_t from_offset, std::unique_ptr<TopicCursor>* cursor) = 0;
+  // A cursor at `from.offset`, placed without a search when the record at
+  // `from.version` holds that offset: `from` is another cursor's position,
+  // taken through this handle or another one of the same topic (a reader
+  // that opens the topic again to see new messages goes on so). Otherwise,
+  // and when `from.version` is 0, as NewCursor. Errors: as Read.
+  virtual Status ResumeCursor(const TopicPosition& from, std::unique_ptr<TopicCursor>* cursor) = 0;
 
   virtual TopicInfo Info() = 0;
 
