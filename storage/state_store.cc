@@ -478,6 +478,17 @@ Status StateStore::Flush() {
   return Status::OK();
 }
 
+Status StateStore::DropStaged() {
+  std::unique_lock lock(apply_mu_);
+  apply_cv_.wait(lock, [&] { return imm_ == nullptr; });
+  StatePosition applied;
+  SPOOL_RETURN_IF_ERROR(AppliedPosition(&applied));
+  std::unique_lock overlay(overlay_mu_);
+  mem_ = std::make_shared<StateOverlay>();
+  position_ = applied;
+  return Status::OK();
+}
+
 Status StateStore::Reset(const StatePosition& position, const std::function<Status(const StateLoader& put)>& load) {
   std::unique_lock lock(apply_mu_);
   apply_cv_.wait(lock, [&] { return imm_ == nullptr; });

@@ -210,6 +210,10 @@ class StateStore {
   Status Stage(StateDelta delta);
   // Writes everything staged to LMDB and waits for it. Errors: IOError, NoSpace.
   Status Flush();
+  // Forgets what is staged and not yet applied (waiting for a batch being
+  // applied): the store then holds what LMDB holds, at AppliedPosition().
+  // For a rewind, which cuts the commits staged here from the log.
+  Status DropStaged();
   // Empties the store (staged and applied) and, in the same LMDB
   // transaction, writes what `load` puts (keys in any order) and records
   // `position`: the start of a rebuild. `load` may be null.

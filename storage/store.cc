@@ -265,6 +265,57 @@ Status Store::RebuildState() {
                             std::to_string(oldest));
 }
 
+Status Store::RewindTo(uint64_t version, LogPosition* head) {
+  std::lock_guard commit_lock(commit_mu_);
+  const uint64_t newest = log_->Newest().version;
+  if (version > newest) {
+    return Status::InvalidArgument("cannot rewind to version " + std::to_string(version) + ": the newest is " +
+                                   std::to_string(newest));
+  }
+  SPOOL_RETURN_IF_ERROR(CheckRebuildable(version));
+  LogPosition cut;
+  SPOOL_RETURN_IF_ERROR(log_->TruncateAfter(version, /*discard_suffix=*/false, &cut));
+  // The cut is durable: the rest is what reopening the store would do.
+  SPOOL_RETURN_IF_ERROR(state_->DropStaged());
+  SPOOL_RETURN_IF_ERROR(Recover());
+  {
+    // Versions up to the old newest name other data now: every table counts
+    // as changed up to there.
+    std::lock_guard lock(changes_mu_);
+    last_change_.clear();
+    change_floor_ = std::max(change_floor_, newest);
+  }
+  bytes_since_snapshot_ = 0;
+  {
+    std::lock_guard lock(pins_mu_);
+    const size_t before = pins_.size();
+    std::erase_if(pins_, [&](const auto& pin) { return pin.second > version; });
+    if (pins_.size() != before) SPOOL_RETURN_IF_ERROR(SavePinsLocked());
+  }
+  if (head != nullptr) *head = cut;
+  return Status::OK();
+}
+
+// Whether the state at `version` can be rebuilt once the log is cut after
+// it: from a snapshot at or before it whose following commits the log
+// keeps, or from the log's first commit.
+Status Store::CheckRebuildable(uint64_t version) {
+  const uint64_t oldest = log_->Oldest().version;
+  if (oldest <= 1) return Status::OK();
+  if (version < oldest) {
+    return Status::NotFound("cannot rewind to version " + std::to_string(version) +
+                            ": the oldest version the log keeps is " + std::to_string(oldest));
+  }
+  std::vector<SnapshotInfo> snapshots;
+  SPOOL_RETURN_IF_ERROR(ListSnapshotFiles(&snapshots));
+  for (const SnapshotInfo& snapshot : snapshots) {
+    if (snapshot.version <= version && snapshot.version + 1 >= oldest) return Status::OK();
+  }
+  return Status::NotFound("cannot rewind to version " + std::to_string(version) +
+                          ": no snapshot at or before it is followed by the commits the log keeps (from version " +
+                          std::to_string(oldest) + ")");
+}
+
 Status Store::StageCommit(const CommitRecord& record, const LogEntry& entry) {
   {
     std::lock_guard lock(changes_mu_);

@@ -107,6 +107,23 @@ std::vector<StoreWorkload> MakeWorkloads() {
                                   "the vacuums deleted log segments");
                        }});
 
+  workloads.push_back({"rewind", base, [](StoreRunner& r) {
+                         if (!r.Open()) return;
+                         CreateBoth(r);                       // version 1
+                         for (int i = 0; i < 6; ++i) Step(r, i);  // 2..7
+                         r.Snapshot();                        // at 7
+                         r.AddPin("late", 6);
+                         Step(r, 6);                          // 8
+                         r.RewindTo(5);                       // before the snapshot: rebuilt from the log
+                         Step(r, 7);                          // 6 of the new epoch
+                         r.RewindTo(6);                       // to the newest: nothing cut
+                         Step(r, 8);                          // 7
+                         r.Snapshot();                        // at 7, new epoch
+                         Step(r, 9);                          // 8
+                         r.RewindTo(7);                       // from that snapshot
+                         Step(r, 10);                         // 8
+                       }});
+
   StoreOptions inline_apply = base;
   inline_apply.state_batch_commits = 2;
   workloads.push_back({"state-apply", inline_apply, [](StoreRunner& r) {
@@ -127,8 +144,18 @@ void CheckRecovered(const StoreOptions& options, const StoreRunner& runner, Stor
   ++result->recoveries;
   if (!s.ok()) return violation("recoverable", s.ToString());
   const uint64_t newest = store->log()->Newest().version;
-  if (newest < runner.acked()) {
-    return violation("durable", "newest version " + std::to_string(newest) + " but " + std::to_string(runner.acked()) +
+  uint64_t acked = runner.acked();
+  if (const auto& rewind = runner.pending_rewind(); rewind && store->log()->CurrentEpoch() > rewind->epoch_before) {
+    // The cut was made before the crash: the store is at the rewind's version.
+    if (newest != rewind->version) {
+      return violation("rewind is atomic", "a new epoch began but the newest version is " + std::to_string(newest) +
+                                               ", not the rewind's " + std::to_string(rewind->version));
+    }
+    model->Truncate(newest);
+    acked = newest;
+  }
+  if (newest < acked) {
+    return violation("durable", "newest version " + std::to_string(newest) + " but " + std::to_string(acked) +
                                     " were acknowledged");
   }
   if (newest > model->newest()) {
@@ -250,7 +277,35 @@ void StoreRunner::AddPin(const std::string& name, uint64_t version) {
     dead_ = true;
     return;
   }
-  min_pin_ = std::min(min_pin_, version);
+  pins_[name] = version;
+}
+
+uint64_t StoreRunner::min_pin() const {
+  uint64_t min = UINT64_MAX;
+  for (const auto& [name, version] : pins_) min = std::min(min, version);
+  return min;
+}
+
+void StoreRunner::RewindTo(uint64_t version) {
+  if (dead_) return;
+  const LogPosition before = store_->log()->Newest();
+  pending_rewind_ = PendingRewind{version, store_->log()->CurrentEpoch()};
+  Status s = store_->RewindTo(version);
+  if (s.IsNotFound() || s.IsInvalidArgument()) {  // refused: nothing changes
+    pending_rewind_.reset();
+    if (!(store_->log()->Newest() == before)) {
+      violations_->push_back({"a refused rewind changes nothing", s.ToString()});
+    }
+    return;
+  }
+  if (!s.ok()) {
+    dead_ = true;
+    return;
+  }
+  pending_rewind_.reset();
+  model_->Truncate(version);
+  acked_ = version;
+  std::erase_if(pins_, [&](const auto& pin) { return pin.second > version; });
 }
 
 void StoreRunner::WithReader(uint64_t version, const std::function<void()>& inner) {
@@ -303,6 +358,8 @@ StoreWorkload RandomStoreWorkload(uint64_t seed) {
       } else if (roll < 22) {
         r.AdvanceClock(1000 * kHour);
         r.Vacuum(kHour);
+      } else if (roll < 28 && newest > 0) {
+        r.RewindTo(static_cast<uint64_t>(random.Uniform(static_cast<int>(newest) + 1)));
       } else {
         r.Commit(random.Next(r.model().state(newest)));
       }

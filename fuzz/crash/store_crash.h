@@ -20,6 +20,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,10 @@ class StoreRunner {
   void Snapshot();
   void Vacuum(uint64_t retain_us);
   void AddPin(const std::string& name, uint64_t version);
+  // Rewinds the whole store (Store::RewindTo). Until it is acknowledged a
+  // recovered store may be before or after the cut; once it is, versions
+  // after `version` are gone from the model.
+  void RewindTo(uint64_t version);
   // Holds a live reader's pin at `version` across `inner`.
   void WithReader(uint64_t version, const std::function<void()>& inner);
   void AdvanceClock(uint64_t us);
@@ -57,7 +63,14 @@ class StoreRunner {
 
   bool dead() const { return dead_; }
   uint64_t acked() const { return acked_; }
-  uint64_t min_pin() const { return min_pin_; }
+  uint64_t min_pin() const;
+  // A rewind that was attempted and not acknowledged: its version, and the
+  // log's epoch before it (a recovered store past the cut has a later one).
+  struct PendingRewind {
+    uint64_t version = 0;
+    uint64_t epoch_before = 0;
+  };
+  const std::optional<PendingRewind>& pending_rewind() const { return pending_rewind_; }
 
  private:
   void Finish(const Status& s, const CommitResult& result);
@@ -70,7 +83,8 @@ class StoreRunner {
   std::unique_ptr<Store> store_;
   bool dead_ = false;
   uint64_t acked_ = 0;
-  uint64_t min_pin_ = UINT64_MAX;  // the oldest acknowledged durable pin
+  std::map<std::string, uint64_t> pins_;  // acknowledged durable pins
+  std::optional<PendingRewind> pending_rewind_;
 };
 
 struct StoreWorkload {

@@ -190,6 +190,24 @@ class Store {
   // the difference (metrics numRestoredRows, numRemovedRows).
   Status Restore(const TableId& id, uint64_t version, CommitResult* result = nullptr);
 
+  // Rewinds the whole store to `version` (DESIGN.md §6, a whole-pipeline
+  // rewind): every commit after it is cut from the log and moved to the
+  // log's archive, a new epoch starts (the next commit is `version` + 1),
+  // and the tables, checkpoints and history are what they were at
+  // `version`: the applied state replayed up to it when it is not past it,
+  // else rebuilt from the newest snapshot at or before it and the log. The
+  // cost depends on the distance back to that snapshot, not on how much
+  // history follows `version`. Named pins past `version` are dropped.
+  // Crash-safe: a crash leaves the store before or after the cut, and
+  // reopening completes the rest; rewinding again, to the same or another
+  // version, converges. Version numbers after `version` are used again by
+  // the commits that follow: a version held from before names other data.
+  // Readers taken before go on reading what they had.
+  // Errors: InvalidArgument (`version` beyond the newest), NotFound (older
+  // than the log keeps, or no snapshot from which to rebuild it: nothing is
+  // changed), Failed, IOError.
+  Status RewindTo(uint64_t version, LogPosition* head = nullptr);
+
   VersionRange AvailableVersions();
 
   // Writes a snapshot of the current state, durably. Errors:
@@ -223,6 +241,7 @@ class Store {
 
   Status Recover();
   Status RebuildState();
+  Status CheckRebuildable(uint64_t version);
   Status Replay(uint64_t from_version);
   Status LoadCatalog();
   Status StageCommit(const CommitRecord& record, const LogEntry& entry);

@@ -1,0 +1,173 @@
+// Store::RewindTo: the whole store back to a version by cutting the log,
+// with the state rebuilt from what LMDB applied or from a snapshot.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+
+#include "table_fixture.h"
+
+namespace spool {
+namespace {
+
+class RewindStoreTest : public TableTest {
+ protected:
+  void SetUp() override {
+    TableTest::SetUp();
+    CreateUsers();  // version 1
+  }
+
+  // Version i + 2: user i % 3 named "v<i>", a delete of user (i + 1) % 3
+  // every fourth step, and the flow's checkpoint "offset=<i>".
+  CommitResult Step(int i) {
+    Transaction txn("STREAMING UPDATE");
+    txn.Write(users_, User(i % 3, "v" + std::to_string(i)));
+    if (i % 4 == 3) txn.Delete(users_, Row{int64_t{(i + 1) % 3}});
+    txn.SetCheckpoint("flow", "offset=" + std::to_string(i));
+    return Commit(txn);
+  }
+  std::vector<Row> Rows() { return ReadAll(users_); }
+  std::vector<Row> RowsAt(uint64_t version) {
+    ReadOptions at;
+    at.version = version;
+    return ReadAll(users_, at);
+  }
+  std::string Checkpoint() {
+    std::string data;
+    bool found = false;
+    EXPECT_TRUE(store_->GetCheckpoint("flow", &data, &found).ok());
+    return found ? data : "<none>";
+  }
+};
+
+TEST_F(RewindStoreTest, CutsLaterCommitsAndTheNextCommitGoesOnFromThePoint) {
+  for (int i = 0; i < 10; ++i) Step(i);  // versions 2..11
+  const std::vector<Row> at6 = RowsAt(6);
+  const std::vector<Row> at4 = RowsAt(4);
+  const uint64_t epoch = store_->log()->Newest().epoch;
+
+  LogPosition head;
+  ASSERT_TRUE(store_->RewindTo(6, &head).ok());
+  EXPECT_EQ(head.version, 6u);
+  EXPECT_GT(head.epoch, epoch);
+  EXPECT_EQ(store_->log()->Newest().version, 6u);
+  EXPECT_EQ(Rows(), at6);
+  EXPECT_EQ(RowsAt(4), at4);  // time travel before the point still reads
+  EXPECT_EQ(Checkpoint(), "offset=4");
+  std::vector<HistoryEntry> history;
+  ASSERT_TRUE(store_->History(users_, &history).ok());
+  ASSERT_FALSE(history.empty());
+  EXPECT_EQ(history.front().version, 6u);
+
+  // The next commit is version 7 of the new epoch, and holds what it wrote.
+  EXPECT_EQ(Step(100).version, 7u);
+  std::map<int64_t, Row> want;  // at6 with key 1 set by the new commit
+  for (const Row& row : at6) want[std::get<int64_t>(row[0])] = row;
+  want[1] = User(1, "v100");
+  std::vector<Row> want_rows;
+  for (auto& [key, row] : want) want_rows.push_back(row);
+  EXPECT_EQ(Rows(), want_rows);
+  EXPECT_EQ(Checkpoint(), "offset=100");
+
+  // The change feed from the point shows only the new commit.
+  size_t changes = 0;
+  ASSERT_TRUE(store_->Changes(users_, 7, 0, [&](const ChangeRow& c) {
+                      EXPECT_EQ(c.commit_version, 7u);
+                      ++changes;
+                      return true;
+                    }).ok());
+  EXPECT_GT(changes, 0u);
+
+  // Durable: reopening keeps the rewound store.
+  const std::vector<Row> now = Rows();
+  Reopen();
+  EXPECT_EQ(store_->log()->Newest().version, 7u);
+  EXPECT_EQ(Rows(), now);
+  EXPECT_EQ(RowsAt(6), at6);
+}
+
+TEST_F(RewindStoreTest, StateAppliedPastThePointIsRebuiltFromASnapshot) {
+  for (int i = 0; i < 5; ++i) Step(i);  // versions 2..6
+  ASSERT_TRUE(store_->TakeSnapshot().ok());  // at 6
+  for (int i = 5; i < 20; ++i) Step(i);  // versions 7..21
+  ASSERT_TRUE(store_->FlushState().ok());  // LMDB now holds version 21
+  const std::vector<Row> at9 = RowsAt(9);
+  const std::vector<Row> at7 = RowsAt(7);
+  ASSERT_TRUE(store_->RewindTo(9).ok());
+  EXPECT_EQ(Rows(), at9);
+  EXPECT_EQ(Checkpoint(), "offset=7");
+  EXPECT_EQ(RowsAt(7), at7);
+  // Without LMDB the same store is rebuilt.
+  const std::vector<Row> now = Rows();
+  store_.reset();
+  std::filesystem::remove_all(state_.Sub("state"));
+  Open();
+  EXPECT_EQ(Rows(), now);
+}
+
+TEST_F(RewindStoreTest, RewindingAgainConvergesOnTheLastPoint) {
+  for (int i = 0; i < 8; ++i) Step(i);  // versions 2..9
+  const std::vector<Row> at3 = RowsAt(3);
+  ASSERT_TRUE(store_->RewindTo(5).ok());
+  Step(50);
+  Step(51);
+  ASSERT_TRUE(store_->RewindTo(3).ok());
+  EXPECT_EQ(Rows(), at3);
+  EXPECT_EQ(Checkpoint(), "offset=1");
+  // To the newest version: nothing is cut, a new epoch starts.
+  const uint64_t epoch = store_->log()->CurrentEpoch();
+  ASSERT_TRUE(store_->RewindTo(3).ok());
+  EXPECT_EQ(store_->log()->Newest().version, 3u);
+  EXPECT_GT(store_->log()->CurrentEpoch(), epoch);
+  EXPECT_EQ(Rows(), at3);
+}
+
+TEST_F(RewindStoreTest, PinsPastThePointAreDropped) {
+  for (int i = 0; i < 6; ++i) Step(i);  // versions 2..7
+  ASSERT_TRUE(store_->AddPin("early", 3).ok());
+  ASSERT_TRUE(store_->AddPin("late", 6).ok());
+  ASSERT_TRUE(store_->RewindTo(4).ok());
+  const std::vector<std::pair<std::string, uint64_t>> want = {{"early", 3}};
+  EXPECT_EQ(store_->Pins(), want);
+  Reopen();
+  EXPECT_EQ(store_->Pins(), want);
+}
+
+TEST_F(RewindStoreTest, APointThatCannotBeRebuiltIsRefusedAndNothingChanges) {
+  StoreOptions options = Options();
+  options.log.segment_size_bytes = 64 << 10;
+  ASSERT_NO_FATAL_FAILURE(Reopen(options));
+  for (int i = 0; i < 200; ++i) {
+    Transaction w;
+    w.Write(users_, User(i % 7, std::string(1000, static_cast<char>('a' + i % 26))));
+    Commit(w);
+  }
+  env_.SetNowMicros(env_.NowMicros() + 1000 * kHour);
+  VacuumReport report;
+  ASSERT_TRUE(store_->Vacuum(ForcedVacuum(), &report).ok());  // takes a snapshot at the newest, drops the log before it
+  const uint64_t oldest = store_->log()->Oldest().version;
+  ASSERT_GT(oldest, 2u);
+  for (int i = 0; i < 5; ++i) Step(i);
+  const LogPosition newest = store_->log()->Newest();
+  const std::vector<Row> rows = Rows();
+
+  Status s = store_->RewindTo(oldest - 1);
+  EXPECT_TRUE(s.IsNotFound()) << s.ToString();
+  EXPECT_NE(s.ToString().find("oldest version the log keeps is " + std::to_string(oldest)), std::string::npos) << s.ToString();
+  // Retained, but the only snapshot (the vacuum's, at the oldest version)
+  // is gone: nothing to rebuild from.
+  std::vector<SnapshotInfo> snapshots;
+  ASSERT_TRUE(store_->ListSnapshots(&snapshots).ok());
+  ASSERT_EQ(snapshots.size(), 1u);
+  ASSERT_TRUE(env_.RemoveFile("/s/snapshots/" + snapshots[0].file_name).ok());
+  s = store_->RewindTo(oldest + 2);
+  EXPECT_TRUE(s.IsNotFound()) << s.ToString();
+  EXPECT_NE(s.ToString().find("no snapshot"), std::string::npos) << s.ToString();
+  s = store_->RewindTo(newest.version + 1);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_EQ(store_->log()->Newest(), newest);
+  EXPECT_EQ(Rows(), rows);
+}
+
+}  // namespace
+}  // namespace spool
