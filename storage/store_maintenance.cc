@@ -1,5 +1,6 @@
 // Store: snapshots, pins, retention and vacuum.
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "snapshot_file.h"
@@ -225,16 +226,25 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
   floor = std::max(floor, oldest.version);
   report->floor_version = floor;
 
+  // A rewind (RewindTo) to a version from the floor on rebuilds it from the
+  // newest snapshot at or before it and the log after that snapshot: both
+  // stay.
+  std::vector<SnapshotInfo> snapshots;
+  SPOOL_RETURN_IF_ERROR(ListSnapshotFiles(&snapshots));
+  std::optional<uint64_t> base;  // the newest snapshot at or before the floor
+  for (const SnapshotInfo& snapshot : snapshots) {
+    if (snapshot.version <= floor) base = snapshot.version;
+  }
+  const uint64_t log_floor = base ? std::min(floor, *base + 1) : floor;
+
   const std::string log_dir = JoinPath(dir_, "log");
   std::vector<LogSegmentInfo> segments = log_->Segments();
   std::vector<LogSegmentInfo> doomed_segments;
-  for (size_t i = 0; i + 1 < segments.size() && segments[i].last_version < floor; ++i) {
+  for (size_t i = 0; i + 1 < segments.size() && segments[i].last_version < log_floor; ++i) {
     doomed_segments.push_back(segments[i]);
   }
   // Rebuilding the state needs a snapshot at or after the first version
   // kept: take one when the newest is older.
-  std::vector<SnapshotInfo> snapshots;
-  SPOOL_RETURN_IF_ERROR(ListSnapshotFiles(&snapshots));
   const uint64_t first_kept = doomed_segments.empty() ? oldest.version : doomed_segments.back().last_version + 1;
   if (!doomed_segments.empty() && (snapshots.empty() || snapshots.back().version + 1 < first_kept)) {
     report->snapshot_taken = true;
@@ -262,7 +272,7 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
       // The newest snapshot stays, unless (dry run) a newer one would be taken.
       const bool newest_snapshot = !snapshots.empty() && snapshots.back().file_name == name &&
                                    !(options.dry_run && report->snapshot_taken);
-      if (on_history && (version + 1 >= floor || newest_snapshot)) continue;
+      if (on_history && (version + 1 >= floor || newest_snapshot || version == base)) continue;
       doomed_files.push_back(JoinPath(snapshot_dir(), name));
       report->snapshots++;
     }
@@ -308,7 +318,7 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
   // records its floor before deleting, a snapshot is one file, and a cut
   // loses its COMPLETE marker first.
   uint64_t deleted = 0;
-  SPOOL_RETURN_IF_ERROR(log_->DeleteSegmentsBefore(floor, &deleted));
+  SPOOL_RETURN_IF_ERROR(log_->DeleteSegmentsBefore(log_floor, &deleted));
   for (const std::string& path : doomed_files) SPOOL_RETURN_IF_ERROR(env->RemoveFile(path));
   // Index entries that end at or before the oldest kept version answer no
   // read any more.

@@ -286,7 +286,7 @@ uint64_t StoreRunner::min_pin() const {
   return min;
 }
 
-void StoreRunner::RewindTo(uint64_t version) {
+void StoreRunner::RewindTo(uint64_t version, bool pinned) {
   if (dead_) return;
   const LogPosition before = store_->log()->Newest();
   pending_rewind_ = PendingRewind{version, store_->log()->CurrentEpoch()};
@@ -296,6 +296,7 @@ void StoreRunner::RewindTo(uint64_t version) {
     if (!(store_->log()->Newest() == before)) {
       violations_->push_back({"a refused rewind changes nothing", s.ToString()});
     }
+    if (pinned) violations_->push_back({"vacuum keeps pinned versions rewindable", s.ToString()});
     return;
   }
   if (!s.ok()) {
@@ -360,6 +361,10 @@ StoreWorkload RandomStoreWorkload(uint64_t seed) {
         r.Vacuum(kHour);
       } else if (roll < 28 && newest > 0) {
         r.RewindTo(static_cast<uint64_t>(random.Uniform(static_cast<int>(newest) + 1)));
+      } else if (roll < 31 && !r.pins().empty()) {
+        auto pin = r.pins().begin();
+        std::advance(pin, random.Uniform(static_cast<int>(r.pins().size())));
+        r.RewindTo(pin->second, /*pinned=*/true);
       } else {
         r.Commit(random.Next(r.model().state(newest)));
       }

@@ -49,8 +49,11 @@ class StoreRunner {
   void AddPin(const std::string& name, uint64_t version);
   // Rewinds the whole store (Store::RewindTo). Until it is acknowledged a
   // recovered store may be before or after the cut; once it is, versions
-  // after `version` are gone from the model.
-  void RewindTo(uint64_t version);
+  // after `version` are gone from the model. `pinned`: the version is a
+  // durable pin's, which vacuum must keep rewindable (a refusal is a
+  // violation).
+  void RewindTo(uint64_t version, bool pinned = false);
+  const std::map<std::string, uint64_t>& pins() const { return pins_; }
   // Holds a live reader's pin at `version` across `inner`.
   void WithReader(uint64_t version, const std::function<void()>& inner);
   void AdvanceClock(uint64_t us);

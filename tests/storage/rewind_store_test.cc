@@ -133,6 +133,31 @@ TEST_F(RewindStoreTest, PinsPastThePointAreDropped) {
   EXPECT_EQ(store_->Pins(), want);
 }
 
+TEST_F(RewindStoreTest, VacuumKeepsWhatARewindToAPinnedVersionRebuildsFrom) {
+  StoreOptions options = Options();
+  options.log.segment_size_bytes = 64 << 10;
+  ASSERT_NO_FATAL_FAILURE(Reopen(options));
+  auto write = [&](int i) {
+    Transaction w;
+    w.Write(users_, User(i % 7, std::string(1000, static_cast<char>('a' + i % 26))));
+    Commit(w);
+  };
+  for (int i = 0; i < 40; ++i) write(i);   // versions 2..41
+  ASSERT_TRUE(store_->TakeSnapshot().ok());  // at 41
+  for (int i = 40; i < 200; ++i) write(i);  // versions 42..201
+  ASSERT_TRUE(store_->AddPin("point", 120).ok());
+  const std::vector<Row> at120 = RowsAt(120);
+  env_.SetNowMicros(env_.NowMicros() + 1000 * kHour);
+  VacuumReport report;
+  ASSERT_TRUE(store_->Vacuum(ForcedVacuum(), &report).ok());
+  EXPECT_EQ(report.floor_version, 120u);
+  EXPECT_GT(report.log_segments, 0u);  // the log before the snapshot went
+  EXPECT_LE(store_->log()->Oldest().version, 42u);
+  Status s = store_->RewindTo(120);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(Rows(), at120);
+}
+
 TEST_F(RewindStoreTest, APointThatCannotBeRebuiltIsRefusedAndNothingChanges) {
   StoreOptions options = Options();
   options.log.segment_size_bytes = 64 << 10;
