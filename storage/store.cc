@@ -181,6 +181,8 @@ Status Store::Open(const StoreOptions& options, const std::string& dir, std::uni
 
 std::string Store::snapshot_dir() const { return JoinPath(dir_, "snapshots"); }
 
+bool Store::OnHistory(const LogPosition& position) { return PositionOnHistory(position.epoch, position.version); }
+
 // Whether (epoch, version) is a position of the log's current history, so
 // that state recorded there can be brought forward by replaying the log.
 bool Store::PositionOnHistory(uint64_t epoch, uint64_t version) {
@@ -268,11 +270,7 @@ Status Store::RebuildState() {
 Status Store::RewindTo(uint64_t version, LogPosition* head) {
   std::lock_guard commit_lock(commit_mu_);
   const uint64_t newest = log_->Newest().version;
-  if (version > newest) {
-    return Status::InvalidArgument("cannot rewind to version " + std::to_string(version) + ": the newest is " +
-                                   std::to_string(newest));
-  }
-  SPOOL_RETURN_IF_ERROR(CheckRebuildable(version));
+  SPOOL_RETURN_IF_ERROR(CanRewindTo(version));
   LogPosition cut;
   SPOOL_RETURN_IF_ERROR(log_->TruncateAfter(version, /*discard_suffix=*/false, &cut));
   // The cut is durable: the rest is what reopening the store would do.
@@ -296,10 +294,15 @@ Status Store::RewindTo(uint64_t version, LogPosition* head) {
   return Status::OK();
 }
 
-// Whether the state at `version` can be rebuilt once the log is cut after
-// it: from a snapshot at or before it whose following commits the log
-// keeps, or from the log's first commit.
-Status Store::CheckRebuildable(uint64_t version) {
+// The version must be on the log, and its state rebuildable once the log is
+// cut after it: from a snapshot at or before it whose following commits the
+// log keeps, or from the log's first commit.
+Status Store::CanRewindTo(uint64_t version) {
+  const uint64_t newest = log_->Newest().version;
+  if (version > newest) {
+    return Status::InvalidArgument("cannot rewind to version " + std::to_string(version) + ": the newest is " +
+                                   std::to_string(newest));
+  }
   const uint64_t oldest = log_->Oldest().version;
   if (oldest <= 1) return Status::OK();
   if (version < oldest) {

@@ -459,6 +459,33 @@ Status Store::GetCheckpoint(const std::string& flow, std::string* data, bool* fo
   return state_->Get(StateCheckpointKey(flow), data, found);
 }
 
+Status Store::GetCheckpointAt(const std::string& flow, uint64_t version, std::string* data, bool* found) {
+  std::lock_guard lock(commit_mu_);  // the current value must be the one after the commits read
+  const uint64_t newest = log_->Newest().version;
+  if (version > newest) {
+    return Status::InvalidArgument("version " + std::to_string(version) + " is beyond the newest, " +
+                                   std::to_string(newest));
+  }
+  if (version < newest) {
+    std::unique_ptr<LogIterator> it;
+    SPOOL_RETURN_IF_ERROR(log_->NewIterator(version + 1, &it));
+    LogEntry entry;
+    CommitRecord record;
+    while (it->Next(&entry)) {
+      Status s = DecodeCommit(entry.body, &record);
+      if (!s.ok()) return s.WithContext("log version " + std::to_string(entry.position.version));
+      for (const CheckpointRecord& checkpoint : record.checkpoints) {
+        if (checkpoint.flow != flow) continue;
+        *found = checkpoint.before.has_value();
+        if (*found) *data = *checkpoint.before;
+        return Status::OK();
+      }
+    }
+    SPOOL_RETURN_IF_ERROR(it->status());
+  }
+  return GetCheckpoint(flow, data, found);
+}
+
 std::vector<TableInfo> Store::ListTables() {
   std::shared_lock lock(catalog_mu_);
   std::vector<TableInfo> tables;

@@ -122,6 +122,25 @@ TEST_F(RewindStoreTest, RewindingAgainConvergesOnTheLastPoint) {
   EXPECT_EQ(Rows(), at3);
 }
 
+TEST_F(RewindStoreTest, CheckpointsReadAsOfAnyRetainedVersion) {
+  for (int i = 0; i < 6; ++i) Step(i);  // versions 2..7 set "offset=<version - 2>"
+  Transaction clear("STREAMING UPDATE");
+  clear.SetCheckpoint("flow", std::nullopt);
+  Commit(clear);  // version 8 clears it
+  for (uint64_t v = 1; v <= 8; ++v) {
+    std::string data;
+    bool found = true;
+    ASSERT_TRUE(store_->GetCheckpointAt("flow", v, &data, &found).ok());
+    EXPECT_EQ(found, v >= 2 && v <= 7) << v;
+    if (found) {
+      EXPECT_EQ(data, "offset=" + std::to_string(v - 2));
+    }
+  }
+  std::string data;
+  bool found = false;
+  EXPECT_TRUE(store_->GetCheckpointAt("flow", 9, &data, &found).IsInvalidArgument());
+}
+
 TEST_F(RewindStoreTest, PinsPastThePointAreDropped) {
   for (int i = 0; i < 6; ++i) Step(i);  // versions 2..7
   ASSERT_TRUE(store_->AddPin("early", 3).ok());

@@ -138,6 +138,7 @@ class Store {
   // decode it.
   Log* log() { return log_.get(); }
   EventLog* events() { return events_.get(); }
+  const StoreOptions& options() const { return options_; }
 
   // Commits `txn` as one version. Errors (nothing written): InvalidArgument
   // naming the table, column or operation that does not fit. After the log
@@ -175,6 +176,11 @@ class Store {
 
   // A flow checkpoint as of the current version.
   Status GetCheckpoint(const std::string& flow, std::string* data, bool* found);
+  // A flow checkpoint as of `version`: what the first commit after it that
+  // set the checkpoint found there, else the current one. Reads the commits
+  // after `version`. Errors: InvalidArgument (beyond the newest), NotFound
+  // (the log no longer holds the commits after it), Corruption.
+  Status GetCheckpointAt(const std::string& flow, uint64_t version, std::string* data, bool* found);
 
   // Every retained commit that touched the table, newest first (at most
   // `limit`, 0 = all). Errors: NotFound.
@@ -207,6 +213,12 @@ class Store {
   // than the log keeps, or no snapshot from which to rebuild it: nothing is
   // changed), Failed, IOError.
   Status RewindTo(uint64_t version, LogPosition* head = nullptr);
+  // What RewindTo(version) checks before it changes anything: OK when it
+  // would go ahead; its errors otherwise.
+  Status CanRewindTo(uint64_t version);
+  // Whether the commit at `position` is on the log's current history (not
+  // cut by a rewind, nor past the newest).
+  bool OnHistory(const LogPosition& position);
 
   VersionRange AvailableVersions();
 
@@ -241,7 +253,6 @@ class Store {
 
   Status Recover();
   Status RebuildState();
-  Status CheckRebuildable(uint64_t version);
   Status Replay(uint64_t from_version);
   Status LoadCatalog();
   Status StageCommit(const CommitRecord& record, const LogEntry& entry);
