@@ -755,6 +755,34 @@ Pipeline::~Pipeline() = default;
 const PipelineSpec& Pipeline::spec() const { return impl_->spec; }
 const std::string& Pipeline::id() const { return impl_->pipeline_id; }
 
+std::vector<PipelineDataset> Pipeline::Datasets() const {
+  const Impl& p = *impl_;
+  std::vector<PipelineDataset> out;
+  std::vector<bool> listed(p.datasets.size(), false);
+  auto add = [&](size_t d) {
+    if (listed[d]) return;
+    listed[d] = true;
+    const CompiledDataset& dataset = p.datasets[d];
+    PipelineDataset info{dataset.id, dataset.spec.kind, {}, {}, {}, false};
+    for (size_t f : dataset.flows) {
+      const CompiledFlow& flow = p.flows[f];
+      info.flows.push_back(flow.spec->name);
+      info.external_source = info.external_source || flow.spec->source.kind != SourceKind::kDataset;
+      for (size_t up : flow.upstream) {
+        const TableId& id = p.flows[up].target;
+        if (std::find(info.upstream.begin(), info.upstream.end(), id) == info.upstream.end()) info.upstream.push_back(id);
+      }
+      for (const auto& component : flow.state) {
+        for (const auto& [id, schema] : component) info.state_tables.push_back(id);
+      }
+    }
+    out.push_back(std::move(info));
+  };
+  for (size_t f : p.order) add(p.flows[f].target_dataset);
+  for (size_t d = 0; d < p.datasets.size(); ++d) add(d);  // datasets no flow writes
+  return out;
+}
+
 Status Pipeline::Open(Store* store, PipelineSpec spec, std::unique_ptr<Pipeline>* pipeline,
                       const PipelineOptions& options) {
   auto impl = std::make_unique<Impl>();

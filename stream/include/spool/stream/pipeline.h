@@ -78,6 +78,16 @@ struct UpdateResult {
   std::string error;  // the first failure, naming its flow
 };
 
+// A dataset as rewinds and refreshes see it (DESIGN.md §6).
+struct PipelineDataset {
+  TableId id;
+  TableKind kind = TableKind::kStreamingTable;
+  std::vector<std::string> flows;     // writing it; a flow's checkpoint has its name
+  std::vector<TableId> upstream;      // datasets of this pipeline its flows read
+  std::vector<TableId> state_tables;  // its flows' internal tables (source and operator state)
+  bool external_source = false;       // a flow reads files or a topic
+};
+
 struct PipelineOptions {
   // Where files and topic sources are read (the store has its own).
   Env* env = Env::Default();
@@ -95,6 +105,8 @@ class Pipeline {
   const PipelineSpec& spec() const;
   // The pipeline id recorded with the definition (empty if none is recorded).
   const std::string& id() const;
+  // Its datasets, in DAG order (upstream first).
+  std::vector<PipelineDataset> Datasets() const;
 
   // Runs one update. Returns OK when the update ran, whatever its outcome
   // (result->state, result->error); an error when it could not start (the

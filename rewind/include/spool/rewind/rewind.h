@@ -1,0 +1,81 @@
+// Rewinding a pipeline (DESIGN.md §6): validating a rewind_spec against the
+// store and the pipeline, and carrying it out.
+//
+// A refused rewind is Status::InvalidArgument whose message starts with its
+// code, then ": " and what to do, e.g.
+//   INVALID_REWIND_SPECIFICATION.REWIND_POINT_NOT_FOUND: no rewind point has
+//   id 1d2…; list them with `spool rewind-points DIR`
+// RewindErrorCode gives the code.
+//
+// Rewinding every dataset (datasets omitted, or a selection whose cascades
+// cover every dataset, each resetting checkpoints) rewinds the whole store:
+// a durable `rewind_started` event, Store::RewindTo (the log cut after the
+// target into the archive, the state rebuilt there), the pipeline's
+// definition recorded again when the cut removed it (a rewind restores
+// data, not code), and a `rewind_completed` event. Rewind does not run the
+// pipeline: replay is the next update. A crash between the two events
+// leaves an incomplete rewind (FindIncompleteRewind); rewinding again
+// converges.
+//
+// Thread-safety: the caller runs one update (a rewind is one) at a time.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spool/rewind/rewind_points.h"
+#include "spool/rewind/update_request.h"
+#include "spool/storage/store.h"
+#include "spool/stream/pipeline.h"
+
+namespace spool {
+
+namespace rewind_error {
+inline constexpr std::string_view kPointNotFound = "INVALID_REWIND_SPECIFICATION.REWIND_POINT_NOT_FOUND";
+inline constexpr std::string_view kMultipleTargets = "INVALID_REWIND_SPECIFICATION.MULTIPLE_REWIND_TARGETS";
+inline constexpr std::string_view kNoTarget = "INVALID_REWIND_SPECIFICATION.NO_REWIND_TARGET";
+inline constexpr std::string_view kBeyondRetention = "INVALID_REWIND_SPECIFICATION.BEYOND_RETENTION";
+inline constexpr std::string_view kDatasetNotFound = "INVALID_REWIND_SPECIFICATION.DATASET_NOT_FOUND";
+inline constexpr std::string_view kInconsistentUpstreamReset =
+    "INVALID_REWIND_SPECIFICATION.INCONSISTENT_UPSTREAM_CHECKPOINT_RESET";
+inline constexpr std::string_view kExternalSourceRequiresReset =
+    "INVALID_REWIND_SPECIFICATION.EXTERNAL_SOURCE_REQUIRES_CHECKPOINT_RESET";
+inline constexpr std::string_view kInvalidTimestamp = "INVALID_REWIND_SPECIFICATION.INVALID_TIMESTAMP_FORMAT";
+}  // namespace rewind_error
+
+// The code a refused rewind's message starts with; empty when it has none.
+std::string_view RewindErrorCode(const Status& s);
+
+// A validated rewind.
+struct RewindPlan {
+  LogPosition target;                 // the store's position to go back to
+  uint64_t target_timestamp_us = 0;   // that commit's time
+  std::optional<RewindPoint> point;   // given by rewind_point_id
+  std::vector<RewindDataset> datasets;  // every dataset rewound, cascades resolved
+  bool whole_pipeline = true;
+};
+
+// Checks `spec` against the store and the pipeline and resolves its target
+// (a point's position; a timestamp's latest commit at or before it).
+// Errors: InvalidArgument with a code (above); NotSupported for a rewind of
+// some datasets only or without resetting checkpoints, which is not built
+// yet; IOError.
+Status PlanRewind(Store* store, const Pipeline& pipeline, const RewindSpec& spec, RewindPlan* plan);
+
+// Carries out a plan (see above). A dry run changes no table: it records a
+// rewind point for the validated state (`*dry_run_point`) and nothing else.
+Status ExecuteRewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, const std::string& update_id,
+                     bool dry_run, RewindPoint* dry_run_point = nullptr);
+
+// A rewind that started and did not complete (a crash or failure between
+// its events).
+struct IncompleteRewind {
+  std::string update_id;
+  LogPosition target;
+  uint64_t started_us = 0;
+};
+Status FindIncompleteRewind(Store* store, std::optional<IncompleteRewind>* incomplete);
+
+}  // namespace spool

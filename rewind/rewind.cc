@@ -1,0 +1,243 @@
+// Rewinding a pipeline: validation and the whole-pipeline rewind.
+#include "spool/rewind/rewind.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "json_reader.h"
+#include "spool/storage/event_log.h"
+
+namespace spool {
+namespace {
+
+constexpr std::string_view kStartedEvent = "rewind_started";
+constexpr std::string_view kCompletedEvent = "rewind_completed";
+
+Status Refuse(std::string_view code, const std::string& what) {
+  return Status::InvalidArgument(std::string(code) + ": " + what);
+}
+
+// The oldest version a rewind could still go back to, for an error: the
+// log's first when it starts at version 1, else the oldest snapshot whose
+// following commits the log keeps.
+std::string OldestPoint(Store* store) {
+  const uint64_t oldest = store->log()->Oldest().version;
+  std::optional<uint64_t> version;
+  if (oldest <= 1) version = oldest;
+  std::vector<SnapshotInfo> snapshots;
+  if (!version && store->ListSnapshots(&snapshots).ok()) {
+    for (const SnapshotInfo& snapshot : snapshots) {
+      if (snapshot.version + 1 >= oldest) {
+        version = std::max(snapshot.version, oldest);
+        break;
+      }
+    }
+  }
+  if (!version) return "none: no snapshot is followed by the commits the log keeps";
+  LogEntry entry;
+  if (*version == 0 || !store->log()->Read(*version, &entry).ok()) return "version " + std::to_string(*version);
+  return "version " + std::to_string(*version) + " (" + FormatTimestampUtc(entry.timestamp_us) + ")";
+}
+
+Status ResolveTarget(Store* store, const RewindSpec& spec, RewindPlan* plan) {
+  if (spec.rewind_point_id && spec.rewind_timestamp) {
+    return Refuse(rewind_error::kMultipleTargets, "give exactly one of rewind_point_id and rewind_timestamp, not both");
+  }
+  if (!spec.rewind_point_id && !spec.rewind_timestamp) {
+    return Refuse(rewind_error::kNoTarget, "give one of rewind_point_id (see `spool rewind-points`) or rewind_timestamp");
+  }
+  if (spec.rewind_point_id) {
+    RewindPoint point;
+    Status s = FindRewindPoint(store, *spec.rewind_point_id, &point);
+    if (s.IsNotFound()) {
+      return Refuse(rewind_error::kPointNotFound, "no rewind_summary event has id " + *spec.rewind_point_id +
+                                                      "; list the points with `spool rewind-points DIR`");
+    }
+    SPOOL_RETURN_IF_ERROR(s);
+    if (!store->OnHistory(point.position)) {
+      return Refuse(rewind_error::kPointNotFound, "rewind point " + point.id + " (version " +
+                                                      std::to_string(point.position.version) +
+                                                      ") is on a history a later rewind cut off");
+    }
+    plan->target = point.position;
+    plan->target_timestamp_us = point.timestamp_us;
+    plan->point = std::move(point);
+    return Status::OK();
+  }
+  int64_t micros = 0;
+  Status s = ParseRewindTimestamp(*spec.rewind_timestamp, &micros);
+  if (!s.ok()) return Refuse(rewind_error::kInvalidTimestamp, std::string(s.message()));
+  uint64_t version = 0;
+  s = micros < 0 ? Status::NotFound("before 1970") : store->log()->VersionAtTime(static_cast<uint64_t>(micros), &version);
+  if (s.IsNotFound()) {
+    return Refuse(rewind_error::kBeyondRetention, "no retained commit is at or before " + *spec.rewind_timestamp +
+                                                      " UTC; the oldest possible point is " + OldestPoint(store));
+  }
+  SPOOL_RETURN_IF_ERROR(s);
+  LogEntry entry;
+  SPOOL_RETURN_IF_ERROR(store->log()->Read(version, &entry));
+  plan->target = entry.position;
+  plan->target_timestamp_us = entry.timestamp_us;
+  return Status::OK();
+}
+
+// The datasets the spec rewinds, cascades followed downstream.
+Status ResolveDatasets(const std::vector<PipelineDataset>& all, const RewindSpec& spec, RewindPlan* plan) {
+  std::map<std::string, const PipelineDataset*> by_name;
+  for (const PipelineDataset& d : all) by_name[d.id.ToString()] = &d;
+  if (!spec.datasets) {
+    for (const PipelineDataset& d : all) plan->datasets.push_back(RewindDataset{d.id.ToString(), true, true});
+    return Status::OK();
+  }
+  std::map<std::string, bool> chosen;  // identifier -> reset_checkpoints
+  for (const RewindDataset& d : *spec.datasets) {
+    if (by_name.count(d.identifier) == 0) {
+      std::string names;
+      for (const auto& [name, dataset] : by_name) names += (names.empty() ? "" : ", ") + name;
+      return Refuse(rewind_error::kDatasetNotFound,
+                    "the pipeline has no dataset " + d.identifier + " (its datasets: " + names + ")");
+    }
+    chosen[d.identifier] = d.reset_checkpoints;
+  }
+  // Downstream of a cascading dataset: every dataset one of whose upstreams
+  // is rewound, in DAG order (all is upstream first).
+  std::set<std::string> cascading;
+  for (const RewindDataset& d : *spec.datasets) {
+    if (d.cascade) cascading.insert(d.identifier);
+  }
+  for (const PipelineDataset& d : all) {
+    const std::string name = d.id.ToString();
+    for (const TableId& up : d.upstream) {
+      if (cascading.count(up.ToString()) == 0) continue;
+      if (chosen.count(name) == 0) chosen[name] = chosen[up.ToString()];
+      cascading.insert(name);
+    }
+  }
+  for (const PipelineDataset& d : all) {
+    const std::string name = d.id.ToString();
+    auto it = chosen.find(name);
+    if (it == chosen.end()) continue;
+    const bool reset = it->second;
+    if (!reset && d.external_source) {
+      return Refuse(rewind_error::kExternalSourceRequiresReset,
+                    name + " is written by a flow reading files or a topic, whose offsets must be rewound with its "
+                           "table: set reset_checkpoints to true for it");
+    }
+    for (const TableId& up : d.upstream) {
+      auto upstream = chosen.find(up.ToString());
+      if (upstream != chosen.end() && upstream->second != reset) {
+        return Refuse(rewind_error::kInconsistentUpstreamReset,
+                      name + " has reset_checkpoints " + (reset ? "true" : "false") + " but its upstream " +
+                          upstream->first + " has " + (upstream->second ? "true" : "false") +
+                          ": a table and its upstreams must agree");
+      }
+    }
+    plan->datasets.push_back(RewindDataset{name, cascading.count(name) != 0, reset});
+  }
+  plan->whole_pipeline = plan->datasets.size() == all.size() &&
+                         std::all_of(plan->datasets.begin(), plan->datasets.end(),
+                                     [](const RewindDataset& d) { return d.reset_checkpoints; });
+  return Status::OK();
+}
+
+Status AppendEvent(Store* store, const Pipeline& pipeline, const std::string& update_id, std::string_view type,
+                   const std::string& message, const json& details) {
+  Event e;
+  e.origin.pipeline_id = pipeline.id();
+  e.origin.update_id = update_id;
+  e.event_type = type;
+  e.message = message;
+  e.details_json = details.dump();
+  return store->events()->Append(&e);
+}
+
+// The cut may have removed the definition the pipeline runs: record it
+// again (a rewind brings back data, not code).
+Status RecordDefinitionAgain(Store* store, const Pipeline& pipeline) {
+  if (pipeline.id().empty()) return Status::OK();  // never recorded
+  PipelineSpec recorded;
+  Status s = GetPipelineDefinition(store, &recorded);
+  if (s.ok() && PipelineSpecToJson(recorded) == PipelineSpecToJson(pipeline.spec())) return Status::OK();
+  if (!s.ok() && !s.IsNotFound()) return s;
+  return SetPipelineDefinition(store, pipeline.spec());
+}
+
+}  // namespace
+
+std::string_view RewindErrorCode(const Status& s) {
+  const std::string_view message = s.message();
+  constexpr std::string_view kPrefix = "INVALID_REWIND_SPECIFICATION.";
+  if (!message.starts_with(kPrefix)) return {};
+  return message.substr(0, message.find(':'));
+}
+
+Status PlanRewind(Store* store, const Pipeline& pipeline, const RewindSpec& spec, RewindPlan* plan) {
+  RewindPlan out;
+  SPOOL_RETURN_IF_ERROR(ResolveTarget(store, spec, &out));
+  SPOOL_RETURN_IF_ERROR(ResolveDatasets(pipeline.Datasets(), spec, &out));
+  Status s = store->CanRewindTo(out.target.version);
+  if (s.IsNotFound() || s.IsInvalidArgument()) {
+    return Refuse(rewind_error::kBeyondRetention, std::string(s.message()) + "; the oldest possible point is " +
+                                                      OldestPoint(store));
+  }
+  SPOOL_RETURN_IF_ERROR(s);
+  if (!out.whole_pipeline) {
+    return Status::NotSupported(
+        "rewinding some datasets only, or without resetting checkpoints, is not built yet; omit `datasets` (or "
+        "cascade from the roots with reset_checkpoints) to rewind the whole pipeline");
+  }
+  *plan = std::move(out);
+  return Status::OK();
+}
+
+Status ExecuteRewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, const std::string& update_id,
+                     bool dry_run, RewindPoint* dry_run_point) {
+  const std::string target = "version " + std::to_string(plan.target.version) + " (" +
+                             FormatTimestampUtc(plan.target_timestamp_us) + ")";
+  if (dry_run) {
+    RewindPoint point;
+    SPOOL_RETURN_IF_ERROR(RecordRewindPointAt(store, pipeline, plan.target.version,
+                                              "Rewind dry run validated a rewind to " + target + ".", true, &point));
+    if (dry_run_point != nullptr) *dry_run_point = std::move(point);
+    return Status::OK();
+  }
+  const json where = {{"epoch", plan.target.epoch},
+                      {"version", plan.target.version},
+                      {"rewind_point_id", plan.point ? plan.point->id : ""}};
+  // Durable before anything changes: a crash from here on is an incomplete
+  // rewind that the next open sees.
+  SPOOL_RETURN_IF_ERROR(AppendEvent(store, pipeline, update_id, kStartedEvent, "Rewinding the pipeline to " + target + ".",
+                                    {{"rewind", where}}));
+  SPOOL_RETURN_IF_ERROR(store->RewindTo(plan.target.version));
+  SPOOL_RETURN_IF_ERROR(RecordDefinitionAgain(store, pipeline));
+  return AppendEvent(store, pipeline, update_id, kCompletedEvent,
+                     "Rewound the pipeline to " + target + "; the next update replays from there.", {{"rewind", where}});
+}
+
+Status FindIncompleteRewind(Store* store, std::optional<IncompleteRewind>* incomplete) {
+  incomplete->reset();
+  std::vector<Event> events;
+  for (std::string_view type : {kStartedEvent, kCompletedEvent}) {
+    EventQuery query;
+    query.event_type = std::string(type);
+    std::vector<Event> some;
+    SPOOL_RETURN_IF_ERROR(store->events()->Query(query, &some));
+    events.insert(events.end(), some.begin(), some.end());
+  }
+  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.sequence < b.sequence; });
+  if (events.empty() || events.back().event_type == kCompletedEvent) return Status::OK();
+  const Event& started = events.back();
+  const json details = json::parse(started.details_json, nullptr, /*allow_exceptions=*/false);
+  IncompleteRewind found;
+  found.update_id = started.origin.update_id;
+  found.started_us = started.timestamp_us;
+  if (!details.is_discarded() && details.contains("rewind")) {
+    found.target.epoch = details["rewind"].value("epoch", uint64_t{0});
+    found.target.version = details["rewind"].value("version", uint64_t{0});
+  }
+  *incomplete = found;
+  return Status::OK();
+}
+
+}  // namespace spool

@@ -1,0 +1,328 @@
+// Rewinding a whole pipeline, the reference documents' scenario end to end:
+// a pipeline runs; a bad transformation is deployed and writes bad data; the
+// pipeline is rewound to the last point before it (by point id, and by
+// timestamp); the fix is deployed and replayed. Every table must equal the
+// tables of a run that never had the bug, row for row. Also: dry runs, the
+// validation codes, repeated rewinds and the incomplete-rewind record.
+#include "spool/rewind/rewind.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "spool/stream/topic.h"
+#include "spool/txnlog/mem_env.h"
+#include "temp_dir.h"
+
+namespace spool {
+namespace {
+
+constexpr uint64_t kSecond = 1000000;
+
+std::vector<Column> OrderColumns() {
+  return {{"id", ColumnType::kInt64, false}, {"country", ColumnType::kString, false}, {"amount", ColumnType::kInt64, true}};
+}
+
+// topic → orders (a select: `amount_expr` is the transformation deployed)
+// → revenue (count and sum by country).
+PipelineSpec Orders(const std::string& topic, const std::string& amount_expr) {
+  PipelineBuilder b("shop");
+  b.StreamingTable("main.shop.orders");
+  b.StreamingTable("main.shop.revenue");
+  b.Flow("ingest")
+      .FromTopic(topic, OrderColumns())
+      .Select({{"id", "id"}, {"country", "country"}, {"amount", amount_expr}})
+      .Into("main.shop.orders");
+  b.Flow("revenue")
+      .FromDataset("main.shop.orders")
+      .Aggregate({"country"}, {{"orders", AggregateFn::kCount, ""}, {"revenue", AggregateFn::kSum, "amount"}})
+      .Into("main.shop.revenue");
+  return b.Build();
+}
+const char kGood[] = "amount";
+const char kBad[] = "amount * 2";
+
+// A store (its log on a MemEnv whose clock the test moves) and a topic.
+class Shop {
+ public:
+  explicit Shop(TempDir* dir, const std::string& name) : topic_dir_(dir->Sub(name + "-topic")) {
+    StoreOptions options;
+    options.env = &env_;
+    options.state_dir = dir->Sub(name + "-state");
+    options.snapshot_every_versions = 0;
+    options.snapshot_every_bytes = 0;
+    EXPECT_TRUE(Store::Open(options, "/store", &store_).ok());
+    EXPECT_TRUE(Topic::Create(Env::Default(), topic_dir_, TopicConfig{}).ok());
+    EXPECT_TRUE(Topic::Open(Env::Default(), topic_dir_, &topic_).ok());
+    env_.SetNowMicros(1790671000 * kSecond);  // 2026-09-29 08:36:40 UTC
+  }
+
+  void Produce(int64_t first, int64_t count) {
+    for (int64_t id = first; id < first + count; ++id) {
+      const std::string value = "{\"id\": " + std::to_string(id) + ", \"country\": \"" + (id % 3 == 0 ? "de" : "fr") +
+                                "\", \"amount\": " + std::to_string(10 + id) + "}";
+      const TopicWrite write{"", value};
+      TopicProduced produced;
+      ASSERT_TRUE(topic_->Produce({&write, 1}, &produced).ok());
+    }
+  }
+  // Deploys `amount_expr` and runs one triggered update.
+  void Update(const char* amount_expr) {
+    Open(amount_expr);
+    UpdateResult result;
+    ASSERT_TRUE(pipeline_->Update(UpdateOptions{}, &result).ok());
+    ASSERT_EQ(result.state, UpdateState::kCompleted) << result.error;
+  }
+  void Open(const char* amount_expr) {
+    pipeline_.reset();
+    PipelineSpec spec = Orders(topic_dir_, amount_expr);
+    ASSERT_TRUE(SetPipelineDefinition(store_.get(), spec).ok());
+    ASSERT_TRUE(Pipeline::Open(store_.get(), spec, &pipeline_).ok());
+  }
+  void Tick(uint64_t seconds) { env_.SetNowMicros(env_.NowMicros() + seconds * kSecond); }
+
+  std::vector<Row> Rows(const std::string& table) {
+    TableId id;
+    EXPECT_TRUE(TableId::Parse(table, &id).ok());
+    std::vector<Row> rows;
+    EXPECT_TRUE(store_->Read(id, {}, [&](const Row& row) {
+                        rows.push_back(row);
+                        return true;
+                      }).ok());
+    return rows;
+  }
+  Status Rewind(const RewindSpec& spec, RewindPoint* dry_run_point = nullptr) {
+    RewindPlan plan;
+    SPOOL_RETURN_IF_ERROR(PlanRewind(store_.get(), *pipeline_, spec, &plan));
+    return ExecuteRewind(store_.get(), *pipeline_, plan, "update-rewind", spec.dry_run, dry_run_point);
+  }
+  RewindPoint Point() {
+    RewindPoint point;
+    EXPECT_TRUE(RecordRewindPoint(store_.get(), *pipeline_, kPeriodicRewindPointMessage, false, &point).ok());
+    return point;
+  }
+
+  MemEnv env_;
+  std::string topic_dir_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<Topic> topic_;
+  std::unique_ptr<Pipeline> pipeline_;
+};
+
+class RewindTest : public ::testing::Test {
+ protected:
+  // The run that never had the bug: orders 0..9 then 10..19, each batch
+  // updated with the good transformation.
+  void SetUp() override {
+    reference_ = std::make_unique<Shop>(&dir_, "reference");
+    reference_->Produce(0, 10);
+    reference_->Update(kGood);
+    reference_->Produce(10, 10);
+    reference_->Update(kGood);
+  }
+  // The story up to the rewind: orders 0..9 with the good transformation,
+  // a rewind point, a minute later the bad deployment, orders 10..19 with
+  // it. `last_good`: a time between the last good commit and the first bad.
+  RewindPoint GoodThenBad(Shop& shop, std::string* last_good = nullptr) {
+    shop.Produce(0, 10);
+    shop.Update(kGood);
+    const RewindPoint point = shop.Point();
+    shop.Tick(60);
+    if (last_good != nullptr) {
+      *last_good = FormatTimestampMicros(static_cast<int64_t>(shop.env_.NowMicros() - 30 * kSecond)).substr(0, 19);
+    }
+    shop.Produce(10, 10);
+    shop.Update(kBad);  // doubles the amounts of orders 10..19
+    return point;
+  }
+  void ExpectLikeTheReference(Shop& shop) {
+    for (const char* table : {"main.shop.orders", "main.shop.revenue"}) {
+      EXPECT_EQ(shop.Rows(table), reference_->Rows(table)) << table;
+    }
+  }
+
+  TempDir dir_;
+  std::unique_ptr<Shop> reference_;
+};
+
+TEST_F(RewindTest, BadDeploymentRewoundByPointThenFixedAndReplayedEqualsARunWithoutTheBug) {
+  Shop shop(&dir_, "shop");
+  const RewindPoint point = GoodThenBad(shop);
+  ASSERT_NE(shop.Rows("main.shop.revenue"), reference_->Rows("main.shop.revenue"));
+
+  RewindSpec spec;
+  spec.rewind_point_id = point.id;
+  const Status s = shop.Rewind(spec);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  // Rewind does not run the pipeline: the tables are as at the point.
+  EXPECT_EQ(shop.store_->log()->Newest().version, point.position.version + 1);  // the definition, recorded again
+  shop.Update(kGood);  // the fix, then replay
+  ExpectLikeTheReference(shop);
+  std::optional<IncompleteRewind> incomplete;
+  ASSERT_TRUE(FindIncompleteRewind(shop.store_.get(), &incomplete).ok());
+  EXPECT_FALSE(incomplete.has_value());
+}
+
+TEST_F(RewindTest, BadDeploymentRewoundByTimestampThenFixedAndReplayedEqualsARunWithoutTheBug) {
+  Shop shop(&dir_, "shop");
+  std::string last_good;
+  GoodThenBad(shop, &last_good);
+  RewindSpec spec;
+  spec.rewind_timestamp = last_good;  // between the last good commit and the first bad one
+  const Status s = shop.Rewind(spec);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  shop.Update(kGood);
+  ExpectLikeTheReference(shop);
+}
+
+TEST_F(RewindTest, TenRewindAndReplayCyclesDuplicateNothing) {
+  Shop shop(&dir_, "shop");
+  const RewindPoint point = GoodThenBad(shop);
+  for (int cycle = 0; cycle < 10; ++cycle) {
+    RewindSpec spec;
+    spec.rewind_point_id = point.id;
+    ASSERT_TRUE(shop.Rewind(spec).ok()) << cycle;
+    shop.Update(cycle % 2 == 0 ? kGood : kBad);  // replays, good or bad, each rewound again
+  }
+  RewindSpec spec;
+  spec.rewind_point_id = point.id;
+  ASSERT_TRUE(shop.Rewind(spec).ok());
+  shop.Update(kGood);
+  ExpectLikeTheReference(shop);
+}
+
+TEST_F(RewindTest, ADryRunChangesNothingAndRecordsAPointTheRewindCanUse) {
+  Shop shop(&dir_, "shop");
+  std::string last_good;
+  GoodThenBad(shop, &last_good);
+  const LogPosition before = shop.store_->log()->Newest();
+  const std::vector<Row> orders = shop.Rows("main.shop.orders");
+  RewindSpec spec;
+  spec.rewind_timestamp = last_good;
+  spec.dry_run = true;
+  RewindPoint validated;
+  ASSERT_TRUE(shop.Rewind(spec, &validated).ok());
+  EXPECT_EQ(shop.store_->log()->Newest(), before);
+  EXPECT_EQ(shop.Rows("main.shop.orders"), orders);
+  EXPECT_TRUE(validated.dry_run);
+  std::vector<RewindPoint> points;
+  ASSERT_TRUE(ListRewindPoints(shop.store_.get(), 0, &points).ok());
+  ASSERT_EQ(points.size(), 2u);  // newest first: the dry run's, then the periodic one
+  EXPECT_EQ(points[0].id, validated.id);
+  EXPECT_LT(validated.position.version, before.version);
+  // Its datasets: each table's version and its flows' checkpoints there.
+  ASSERT_EQ(validated.datasets.size(), 2u);
+  EXPECT_EQ(validated.datasets[0].identifier, "main.shop.orders");
+  EXPECT_EQ(validated.datasets[0].checkpoints.count("ingest"), 1u);
+  EXPECT_LE(validated.datasets[0].table_version, validated.position.version);
+
+  RewindSpec by_point;
+  by_point.rewind_point_id = validated.id;
+  ASSERT_TRUE(shop.Rewind(by_point).ok());
+  shop.Update(kGood);
+  ExpectLikeTheReference(shop);
+}
+
+TEST_F(RewindTest, EveryRefusalHasItsCodeAndChangesNothing) {
+  Shop shop(&dir_, "shop");
+  shop.Produce(0, 10);
+  shop.Update(kGood);
+  const RewindPoint point = shop.Point();
+  const LogPosition before = shop.store_->log()->Newest();
+  auto code = [&](RewindSpec spec) {
+    const Status s = shop.Rewind(spec);
+    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+    EXPECT_EQ(shop.store_->log()->Newest(), before);
+    return std::string(RewindErrorCode(s));
+  };
+  RewindSpec spec;
+  EXPECT_EQ(code(spec), rewind_error::kNoTarget);
+  spec.rewind_point_id = point.id;
+  spec.rewind_timestamp = "2026-09-29 08:36:55";
+  EXPECT_EQ(code(spec), rewind_error::kMultipleTargets);
+  spec.rewind_timestamp.reset();
+  spec.rewind_point_id = "no-such-point";
+  EXPECT_EQ(code(spec), rewind_error::kPointNotFound);
+  spec.rewind_point_id.reset();
+  spec.rewind_timestamp = "2026-09-29T08:36:55";
+  EXPECT_EQ(code(spec), rewind_error::kInvalidTimestamp);
+  spec.rewind_timestamp = "2001-01-01 00:00:00";  // before the first commit
+  EXPECT_EQ(code(spec), rewind_error::kBeyondRetention);
+  spec.rewind_timestamp.reset();
+  spec.rewind_point_id = point.id;
+  spec.datasets = std::vector<RewindDataset>{{"main.shop.nothing", true, true}};
+  EXPECT_EQ(code(spec), rewind_error::kDatasetNotFound);
+  spec.datasets = std::vector<RewindDataset>{{"main.shop.orders", true, false}};
+  EXPECT_EQ(code(spec), rewind_error::kExternalSourceRequiresReset);
+  spec.datasets = std::vector<RewindDataset>{{"main.shop.orders", false, true}, {"main.shop.revenue", false, false}};
+  EXPECT_EQ(code(spec), rewind_error::kInconsistentUpstreamReset);
+  // A cascade from the root covers the pipeline: a whole rewind.
+  spec.datasets = std::vector<RewindDataset>{{"main.shop.orders", true, true}};
+  EXPECT_TRUE(shop.Rewind(spec).ok());
+}
+
+TEST_F(RewindTest, PeriodicPointsComeOnTheIntervalAndTheirPinsExpireWithTheRetention) {
+  Shop shop(&dir_, "shop");
+  const uint64_t hour = 3600 * kSecond, day = 24 * hour;
+  bool recorded = true;
+  shop.Open(kGood);
+  auto maybe = [&] {
+    EXPECT_TRUE(MaybeRecordPeriodicRewindPoint(shop.store_.get(), *shop.pipeline_, hour, 7 * day, &recorded).ok());
+    return recorded;
+  };
+  shop.Produce(0, 10);
+  shop.Update(kGood);
+  EXPECT_TRUE(maybe());
+  EXPECT_FALSE(maybe());  // within the hour
+  shop.Tick(3599);
+  EXPECT_FALSE(maybe());
+  shop.Tick(2);
+  EXPECT_TRUE(maybe());
+  std::vector<RewindPoint> points;
+  ASSERT_TRUE(ListRewindPoints(shop.store_.get(), 0, &points).ok());
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0].message, kPeriodicRewindPointMessage);
+  EXPECT_GT(points[0].recorded_us, points[1].recorded_us);  // newest first
+  auto pinned = [&](const RewindPoint& p) {
+    for (const auto& [name, version] : shop.store_->Pins()) {
+      if (name == RewindPointPinName(p.id)) return version == p.position.version;
+    }
+    return false;
+  };
+  EXPECT_TRUE(pinned(points[0]));
+  EXPECT_TRUE(pinned(points[1]));
+  // A week later both are past the retention: their pins go, a new point comes.
+  shop.Tick(8 * 24 * 3600);
+  EXPECT_TRUE(maybe());
+  EXPECT_FALSE(pinned(points[0]));
+  EXPECT_FALSE(pinned(points[1]));
+  ASSERT_TRUE(ListRewindPoints(shop.store_.get(), shop.env_.NowMicros() - hour, &points).ok());
+  ASSERT_EQ(points.size(), 1u);
+  EXPECT_TRUE(pinned(points[0]));
+}
+
+TEST_F(RewindTest, ARewindThatStartedAndDidNotCompleteIsFound) {
+  Shop shop(&dir_, "shop");
+  shop.Produce(0, 10);
+  shop.Update(kGood);
+  Event started;
+  started.event_type = "rewind_started";
+  started.origin.update_id = "u1";
+  started.details_json = R"({"rewind": {"epoch": 1, "version": 3, "rewind_point_id": ""}})";
+  ASSERT_TRUE(shop.store_->events()->Append(&started).ok());
+  std::optional<IncompleteRewind> incomplete;
+  ASSERT_TRUE(FindIncompleteRewind(shop.store_.get(), &incomplete).ok());
+  ASSERT_TRUE(incomplete.has_value());
+  EXPECT_EQ(incomplete->update_id, "u1");
+  EXPECT_EQ(incomplete->target.version, 3u);
+  // Rewinding again completes.
+  const RewindPoint point = shop.Point();
+  RewindSpec spec;
+  spec.rewind_point_id = point.id;
+  ASSERT_TRUE(shop.Rewind(spec).ok());
+  ASSERT_TRUE(FindIncompleteRewind(shop.store_.get(), &incomplete).ok());
+  EXPECT_FALSE(incomplete.has_value());
+}
+
+}  // namespace
+}  // namespace spool
