@@ -32,13 +32,17 @@ bool ValidFlowName(std::string_view name) {
 }
 
 // A random id (pipelines, updates).
-std::string NewId() {
+}  // namespace
+
+std::string NewUpdateId() {
   std::random_device rd;
   std::mt19937_64 rng((static_cast<uint64_t>(rd()) << 32) ^ rd() ^
                       static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
   const uint64_t high = rng();
   return FormatUuid4(high, rng());
 }
+
+namespace {
 
 std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
 
@@ -805,7 +809,7 @@ void Pipeline::Stop() {
 Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
   Impl& p = *impl_;
   *result = UpdateResult{};
-  result->update_id = options.update_id.empty() ? NewId() : options.update_id;
+  result->update_id = options.update_id.empty() ? NewUpdateId() : options.update_id;
   const std::string& update_id = result->update_id;
   auto progress = [&](UpdateState state) {
     result->state = state;
@@ -1040,7 +1044,7 @@ Status SetPipelineDefinition(Store* store, const PipelineSpec& spec, std::string
   RecordedDefinition previous;
   Status s = ReadDefinition(store, &previous);
   if (!s.ok() && !s.IsNotFound()) return s;
-  const std::string id = s.ok() ? previous.pipeline_id : NewId();
+  const std::string id = s.ok() ? previous.pipeline_id : NewUpdateId();
   TableId table;
   SPOOL_RETURN_IF_ERROR(TableId::Parse(kDefinitionTable, &table));
   Transaction txn("SET PIPELINE", json{{"pipeline_id", id}, {"name", spec.name}, {"number", previous.number + 1}}.dump());

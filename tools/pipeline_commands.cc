@@ -7,10 +7,14 @@
 #include <csignal>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli_format.h"
 #include "commands.h"
+#include "spool/rewind/rewind.h"
+#include "spool/rewind/rewind_points.h"
+#include "spool/rewind/update_request.h"
 #include "spool/storage/store.h"
 #include "spool/stream/pipeline.h"
 #include "spool/stream/records.h"
@@ -95,13 +99,70 @@ struct UpdateArgs {
   bool continuous = false;
   uint64_t max_batches = 0;
   std::string interval = "1s";
+  std::string json;              // the reference body: text, @FILE or - (stdin)
+  std::string rewind_point;      // --rewind-point ID
+  std::string rewind_timestamp;  // --rewind-timestamp "yyyy-MM-dd HH:mm:ss"
+  bool dry_run = false;
+  bool validate_only = false;
 };
 
+// The request: the --json body, or the flags (a person's: USER_ACTION).
+Status BuildRequest(const UpdateArgs& args, UpdateRequest* request) {
+  const bool flags = !args.rewind_point.empty() || !args.rewind_timestamp.empty() || args.dry_run || args.validate_only;
+  if (!args.json.empty()) {
+    if (flags) return Status::InvalidArgument("give the request either as --json or as flags, not both");
+    std::string body = args.json;
+    if (body == "-" || body.starts_with("@")) {
+      const std::string path = body == "-" ? "/dev/stdin" : body.substr(1);
+      std::ifstream in(path);
+      if (!in) return Status::NotFound("cannot read the request body " + path);
+      std::stringstream text;
+      text << in.rdbuf();
+      body = text.str();
+    }
+    return ParseUpdateRequest(body, request);
+  }
+  request->cause = UpdateCause::kUserAction;
+  request->validate_only = args.validate_only;
+  if (!args.rewind_point.empty() || !args.rewind_timestamp.empty() || args.dry_run) {
+    RewindSpec& spec = request->rewind_spec.emplace();
+    if (!args.rewind_point.empty()) spec.rewind_point_id = args.rewind_point;
+    if (!args.rewind_timestamp.empty()) spec.rewind_timestamp = args.rewind_timestamp;
+    spec.dry_run = args.dry_run;
+  }
+  return Status::OK();
+}
+
+int RunRewind(Store* store, const Pipeline& pipeline, const RewindSpec& spec) {
+  RewindPlan plan;
+  Status s = PlanRewind(store, pipeline, spec, &plan);
+  const std::string update_id = NewUpdateId();
+  const std::string target = fmt::format("version {} ({})", plan.target.version, FormatTimestamp(plan.target_timestamp_us));
+  if (s.ok()) {
+    RewindPoint point;
+    s = ExecuteRewind(store, pipeline, plan, update_id, spec.dry_run, &point);
+    if (s.ok() && spec.dry_run) {
+      std::cout << fmt::format("dry run: a rewind to {} is valid; nothing was changed.\n"
+                               "rewind point {} records it: rewind with --rewind-point {}\n",
+                               target, point.id, point.id);
+      return kExitOk;
+    }
+  }
+  if (!s.ok()) return ReportError(s);
+  std::cout << fmt::format("rewound the pipeline to {}: {} datasets, their offsets and state.\n"
+                           "Replay is the next update: spool update {}\n",
+                           target, plan.datasets.size(), store->dir());
+  return kExitOk;
+}
+
 int RunUpdate(const UpdateArgs& args) {
+  UpdateRequest request;
+  Status s = BuildRequest(args, &request);
+  if (!s.ok()) return ReportError(s);
   UpdateOptions options;
   options.continuous = args.continuous;
   options.max_batches = args.max_batches;
-  Status s = ParseDuration(args.interval, &options.trigger_interval_us);
+  s = ParseDuration(args.interval, &options.trigger_interval_us);
   if (!s.ok()) return ReportError(s);
   std::unique_ptr<Store> store;
   s = OpenStore(args.dir, &store);
@@ -110,13 +171,45 @@ int RunUpdate(const UpdateArgs& args) {
   std::unique_ptr<Pipeline> pipeline;
   if (s.ok()) s = Pipeline::Open(store.get(), spec, &pipeline);
   if (!s.ok()) return ReportError(s);
-  options.cause = "USER_ACTION";
+  if (request.rewind_spec) return RunRewind(store.get(), *pipeline, *request.rewind_spec);
+  if (request.full_refresh || !request.full_refresh_selection.empty() || !request.refresh_selection.empty() ||
+      !request.reset_checkpoint_selection.empty()) {
+    return ReportError(Status::NotSupported(
+        "full refresh, refresh selections and checkpoint resets are not built yet (docs/rewind.md)"));
+  }
+  if (request.validate_only) {
+    std::cout << fmt::format("pipeline {} is valid: {} datasets, {} flows; nothing was written\n", pipeline->id(),
+                             spec.datasets.size(), spec.flows.size());
+    return kExitOk;
+  }
+  std::optional<IncompleteRewind> incomplete;
+  s = FindIncompleteRewind(store.get(), &incomplete);
+  if (!s.ok()) return ReportError(s);
+  if (incomplete) {
+    return ReportError(Status::Failed(fmt::format(
+        "the rewind of update {} to version {} did not complete: rewind again (to the same or another point) "
+        "before updating",
+        incomplete->update_id, incomplete->target.version)));
+  }
+  options.cause = std::string(UpdateCauseName(request.cause));
   options.stop = &interrupted;
+  // Rewind points come on their interval while the pipeline runs.
+  Status points;
+  auto record_point = [&] {
+    bool recorded = false;
+    if (points.ok()) {
+      points = MaybeRecordPeriodicRewindPoint(store.get(), *pipeline, kDefaultRewindPointIntervalUs,
+                                              kDefaultRewindPointRetentionUs, &recorded);
+    }
+  };
+  options.on_batch = [&](const std::string&, uint64_t) { record_point(); };
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   UpdateResult result;
   s = pipeline->Update(options, &result);
   if (!s.ok()) return ReportError(s);
+  record_point();
+  if (!points.ok()) return ReportError(points.WithContext("recording a rewind point"));
   Table table({"flow", "batches", "rows in", "rows out", "deleted", "late", "status"});
   for (const FlowUpdateStats& f : result.flows) {
     table.AddRow({f.flow, FormatCount(f.batches), FormatCount(f.input_rows), FormatCount(f.output_rows),
@@ -128,6 +221,57 @@ int RunUpdate(const UpdateArgs& args) {
     std::cerr << "error: " << result.error << "\n";
     return kExitFailure;
   }
+  return kExitOk;
+}
+
+struct PointsArgs {
+  std::string dir;
+  std::string since;  // a duration back from now; empty: all
+  bool as_json = false;
+};
+
+int RunRewindPoints(const PointsArgs& args) {
+  std::unique_ptr<Store> store;
+  Status s = OpenStore(args.dir, &store);
+  if (!s.ok()) return ReportError(s);
+  uint64_t since_us = 0;
+  if (!args.since.empty()) {
+    uint64_t back = 0;
+    s = ParseDuration(args.since, &back);
+    if (!s.ok()) return ReportError(s.WithContext("--since"));
+    const uint64_t now = store->options().env->NowMicros();
+    since_us = now > back ? now - back : 0;
+  }
+  std::vector<RewindPoint> points;
+  s = ListRewindPoints(store.get(), since_us, &points);
+  if (!s.ok()) return ReportError(s);
+  if (args.as_json) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const RewindPoint& p : points) {
+      nlohmann::ordered_json datasets = nlohmann::ordered_json::array();
+      for (const RewindPointDataset& d : p.datasets) {
+        datasets.push_back({{"identifier", d.identifier}, {"table_version", d.table_version}});
+      }
+      out.push_back({{"rewind_point_id", p.id},
+                     {"timestamp", FormatTimestamp(p.recorded_us)},
+                     {"message", p.message},
+                     {"dry_run", p.dry_run},
+                     {"epoch", p.position.epoch},
+                     {"version", p.position.version},
+                     {"version_timestamp", FormatTimestamp(p.timestamp_us)},
+                     {"on_history", store->OnHistory(p.position)},
+                     {"datasets", datasets}});
+    }
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  Table table({"rewind_point_id", "recorded", "version", "dry run", "message"});
+  for (const RewindPoint& p : points) {
+    // A point a later rewind cut off is shown, and marked: it cannot be used.
+    const std::string version = std::to_string(p.position.version) + (store->OnHistory(p.position) ? "" : " (cut)");
+    table.AddRow({p.id, FormatTimestamp(p.recorded_us), version, p.dry_run ? "yes" : "no", p.message});
+  }
+  std::cout << table.ToString();
   return kExitOk;
 }
 
@@ -154,7 +298,21 @@ void RegisterPipelineCommands(CLI::App& app, int* exit_code) {
   update->add_flag("--continuous", args->continuous, "Keep processing until interrupted (Ctrl-C stops after the batch)");
   update->add_option("--max-batches", args->max_batches, "Stop after this many micro-batches (0: no bound)");
   update->add_option("--trigger-interval", args->interval, "Continuous mode: wait this long when idle (default 1s)");
+  update->add_option("--json", args->json,
+                     "The request as the reference API's body: JSON text, @FILE or - (stdin); e.g. a rewind_spec");
+  update->add_option("--rewind-point", args->rewind_point, "Rewind the pipeline to this rewind point (its id)");
+  update->add_option("--rewind-timestamp", args->rewind_timestamp,
+                     "Rewind the pipeline to the last commit at or before this UTC time, \"yyyy-MM-dd HH:mm:ss\"");
+  update->add_flag("--dry-run", args->dry_run, "Validate the rewind and record a rewind point for it; change nothing");
+  update->add_flag("--validate-only", args->validate_only, "Check the pipeline's definition; write nothing");
   update->callback([=] { *exit_code = RunUpdate(*args); });
+
+  auto points_args = std::make_shared<PointsArgs>();
+  CLI::App* points = app.add_subcommand("rewind-points", "List the pipeline's rewind points, newest first");
+  points->add_option("dir", points_args->dir, "Store directory")->required();
+  points->add_option("--since", points_args->since, "Only points recorded within this long (e.g. 7d)");
+  points->add_flag("--json", points_args->as_json, "JSON output");
+  points->callback([=] { *exit_code = RunRewindPoints(*points_args); });
 }
 
 }  // namespace spool::cli

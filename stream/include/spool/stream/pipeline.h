@@ -129,6 +129,9 @@ class Pipeline {
 // SetPipelineDefinition compiles `spec` first and changes nothing if it does
 // not compile or holds user operators (C++ code cannot be recorded); it keeps
 // the pipeline id, or makes one. Errors: InvalidArgument, as Store::Commit.
+// A new id for an update (or a pipeline): a random version-4 UUID.
+std::string NewUpdateId();
+
 Status SetPipelineDefinition(Store* store, const PipelineSpec& spec, std::string* pipeline_id = nullptr,
                              CommitResult* result = nullptr);
 // Any of the outputs may be null. Errors: NotFound (no definition
