@@ -20,5 +20,5 @@ if [ "${SPOOL_SKIP_SANITIZERS:-0}" != "1" ]; then
   SPOOL_BUILD_DIR=build-asan bash scripts/build.sh -DSPOOL_SANITIZE=ON -DSPOOL_BUILD_BENCH=OFF -DSPOOL_BUILD_FUZZ=OFF
   echo "== ASan+UBSan unit and crash tests"
   # The campaign runs 1,000 cycles here (3,000 in the Release run above).
-  (cd build-asan && SPOOL_CAMPAIGN_CYCLES=1000 SPOOL_STORE_CAMPAIGN_CYCLES=1000 SPOOL_PIPELINE_CAMPAIGN_CYCLES=1000 ctest --output-on-failure -j2 --timeout 900 -L 'unit|crash')
+  (cd build-asan && SPOOL_CAMPAIGN_CYCLES=1000 SPOOL_STORE_CAMPAIGN_CYCLES=1000 SPOOL_PIPELINE_CAMPAIGN_CYCLES=1000 SPOOL_REWIND_CAMPAIGN_CYCLES=500 ctest --output-on-failure -j2 --timeout 900 -L 'unit|crash')
 fi

@@ -177,6 +177,53 @@ CrashFigures RunCampaign(uint64_t first_seed, uint64_t cycles) {
   return figures;
 }
 
+CrashFigures EnumerateCheckedCrashes(const std::string& name, const CheckFunction& check,
+                                     const std::function<bool(uint64_t call, CrashMode mode)>& nest,
+                                     uint64_t max_recovery_calls) {
+  CrashFigures figures;
+  figures.workload = name;
+  const StateResult clean = check(CrashState{});
+  figures.crash_points = clean.workload_calls;
+  RecordResult(DescribeCrash(name, CrashState{}), clean, &figures);
+  for (uint64_t call = 1; call <= figures.crash_points; ++call) {
+    for (CrashMode mode : kAllCrashModes) {
+      CrashState state{call, mode, Mix(call, static_cast<uint64_t>(mode)), 0, false, 0};
+      RecordResult(DescribeCrash(name, state), check(state), &figures);
+      if (!nest(call, mode)) continue;
+      for (uint64_t r = 1; r <= max_recovery_calls; ++r) {
+        state.recovery_crash_call = r;
+        const StateResult nested = check(state);
+        if (!nested.reached) break;
+        ++figures.recovery_crash_states;
+        RecordResult(DescribeCrash(name, state), nested, &figures);
+      }
+    }
+  }
+  return figures;
+}
+
+CrashFigures RunCheckedCampaign(const std::string& name, const CheckFunction& check, uint64_t first_seed,
+                                uint64_t cycles, uint64_t salt, uint64_t nest_one_in, uint64_t max_recovery_call) {
+  CrashFigures figures;
+  figures.workload = name + "-campaign";
+  const uint64_t calls = check(CrashState{}).workload_calls;
+  for (uint64_t seed = first_seed; seed < first_seed + cycles; ++seed) {
+    std::mt19937_64 rng(Mix(seed, salt));
+    CrashState state{1 + rng() % std::max<uint64_t>(calls, 1), kAllCrashModes[rng() % std::size(kAllCrashModes)],
+                     rng(), 0, false, 0};
+    if (rng() % nest_one_in == 0) state.recovery_crash_call = 1 + rng() % max_recovery_call;
+    StateResult result = check(state);
+    if (!result.reached && state.recovery_crash_call != 0) {  // recovery was shorter: crash it at its end
+      state.recovery_crash_call = 0;
+      result = check(state);
+    }
+    ++figures.crash_points;
+    if (state.recovery_crash_call != 0) ++figures.recovery_crash_states;
+    RecordResult(DescribeCrash(name, state), result, &figures);
+  }
+  return figures;
+}
+
 CampaignSeeds CampaignSeedsFromEnv(const std::string& prefix, uint64_t cycles) {
   CampaignSeeds seeds{1, cycles};
   if (const char* seed = std::getenv((prefix + "_SEED").c_str())) seeds.first_seed = std::strtoull(seed, nullptr, 10);

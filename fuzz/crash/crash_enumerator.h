@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,24 @@ struct CampaignSeeds {
   uint64_t cycles = 0;
 };
 CampaignSeeds CampaignSeedsFromEnv(const std::string& prefix, uint64_t cycles);
+
+// A workload that one function runs and checks from a crash state (the
+// pipeline's, the rewind's).
+using CheckFunction = std::function<StateResult(const CrashState&)>;
+
+// The crash-free run (which counts the I/O calls), then every call x every
+// mode; after each crash for which `nest(call, mode)` holds, the recovery
+// crashed again at each of its first `max_recovery_calls` calls (while
+// reached).
+CrashFigures EnumerateCheckedCrashes(const std::string& name, const CheckFunction& check,
+                                     const std::function<bool(uint64_t call, CrashMode mode)>& nest,
+                                     uint64_t max_recovery_calls);
+
+// `cycles` random crash points and modes from consecutive seeds (mixed with
+// `salt`); one in `nest_one_in` crashed again during recovery, at one of its
+// first `max_recovery_call` calls (at its end when recovery was shorter).
+CrashFigures RunCheckedCampaign(const std::string& name, const CheckFunction& check, uint64_t first_seed,
+                                uint64_t cycles, uint64_t salt, uint64_t nest_one_in, uint64_t max_recovery_call);
 // "[crash] NAME campaign: seeds FIRST-LAST", the line that replays it.
 void PrintCampaignSeeds(const std::string& name, const CampaignSeeds& seeds);
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <random>
 
 #include "spool/storage/store.h"
 #include "spool/stream/pipeline.h"
@@ -12,17 +11,14 @@
 #include "spool/txnlog/mem_env.h"
 
 namespace spool::crashtest {
-namespace {
 
-constexpr char kStoreDir[] = "/store";
 constexpr char kFilesDir[] = "/in";
 constexpr char kTopicDir[] = "/topic";
 
 const char* const kDatasets[] = {"main.s.orders", "main.s.events", "main.s.revenue", "main.s.unique",
                                  "main.s.enriched", "main.s.latest"};
 
-// The inputs, written to the base Env before the run (durable).
-Status WriteInputs(Env* env) {
+Status WriteCrashInputs(Env* env) {
   SPOOL_RETURN_IF_ERROR(env->CreateDir(kFilesDir));
   const char* countries[] = {"de", "fr", "it"};
   int id = 0;
@@ -60,7 +56,7 @@ Status WriteInputs(Env* env) {
   return Status::OK();
 }
 
-PipelineSpec Spec() {
+PipelineSpec CrashPipelineSpec() {
   PipelineBuilder b("crash");
   b.StreamingTable("main.s.orders");
   b.StreamingTable("main.s.events");
@@ -102,7 +98,7 @@ PipelineSpec Spec() {
   return spec;
 }
 
-StoreOptions Options(Env* env, const std::string& state_dir) {
+StoreOptions CrashStoreOptions(Env* env, const std::string& state_dir) {
   StoreOptions options;
   options.env = env;
   options.state_dir = state_dir;
@@ -115,24 +111,30 @@ StoreOptions Options(Env* env, const std::string& state_dir) {
   return options;
 }
 
-using Tables = std::map<std::string, std::vector<Row>>;
-
-// Runs one update to its end; false when the process died (or it failed).
-bool RunUpdate(Env* env, const std::string& state_dir, std::string* error) {
+bool RunCrashUpdate(Env* env, const std::string& state_dir, std::string* error, uint64_t max_batches) {
   std::unique_ptr<Store> store;
-  Status s = Store::Open(Options(env, state_dir), kStoreDir, &store);
+  Status s = Store::Open(CrashStoreOptions(env, state_dir), kCrashStoreDir, &store);
   std::unique_ptr<Pipeline> pipeline;
-  if (s.ok()) s = Pipeline::Open(store.get(), Spec(), &pipeline, PipelineOptions{env});
+  if (s.ok()) s = Pipeline::Open(store.get(), CrashPipelineSpec(), &pipeline, PipelineOptions{env});
   UpdateResult result;
-  if (s.ok()) s = pipeline->Update({}, &result);
-  if (s.ok() && result.state != UpdateState::kCompleted) s = Status::Aborted(result.error);
+  UpdateOptions options;
+  options.max_batches = max_batches;
+  if (s.ok()) s = pipeline->Update(options, &result);
+  // An update that stopped at max_batches ends CANCELED.
+  const bool stopped = max_batches != 0 && result.state == UpdateState::kCanceled;
+  if (s.ok() && result.state != UpdateState::kCompleted && !stopped) s = Status::Aborted(result.error);
   if (!s.ok()) *error = s.ToString();
   return s.ok();
 }
 
-Status ReadTables(Env* env, const std::string& state_dir, Tables* tables) {
+Status ReadCrashTables(Env* env, const std::string& state_dir, CrashTables* tables) {
   std::unique_ptr<Store> store;
-  SPOOL_RETURN_IF_ERROR(Store::Open(Options(env, state_dir), kStoreDir, &store));
+  SPOOL_RETURN_IF_ERROR(Store::Open(CrashStoreOptions(env, state_dir), kCrashStoreDir, &store));
+  return ReadCrashTables(store.get(), tables);
+}
+
+Status ReadCrashTables(Store* store, CrashTables* tables) {
+  tables->clear();
   for (const char* name : kDatasets) {
     TableId id;
     SPOOL_RETURN_IF_ERROR(TableId::Parse(name, &id));
@@ -145,8 +147,7 @@ Status ReadTables(Env* env, const std::string& state_dir, Tables* tables) {
   return Status::OK();
 }
 
-// What differs between two row lists, as TESTING.md classifies it.
-std::string Classify(const std::vector<Row>& want, const std::vector<Row>& got) {
+std::string ClassifyRows(const std::vector<Row>& want, const std::vector<Row>& got) {
   std::map<Row, int64_t> count;
   for (const Row& r : want) ++count[r];
   for (const Row& r : got) --count[r];
@@ -157,14 +158,16 @@ std::string Classify(const std::vector<Row>& want, const std::vector<Row>& got) 
          std::to_string(want.size()) + " expected, " + std::to_string(got.size()) + " read)";
 }
 
-const Tables& Reference() {
-  static const Tables tables = [] {
-    Tables t;
+namespace {
+
+const CrashTables& Reference() {
+  static const CrashTables tables = [] {
+    CrashTables t;
     MemEnv mem;
     std::string state_dir = (std::filesystem::temp_directory_path() / "spool-pipeline-ref-XXXXXX").string();
-    if (mkdtemp(state_dir.data()) == nullptr || !WriteInputs(&mem).ok()) return t;
+    if (mkdtemp(state_dir.data()) == nullptr || !WriteCrashInputs(&mem).ok()) return t;
     std::string error;
-    if (RunUpdate(&mem, state_dir + "/state", &error)) (void)ReadTables(&mem, state_dir + "/state", &t);
+    if (RunCrashUpdate(&mem, state_dir + "/state", &error)) (void)ReadCrashTables(&mem, state_dir + "/state", &t);
     std::error_code ignored;
     std::filesystem::remove_all(state_dir, ignored);
     return t;
@@ -172,7 +175,9 @@ const Tables& Reference() {
   return tables;
 }
 
-std::string TempStateDir() {
+}  // namespace
+
+std::string TempCrashDir() {
   const std::filesystem::path shm = "/dev/shm";
   std::error_code ec;
   const std::filesystem::path root = std::filesystem::is_directory(shm, ec) ? shm : std::filesystem::temp_directory_path();
@@ -180,11 +185,9 @@ std::string TempStateDir() {
   return mkdtemp(dir.data()) != nullptr ? dir : std::string();
 }
 
-}  // namespace
-
 StateResult CheckPipelineState(const CrashState& state) {
   StateResult result;
-  const Tables& reference = Reference();
+  const CrashTables& reference = Reference();
   for (const char* name : kDatasets) {
     auto it = reference.find(name);
     if (it == reference.end() || it->second.empty()) {
@@ -192,43 +195,43 @@ StateResult CheckPipelineState(const CrashState& state) {
       return result;
     }
   }
-  const std::string dir = TempStateDir();
+  const std::string dir = TempCrashDir();
   if (dir.empty()) {
     result.violations.push_back({"setup", "cannot make a temporary directory"});
     return result;
   }
   const std::string state_dir = dir + "/state";
   MemEnv mem;
-  if (Status s = WriteInputs(&mem); !s.ok()) {
+  if (Status s = WriteCrashInputs(&mem); !s.ok()) {
     result.violations.push_back({"setup", s.ToString()});
     return result;
   }
   FaultEnv env(&mem);
   if (state.crash_call != 0) env.CrashAtCall(state.crash_call);
   std::string error;
-  const bool finished = RunUpdate(&env, state_dir, &error);
+  const bool finished = RunCrashUpdate(&env, state_dir, &error);
   result.workload_calls = env.io_calls();
   result.reached = state.crash_call == 0 || env.crashed();
   if (state.crash_call == 0 && !finished) result.violations.push_back({"workload", "the crash-free run failed: " + error});
   env.SimulateCrash(state.mode, state.seed);
   if (state.recovery_crash_call != 0 && result.reached) {
     env.CrashAtCall(env.io_calls() + state.recovery_crash_call);
-    (void)RunUpdate(&env, state_dir, &error);
+    (void)RunCrashUpdate(&env, state_dir, &error);
     if (!env.crashed()) result.reached = false;
     else env.SimulateCrash(state.mode, Mix(state.seed, state.recovery_crash_call));
   }
   if (result.reached) {
     // Recover and finish the update, then compare every dataset.
     ++result.recoveries;
-    if (!RunUpdate(&env, state_dir, &error)) {
+    if (!RunCrashUpdate(&env, state_dir, &error)) {
       result.violations.push_back({"exactly-once", "the update after recovery failed: " + error});
     } else {
-      Tables got;
-      if (Status s = ReadTables(&env, state_dir, &got); !s.ok()) {
+      CrashTables got;
+      if (Status s = ReadCrashTables(&env, state_dir, &got); !s.ok()) {
         result.violations.push_back({"exactly-once", "reading the datasets failed: " + s.ToString()});
       }
       for (const auto& [name, rows] : reference) {
-        if (got[name] != rows) result.violations.push_back({"exactly-once", name + ": " + Classify(rows, got[name])});
+        if (got[name] != rows) result.violations.push_back({"exactly-once", name + ": " + ClassifyRows(rows, got[name])});
       }
     }
   }
@@ -238,49 +241,16 @@ StateResult CheckPipelineState(const CrashState& state) {
 }
 
 CrashFigures EnumeratePipelineCrashes(bool crash_recovery) {
-  CrashFigures figures;
-  figures.workload = "pipeline";
-  StateResult clean = CheckPipelineState(CrashState{});
-  figures.crash_points = clean.workload_calls;
-  RecordResult(DescribeCrash("pipeline", CrashState{}), clean, &figures);
-  for (uint64_t call = 1; call <= figures.crash_points; ++call) {
-    for (CrashMode mode : kAllCrashModes) {
-      CrashState state{call, mode, Mix(call, static_cast<uint64_t>(mode)), 0, false, 0};
-      RecordResult(DescribeCrash("pipeline", state), CheckPipelineState(state), &figures);
-      if (!crash_recovery || mode != CrashMode::kPowerLoss || call % 8 != 0) continue;
-      // Recovery crashed again at each of its first calls (every eighth
-      // point, to bound the run).
-      for (uint64_t r = 1; r <= 6; ++r) {
-        state.recovery_crash_call = r;
-        StateResult nested = CheckPipelineState(state);
-        if (!nested.reached) break;
-        ++figures.recovery_crash_states;
-        RecordResult(DescribeCrash("pipeline", state), nested, &figures);
-      }
-    }
-  }
-  return figures;
+  // Recovery crashed again at each of its first calls after every eighth
+  // power-loss point, to bound the run.
+  return EnumerateCheckedCrashes(
+      "pipeline", CheckPipelineState,
+      [&](uint64_t call, CrashMode mode) { return crash_recovery && mode == CrashMode::kPowerLoss && call % 8 == 0; },
+      6);
 }
 
 CrashFigures RunPipelineCampaign(uint64_t first_seed, uint64_t cycles) {
-  CrashFigures figures;
-  figures.workload = "pipeline-campaign";
-  const uint64_t calls = CheckPipelineState(CrashState{}).workload_calls;
-  for (uint64_t seed = first_seed; seed < first_seed + cycles; ++seed) {
-    std::mt19937_64 rng(Mix(seed, 0x5eed));
-    CrashState state{1 + rng() % std::max<uint64_t>(calls, 1), kAllCrashModes[rng() % std::size(kAllCrashModes)],
-                     rng(), 0, false, 0};
-    if (rng() % 5 == 0) state.recovery_crash_call = 1 + rng() % 20;
-    StateResult result = CheckPipelineState(state);
-    if (!result.reached && state.recovery_crash_call != 0) {
-      state.recovery_crash_call = 0;
-      result = CheckPipelineState(state);
-    }
-    ++figures.crash_points;
-    if (state.recovery_crash_call != 0) ++figures.recovery_crash_states;
-    RecordResult(DescribeCrash("pipeline", state), result, &figures);
-  }
-  return figures;
+  return RunCheckedCampaign("pipeline", CheckPipelineState, first_seed, cycles, 0x5eed, 5, 20);
 }
 
 }  // namespace spool::crashtest

@@ -10,10 +10,33 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "crash_enumerator.h"
+#include "spool/storage/store.h"
+#include "spool/stream/pipeline.h"
 
 namespace spool::crashtest {
+
+// The workload's parts, which the rewind crash workload shares.
+using CrashTables = std::map<std::string, std::vector<Row>>;  // dataset -> rows in order
+// The inputs (files and a topic), written durably to `env`.
+Status WriteCrashInputs(Env* env);
+PipelineSpec CrashPipelineSpec();
+// The store at "/store" on `env`, its LMDB state in `state_dir`.
+StoreOptions CrashStoreOptions(Env* env, const std::string& state_dir);
+inline constexpr char kCrashStoreDir[] = "/store";
+// Opens the store and runs one update (at most `max_batches`, 0: to the
+// end); false when the process died or the update failed.
+bool RunCrashUpdate(Env* env, const std::string& state_dir, std::string* error, uint64_t max_batches = 0);
+Status ReadCrashTables(Env* env, const std::string& state_dir, CrashTables* tables);
+Status ReadCrashTables(Store* store, CrashTables* tables);
+// What differs between two row lists, as TESTING.md classifies it.
+std::string ClassifyRows(const std::vector<Row>& want, const std::vector<Row>& got);
+// A new temporary directory (on /dev/shm when there is one); empty on failure.
+std::string TempCrashDir();
 
 // Runs and checks one state ("pipeline call=… mode=… seed=…").
 StateResult CheckPipelineState(const CrashState& state);

@@ -1,0 +1,30 @@
+// Crash enumeration over a whole-pipeline rewind (DESIGN.md §6 and §10): the
+// exactly-once pipeline of pipeline_crash.h runs part of its input, records
+// a rewind point, runs to the end; then the rewind to that point runs on a
+// FaultEnv and is crashed at one I/O call in one crash mode (optionally
+// crashed again in the retried rewind). After the crash:
+//   atomic cut      the store is either before the cut (its newest version
+//                   and epoch as before) or at the point (a later epoch);
+//                   never a cut version again;
+//   guard           a rewind_started event without rewind_completed is
+//                   reported as an incomplete rewind, and a completed one
+//                   left the store at the point;
+//   converges       rewinding again gives the tables of an uninterrupted
+//                   rewind, row for row, and clears the incomplete rewind;
+//   replay          the next update gives the tables of a run without any
+//                   rewind (nothing lost or duplicated).
+#pragma once
+
+#include <cstdint>
+
+#include "crash_enumerator.h"
+
+namespace spool::crashtest {
+
+StateResult CheckRewindState(const CrashState& state);
+// Every crash point x every mode; with `crash_recovery`, the retried rewind
+// crashed again at each of its first calls after some of them.
+CrashFigures EnumerateRewindCrashes(bool crash_recovery);
+CrashFigures RunRewindCampaign(uint64_t first_seed, uint64_t cycles);
+
+}  // namespace spool::crashtest
