@@ -166,6 +166,19 @@ struct Pipeline::Impl {
   Status FitTarget(CompiledFlow& flow, const Schema& output, const std::vector<std::string>& output_key);
   Status Order();
 
+  // What an update's refresh options ask for, resolved (per dataset and
+  // flow index); InvalidArgument naming what does not fit.
+  struct RefreshPlan {
+    std::vector<bool> truncate;  // datasets fully refreshed
+    std::vector<bool> reset;     // flows whose checkpoint and state are cleared
+    std::vector<bool> excluded;  // flows left out by refresh_selection
+    bool any_reset() const { return std::find(reset.begin(), reset.end(), true) != reset.end(); }
+  };
+  Status PlanRefresh(const UpdateOptions& options, RefreshPlan* plan);
+  Status FindDataset(const std::string& name, const std::string& field, size_t* index);
+  // One commit: the truncated datasets emptied, the reset flows'
+  // checkpoints and state tables cleared.
+  Status ApplyReset(const RefreshPlan& plan, const std::string& update_id);
   Status SetUpTables(const std::string& update_id);
   Status WriteDifference(const TableId& id, const Schema& schema, std::vector<Row> rows, Transaction& txn, Batch* batch);
   Status RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::string& update_id, FlowUpdateStats& stats,
@@ -493,6 +506,116 @@ Status Pipeline::Impl::SyncEvents() {
   return Status::OK();
 }
 
+Status Pipeline::Impl::FindDataset(const std::string& name, const std::string& field, size_t* index) {
+  auto it = dataset_index.find(name);
+  if (it != dataset_index.end()) {
+    *index = it->second;
+    return Status::OK();
+  }
+  std::string names;
+  for (const CompiledDataset& d : datasets) names += (names.empty() ? "" : ", ") + d.spec.name;
+  return Status::InvalidArgument(field + ": the pipeline has no dataset " + name + " (its datasets: " + names + ")");
+}
+
+Status Pipeline::Impl::PlanRefresh(const UpdateOptions& options, RefreshPlan* plan) {
+  plan->truncate.assign(datasets.size(), options.full_refresh);
+  plan->reset.assign(flows.size(), false);
+  plan->excluded.assign(flows.size(), false);
+  for (const std::string& name : options.full_refresh_selection) {
+    size_t d = 0;
+    SPOOL_RETURN_IF_ERROR(FindDataset(name, "full_refresh_selection", &d));
+    plan->truncate[d] = true;
+  }
+  // A streaming table fed by a refreshed one would see its rows go: it is
+  // refreshed too, or the refresh is refused. (A materialized view
+  // recomputes; a flow with skip_change_commits ignores the truncation.)
+  for (size_t f : order) {
+    const CompiledFlow& flow = flows[f];
+    const SourceSpec& source = flow.spec->source;
+    if (source.kind != SourceKind::kDataset || source.skip_change_commits || flow.materialized) continue;
+    auto upstream = dataset_index.find(source.dataset);
+    if (upstream == dataset_index.end() || !plan->truncate[upstream->second] || plan->truncate[flow.target_dataset]) continue;
+    if (!options.cascade) {
+      return Status::InvalidArgument(flow.spec->target + " reads " + source.dataset + ", which the full refresh "
+                                     "truncates: refresh it too (name it in full_refresh_selection, or cascade)");
+    }
+    plan->truncate[flow.target_dataset] = true;
+  }
+  for (size_t d = 0; d < datasets.size(); ++d) {
+    if (!plan->truncate[d]) continue;
+    auto allowed = datasets[d].spec.properties.find("pipelines.reset.allowed");
+    if (allowed != datasets[d].spec.properties.end() && allowed->second == "false") {
+      return Status::InvalidArgument(datasets[d].spec.name + " has pipelines.reset.allowed = false: a full refresh "
+                                     "would lose rows its sources may no longer hold; append with a flow instead, or "
+                                     "set the property to true");
+    }
+    for (size_t f : datasets[d].flows) plan->reset[f] = true;
+  }
+  for (const std::string& name : options.reset_checkpoint_selection) {
+    auto it = std::find_if(flows.begin(), flows.end(), [&](const CompiledFlow& f) { return f.spec->name == name; });
+    if (it != flows.end()) {
+      plan->reset[it->index] = true;
+      continue;
+    }
+    std::string names, writers;
+    for (const CompiledFlow& f : flows) names += (names.empty() ? "" : ", ") + f.spec->name;
+    for (const CompiledFlow& f : flows) {
+      if (f.spec->target == name || f.spec->target.ends_with("." + name)) writers += (writers.empty() ? "" : ", ") + f.spec->name;
+    }
+    if (!writers.empty()) {
+      return Status::InvalidArgument("reset_checkpoint_selection: '" + name + "' names a table, not a flow; the flows "
+                                     "writing it: " + writers);
+    }
+    return Status::InvalidArgument("reset_checkpoint_selection: the pipeline has no flow named '" + name +
+                                   "' (its flows: " + names + ")");
+  }
+  if (!options.refresh_selection.empty()) {
+    std::vector<bool> selected(datasets.size(), false);
+    for (const std::string& name : options.refresh_selection) {
+      size_t d = 0;
+      SPOOL_RETURN_IF_ERROR(FindDataset(name, "refresh_selection", &d));
+      selected[d] = true;
+    }
+    for (size_t d = 0; d < datasets.size(); ++d) selected[d] = selected[d] || plan->truncate[d];
+    for (CompiledFlow& flow : flows) plan->excluded[flow.index] = !selected[flow.target_dataset];
+  }
+  return Status::OK();
+}
+
+Status Pipeline::Impl::ApplyReset(const RefreshPlan& plan, const std::string& update_id) {
+  const bool full = std::find(plan.truncate.begin(), plan.truncate.end(), true) != plan.truncate.end();
+  json refreshed = json::array(), reset = json::array();
+  Transaction txn;
+  txn.SetUpdateId(update_id);
+  auto truncate_if_there = [&](const TableId& id) -> Status {
+    TableInfo table;
+    Status s = store->GetTable(id, &table);
+    if (s.IsNotFound()) return Status::OK();
+    SPOOL_RETURN_IF_ERROR(s);
+    txn.Truncate(id);
+    return Status::OK();
+  };
+  for (size_t d = 0; d < datasets.size(); ++d) {
+    if (!plan.truncate[d]) continue;
+    refreshed.push_back(datasets[d].spec.name);
+    SPOOL_RETURN_IF_ERROR(truncate_if_there(datasets[d].id));
+  }
+  for (const CompiledFlow& flow : flows) {
+    if (!plan.reset[flow.index]) continue;
+    reset.push_back(flow.spec->name);
+    std::string data;
+    bool found = false;
+    SPOOL_RETURN_IF_ERROR(store->GetCheckpoint(flow.spec->name, &data, &found));
+    if (found) txn.SetCheckpoint(flow.spec->name, std::nullopt);
+    for (const auto& component : flow.state) {
+      for (const auto& [id, schema] : component) SPOOL_RETURN_IF_ERROR(truncate_if_there(id));
+    }
+  }
+  txn.SetOperation(full ? "FULL REFRESH" : "RESET CHECKPOINTS", json{{"datasets", refreshed}, {"flows", reset}}.dump());
+  if (txn.empty()) return Status::OK();  // nothing there yet
+  return store->Commit(txn);
+}
+
 // Creates the datasets and state tables that do not exist yet, and adds the
 // columns a definition added, in one commit.
 Status Pipeline::Impl::SetUpTables(const std::string& update_id) {
@@ -809,6 +932,8 @@ void Pipeline::Stop() {
 Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
   Impl& p = *impl_;
   *result = UpdateResult{};
+  Impl::RefreshPlan refresh;
+  SPOOL_RETURN_IF_ERROR(p.PlanRefresh(options, &refresh));  // a selection that does not fit changes nothing
   result->update_id = options.update_id.empty() ? NewUpdateId() : options.update_id;
   const std::string& update_id = result->update_id;
   auto progress = [&](UpdateState state) {
@@ -837,6 +962,7 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
   std::vector<Checkpoint> checkpoints(p.flows.size());
   std::vector<bool> has_checkpoint(p.flows.size(), false);
   for (CompiledFlow& flow : p.flows) {
+    if (refresh.reset[flow.index]) continue;  // cleared below: it starts over
     std::string data;
     bool found = false;
     SPOOL_RETURN_IF_ERROR(p.store->GetCheckpoint(flow.spec->name, &data, &found));
@@ -851,6 +977,15 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
                                  &flow));
       SPOOL_RETURN_IF_ERROR(progress(UpdateState::kFailed));
       return Status::OK();
+    }
+  }
+  if (refresh.any_reset()) {
+    SPOOL_RETURN_IF_ERROR(progress(UpdateState::kResetting));
+    Status reset = p.ApplyReset(refresh, update_id);
+    if (!reset.ok()) {
+      SPOOL_RETURN_IF_ERROR(fail("Resetting failed: " + std::string(reset.message()), nullptr));
+      SPOOL_RETURN_IF_ERROR(progress(UpdateState::kFailed));
+      return reset;
     }
   }
   SPOOL_RETURN_IF_ERROR(progress(UpdateState::kSettingUpTables));
@@ -890,7 +1025,8 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
   for (const CompiledFlow& flow : p.flows) result->flows.push_back(FlowUpdateStats{flow.spec->name});
   std::vector<bool> failed = failed_at_start;
   for (size_t f = 0; f < failed.size(); ++f) result->flows[f].failed = failed[f];
-  std::vector<bool> done(p.flows.size(), false);     // a `once` flow that ran
+  std::vector<bool> done = refresh.excluded;          // a `once` flow that ran, or one not selected
+  for (size_t f = 0; f < done.size(); ++f) result->flows[f].skipped = refresh.excluded[f];
   std::vector<bool> pending(p.flows.size(), false);  // in this pass: committed, or has more
   auto stopping = [&]() {
     std::lock_guard lock(p.mu);

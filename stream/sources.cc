@@ -51,10 +51,14 @@ class DatasetSource : public Source {
     const VersionRange range = store_->AvailableVersions();
     if (!started_) {
       // From the table's first commit while the log retains it, so batches
-      // follow its commits; otherwise from a snapshot of it as it is.
+      // follow its commits; otherwise, or when rows of the append-only
+      // table were ever removed (a full refresh truncated it, a rewind
+      // restored it), from a snapshot of it as it is.
       TableInfo table;
       SPOOL_RETURN_IF_ERROR(store_->GetTable(id_, &table));
-      if (table.created_version() < range.oldest) return Snapshot(range.newest, batch);
+      bool removed = false;
+      if (!keyed_) SPOOL_RETURN_IF_ERROR(EverRemovedRows(&removed));
+      if (table.created_version() < range.oldest || removed) return Snapshot(range.newest, batch);
       committed_ = table.created_version() - 1;
       started_ = true;
     }
@@ -134,6 +138,16 @@ class DatasetSource : public Source {
   void set_max_rows(uint64_t rows) { max_rows_ = rows; }
 
  private:
+  Status EverRemovedRows(bool* removed) {
+    std::vector<HistoryEntry> history;
+    SPOOL_RETURN_IF_ERROR(store_->History(id_, &history));
+    *removed = std::any_of(history.begin(), history.end(), [](const HistoryEntry& h) {
+      auto deleted = h.metrics.find("numDeletedRows");
+      return deleted != h.metrics.end() && deleted->second > 0;
+    });
+    return Status::OK();
+  }
+
   Status Snapshot(uint64_t version, Batch* batch) {
     ReadOptions options;
     options.version = version;

@@ -104,11 +104,18 @@ struct UpdateArgs {
   std::string rewind_timestamp;  // --rewind-timestamp "yyyy-MM-dd HH:mm:ss"
   bool dry_run = false;
   bool validate_only = false;
+  bool full_refresh = false;
+  std::vector<std::string> full_refresh_tables;
+  std::vector<std::string> refresh_tables;
+  std::vector<std::string> reset_flows;
+  bool cascade = false;
 };
 
 // The request: the --json body, or the flags (a person's: USER_ACTION).
 Status BuildRequest(const UpdateArgs& args, UpdateRequest* request) {
-  const bool flags = !args.rewind_point.empty() || !args.rewind_timestamp.empty() || args.dry_run || args.validate_only;
+  const bool flags = !args.rewind_point.empty() || !args.rewind_timestamp.empty() || args.dry_run ||
+                     args.validate_only || args.full_refresh || !args.full_refresh_tables.empty() ||
+                     !args.refresh_tables.empty() || !args.reset_flows.empty();
   if (!args.json.empty()) {
     if (flags) return Status::InvalidArgument("give the request either as --json or as flags, not both");
     std::string body = args.json;
@@ -124,6 +131,10 @@ Status BuildRequest(const UpdateArgs& args, UpdateRequest* request) {
   }
   request->cause = UpdateCause::kUserAction;
   request->validate_only = args.validate_only;
+  request->full_refresh = args.full_refresh;
+  request->full_refresh_selection = args.full_refresh_tables;
+  request->refresh_selection = args.refresh_tables;
+  request->reset_checkpoint_selection = args.reset_flows;
   if (!args.rewind_point.empty() || !args.rewind_timestamp.empty() || args.dry_run) {
     RewindSpec& spec = request->rewind_spec.emplace();
     if (!args.rewind_point.empty()) spec.rewind_point_id = args.rewind_point;
@@ -172,11 +183,11 @@ int RunUpdate(const UpdateArgs& args) {
   if (s.ok()) s = Pipeline::Open(store.get(), spec, &pipeline);
   if (!s.ok()) return ReportError(s);
   if (request.rewind_spec) return RunRewind(store.get(), *pipeline, *request.rewind_spec);
-  if (request.full_refresh || !request.full_refresh_selection.empty() || !request.refresh_selection.empty() ||
-      !request.reset_checkpoint_selection.empty()) {
-    return ReportError(Status::NotSupported(
-        "full refresh, refresh selections and checkpoint resets are not built yet (docs/rewind.md)"));
-  }
+  options.full_refresh = request.full_refresh;
+  options.full_refresh_selection = request.full_refresh_selection;
+  options.refresh_selection = request.refresh_selection;
+  options.reset_checkpoint_selection = request.reset_checkpoint_selection;
+  options.cascade = args.cascade;
   if (request.validate_only) {
     std::cout << fmt::format("pipeline {} is valid: {} datasets, {} flows; nothing was written\n", pipeline->id(),
                              spec.datasets.size(), spec.flows.size());
@@ -305,6 +316,13 @@ void RegisterPipelineCommands(CLI::App& app, int* exit_code) {
                      "Rewind the pipeline to the last commit at or before this UTC time, \"yyyy-MM-dd HH:mm:ss\"");
   update->add_flag("--dry-run", args->dry_run, "Validate the rewind and record a rewind point for it; change nothing");
   update->add_flag("--validate-only", args->validate_only, "Check the pipeline's definition; write nothing");
+  update->add_flag("--full-refresh", args->full_refresh,
+                   "Truncate every dataset, clear every flow's offsets and state, and rebuild from the sources");
+  update->add_option("--full-refresh-table", args->full_refresh_tables, "Fully refresh this dataset (repeatable)");
+  update->add_flag("--cascade", args->cascade, "With a full refresh: also the streaming tables downstream of the named ones");
+  update->add_option("--refresh-table", args->refresh_tables, "Run only the flows writing this dataset (repeatable)");
+  update->add_option("--reset-checkpoint", args->reset_flows,
+                     "Clear this flow's offsets and state, keeping its table's rows (repeatable; a flow name)");
   update->callback([=] { *exit_code = RunUpdate(*args); });
 
   auto points_args = std::make_shared<PointsArgs>();

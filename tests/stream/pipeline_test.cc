@@ -1186,3 +1186,121 @@ TEST_F(PipelineTest, ANewFlowOverAVacuumedTableStartsFromItsRowsAsTheyAre) {
 
 }  // namespace
 }  // namespace spool
+
+namespace spool {
+namespace {
+
+// Refresh kinds (DESIGN.md §6): full refresh (all, or a selection, with its
+// downstream rule and pipelines.reset.allowed), checkpoint resets, and
+// refresh selections.
+class RefreshTest : public PipelineTest {
+ protected:
+  void SetUp() override {
+    PipelineTest::SetUp();
+    AddFile("a.jsonl", Order(1, "de", 10) + Order(2, "fr", 5));
+    ASSERT_EQ(Run(OrdersPipeline(in())).state, UpdateState::kCompleted);
+    AddFile("b.jsonl", Order(3, "de", 7));
+  }
+  UpdateResult RunWith(const PipelineSpec& spec, const std::function<void(UpdateOptions&)>& set) {
+    UpdateOptions options;
+    set(options);
+    return Run(spec, options);
+  }
+  Status Refused(const std::function<void(UpdateOptions&)>& set) {
+    std::unique_ptr<Pipeline> pipeline;
+    EXPECT_TRUE(Pipeline::Open(store_.get(), OrdersPipeline(in()), &pipeline).ok());
+    UpdateOptions options;
+    set(options);
+    UpdateResult result;
+    const uint64_t before = store_->log()->Newest().version;
+    Status s = pipeline->Update(options, &result);
+    EXPECT_EQ(store_->log()->Newest().version, before) << "a refused update changed the store";
+    return s;
+  }
+};
+
+TEST_F(RefreshTest, AFullRefreshRebuildsFromTheSourcesAndUnblocksAnIncompatibleChange) {
+  PipelineSpec changed = OrdersPipeline(in());
+  std::get<AggregateStep>(changed.flows[1].steps[0]).aggregates[1].fn = AggregateFn::kMax;
+  ExpectFailed(Run(changed), "full refresh");
+  const UpdateResult r = RunWith(changed, [](UpdateOptions& o) { o.full_refresh = true; });
+  ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  // As a fresh run of the new definition over the files still there.
+  EXPECT_EQ(Rows("main.shop.orders").size(), 3u);
+  EXPECT_EQ(Rows("main.shop.revenue"),
+            (std::vector<Row>{{std::string("de"), int64_t{2}, int64_t{10}}, {std::string("fr"), int64_t{1}, int64_t{5}}}));
+  bool resetting = false;
+  for (const Event& e : Events("update_progress")) resetting = resetting || e.details_json.find("RESETTING") != std::string::npos;
+  EXPECT_TRUE(resetting);
+  std::vector<HistoryEntry> history;
+  TableId orders;
+  ASSERT_TRUE(TableId::Parse("main.shop.orders", &orders).ok());
+  ASSERT_TRUE(store_->History(orders, &history).ok());
+  bool full_refresh = false;
+  for (const HistoryEntry& h : history) full_refresh = full_refresh || h.operation == "FULL REFRESH";
+  EXPECT_TRUE(full_refresh);
+}
+
+TEST_F(RefreshTest, ASelectedStreamingTableTakesItsDownstreamStreamingTablesAlongOrIsRefused) {
+  Status s = Refused([](UpdateOptions& o) { o.full_refresh_selection = {"main.shop.orders"}; });
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("main.shop.revenue reads main.shop.orders"), std::string::npos) << s.ToString();
+  const UpdateResult r = RunWith(OrdersPipeline(in()), [](UpdateOptions& o) {
+    o.full_refresh_selection = {"main.shop.orders"};
+    o.cascade = true;
+  });
+  ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  EXPECT_EQ(Rows("main.shop.orders").size(), 3u);  // rebuilt once, not doubled
+  EXPECT_EQ(Rows("main.shop.revenue"),
+            (std::vector<Row>{{std::string("de"), int64_t{2}, int64_t{17}}, {std::string("fr"), int64_t{1}, int64_t{5}}}));
+}
+
+TEST_F(RefreshTest, ATableThatForbidsResetsIsNotRefreshed) {
+  PipelineSpec spec = OrdersPipeline(in());
+  spec.datasets[1].properties["pipelines.reset.allowed"] = "false";
+  std::unique_ptr<Pipeline> pipeline;
+  ASSERT_TRUE(Pipeline::Open(store_.get(), spec, &pipeline).ok());
+  UpdateOptions options;
+  options.full_refresh = true;
+  UpdateResult result;
+  const uint64_t before = store_->log()->Newest().version;
+  Status s = pipeline->Update(options, &result);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("main.shop.revenue has pipelines.reset.allowed = false"), std::string::npos);
+  EXPECT_EQ(store_->log()->Newest().version, before);
+}
+
+TEST_F(RefreshTest, AResetCheckpointReprocessesTheSourceAndKeepsTheRows) {
+  // The orders flow starts over: its append-only table gets the files' rows
+  // again; the revenue aggregate, fed by them, counts them again.
+  const UpdateResult r = RunWith(OrdersPipeline(in()), [](UpdateOptions& o) { o.reset_checkpoint_selection = {"ingest"}; });
+  ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  EXPECT_EQ(Rows("main.shop.orders").size(), 2u + 3u);
+  // Its keyed aggregate started over from its source, the orders table:
+  // counted once, whatever the table held before.
+  const UpdateResult again = RunWith(OrdersPipeline(in()), [](UpdateOptions& o) { o.reset_checkpoint_selection = {"revenue"}; });
+  ASSERT_EQ(again.state, UpdateState::kCompleted) << again.error;
+  EXPECT_EQ(Rows("main.shop.revenue"),
+            (std::vector<Row>{{std::string("de"), int64_t{3}, int64_t{27}}, {std::string("fr"), int64_t{2}, int64_t{10}}}));
+  Status s = Refused([](UpdateOptions& o) { o.reset_checkpoint_selection = {"revenue2"}; });
+  EXPECT_NE(s.ToString().find("no flow named 'revenue2' (its flows: ingest, revenue)"), std::string::npos) << s.ToString();
+  s = Refused([](UpdateOptions& o) { o.reset_checkpoint_selection = {"orders"}; });
+  EXPECT_NE(s.ToString().find("'orders' names a table, not a flow; the flows writing it: ingest"), std::string::npos)
+      << s.ToString();
+}
+
+TEST_F(RefreshTest, ARefreshSelectionRunsOnlyTheFlowsOfTheNamedTables) {
+  const UpdateResult r = RunWith(OrdersPipeline(in()), [](UpdateOptions& o) { o.refresh_selection = {"main.shop.orders"}; });
+  ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  EXPECT_EQ(Rows("main.shop.orders").size(), 3u);
+  EXPECT_TRUE(r.flows[1].skipped);
+  EXPECT_EQ(Rows("main.shop.revenue").size(), 2u);
+  EXPECT_EQ(Rows("main.shop.revenue")[0], (Row{std::string("de"), int64_t{1}, int64_t{10}}));  // not yet updated
+  Status s = Refused([](UpdateOptions& o) { o.refresh_selection = {"main.shop.nope"}; });
+  EXPECT_NE(s.ToString().find("refresh_selection: the pipeline has no dataset main.shop.nope"), std::string::npos);
+  EXPECT_EQ(Run(OrdersPipeline(in())).state, UpdateState::kCompleted);
+  EXPECT_EQ(Rows("main.shop.revenue")[0], (Row{std::string("de"), int64_t{2}, int64_t{17}}));
+}
+
+}  // namespace
+}  // namespace spool

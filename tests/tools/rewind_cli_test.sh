@@ -115,5 +115,18 @@ expect_equal "nothing changed" "$(tables "$store" | md5sum)" "$before"
 check "validate only" 0 "$spool" update "$store" --validate-only
 expect_output "writes nothing" "is valid: 2 datasets, 2 flows; nothing was written"
 
+# Refresh kinds, with the reference bodies.
+check "refresh selection" 0 "$spool" update "$store" --json '{"refresh_selection": ["main.shop.orders"]}'
+expect_output "skips the others" "revenue .* skipped"
+check "reset a table's name" 2 "$spool" update "$store" --json '{"reset_checkpoint_selection": ["revenue2"]}'
+expect_output "names the flows" "no flow named 'revenue2' \(its flows: ingest, revenue\)"
+check "full refresh of an upstream alone" 2 "$spool" update "$store" --full-refresh-table main.shop.orders
+expect_output "names the downstream table" "main.shop.revenue reads main.shop.orders"
+check "full refresh" 0 "$spool" update "$store" --json '{"full_refresh": true}'
+tables "$store" >"$work/refreshed.csv"
+expect_equal "rebuilt from the topic: as the reference" "$(cmp -s "$work/refreshed.csv" "$work/reference.csv" && echo same)" "same"
+check "history shows it" 0 "$spool" history "$store" main.shop.orders
+expect_output "a FULL REFRESH commit" "FULL REFRESH"
+
 if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
 echo "all rewind CLI checks passed"

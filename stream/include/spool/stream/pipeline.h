@@ -51,6 +51,22 @@ struct UpdateOptions {
   const std::atomic<bool>* stop = nullptr;
   // Called after each committed batch (from the updating thread).
   std::function<void(const std::string& flow, uint64_t rows_out)> on_batch;
+
+  // Refresh kinds (DESIGN.md §6). The default refresh processes what is new.
+  // A full refresh of a dataset truncates it, clears its flows' checkpoints
+  // (offsets and state) and rebuilds it from all the data its sources still
+  // hold: every dataset (`full_refresh`) or those named. Refused for a table
+  // whose property pipelines.reset.allowed is "false", and for a streaming
+  // table downstream of a refreshed one (reading it without
+  // skip_change_commits) unless it is refreshed too; `cascade` adds those.
+  bool full_refresh = false;
+  std::vector<std::string> full_refresh_selection;  // dataset identifiers
+  bool cascade = false;
+  // Flows whose checkpoints are cleared, their tables' rows kept: they
+  // reprocess from their sources' start. Flow names, as the spec gives them.
+  std::vector<std::string> reset_checkpoint_selection;
+  // Only the flows writing these datasets run (empty: all).
+  std::vector<std::string> refresh_selection;
 };
 
 struct FlowUpdateStats {
