@@ -5,6 +5,7 @@
 #include <set>
 
 #include "json_reader.h"
+#include "spool/stream/expression.h"
 #include "spool/storage/event_log.h"
 
 namespace spool {
@@ -77,6 +78,38 @@ Status TableVersion(Store* store, const TableId& id, uint64_t at, uint64_t* vers
 }
 
 }  // namespace
+
+Status FindFirstBadCommit(Store* store, const TableId& table, std::string_view predicate, bool deletes,
+                          BadCommit* bad) {
+  *bad = BadCommit{};
+  TableInfo info;
+  SPOOL_RETURN_IF_ERROR(store->GetTable(table, &info));
+  Expression expression;
+  Status s = Expression::Parse(predicate, info.schema, &expression);
+  if (!s.ok()) return Status::InvalidArgument("--where: " + std::string(s.message()));
+  const VersionRange range = store->AvailableVersions();
+  const uint64_t from = std::max<uint64_t>(range.oldest, info.created_version());
+  Status failed;
+  s = store->Changes(table, from, range.newest, [&](const ChangeRow& change) {
+    if (bad->found && change.commit_version != bad->first_bad) return false;  // past the first bad commit
+    const bool wanted = deletes ? change.change_type == ChangeType::kDelete
+                                : change.change_type == ChangeType::kInsert ||
+                                      change.change_type == ChangeType::kUpdatePostimage;
+    if (!wanted) return true;
+    bool matches = false;
+    failed = expression.Matches(change.row, &matches);
+    if (!failed.ok()) return false;
+    if (matches) {
+      bad->found = true;
+      bad->first_bad = change.commit_version;
+      bad->first_bad_timestamp_us = change.commit_timestamp_us;
+      ++bad->matching_rows;
+    }
+    return true;
+  });
+  SPOOL_RETURN_IF_ERROR(failed);
+  return s;
+}
 
 std::string RewindPointPinName(std::string_view point_id) { return std::string(kPinPrefix) + std::string(point_id); }
 

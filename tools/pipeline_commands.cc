@@ -286,6 +286,48 @@ int RunRewindPoints(const PointsArgs& args) {
   return kExitOk;
 }
 
+struct FindArgs {
+  std::string dir;
+  std::string table;
+  std::string where;
+  bool deletes = false;
+};
+
+// The first commit that brought bad data, and a rewind point just before it.
+int RunFindPoint(const FindArgs& args) {
+  TableId table;
+  Status s = TableId::Parse(args.table, &table);
+  if (!s.ok()) return ReportError(s.WithContext("--table"));
+  std::unique_ptr<Store> store;
+  s = OpenStore(args.dir, &store);
+  PipelineSpec spec;
+  if (s.ok()) s = GetPipelineDefinition(store.get(), &spec);
+  std::unique_ptr<Pipeline> pipeline;
+  if (s.ok()) s = Pipeline::Open(store.get(), spec, &pipeline);
+  BadCommit bad;
+  if (s.ok()) s = FindFirstBadCommit(store.get(), table, args.where, args.deletes, &bad);
+  if (!s.ok()) return ReportError(s);
+  if (!bad.found) {
+    std::cout << fmt::format("no retained commit of {} has {} matching {}: nothing to rewind\n", args.table,
+                             args.deletes ? "deletes" : "inserts or updates", args.where);
+    return kExitOk;
+  }
+  const uint64_t point_version = bad.first_bad - 1;
+  std::cout << fmt::format("first bad commit: version {} ({}), {} matching row(s)\n", bad.first_bad,
+                           FormatTimestamp(bad.first_bad_timestamp_us), bad.matching_rows);
+  if (Status can = store->CanRewindTo(point_version); !can.ok()) {
+    return ReportError(can.WithContext("the version before it cannot be rewound to"));
+  }
+  RewindPoint point;
+  s = RecordRewindPointAt(store.get(), *pipeline, point_version,
+                          "The last version before the first commit of " + args.table + " matching " + args.where + ".",
+                          /*dry_run=*/true, &point);
+  if (!s.ok()) return ReportError(s);
+  std::cout << fmt::format("rewind point {} records version {} ({}), just before it:\n  spool update {} --rewind-point {}\n",
+                           point.id, point_version, FormatTimestamp(point.timestamp_us), args.dir, point.id);
+  return kExitOk;
+}
+
 }  // namespace
 
 void RegisterPipelineCommands(CLI::App& app, int* exit_code) {
@@ -327,10 +369,26 @@ void RegisterPipelineCommands(CLI::App& app, int* exit_code) {
 
   auto points_args = std::make_shared<PointsArgs>();
   CLI::App* points = app.add_subcommand("rewind-points", "List the pipeline's rewind points, newest first");
-  points->add_option("dir", points_args->dir, "Store directory")->required();
+  // Not required: `spool rewind-points find DIR …` gives it to the subcommand.
+  points->add_option("dir", points_args->dir, "Store directory");
   points->add_option("--since", points_args->since, "Only points recorded within this long (e.g. 7d)");
   points->add_flag("--json", points_args->as_json, "JSON output");
-  points->callback([=] { *exit_code = RunRewindPoints(*points_args); });
+  points->callback([=] {
+    if (!points->get_subcommands().empty()) return;
+    if (points_args->dir.empty()) {
+      *exit_code = ReportError(Status::InvalidArgument("rewind-points: give the store directory"));
+      return;
+    }
+    *exit_code = RunRewindPoints(*points_args);
+  });
+  auto find_args = std::make_shared<FindArgs>();
+  CLI::App* find = points->add_subcommand(
+      "find", "Find the first commit whose changes match a predicate, and record a rewind point just before it");
+  find->add_option("dir", find_args->dir, "Store directory")->required();
+  find->add_option("--table", find_args->table, "The table the bad data landed in (catalog.schema.table)")->required();
+  find->add_option("--where", find_args->where, "An expression over its columns that selects the bad rows")->required();
+  find->add_flag("--deletes", find_args->deletes, "Look for deleted rows instead of inserted or updated ones");
+  find->callback([=] { *exit_code = RunFindPoint(*find_args); });
 }
 
 }  // namespace spool::cli

@@ -67,6 +67,16 @@ check "the bad update" 0 "$spool" update "$store"
 tables "$store" >"$work/bad.csv"
 if cmp -s "$work/bad.csv" "$work/reference.csv"; then echo "FAIL: the bad deployment changed nothing"; failures=$((failures + 1)); fi
 
+# Finding the last good moment: the first commit with an amount only the bug makes.
+check "find the first bad commit" 0 "$spool" rewind-points find "$store" --table main.shop.orders --where "amount > 30"
+expect_output "names it" "first bad commit: version [0-9]+ .*, 10 matching row"
+found=$(sed -n 's/^rewind point \([0-9a-f-]\{36\}\) records version.*/\1/p' "$work/out")
+expect_equal "records a point before it" "${#found}" "36"
+check "nothing matches" 0 "$spool" rewind-points find "$store" --table main.shop.orders --where "amount > 1000"
+expect_output "says so" "nothing to rewind"
+check "a bad predicate" 2 "$spool" rewind-points find "$store" --table main.shop.orders --where "amout > 30"
+expect_output "names the column" "unknown column 'amout'"
+
 check "dry run" 0 "$spool" update "$store" --rewind-point "$point" --dry-run
 expect_output "changes nothing" "dry run: a rewind to version [0-9]+ .* is valid; nothing was changed"
 tables "$store" >"$work/after-dry-run.csv"
@@ -76,7 +86,7 @@ cat >"$work/rewind.json" <<JSON
 {
   "cause": "USER_ACTION",
   "rewind_spec": {
-    "rewind_point_id": "$point",
+    "rewind_point_id": "$found",
     "datasets": [
       {
         "identifier": "main.shop.orders",

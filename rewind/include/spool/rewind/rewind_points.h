@@ -79,6 +79,22 @@ Status FindRewindPoint(Store* store, std::string_view id, RewindPoint* point);
 Status MaybeRecordPeriodicRewindPoint(Store* store, const Pipeline& pipeline, uint64_t interval_us,
                                       uint64_t retention_us, bool* recorded);
 
+// Finding the last good moment (what the reference documents compute with a
+// query over the change feed and the history): the first commit whose
+// changes to `table` match `predicate` (an expression over the table's
+// columns, stream/expression.h) — inserts and update post-images, or deletes
+// with `deletes` — searched from the oldest retained version. *found is
+// false when none matches; else `first_bad` is that commit and the point to
+// rewind to is the version before it.
+struct BadCommit {
+  bool found = false;
+  uint64_t first_bad = 0;
+  uint64_t first_bad_timestamp_us = 0;
+  uint64_t matching_rows = 0;  // of that commit
+};
+Status FindFirstBadCommit(Store* store, const TableId& table, std::string_view predicate, bool deletes,
+                          BadCommit* bad);
+
 // The pin name of a point.
 std::string RewindPointPinName(std::string_view point_id);
 
