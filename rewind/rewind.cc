@@ -165,6 +165,17 @@ Status RecordDefinitionAgain(Store* store, const Pipeline& pipeline) {
 
 }  // namespace
 
+Status CheckNoIncompleteRewind(Store* store, const PipelineSpec& spec) {
+  std::optional<IncompleteRewind> incomplete;
+  SPOOL_RETURN_IF_ERROR(FindIncompleteRewind(store, &incomplete));
+  auto allow = spec.configuration.find("pipelines.allowUpdateAfterIncompleteRewind");
+  if (!incomplete || (allow != spec.configuration.end() && allow->second == "true")) return Status::OK();
+  return Status::Failed("the rewind of update " + incomplete->update_id + " to version " +
+                        std::to_string(incomplete->target.version) +
+                        " did not complete: rewind again (to the same or another point) before updating, or set "
+                        "pipelines.allowUpdateAfterIncompleteRewind to true in the pipeline's configuration");
+}
+
 std::string_view RewindErrorCode(const Status& s) {
   const std::string_view message = s.message();
   constexpr std::string_view kPrefix = "INVALID_REWIND_SPECIFICATION.";

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -76,6 +77,16 @@ class Reader {
       out->push_back(list[i].get<std::string>());
     }
     if (required && out->empty()) return FieldError(key, "must not be empty");
+    return Status::OK();
+  }
+  Status StringMap(std::string_view key, std::map<std::string, std::string>* out) const {
+    if (!Has(key)) return Status::OK();
+    const json& object = At(key);
+    if (!object.is_object()) return FieldError(key, "expected an object of strings");
+    for (const auto& [name, value] : object.items()) {
+      if (!value.is_string()) return FieldError(std::string(key) + "." + name, "expected a string");
+      (*out)[name] = value.get<std::string>();
+    }
     return Status::OK();
   }
   Status Duration(std::string_view key, uint64_t* out, bool required) const {

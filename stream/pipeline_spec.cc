@@ -253,15 +253,7 @@ Status ParseDataset(const Reader& r, DatasetSpec* dataset) {
   else return r.FieldError("kind", "'" + kind + "' is not streaming_table or materialized_view");
   SPOOL_RETURN_IF_ERROR(ParseColumns(r, "columns", &dataset->columns, false));
   SPOOL_RETURN_IF_ERROR(r.Strings("primary_key", &dataset->primary_key, false));
-  if (r.Has("properties")) {
-    const json& props = r.At("properties");
-    if (!props.is_object()) return r.FieldError("properties", "expected an object of strings");
-    for (const auto& [key, value] : props.items()) {
-      if (!value.is_string()) return r.FieldError("properties." + key, "expected a string");
-      dataset->properties[key] = value.get<std::string>();
-    }
-  }
-  return Status::OK();
+  return r.StringMap("properties", &dataset->properties);
 }
 
 // --- to JSON ---------------------------------------------------------------
@@ -375,8 +367,9 @@ Status ParsePipelineSpec(std::string_view text, PipelineSpec* spec) {
   }
   *spec = PipelineSpec{};
   Reader r(j, "spec");
-  SPOOL_RETURN_IF_ERROR(r.CheckObject({"name", "datasets", "flows"}));
+  SPOOL_RETURN_IF_ERROR(r.CheckObject({"name", "configuration", "datasets", "flows"}));
   SPOOL_RETURN_IF_ERROR(r.String("name", &spec->name, false));
+  SPOOL_RETURN_IF_ERROR(r.StringMap("configuration", &spec->configuration));
   for (std::string_view key : {"datasets", "flows"}) {
     if (!r.Has(key) || !r.At(key).is_array()) return r.FieldError(key, "expected a list");
   }
@@ -414,7 +407,10 @@ std::string PipelineSpecToJson(const PipelineSpec& spec) {
     j["max_batch_files"] = f.max_batch_files;
     flows.push_back(j);
   }
-  json out = {{"name", spec.name}, {"datasets", datasets}, {"flows", flows}};
+  json out = {{"name", spec.name}};
+  if (!spec.configuration.empty()) out["configuration"] = spec.configuration;
+  out["datasets"] = datasets;
+  out["flows"] = flows;
   return out.dump(2);
 }
 

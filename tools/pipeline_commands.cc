@@ -193,15 +193,8 @@ int RunUpdate(const UpdateArgs& args) {
                              spec.datasets.size(), spec.flows.size());
     return kExitOk;
   }
-  std::optional<IncompleteRewind> incomplete;
-  s = FindIncompleteRewind(store.get(), &incomplete);
+  s = CheckNoIncompleteRewind(store.get(), spec);
   if (!s.ok()) return ReportError(s);
-  if (incomplete) {
-    return ReportError(Status::Failed(fmt::format(
-        "the rewind of update {} to version {} did not complete: rewind again (to the same or another point) "
-        "before updating",
-        incomplete->update_id, incomplete->target.version)));
-  }
   options.cause = std::string(UpdateCauseName(request.cause));
   options.stop = &interrupted;
   // Rewind points come on their interval while the pipeline runs.

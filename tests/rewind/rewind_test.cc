@@ -191,6 +191,28 @@ TEST_F(RewindTest, TenRewindAndReplayCyclesDuplicateNothing) {
   ExpectLikeTheReference(shop);
 }
 
+TEST_F(RewindTest, APointBeforeAFullRefreshIsStillARewindTarget) {
+  // The reference product cannot rewind past a full refresh; here the
+  // refresh is one more commit of the history that the cut removes.
+  Shop shop(&dir_, "shop");
+  shop.Produce(0, 10);
+  shop.Update(kGood);
+  const RewindPoint point = shop.Point();
+  shop.Tick(60);
+  UpdateOptions refresh;
+  refresh.full_refresh = true;
+  UpdateResult result;
+  ASSERT_TRUE(shop.pipeline_->Update(refresh, &result).ok());
+  ASSERT_EQ(result.state, UpdateState::kCompleted) << result.error;
+  shop.Produce(10, 10);
+  shop.Update(kBad);
+  RewindSpec spec;
+  spec.rewind_point_id = point.id;
+  ASSERT_TRUE(shop.Rewind(spec).ok());
+  shop.Update(kGood);
+  ExpectLikeTheReference(shop);
+}
+
 TEST_F(RewindTest, ADryRunChangesNothingAndRecordsAPointTheRewindCanUse) {
   Shop shop(&dir_, "shop");
   std::string last_good;
@@ -315,6 +337,14 @@ TEST_F(RewindTest, ARewindThatStartedAndDidNotCompleteIsFound) {
   ASSERT_TRUE(incomplete.has_value());
   EXPECT_EQ(incomplete->update_id, "u1");
   EXPECT_EQ(incomplete->target.version, 3u);
+  // Every other update is refused, saying how to recover, unless the
+  // pipeline's configuration allows it.
+  PipelineSpec pipeline_spec = shop.pipeline_->spec();
+  Status s = CheckNoIncompleteRewind(shop.store_.get(), pipeline_spec);
+  EXPECT_TRUE(s.IsFailed()) << s.ToString();
+  EXPECT_NE(s.ToString().find("rewind again"), std::string::npos) << s.ToString();
+  pipeline_spec.configuration["pipelines.allowUpdateAfterIncompleteRewind"] = "true";
+  EXPECT_TRUE(CheckNoIncompleteRewind(shop.store_.get(), pipeline_spec).ok());
   // Rewinding again completes.
   const RewindPoint point = shop.Point();
   RewindSpec spec;

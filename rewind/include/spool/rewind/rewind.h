@@ -78,4 +78,10 @@ struct IncompleteRewind {
 };
 Status FindIncompleteRewind(Store* store, std::optional<IncompleteRewind>* incomplete);
 
+// What every update but a rewind checks first: OK, unless a rewind is
+// incomplete and the pipeline's configuration does not set
+// pipelines.allowUpdateAfterIncompleteRewind to "true"; then Failed, naming
+// the rewind and how to recover.
+Status CheckNoIncompleteRewind(Store* store, const PipelineSpec& spec);
+
 }  // namespace spool

@@ -192,6 +192,9 @@ struct FlowSpec {
 
 struct PipelineSpec {
   std::string name;
+  // Pipeline settings, e.g. "pipelines.allowUpdateAfterIncompleteRewind":
+  // "true" (docs/rewind.md).
+  std::map<std::string, std::string> configuration;
   std::vector<DatasetSpec> datasets;
   std::vector<FlowSpec> flows;
 };
