@@ -193,6 +193,9 @@ Status PlanRewind(Store* store, const Pipeline& pipeline, const RewindSpec& spec
                                                       OldestPoint(store));
   }
   SPOOL_RETURN_IF_ERROR(s);
+  s = pipeline.CheckSourcesRetain(out.target.version);
+  if (s.IsInvalidArgument()) return Refuse(rewind_error::kSourceRetentionExceeded, std::string(s.message()));
+  SPOOL_RETURN_IF_ERROR(s);
   if (!out.whole_pipeline) {
     return Status::NotSupported(
         "rewinding some datasets only, or without resetting checkpoints, is not built yet; omit `datasets` (or "

@@ -82,6 +82,15 @@ class Source {
   // Everything it reads once (a `once` flow's backfill, a materialized
   // view's recomputation): all rows now, as one batch.
   virtual Status ReadAll(BatchContext& ctx, Batch* batch) = 0;
+  // Whether the source still holds what a replay from an earlier `version`
+  // needs: `offset` is the source's offset in the flow's checkpoint there
+  // ("" before its first batch), `tables` its state tables (readable as of
+  // `version`). A dataset's data comes back with the store. Errors:
+  // InvalidArgument saying what is gone.
+  virtual Status CheckRetained(Store*, uint64_t /*version*/, const std::string& /*offset*/,
+                               const stream_internal::StateTables& /*tables*/) {
+    return Status::OK();
+  }
 };
 
 class Operator {

@@ -882,6 +882,22 @@ Pipeline::~Pipeline() = default;
 const PipelineSpec& Pipeline::spec() const { return impl_->spec; }
 const std::string& Pipeline::id() const { return impl_->pipeline_id; }
 
+Status Pipeline::CheckSourcesRetain(uint64_t version) const {
+  Impl& p = *impl_;
+  for (CompiledFlow& flow : p.flows) {
+    std::string data;
+    bool found = false;
+    SPOOL_RETURN_IF_ERROR(p.store->GetCheckpointAt(flow.spec->name, version, &data, &found));
+    Checkpoint cp;
+    if (found) SPOOL_RETURN_IF_ERROR(cp.Decode(flow.spec->name, data));
+    StateTables tables;
+    for (const auto& [id, schema] : flow.state[0]) tables.ids.push_back(id);
+    Status s = flow.source->CheckRetained(p.store, version, cp.offset, tables);
+    if (!s.ok()) return Status::InvalidArgument("flow '" + flow.spec->name + "': " + std::string(s.message()));
+  }
+  return Status::OK();
+}
+
 std::vector<PipelineDataset> Pipeline::Datasets() const {
   const Impl& p = *impl_;
   std::vector<PipelineDataset> out;

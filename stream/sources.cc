@@ -244,6 +244,33 @@ class FileSource : public Source {
   }
   Backlog backlog() const override { return {"files", listed_.size() - next_pos_}; }
 
+  // A replay reads again the files read after `version`: they must still
+  // be in the directory.
+  Status CheckRetained(Store* store, uint64_t version, const std::string&,
+                       const stream_internal::StateTables& tables) override {
+    TableInfo info;
+    if (!store->GetTable(tables.ids[0], &info).ok()) return Status::OK();  // nothing read yet
+    std::set<std::string> then;
+    ReadOptions at;
+    at.version = version;
+    if (info.created_version() <= version) {
+      SPOOL_RETURN_IF_ERROR(store->Read(tables.ids[0], at, [&](const Row& row) {
+        then.insert(std::get<std::string>(row[0]));
+        return true;
+      }));
+    }
+    std::vector<std::string> gone;
+    SPOOL_RETURN_IF_ERROR(store->Read(tables.ids[0], {}, [&](const Row& row) {
+      const std::string& name = std::get<std::string>(row[0]);
+      if (then.count(name) == 0 && !env_->FileExists(spec_.path + "/" + name)) gone.push_back(name);
+      return true;
+    }));
+    if (gone.empty()) return Status::OK();
+    return Status::InvalidArgument("the directory " + spec_.path + " no longer holds " + std::to_string(gone.size()) +
+                                   " file(s) read after the point (" + gone.front() +
+                                   (gone.size() > 1 ? ", …" : "") + "): a replay would lose their rows");
+  }
+
  private:
   // The names not read yet, in order. A listing serves the batches that
   // drain it; the directory is listed again once it is (not in a bounded
@@ -355,6 +382,20 @@ class TopicSource : public Source {
     return ReadFrom(std::numeric_limits<uint64_t>::max(), batch, &more);
   }
   Backlog backlog() const override { return {"records", left_}; }
+
+  // A replay reads again from the flow's offset at the point: the topic must
+  // still retain it.
+  Status CheckRetained(Store*, uint64_t, const std::string& offset, const stream_internal::StateTables&) override {
+    std::unique_ptr<Topic> reader;
+    SPOOL_RETURN_IF_ERROR(Topic::OpenForReading(env_, spec_.path, &reader));
+    const TopicInfo info = reader->Info();
+    const uint64_t needed = offset.empty() ? 0 : std::stoull(offset);
+    if (needed >= info.oldest_offset) return Status::OK();
+    return Status::InvalidArgument("the topic " + spec_.path + " no longer retains offsets " + std::to_string(needed) +
+                                   " to " + std::to_string(info.oldest_offset - 1) +
+                                   ", which a replay from the point reads (its oldest retained offset is " +
+                                   std::to_string(info.oldest_offset) + ")");
+  }
 
  private:
   // Opens the topic again to see what producers added; the next cursor

@@ -45,14 +45,15 @@ const char kBad[] = "amount * 2";
 // A store (its log on a MemEnv whose clock the test moves) and a topic.
 class Shop {
  public:
-  explicit Shop(TempDir* dir, const std::string& name) : topic_dir_(dir->Sub(name + "-topic")) {
+  explicit Shop(TempDir* dir, const std::string& name, const TopicConfig& topic = TopicConfig{})
+      : topic_dir_(dir->Sub(name + "-topic")) {
     StoreOptions options;
     options.env = &env_;
     options.state_dir = dir->Sub(name + "-state");
     options.snapshot_every_versions = 0;
     options.snapshot_every_bytes = 0;
     EXPECT_TRUE(Store::Open(options, "/store", &store_).ok());
-    EXPECT_TRUE(Topic::Create(Env::Default(), topic_dir_, TopicConfig{}).ok());
+    EXPECT_TRUE(Topic::Create(Env::Default(), topic_dir_, topic).ok());
     EXPECT_TRUE(Topic::Open(Env::Default(), topic_dir_, &topic_).ok());
     env_.SetNowMicros(1790671000 * kSecond);  // 2026-09-29 08:36:40 UTC
   }
@@ -321,6 +322,44 @@ TEST_F(RewindTest, PeriodicPointsComeOnTheIntervalAndTheirPinsExpireWithTheReten
   ASSERT_TRUE(ListRewindPoints(shop.store_.get(), shop.env_.NowMicros() - hour, &points).ok());
   ASSERT_EQ(points.size(), 1u);
   EXPECT_TRUE(pinned(points[0]));
+}
+
+TEST_F(RewindTest, APointWhoseOffsetsTheTopicNoLongerRetainsIsRefused) {
+  TopicConfig config;
+  config.segment_size_bytes = kMinTopicSegmentBytes;
+  Shop shop(&dir_, "shop", config);
+  shop.Produce(0, 10);
+  shop.Update(kGood);
+  const RewindPoint point = shop.Point();
+  // Enough messages for several segments, then retention by size drops the
+  // oldest ones: the offsets after the point among them.
+  uint64_t x = 1;
+  for (int64_t first = 10; first < 3010; first += 100) {
+    std::vector<std::string> values;
+    for (int64_t id = first; id < first + 100; ++id) {
+      std::string pad(100, 'a');
+      for (char& c : pad) c = static_cast<char>('a' + ((x = x * 6364136223846793005ull + 1) >> 59));  // incompressible
+      values.push_back("{\"id\": " + std::to_string(id) + ", \"country\": \"de\", \"amount\": 1, \"pad\": \"" +
+                       pad + "\"}");
+    }
+    std::vector<TopicWrite> writes;
+    for (const std::string& v : values) writes.push_back({"", v});
+    TopicProduced produced;
+    ASSERT_TRUE(shop.topic_->Produce(writes, &produced).ok());
+  }
+  ASSERT_TRUE(shop.topic_->SetRetention(TopicRetention{0, 2 * kMinTopicSegmentBytes}).ok());
+  TopicRetentionReport report;
+  ASSERT_TRUE(shop.topic_->ApplyRetention(&report).ok());
+  ASSERT_GT(report.oldest_offset, 10u);
+  RewindSpec spec;
+  spec.rewind_point_id = point.id;
+  const LogPosition before = shop.store_->log()->Newest();
+  const Status s = shop.Rewind(spec);
+  EXPECT_EQ(RewindErrorCode(s), rewind_error::kSourceRetentionExceeded) << s.ToString();
+  EXPECT_NE(s.ToString().find("flow 'ingest': the topic " + shop.topic_dir_ + " no longer retains offsets 10 to"),
+            std::string::npos)
+      << s.ToString();
+  EXPECT_EQ(shop.store_->log()->Newest(), before);
 }
 
 TEST_F(RewindTest, ARewindThatStartedAndDidNotCompleteIsFound) {

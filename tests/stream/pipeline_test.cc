@@ -1304,3 +1304,31 @@ TEST_F(RefreshTest, ARefreshSelectionRunsOnlyTheFlowsOfTheNamedTables) {
 
 }  // namespace
 }  // namespace spool
+
+namespace spool {
+namespace {
+
+TEST_F(PipelineTest, SourcesSayWhetherTheyStillHoldWhatAReplayFromAVersionReads) {
+  AddFile("a.jsonl", Order(1, "de", 10));
+  ASSERT_EQ(Run(OrdersPipeline(in())).state, UpdateState::kCompleted);
+  const uint64_t point = store_->log()->Newest().version;
+  AddFile("b.jsonl", Order(2, "fr", 5));
+  ASSERT_EQ(Run(OrdersPipeline(in())).state, UpdateState::kCompleted);
+  std::unique_ptr<Pipeline> pipeline;
+  ASSERT_TRUE(Pipeline::Open(store_.get(), OrdersPipeline(in()), &pipeline).ok());
+  EXPECT_TRUE(pipeline->CheckSourcesRetain(point).ok());
+  // The file read after the point is gone: a replay would lose its rows.
+  std::filesystem::remove(dir_->Sub("in/b.jsonl"));
+  Status s = pipeline->CheckSourcesRetain(point);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("flow 'ingest': the directory " + in() + " no longer holds 1 file(s) read after the point (b.jsonl)"),
+            std::string::npos)
+      << s.ToString();
+  // A file read before the point may go: the replay does not read it.
+  AddFile("b.jsonl", Order(2, "fr", 5));
+  std::filesystem::remove(dir_->Sub("in/a.jsonl"));
+  EXPECT_TRUE(pipeline->CheckSourcesRetain(point).ok());
+}
+
+}  // namespace
+}  // namespace spool

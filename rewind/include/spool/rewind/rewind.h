@@ -43,6 +43,7 @@ inline constexpr std::string_view kInconsistentUpstreamReset =
 inline constexpr std::string_view kExternalSourceRequiresReset =
     "INVALID_REWIND_SPECIFICATION.EXTERNAL_SOURCE_REQUIRES_CHECKPOINT_RESET";
 inline constexpr std::string_view kInvalidTimestamp = "INVALID_REWIND_SPECIFICATION.INVALID_TIMESTAMP_FORMAT";
+inline constexpr std::string_view kSourceRetentionExceeded = "INVALID_REWIND_SPECIFICATION.SOURCE_RETENTION_EXCEEDED";
 }  // namespace rewind_error
 
 // The code a refused rewind's message starts with; empty when it has none.
