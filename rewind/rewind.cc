@@ -163,6 +163,33 @@ Status RecordDefinitionAgain(Store* store, const Pipeline& pipeline) {
   return SetPipelineDefinition(store, pipeline.spec());
 }
 
+// The rewind itself, within its update.
+Status Rewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, const RewindRun& run,
+              RewindPoint* dry_run_point) {
+  const std::string target = "version " + std::to_string(plan.target.version) + " (" +
+                             FormatTimestampUtc(plan.target_timestamp_us) + ")";
+  if (run.dry_run) {
+    RewindPoint point;
+    SPOOL_RETURN_IF_ERROR(RecordRewindPointAt(store, pipeline, plan.target.version,
+                                              "Rewind dry run validated a rewind to " + target + ".", true, &point));
+    if (dry_run_point != nullptr) *dry_run_point = std::move(point);
+    return Status::OK();
+  }
+  SPOOL_RETURN_IF_ERROR(RecordUpdateProgress(store, pipeline.id(), run.update_id, UpdateState::kResetting));
+  const json where = {{"epoch", plan.target.epoch},
+                      {"version", plan.target.version},
+                      {"rewind_point_id", plan.point ? plan.point->id : ""}};
+  // Durable before anything changes: a crash from here on is an incomplete
+  // rewind that the next open sees.
+  SPOOL_RETURN_IF_ERROR(AppendEvent(store, pipeline, run.update_id, kStartedEvent,
+                                    "Rewinding the pipeline to " + target + ".", {{"rewind", where}}));
+  SPOOL_RETURN_IF_ERROR(store->RewindTo(plan.target.version));
+  SPOOL_RETURN_IF_ERROR(RecordDefinitionAgain(store, pipeline));
+  return AppendEvent(store, pipeline, run.update_id, kCompletedEvent,
+                     "Rewound the pipeline to " + target + "; the next update replays from there.", {{"rewind", where}});
+}
+
+
 }  // namespace
 
 Status CheckNoIncompleteRewind(Store* store, const PipelineSpec& spec) {
@@ -205,28 +232,27 @@ Status PlanRewind(Store* store, const Pipeline& pipeline, const RewindSpec& spec
   return Status::OK();
 }
 
-Status ExecuteRewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, const std::string& update_id,
-                     bool dry_run, RewindPoint* dry_run_point) {
-  const std::string target = "version " + std::to_string(plan.target.version) + " (" +
-                             FormatTimestampUtc(plan.target_timestamp_us) + ")";
-  if (dry_run) {
-    RewindPoint point;
-    SPOOL_RETURN_IF_ERROR(RecordRewindPointAt(store, pipeline, plan.target.version,
-                                              "Rewind dry run validated a rewind to " + target + ".", true, &point));
-    if (dry_run_point != nullptr) *dry_run_point = std::move(point);
-    return Status::OK();
+Status ExecuteRewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, RewindRun* run,
+                     RewindPoint* dry_run_point) {
+  if (run->update_id.empty()) run->update_id = NewUpdateId();
+  const std::string& update_id = run->update_id;
+  const std::string cause(UpdateCauseName(run->cause));
+  SPOOL_RETURN_IF_ERROR(AppendEvent(store, pipeline, update_id, "create_update",
+                                    "Update " + update_id.substr(0, 6) + " started by " + cause + ".",
+                                    {{"create_update", {{"cause", cause}, {"rewind", true}, {"dry_run", run->dry_run}}}}));
+  SPOOL_RETURN_IF_ERROR(RecordUpdateProgress(store, pipeline.id(), update_id, UpdateState::kInitializing));
+  Status s = Rewind(store, pipeline, plan, *run, dry_run_point);
+  if (!s.ok()) {
+    Event failed;
+    failed.origin = EventOrigin{pipeline.id(), update_id, "", ""};
+    failed.level = EventLevel::kError;
+    failed.event_type = "update_progress";
+    failed.message = "Update " + update_id.substr(0, 6) + " failed: " + std::string(s.message());
+    failed.details_json = json{{"update_progress", {{"state", "FAILED"}, {"error", s.message()}}}}.dump();
+    (void)store->events()->Append(&failed);  // best effort: the rewind's own error is what counts
+    return s;
   }
-  const json where = {{"epoch", plan.target.epoch},
-                      {"version", plan.target.version},
-                      {"rewind_point_id", plan.point ? plan.point->id : ""}};
-  // Durable before anything changes: a crash from here on is an incomplete
-  // rewind that the next open sees.
-  SPOOL_RETURN_IF_ERROR(AppendEvent(store, pipeline, update_id, kStartedEvent, "Rewinding the pipeline to " + target + ".",
-                                    {{"rewind", where}}));
-  SPOOL_RETURN_IF_ERROR(store->RewindTo(plan.target.version));
-  SPOOL_RETURN_IF_ERROR(RecordDefinitionAgain(store, pipeline));
-  return AppendEvent(store, pipeline, update_id, kCompletedEvent,
-                     "Rewound the pipeline to " + target + "; the next update replays from there.", {{"rewind", where}});
+  return RecordUpdateProgress(store, pipeline.id(), update_id, UpdateState::kCompleted);
 }
 
 Status FindIncompleteRewind(Store* store, std::optional<IncompleteRewind>* incomplete) {

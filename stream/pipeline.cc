@@ -34,6 +34,17 @@ bool ValidFlowName(std::string_view name) {
 // A random id (pipelines, updates).
 }  // namespace
 
+Status RecordUpdateProgress(Store* store, const std::string& pipeline_id, const std::string& update_id,
+                            UpdateState state) {
+  Event e;
+  e.origin.pipeline_id = pipeline_id;
+  e.origin.update_id = update_id;
+  e.event_type = "update_progress";
+  e.message = "Update " + update_id.substr(0, 6) + " is " + std::string(UpdateStateName(state)) + ".";
+  e.details_json = json{{"update_progress", {{"state", UpdateStateName(state)}}}}.dump();
+  return store->events()->Append(&e);
+}
+
 std::string NewUpdateId() {
   std::random_device rd;
   std::mt19937_64 rng((static_cast<uint64_t>(rd()) << 32) ^ rd() ^
@@ -954,9 +965,9 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
   const std::string& update_id = result->update_id;
   auto progress = [&](UpdateState state) {
     result->state = state;
-    return p.Event(EventLevel::kInfo, "update_progress",
-                   "Update " + update_id.substr(0, 6) + " is " + std::string(UpdateStateName(state)) + ".",
-                   json{{"update_progress", {{"state", UpdateStateName(state)}}}}, update_id);
+    SPOOL_RETURN_IF_ERROR(RecordUpdateProgress(p.store, p.pipeline_id, update_id, state));
+    p.unsynced_events = 0;  // a synced event: every event before it is durable
+    return Status::OK();
   };
   SPOOL_RETURN_IF_ERROR(p.Event(EventLevel::kInfo, "create_update",
                                 "Update " + update_id.substr(0, 6) + " started by " + options.cause + ".",

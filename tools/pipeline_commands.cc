@@ -144,14 +144,14 @@ Status BuildRequest(const UpdateArgs& args, UpdateRequest* request) {
   return Status::OK();
 }
 
-int RunRewind(Store* store, const Pipeline& pipeline, const RewindSpec& spec) {
+int RunRewind(Store* store, const Pipeline& pipeline, const RewindSpec& spec, UpdateCause cause) {
   RewindPlan plan;
   Status s = PlanRewind(store, pipeline, spec, &plan);
-  const std::string update_id = NewUpdateId();
   const std::string target = fmt::format("version {} ({})", plan.target.version, FormatTimestamp(plan.target_timestamp_us));
   if (s.ok()) {
     RewindPoint point;
-    s = ExecuteRewind(store, pipeline, plan, update_id, spec.dry_run, &point);
+    RewindRun run{"", cause, spec.dry_run};
+    s = ExecuteRewind(store, pipeline, plan, &run, &point);
     if (s.ok() && spec.dry_run) {
       std::cout << fmt::format("dry run: a rewind to {} is valid; nothing was changed.\n"
                                "rewind point {} records it: rewind with --rewind-point {}\n",
@@ -182,7 +182,7 @@ int RunUpdate(const UpdateArgs& args) {
   std::unique_ptr<Pipeline> pipeline;
   if (s.ok()) s = Pipeline::Open(store.get(), spec, &pipeline);
   if (!s.ok()) return ReportError(s);
-  if (request.rewind_spec) return RunRewind(store.get(), *pipeline, *request.rewind_spec);
+  if (request.rewind_spec) return RunRewind(store.get(), *pipeline, *request.rewind_spec, request.cause);
   options.full_refresh = request.full_refresh;
   options.full_refresh_selection = request.full_refresh_selection;
   options.refresh_selection = request.refresh_selection;

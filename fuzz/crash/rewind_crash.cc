@@ -49,7 +49,8 @@ bool Rewind(Env* env, const std::string& state_dir, const RewindPoint& point, st
   spec.rewind_point_id = point.id;
   RewindPlan plan;
   if (s.ok()) s = PlanRewind(store.get(), *pipeline, spec, &plan);
-  if (s.ok()) s = ExecuteRewind(store.get(), *pipeline, plan, "rewind-update", /*dry_run=*/false);
+  RewindRun run{"rewind-update", UpdateCause::kApiCall, /*dry_run=*/false};
+  if (s.ok()) s = ExecuteRewind(store.get(), *pipeline, plan, &run);
   if (!s.ok()) *error = s.ToString();
   return s.ok();
 }

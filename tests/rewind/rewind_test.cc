@@ -95,7 +95,8 @@ class Shop {
   Status Rewind(const RewindSpec& spec, RewindPoint* dry_run_point = nullptr) {
     RewindPlan plan;
     SPOOL_RETURN_IF_ERROR(PlanRewind(store_.get(), *pipeline_, spec, &plan));
-    return ExecuteRewind(store_.get(), *pipeline_, plan, "update-rewind", spec.dry_run, dry_run_point);
+    RewindRun run{"", UpdateCause::kUserAction, spec.dry_run};
+    return ExecuteRewind(store_.get(), *pipeline_, plan, &run, dry_run_point);
   }
   RewindPoint Point() {
     RewindPoint point;
@@ -162,6 +163,24 @@ TEST_F(RewindTest, BadDeploymentRewoundByPointThenFixedAndReplayedEqualsARunWith
   std::optional<IncompleteRewind> incomplete;
   ASSERT_TRUE(FindIncompleteRewind(shop.store_.get(), &incomplete).ok());
   EXPECT_FALSE(incomplete.has_value());
+  // The rewind was an update: created, then INITIALIZING, RESETTING, COMPLETED.
+  std::vector<Event> events;
+  ASSERT_TRUE(shop.store_->events()->Query(EventQuery{}, &events).ok());
+  std::string rewind_update;
+  for (const Event& e : events) {
+    if (e.event_type == "rewind_started") rewind_update = e.origin.update_id;
+  }
+  std::vector<std::string> states;
+  for (const Event& e : events) {
+    if (e.origin.update_id != rewind_update) continue;
+    if (e.event_type == "create_update") {
+      EXPECT_NE(e.details_json.find("\"rewind\":true"), std::string::npos);
+    }
+    for (const char* state : {"INITIALIZING", "RESETTING", "COMPLETED", "FAILED"}) {
+      if (e.event_type == "update_progress" && e.details_json.find(state) != std::string::npos) states.push_back(state);
+    }
+  }
+  EXPECT_EQ(states, (std::vector<std::string>{"INITIALIZING", "RESETTING", "COMPLETED"}));
 }
 
 TEST_F(RewindTest, BadDeploymentRewoundByTimestampThenFixedAndReplayedEqualsARunWithoutTheBug) {

@@ -65,10 +65,19 @@ struct RewindPlan {
 // yet; IOError.
 Status PlanRewind(Store* store, const Pipeline& pipeline, const RewindSpec& spec, RewindPlan* plan);
 
-// Carries out a plan (see above). A dry run changes no table: it records a
-// rewind point for the validated state (`*dry_run_point`) and nothing else.
-Status ExecuteRewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, const std::string& update_id,
-                     bool dry_run, RewindPoint* dry_run_point = nullptr);
+// A rewind is an update: its id and cause, and whether it is a dry run.
+struct RewindRun {
+  std::string update_id;  // empty: a new one (written back)
+  UpdateCause cause = UpdateCause::kApiCall;
+  bool dry_run = false;
+};
+
+// Carries out a plan (see above) as an update: a create_update event, then
+// update_progress through INITIALIZING, RESETTING (not in a dry run) and
+// COMPLETED, or FAILED with the error. A dry run changes no table: it
+// records a rewind point for the validated state (`*dry_run_point`).
+Status ExecuteRewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, RewindRun* run,
+                     RewindPoint* dry_run_point = nullptr);
 
 // A rewind that started and did not complete (a crash or failure between
 // its events).

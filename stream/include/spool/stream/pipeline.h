@@ -152,6 +152,12 @@ class Pipeline {
 // A new id for an update (or a pipeline): a random version-4 UUID.
 std::string NewUpdateId();
 
+// An update_progress event: the update `update_id` of the pipeline entered
+// `state` (as Pipeline::Update records them, and the rewind layer for the
+// updates it runs).
+Status RecordUpdateProgress(Store* store, const std::string& pipeline_id, const std::string& update_id,
+                            UpdateState state);
+
 Status SetPipelineDefinition(Store* store, const PipelineSpec& spec, std::string* pipeline_id = nullptr,
                              CommitResult* result = nullptr);
 // Any of the outputs may be null. Errors: NotFound (no definition
