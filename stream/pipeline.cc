@@ -187,6 +187,7 @@ struct Pipeline::Impl {
   };
   Status PlanRefresh(const UpdateOptions& options, RefreshPlan* plan);
   Status FindDataset(const std::string& name, const std::string& field, size_t* index);
+  Status FailedInLastUpdate(std::set<std::string>* failed);
   // One commit: the truncated datasets emptied, the reset flows'
   // checkpoints and state tables cleared.
   Status ApplyReset(const RefreshPlan& plan, const std::string& update_id);
@@ -580,6 +581,17 @@ Status Pipeline::Impl::PlanRefresh(const UpdateOptions& options, RefreshPlan* pl
     return Status::InvalidArgument("reset_checkpoint_selection: the pipeline has no flow named '" + name +
                                    "' (its flows: " + names + ")");
   }
+  if (options.refresh_failed) {
+    std::set<std::string> failed;
+    SPOOL_RETURN_IF_ERROR(FailedInLastUpdate(&failed));
+    if (failed.empty()) return Status::InvalidArgument("refresh of failed tables: no flow failed in the last update");
+    std::vector<bool> selected(flows.size(), false);
+    for (size_t f : order) {  // upstream first: a flow runs when it failed or reads one that runs
+      selected[f] = failed.count(flows[f].spec->name) != 0;
+      for (size_t up : flows[f].upstream) selected[f] = selected[f] || selected[up];
+    }
+    for (size_t f = 0; f < flows.size(); ++f) plan->excluded[f] = plan->excluded[f] || !selected[f];
+  }
   if (!options.refresh_selection.empty()) {
     std::vector<bool> selected(datasets.size(), false);
     for (const std::string& name : options.refresh_selection) {
@@ -590,6 +602,27 @@ Status Pipeline::Impl::PlanRefresh(const UpdateOptions& options, RefreshPlan* pl
     for (size_t d = 0; d < datasets.size(); ++d) selected[d] = selected[d] || plan->truncate[d];
     for (CompiledFlow& flow : flows) plan->excluded[flow.index] = !selected[flow.target_dataset];
   }
+  return Status::OK();
+}
+
+// The flows whose failure the last update that ran flows (not a rewind)
+// recorded: its ERROR flow_progress events.
+Status Pipeline::Impl::FailedInLastUpdate(std::set<std::string>* failed) {
+  EventQuery created;
+  created.event_type = "create_update";
+  std::vector<spool::Event> updates;
+  SPOOL_RETURN_IF_ERROR(store->events()->Query(created, &updates));
+  auto last = std::find_if(updates.rbegin(), updates.rend(), [](const spool::Event& e) {
+    return e.details_json.find("\"rewind\":true") == std::string::npos;
+  });
+  if (last == updates.rend()) return Status::OK();
+  EventQuery errors;
+  errors.event_type = "flow_progress";
+  errors.level = EventLevel::kError;
+  errors.update_id = last->origin.update_id;
+  std::vector<spool::Event> events;
+  SPOOL_RETURN_IF_ERROR(store->events()->Query(errors, &events));
+  for (const spool::Event& e : events) failed->insert(e.origin.flow_name);
   return Status::OK();
 }
 

@@ -109,6 +109,7 @@ struct UpdateArgs {
   std::vector<std::string> refresh_tables;
   std::vector<std::string> reset_flows;
   bool cascade = false;
+  bool refresh_failed = false;
 };
 
 // The request: the --json body, or the flags (a person's: USER_ACTION).
@@ -188,6 +189,7 @@ int RunUpdate(const UpdateArgs& args) {
   options.refresh_selection = request.refresh_selection;
   options.reset_checkpoint_selection = request.reset_checkpoint_selection;
   options.cascade = args.cascade;
+  options.refresh_failed = args.refresh_failed;
   if (request.validate_only) {
     std::cout << fmt::format("pipeline {} is valid: {} datasets, {} flows; nothing was written\n", pipeline->id(),
                              spec.datasets.size(), spec.flows.size());
@@ -356,6 +358,8 @@ void RegisterPipelineCommands(CLI::App& app, int* exit_code) {
   update->add_option("--full-refresh-table", args->full_refresh_tables, "Fully refresh this dataset (repeatable)");
   update->add_flag("--cascade", args->cascade, "With a full refresh: also the streaming tables downstream of the named ones");
   update->add_option("--refresh-table", args->refresh_tables, "Run only the flows writing this dataset (repeatable)");
+  update->add_flag("--refresh-failed", args->refresh_failed,
+                   "Run only the flows that failed in the last update, and those downstream of them");
   update->add_option("--reset-checkpoint", args->reset_flows,
                      "Clear this flow's offsets and state, keeping its table's rows (repeatable; a flow name)");
   update->callback([=] { *exit_code = RunUpdate(*args); });

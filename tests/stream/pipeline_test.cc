@@ -1332,3 +1332,45 @@ TEST_F(PipelineTest, SourcesSayWhetherTheyStillHoldWhatAReplayFromAVersionReads)
 
 }  // namespace
 }  // namespace spool
+
+namespace spool {
+namespace {
+
+TEST_F(PipelineTest, ARefreshOfFailedTablesRunsTheFailedFlowsAndThoseDownstreamOnly) {
+  // Two branches: orders → revenue from one directory, returns from another.
+  const std::string returns_dir = Dir("returns");
+  PipelineSpec spec = OrdersPipeline(in());
+  spec.datasets.push_back(DatasetSpec{"main.shop.returns", TableKind::kStreamingTable, {}, {}, {}});
+  FlowSpec returns;
+  returns.name = "returns";
+  returns.target = "main.shop.returns";
+  returns.source.kind = SourceKind::kFiles;
+  returns.source.path = returns_dir;
+  returns.source.columns = {{"id", ColumnType::kInt64, false}};
+  spec.flows.push_back(returns);
+  AddFile("a.jsonl", Order(1, "de", 10) + "{\"id\": \"x\"}\n");  // a bad record: ingest fails
+  std::ofstream(returns_dir + "/r1.jsonl") << "{\"id\": 7}\n";
+  UpdateResult r = Run(spec);
+  ExpectFailed(r, "ingest");
+  EXPECT_EQ(Rows("main.shop.returns").size(), 1u);  // the other branch ran
+  AddFile("a.jsonl", Order(1, "de", 10));         // the fix
+  std::ofstream(returns_dir + "/r2.jsonl") << "{\"id\": 8}\n";
+  UpdateOptions options;
+  options.refresh_failed = true;
+  r = Run(spec, options);
+  ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  EXPECT_EQ(Rows("main.shop.orders").size(), 1u);
+  EXPECT_EQ(Rows("main.shop.revenue").size(), 1u);  // downstream of the failure: ran
+  EXPECT_TRUE(r.flows[2].skipped);                  // returns did not fail: left alone
+  EXPECT_EQ(Rows("main.shop.returns").size(), 1u);
+  // Nothing failed in that update: nothing to refresh.
+  std::unique_ptr<Pipeline> pipeline;
+  ASSERT_TRUE(Pipeline::Open(store_.get(), spec, &pipeline).ok());
+  UpdateResult again;
+  Status s = pipeline->Update(options, &again);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("no flow failed in the last update"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace spool

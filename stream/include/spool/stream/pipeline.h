@@ -67,6 +67,9 @@ struct UpdateOptions {
   std::vector<std::string> reset_checkpoint_selection;
   // Only the flows writing these datasets run (empty: all).
   std::vector<std::string> refresh_selection;
+  // Only the flows that failed in the last update (the last one that ran
+  // flows) and the flows downstream of them run. Refused when none failed.
+  bool refresh_failed = false;
 };
 
 struct FlowUpdateStats {
