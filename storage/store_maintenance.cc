@@ -1,5 +1,6 @@
 // Store: snapshots, pins, retention and vacuum.
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 #include <sstream>
 
@@ -115,6 +116,41 @@ Status Store::ListSnapshotFiles(std::vector<SnapshotInfo>* snapshots) {
   }
   std::sort(snapshots->begin(), snapshots->end(),
             [](const SnapshotInfo& a, const SnapshotInfo& b) { return a.version < b.version; });
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------
+// Archived cuts
+
+std::string Store::ArchiveDir() const {
+  return options_.log.archive_dir.empty() ? JoinPath(JoinPath(dir_, "log"), "archive") : options_.log.archive_dir;
+}
+
+Status Store::ListArchivedCuts(std::vector<ArchivedCut>* cuts) {
+  cuts->clear();
+  const std::string archive = ArchiveDir();
+  std::vector<std::string> names;
+  Status s = options_.env->ListDir(archive, &names);
+  if (s.IsNotFound()) return Status::OK();
+  SPOOL_RETURN_IF_ERROR(s);
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    if (!name.starts_with("epoch-")) continue;
+    ArchivedCut cut;
+    cut.dir = JoinPath(archive, name);
+    cut.new_epoch = std::strtoull(name.c_str() + 6, nullptr, 10);
+    cut.complete = options_.env->FileExists(JoinPath(cut.dir, kArchiveCompleteName));
+    SPOOL_RETURN_IF_ERROR(ScanArchivedCut(options_.env, cut.dir, [&](const LogEntry& e) {
+      if (cut.commits++ == 0) {
+        cut.first_version = e.position.version;
+        cut.first_timestamp_us = e.timestamp_us;
+      }
+      cut.last_version = e.position.version;
+      cut.last_timestamp_us = e.timestamp_us;
+      return true;
+    }).WithContext("archived cut " + cut.dir));
+    cuts->push_back(std::move(cut));
+  }
   return Status::OK();
 }
 
@@ -280,7 +316,7 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
 
   // Archived cuts whose every commit is older than the window, and cuts an
   // interrupted vacuum left without their COMPLETE marker.
-  const std::string archive = options_.log.archive_dir.empty() ? JoinPath(log_dir, "archive") : options_.log.archive_dir;
+  const std::string archive = ArchiveDir();
   std::vector<std::string> doomed_cuts;
   if (env->ListDir(archive, &names).ok()) {
     for (const std::string& name : names) {

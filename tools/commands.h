@@ -30,7 +30,7 @@ int ReportError(const Status& s);
 // result of whichever subcommand runs.
 void RegisterLogCommands(CLI::App& app, int* exit_code);
 
-// `spool init`, `spool events`.
+// `spool init`, `spool events`, `spool archive`.
 void RegisterStoreCommands(CLI::App& app, int* exit_code);
 
 // `spool table create | alter | drop | list`, `spool write`.

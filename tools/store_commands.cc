@@ -1,4 +1,4 @@
-// `spool init DIR` and `spool events DIR …`.
+// `spool init DIR`, `spool events DIR …` and `spool archive DIR`.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -45,6 +45,22 @@ nlohmann::json EventJson(const Event& e) {
           {"event_type", e.event_type},
           {"message", e.message},
           {"details", details.is_discarded() ? nlohmann::json(e.details_json) : details}};
+}
+
+int RunArchive(const std::string& dir) {
+  std::unique_ptr<Store> store;
+  Status s = OpenStore(dir, &store);
+  std::vector<Store::ArchivedCut> cuts;
+  if (s.ok()) s = store->ListArchivedCuts(&cuts);
+  if (!s.ok()) return ReportError(s);
+  Table table({"cut", "versions", "commits", "from", "to", "complete"});
+  for (const Store::ArchivedCut& cut : cuts) {
+    table.AddRow({cut.dir, std::to_string(cut.first_version) + "-" + std::to_string(cut.last_version),
+                  std::to_string(cut.commits), FormatTimestamp(cut.first_timestamp_us),
+                  FormatTimestamp(cut.last_timestamp_us), cut.complete ? "yes" : "no (vacuum interrupted)"});
+  }
+  std::cout << table.ToString();
+  return kExitOk;
 }
 
 int RunEvents(const EventsArgs& args) {
@@ -104,6 +120,11 @@ void RegisterStoreCommands(CLI::App& app, int* exit_code) {
   events->add_option("--limit", args->limit, "At most this many events (0: all)");
   events->add_flag("--json", args->as_json, "JSON output");
   events->callback([=] { *exit_code = RunEvents(*args); });
+
+  auto archive_dir = std::make_shared<std::string>();
+  CLI::App* archive = app.add_subcommand("archive", "The histories rewinds cut off, kept in the log's archive");
+  archive->add_option("dir", *archive_dir, "Store directory")->required();
+  archive->callback([=] { *exit_code = RunArchive(*archive_dir); });
 }
 
 }  // namespace spool::cli

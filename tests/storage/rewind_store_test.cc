@@ -78,6 +78,16 @@ TEST_F(RewindStoreTest, CutsLaterCommitsAndTheNextCommitGoesOnFromThePoint) {
                     }).ok());
   EXPECT_GT(changes, 0u);
 
+  // The cut history is in the archive, whole.
+  std::vector<Store::ArchivedCut> cuts;
+  ASSERT_TRUE(store_->ListArchivedCuts(&cuts).ok());
+  ASSERT_EQ(cuts.size(), 1u);
+  EXPECT_EQ(cuts[0].new_epoch, head.epoch);
+  EXPECT_EQ(cuts[0].first_version, 7u);
+  EXPECT_EQ(cuts[0].last_version, 11u);
+  EXPECT_EQ(cuts[0].commits, 5u);
+  EXPECT_TRUE(cuts[0].complete);
+
   // Durable: reopening keeps the rewound store.
   const std::vector<Row> now = Rows();
   Reopen();

@@ -105,6 +105,8 @@ spec "$store" "amount"  # the fix
 check "replay" 0 "$spool" update "$store"
 tables "$store" >"$work/replayed.csv"
 expect_equal "tables equal the run without the bug" "$(cmp -s "$work/replayed.csv" "$work/reference.csv" && echo same)" "same"
+check "archive" 0 "$spool" archive "$store"
+expect_output "lists the cut history" "epoch-0+[0-9]+ +[0-9]+-[0-9]+ +[0-9]+ .* yes"
 check "events" 0 "$spool" events "$store" --type rewind_completed
 expect_output "the rewind is in the event log" "Rewound the pipeline to version"
 

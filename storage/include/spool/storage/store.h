@@ -222,6 +222,19 @@ class Store {
 
   VersionRange AvailableVersions();
 
+  // A history a rewind cut off: the commits RewindTo moved to the log's
+  // archive, read back (and verified) whole.
+  struct ArchivedCut {
+    std::string dir;        // <store>/log/archive/epoch-NNNNNN
+    uint64_t new_epoch = 0;  // the epoch the cut started
+    uint64_t first_version = 0, last_version = 0;
+    uint64_t first_timestamp_us = 0, last_timestamp_us = 0;
+    uint64_t commits = 0;
+    bool complete = true;  // false: a vacuum was interrupted deleting it
+  };
+  // The archived cuts, oldest first. Errors: Corruption (naming the cut), IOError.
+  Status ListArchivedCuts(std::vector<ArchivedCut>* cuts);
+
   // Writes a snapshot of the current state, durably. Errors:
   // InvalidArgument (no commits yet), IOError, NoSpace.
   Status TakeSnapshot(SnapshotInfo* info = nullptr);
@@ -260,6 +273,7 @@ class Store {
   bool PositionOnHistory(uint64_t epoch, uint64_t version);
   Status TakeSnapshotLocked(SnapshotInfo* info);
   Status ListSnapshotFiles(std::vector<SnapshotInfo>* snapshots);
+  std::string ArchiveDir() const;
   Status MaybeSnapshotLocked();
   Status LoadPins();
   Status SavePinsLocked();
