@@ -412,6 +412,8 @@ class Store::Builder {
   const std::map<std::string, TableInfo>& catalog() const { return catalog_; }
   // Done reading: ends the LMDB read transaction before the commit is staged.
   void EndReads() { reader_.reset(); }
+  // Makes `table` part of the commit, changed or not (its history shows it).
+  void Include(const TableInfo& table) { Touch(table); }
   uint64_t rows() const { return rows_; }
 
  private:
@@ -695,37 +697,67 @@ Status Store::WriteCommitLocked(const Pending& pending, CommitResult* result) {
 }
 
 Status Store::Restore(const TableId& id, uint64_t version, CommitResult* result) {
+  return RestoreTables({id}, {}, version, result);
+}
+
+Status Store::RestoreTables(const std::vector<TableId>& tables, const std::vector<std::string>& flows, uint64_t version,
+                            CommitResult* result) {
   const uint64_t started = options_.env->NowMicros();
   std::lock_guard lock(commit_mu_);
+  Builder builder(this, log_->Newest().version + 1);
+  int64_t restored = 0, removed = 0;
+  for (const TableId& id : tables) {
+    SPOOL_RETURN_IF_ERROR(RestoreTableLocked(id, version, &builder, &restored, &removed));
+  }
+  for (const std::string& flow : flows) {
+    std::string data;
+    bool found = false;
+    SPOOL_RETURN_IF_ERROR(GetCheckpointAtLocked(flow, version, &data, &found));
+    SPOOL_RETURN_IF_ERROR(builder.Add(Transaction::CheckpointOp{flow, found ? std::optional<std::string>(data) : std::nullopt}));
+  }
+  CommitRecord& record = builder.record();
+  record.parameters_json = "{\"version\":" + std::to_string(version) + "}";
+  record.metrics["numRestoredRows"] = restored;
+  record.metrics["numRemovedRows"] = removed;
+  builder.EndReads();
+  return WriteCommitLocked(Pending{"RESTORE", &record, &builder.catalog(), builder.rows(), started}, result);
+}
+
+// One table's difference from its rows at `version` (none when it did not
+// exist then) into `builder`.
+Status Store::RestoreTableLocked(const TableId& id, uint64_t version, Builder* builder, int64_t* restored,
+                                 int64_t* removed) {
+  Capture now;
+  SPOOL_RETURN_IF_ERROR(CaptureTableLocked(id, ReadOptions{}, &now));
+  std::map<std::string, std::string> rows;
   ReadOptions at;
   at.version = version;
   Capture then;
-  SPOOL_RETURN_IF_ERROR(CaptureTableLocked(id, at, &then));
-  Capture now;
-  SPOOL_RETURN_IF_ERROR(CaptureTableLocked(id, ReadOptions{}, &now));
-  if (then.table.uid != now.table.uid) {
-    return Status::InvalidArgument("table " + id.ToString() + " was created again at version " +
-                                   std::to_string(now.table.created_version()) + "; it cannot be restored to version " +
-                                   std::to_string(version) + ", before that");
+  Status captured = CaptureTableLocked(id, at, &then);
+  if (!captured.IsNotFound()) {  // NotFound: no table had the name then, nor rows
+    SPOOL_RETURN_IF_ERROR(captured);
+    if (then.table.uid != now.table.uid) {
+      return Status::InvalidArgument("table " + id.ToString() + " was created again at version " +
+                                     std::to_string(now.table.created_version()) +
+                                     "; it cannot be restored to version " + std::to_string(version) + ", before that");
+    }
+    SPOOL_RETURN_IF_ERROR(ScanCaptured(then, "", "", [&](std::string_view key, std::string_view row) {
+      rows.emplace(key, row);
+      return true;
+    }));
   }
-  std::map<std::string, std::string> rows;
-  SPOOL_RETURN_IF_ERROR(ScanCaptured(then, "", "", [&](std::string_view key, std::string_view row) {
-    rows.emplace(key, row);
-    return true;
-  }));
-  Builder builder(this, log_->Newest().version + 1);
-  int64_t restored = 0, removed = 0;
   Status s;
   // Every current row that differs, then every row that came back.
+  const size_t changes_before = builder->rows();
   SPOOL_RETURN_IF_ERROR(ScanCaptured(now, "", "", [&](std::string_view key, std::string_view row) {
     auto it = rows.find(std::string(key));
     if (it == rows.end()) {
-      s = builder.PutRaw(now.table, std::string(key), std::nullopt);
-      ++removed;
+      s = builder->PutRaw(now.table, std::string(key), std::nullopt);
+      ++*removed;
     } else {
       if (it->second != row) {
-        s = builder.PutRaw(now.table, it->first, it->second);
-        ++restored;
+        s = builder->PutRaw(now.table, it->first, it->second);
+        ++*restored;
       }
       rows.erase(it);
     }
@@ -733,19 +765,12 @@ Status Store::Restore(const TableId& id, uint64_t version, CommitResult* result)
   }));
   SPOOL_RETURN_IF_ERROR(s);
   for (auto& [key, row] : rows) {
-    SPOOL_RETURN_IF_ERROR(builder.PutRaw(now.table, key, row));
-    ++restored;
+    SPOOL_RETURN_IF_ERROR(builder->PutRaw(now.table, key, row));
+    ++*restored;
   }
-  CommitRecord& record = builder.record();
-  record.parameters_json = "{\"version\":" + std::to_string(version) + "}";
-  record.metrics["numRestoredRows"] = restored;
-  record.metrics["numRemovedRows"] = removed;
-  if (record.tables.empty()) {
-    // Nothing differs; still a commit, so history shows the restore.
-    record.tables.push_back(TableChangeSet{now.table.uid, {}});
-  }
-  builder.EndReads();
-  return WriteCommitLocked(Pending{"RESTORE", &record, &builder.catalog(), builder.rows(), started}, result);
+  // Nothing differs: still part of the commit, so history shows the restore.
+  if (builder->rows() == changes_before) builder->Include(now.table);
+  return Status::OK();
 }
 
 }  // namespace spool

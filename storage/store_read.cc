@@ -461,6 +461,10 @@ Status Store::GetCheckpoint(const std::string& flow, std::string* data, bool* fo
 
 Status Store::GetCheckpointAt(const std::string& flow, uint64_t version, std::string* data, bool* found) {
   std::lock_guard lock(commit_mu_);  // the current value must be the one after the commits read
+  return GetCheckpointAtLocked(flow, version, data, found);
+}
+
+Status Store::GetCheckpointAtLocked(const std::string& flow, uint64_t version, std::string* data, bool* found) {
   const uint64_t newest = log_->Newest().version;
   if (version > newest) {
     return Status::InvalidArgument("version " + std::to_string(version) + " is beyond the newest, " +

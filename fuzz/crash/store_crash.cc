@@ -91,6 +91,9 @@ std::vector<StoreWorkload> MakeWorkloads() {
                          r.Restore("main.s.users", 2);
                          r.Restore("main.s.events", 3);
                          Step(r, 4);
+                         // Both tables and the flow's checkpoint in one commit (a subset rewind).
+                         r.RestoreTables({"main.s.users", "main.s.events"}, {"flow"}, 4);
+                         Step(r, 5);
                        }});
 
   workloads.push_back({"vacuum-pinned-readers", base, [](StoreRunner& r) {
@@ -256,6 +259,25 @@ void StoreRunner::Restore(const std::string& table, uint64_t version) {
   (void)TableId::Parse(table, &id);
   CommitResult result;
   Finish(store_->Restore(id, version, &result), result);
+}
+
+void StoreRunner::RestoreTables(const std::vector<std::string>& tables, const std::vector<std::string>& flows,
+                                uint64_t version) {
+  if (dead_) return;
+  std::optional<ModelState> next = model_->RestoreTables(tables, flows, version);
+  if (!next) {
+    dead_ = true;
+    return;
+  }
+  model_->Push(std::move(*next));
+  std::vector<TableId> ids;
+  for (const std::string& table : tables) {
+    TableId id;
+    (void)TableId::Parse(table, &id);
+    ids.push_back(id);
+  }
+  CommitResult result;
+  Finish(store_->RestoreTables(ids, flows, version, &result), result);
 }
 
 void StoreRunner::Snapshot() {

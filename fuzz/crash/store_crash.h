@@ -44,6 +44,7 @@ class StoreRunner {
   bool Open();
   void Commit(const Transaction& txn);
   void Restore(const std::string& table, uint64_t version);
+  void RestoreTables(const std::vector<std::string>& tables, const std::vector<std::string>& flows, uint64_t version);
   void Snapshot();
   void Vacuum(uint64_t retain_us);
   void AddPin(const std::string& name, uint64_t version);

@@ -127,12 +127,35 @@ std::optional<ModelState> StoreModel::Restore(const std::string& name, uint64_t 
   auto now = next.tables.find(name);
   const auto& old_tables = states_[version].tables;
   auto then = old_tables.find(name);
-  if (now == next.tables.end() || then == old_tables.end() || then->second.info.uid != now->second.info.uid) {
+  // A table restored to before it existed is emptied; one created again
+  // since cannot go back to its predecessor.
+  if (now == next.tables.end() || (then != old_tables.end() && then->second.info.uid != now->second.info.uid)) {
     return std::nullopt;
   }
   const size_t width = now->second.info.schema.columns().size();
   now->second.rows.clear();
+  if (then == old_tables.end()) return next;
   for (const auto& [key, row] : then->second.rows) now->second.rows[key] = Widen(row, width);
+  return next;
+}
+
+std::optional<ModelState> StoreModel::RestoreTables(const std::vector<std::string>& tables,
+                                                    const std::vector<std::string>& flows, uint64_t version) const {
+  if (version == 0 || version > newest()) return std::nullopt;
+  StoreModel one;  // Restore works on the newest state: chain the tables through it
+  one.states_ = states_;
+  for (const std::string& table : tables) {
+    std::optional<ModelState> next = one.Restore(table, version);
+    if (!next) return std::nullopt;
+    one.states_.back() = std::move(*next);
+  }
+  ModelState next = one.states_.back();
+  next.timestamp_us = 0;
+  for (const std::string& flow : flows) {
+    auto then = states_[version].checkpoints.find(flow);
+    if (then == states_[version].checkpoints.end()) next.checkpoints.erase(flow);
+    else next.checkpoints[flow] = then->second;
+  }
   return next;
 }
 

@@ -45,6 +45,9 @@ class StoreModel {
   void Push(ModelState state) { states_.push_back(std::move(state)); }
   // The restore of `table` to `version` as the next state.
   std::optional<ModelState> Restore(const std::string& table, uint64_t version) const;
+  // Store::RestoreTables: several tables and checkpoints, as one next state.
+  std::optional<ModelState> RestoreTables(const std::vector<std::string>& tables, const std::vector<std::string>& flows,
+                                          uint64_t version) const;
   void SetTimestamp(uint64_t version, uint64_t timestamp_us) { states_[version].timestamp_us = timestamp_us; }
   // Forget versions after `version` (a commit that was attempted but lost).
   void Truncate(uint64_t version) { states_.resize(version + 1); }

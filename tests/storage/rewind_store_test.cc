@@ -151,6 +151,31 @@ TEST_F(RewindStoreTest, CheckpointsReadAsOfAnyRetainedVersion) {
   EXPECT_TRUE(store_->GetCheckpointAt("flow", 9, &data, &found).IsInvalidArgument());
 }
 
+TEST_F(RewindStoreTest, SeveralTablesAndCheckpointsComeBackInOneRestoreCommit) {
+  for (int i = 0; i < 4; ++i) Step(i);  // versions 2..5
+  const std::vector<Row> users_at5 = Rows();
+  Transaction create("CREATE TABLE");
+  create.CreateTable(events_, TableKind::kStreamingTable, EventsSchema());
+  create.Write(events_, Row{std::string("later")});
+  Commit(create);                        // version 6: a table that did not exist at 5
+  for (int i = 4; i < 8; ++i) Step(i);   // versions 7..10
+  CommitResult result;
+  ASSERT_TRUE(store_->RestoreTables({users_, events_}, {"flow"}, 5, &result).ok());
+  EXPECT_EQ(result.version, 11u);
+  EXPECT_EQ(Rows(), users_at5);
+  EXPECT_TRUE(ReadAll(events_).empty());  // emptied: it had no rows at 5
+  EXPECT_EQ(Checkpoint(), "offset=3");
+  // One commit: both tables' histories show it.
+  for (const TableId& id : {users_, events_}) {
+    std::vector<HistoryEntry> history;
+    ASSERT_TRUE(store_->History(id, &history, 1).ok());
+    EXPECT_EQ(history.front().version, 11u);
+    EXPECT_EQ(history.front().operation, "RESTORE");
+  }
+  // Time travel still reads the versions in between.
+  EXPECT_EQ(ReadAll(events_, [] { ReadOptions at; at.version = 6; return at; }()).size(), 1u);
+}
+
 TEST_F(RewindStoreTest, PinsPastThePointAreDropped) {
   for (int i = 0; i < 6; ++i) Step(i);  // versions 2..7
   ASSERT_TRUE(store_->AddPin("early", 3).ok());

@@ -195,6 +195,14 @@ class Store {
   // Brings a table back to `version` with one new RESTORE commit writing
   // the difference (metrics numRestoredRows, numRemovedRows).
   Status Restore(const TableId& id, uint64_t version, CommitResult* result = nullptr);
+  // The same for several tables and flow checkpoints in one RESTORE commit
+  // (a rewind of some datasets): each table's rows as they were at
+  // `version` (none when it did not exist yet), each checkpoint as it was
+  // then (cleared when it had none). Errors: NotFound (a table that does not
+  // exist now), InvalidArgument (a table created again since `version`, or
+  // `version` outside the available range).
+  Status RestoreTables(const std::vector<TableId>& tables, const std::vector<std::string>& flows, uint64_t version,
+                       CommitResult* result = nullptr);
 
   // Rewinds the whole store to `version` (DESIGN.md §6, a whole-pipeline
   // rewind): every commit after it is cut from the log and moved to the
@@ -282,6 +290,8 @@ class Store {
   struct Capture;
   Status CaptureTable(const TableId& id, const ReadOptions& options, Capture* capture);
   Status CaptureTableLocked(const TableId& id, const ReadOptions& options, Capture* capture);
+  Status RestoreTableLocked(const TableId& id, uint64_t version, Builder* builder, int64_t* restored, int64_t* removed);
+  Status GetCheckpointAtLocked(const std::string& flow, uint64_t version, std::string* data, bool* found);
   Status ScanCaptured(Capture& capture, const std::string& begin, const std::string& end,
                       const std::function<bool(std::string_view key, std::string_view row)>& visit);
   Status ScanForward(Capture& capture, const SnapshotInfo& base, const std::string& begin, const std::string& end,
