@@ -201,20 +201,23 @@ int RunUpdate(const UpdateArgs& args) {
   options.stop = &interrupted;
   // Rewind points come on their interval while the pipeline runs.
   Status points;
-  auto record_point = [&] {
+  // Looked at once a minute at most: listing the points reads the event log.
+  uint64_t next_look_us = 0;
+  auto record_point = [&](bool now) {
+    const uint64_t clock = store->options().env->NowMicros();
+    if (!points.ok() || (!now && clock < next_look_us)) return;
+    next_look_us = clock + 60 * 1000000ull;
     bool recorded = false;
-    if (points.ok()) {
-      points = MaybeRecordPeriodicRewindPoint(store.get(), *pipeline, kDefaultRewindPointIntervalUs,
-                                              kDefaultRewindPointRetentionUs, &recorded);
-    }
+    points = MaybeRecordPeriodicRewindPoint(store.get(), *pipeline, kDefaultRewindPointIntervalUs,
+                                            kDefaultRewindPointRetentionUs, &recorded);
   };
-  options.on_batch = [&](const std::string&, uint64_t) { record_point(); };
+  options.on_batch = [&](const std::string&, uint64_t) { record_point(false); };
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   UpdateResult result;
   s = pipeline->Update(options, &result);
   if (!s.ok()) return ReportError(s);
-  record_point();
+  record_point(true);
   if (!points.ok()) return ReportError(points.WithContext("recording a rewind point"));
   Table table({"flow", "batches", "rows in", "rows out", "deleted", "late", "status"});
   for (const FlowUpdateStats& f : result.flows) {
