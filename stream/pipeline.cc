@@ -1132,6 +1132,7 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
         s = p.RunBatch(flow, cp, update_id, stats, &more, &committed, &commit_failed);
         if (!s.ok()) {
           failed[f] = stats.failed = true;
+          if (result->error.empty()) result->transient = s.IsIOError() && !commit_failed;
           SPOOL_RETURN_IF_ERROR(fail("Flow '" + flow.spec->name + "' failed: " + std::string(s.message()), &flow));
           // A commit that failed may have poisoned the store: stop everything.
           // Any other failure stops this flow and those downstream of it.

@@ -13,6 +13,7 @@
 #include "cli_format.h"
 #include "commands.h"
 #include "spool/rewind/rewind.h"
+#include "spool/rewind/retries.h"
 #include "spool/rewind/rewind_points.h"
 #include "spool/rewind/update_request.h"
 #include "spool/storage/store.h"
@@ -197,7 +198,6 @@ int RunUpdate(const UpdateArgs& args) {
   }
   s = CheckNoIncompleteRewind(store.get(), spec);
   if (!s.ok()) return ReportError(s);
-  options.cause = std::string(UpdateCauseName(request.cause));
   options.stop = &interrupted;
   // Rewind points come on their interval while the pipeline runs.
   Status points;
@@ -215,7 +215,9 @@ int RunUpdate(const UpdateArgs& args) {
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   UpdateResult result;
-  s = pipeline->Update(options, &result);
+  // A person's triggered update fails fast; the API's, a job's or a
+  // continuous one retries transient failures.
+  s = RunUpdateWithRetries(store.get(), pipeline.get(), options, request.cause, RetryPolicy{}, &result);
   if (!s.ok()) return ReportError(s);
   record_point(true);
   if (!points.ok()) return ReportError(points.WithContext("recording a rewind point"));

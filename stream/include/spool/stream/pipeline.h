@@ -95,6 +95,9 @@ struct UpdateResult {
   uint64_t batches = 0;
   std::vector<FlowUpdateStats> flows;
   std::string error;  // the first failure, naming its flow
+  // The first failure was an I/O error reading a source, which a retry may
+  // not meet again (nothing was committed for it).
+  bool transient = false;
 };
 
 // A dataset as rewinds and refreshes see it (DESIGN.md §6).
