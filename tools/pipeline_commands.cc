@@ -87,6 +87,14 @@ int RunShow(const std::string& dir, bool as_json) {
   return kExitOk;
 }
 
+// The store in `dir` and the pipeline its recorded definition describes.
+Status OpenPipeline(const std::string& dir, std::unique_ptr<Store>* store, PipelineSpec* spec,
+                    std::unique_ptr<Pipeline>* pipeline) {
+  SPOOL_RETURN_IF_ERROR(OpenStore(dir, store));
+  SPOOL_RETURN_IF_ERROR(GetPipelineDefinition(store->get(), spec));
+  return Pipeline::Open(store->get(), *spec, pipeline);
+}
+
 std::atomic<bool> interrupted{false};
 
 // The first Ctrl-C stops the update after its batch; a second one kills.
@@ -178,11 +186,9 @@ int RunUpdate(const UpdateArgs& args) {
   s = ParseDuration(args.interval, &options.trigger_interval_us);
   if (!s.ok()) return ReportError(s);
   std::unique_ptr<Store> store;
-  s = OpenStore(args.dir, &store);
   PipelineSpec spec;
-  if (s.ok()) s = GetPipelineDefinition(store.get(), &spec);
   std::unique_ptr<Pipeline> pipeline;
-  if (s.ok()) s = Pipeline::Open(store.get(), spec, &pipeline);
+  s = OpenPipeline(args.dir, &store, &spec, &pipeline);
   if (!s.ok()) return ReportError(s);
   if (request.rewind_spec) return RunRewind(store.get(), *pipeline, *request.rewind_spec, request.cause);
   options.full_refresh = request.full_refresh;
@@ -299,11 +305,9 @@ int RunFindPoint(const FindArgs& args) {
   Status s = TableId::Parse(args.table, &table);
   if (!s.ok()) return ReportError(s.WithContext("--table"));
   std::unique_ptr<Store> store;
-  s = OpenStore(args.dir, &store);
   PipelineSpec spec;
-  if (s.ok()) s = GetPipelineDefinition(store.get(), &spec);
   std::unique_ptr<Pipeline> pipeline;
-  if (s.ok()) s = Pipeline::Open(store.get(), spec, &pipeline);
+  s = OpenPipeline(args.dir, &store, &spec, &pipeline);
   BadCommit bad;
   if (s.ok()) s = FindFirstBadCommit(store.get(), table, args.where, args.deletes, &bad);
   if (!s.ok()) return ReportError(s);

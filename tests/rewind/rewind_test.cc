@@ -98,6 +98,11 @@ class Shop {
     RewindRun run{"", UpdateCause::kUserAction, spec.dry_run};
     return ExecuteRewind(store_.get(), *pipeline_, plan, &run, dry_run_point);
   }
+  Status RewindTo(const std::string& point_id) {
+    RewindSpec spec;
+    spec.rewind_point_id = point_id;
+    return Rewind(spec);
+  }
   RewindPoint Point() {
     RewindPoint point;
     EXPECT_TRUE(RecordRewindPoint(store_.get(), *pipeline_, kPeriodicRewindPointMessage, false, &point).ok());
@@ -152,9 +157,7 @@ TEST_F(RewindTest, BadDeploymentRewoundByPointThenFixedAndReplayedEqualsARunWith
   const RewindPoint point = GoodThenBad(shop);
   ASSERT_NE(shop.Rows("main.shop.revenue"), reference_->Rows("main.shop.revenue"));
 
-  RewindSpec spec;
-  spec.rewind_point_id = point.id;
-  const Status s = shop.Rewind(spec);
+  const Status s = shop.RewindTo(point.id);
   ASSERT_TRUE(s.ok()) << s.ToString();
   // Rewind does not run the pipeline: the tables are as at the point.
   EXPECT_EQ(shop.store_->log()->Newest().version, point.position.version + 1);  // the definition, recorded again
@@ -199,14 +202,10 @@ TEST_F(RewindTest, TenRewindAndReplayCyclesDuplicateNothing) {
   Shop shop(&dir_, "shop");
   const RewindPoint point = GoodThenBad(shop);
   for (int cycle = 0; cycle < 10; ++cycle) {
-    RewindSpec spec;
-    spec.rewind_point_id = point.id;
-    ASSERT_TRUE(shop.Rewind(spec).ok()) << cycle;
+    ASSERT_TRUE(shop.RewindTo(point.id).ok()) << cycle;
     shop.Update(cycle % 2 == 0 ? kGood : kBad);  // replays, good or bad, each rewound again
   }
-  RewindSpec spec;
-  spec.rewind_point_id = point.id;
-  ASSERT_TRUE(shop.Rewind(spec).ok());
+  ASSERT_TRUE(shop.RewindTo(point.id).ok());
   shop.Update(kGood);
   ExpectLikeTheReference(shop);
 }
@@ -226,9 +225,7 @@ TEST_F(RewindTest, APointBeforeAFullRefreshIsStillARewindTarget) {
   ASSERT_EQ(result.state, UpdateState::kCompleted) << result.error;
   shop.Produce(10, 10);
   shop.Update(kBad);
-  RewindSpec spec;
-  spec.rewind_point_id = point.id;
-  ASSERT_TRUE(shop.Rewind(spec).ok());
+  ASSERT_TRUE(shop.RewindTo(point.id).ok());
   shop.Update(kGood);
   ExpectLikeTheReference(shop);
 }
@@ -258,9 +255,7 @@ TEST_F(RewindTest, ADryRunChangesNothingAndRecordsAPointTheRewindCanUse) {
   EXPECT_EQ(validated.datasets[0].checkpoints.count("ingest"), 1u);
   EXPECT_LE(validated.datasets[0].table_version, validated.position.version);
 
-  RewindSpec by_point;
-  by_point.rewind_point_id = validated.id;
-  ASSERT_TRUE(shop.Rewind(by_point).ok());
+  ASSERT_TRUE(shop.RewindTo(validated.id).ok());
   shop.Update(kGood);
   ExpectLikeTheReference(shop);
 }
@@ -370,10 +365,8 @@ TEST_F(RewindTest, APointWhoseOffsetsTheTopicNoLongerRetainsIsRefused) {
   TopicRetentionReport report;
   ASSERT_TRUE(shop.topic_->ApplyRetention(&report).ok());
   ASSERT_GT(report.oldest_offset, 10u);
-  RewindSpec spec;
-  spec.rewind_point_id = point.id;
   const LogPosition before = shop.store_->log()->Newest();
-  const Status s = shop.Rewind(spec);
+  const Status s = shop.RewindTo(point.id);
   EXPECT_EQ(RewindErrorCode(s), rewind_error::kSourceRetentionExceeded) << s.ToString();
   EXPECT_NE(s.ToString().find("flow 'ingest': the topic " + shop.topic_dir_ + " no longer retains offsets 10 to"),
             std::string::npos)
@@ -405,9 +398,7 @@ TEST_F(RewindTest, ARewindThatStartedAndDidNotCompleteIsFound) {
   EXPECT_TRUE(CheckNoIncompleteRewind(shop.store_.get(), pipeline_spec).ok());
   // Rewinding again completes.
   const RewindPoint point = shop.Point();
-  RewindSpec spec;
-  spec.rewind_point_id = point.id;
-  ASSERT_TRUE(shop.Rewind(spec).ok());
+  ASSERT_TRUE(shop.RewindTo(point.id).ok());
   ASSERT_TRUE(FindIncompleteRewind(shop.store_.get(), &incomplete).ok());
   EXPECT_FALSE(incomplete.has_value());
 }

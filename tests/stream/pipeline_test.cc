@@ -29,6 +29,16 @@ class PipelineTest : public ::testing::Test {
     std::filesystem::create_directories(dir_->Sub("in"));
   }
 
+  // A store whose log rolls every 64 KiB and that vacuum may cut to the
+  // newest version: for tests of what happens once the log drops commits.
+  void OpenSmallSegmentStore() {
+    store_.reset();
+    StoreOptions options;
+    options.log.segment_size_bytes = 64 << 10;
+    options.min_retention_us = 0;
+    ASSERT_TRUE(Store::Open(options, dir_->Sub("small"), &store_).ok());
+  }
+
   // Writes a complete file into the watched directory (by rename, as a
   // producer must).
   void AddFile(const std::string& name, const std::string& text) {
@@ -910,11 +920,7 @@ TEST_F(PipelineTest, OnePipelineRunsManyUpdatesFromWhatTheStoreHolds) {
 }
 
 TEST_F(PipelineTest, AnIdleDatasetFlowKeepsItsOffsetWithinTheRetainedLog) {
-  store_.reset();
-  StoreOptions options;
-  options.log.segment_size_bytes = 64 << 10;
-  options.min_retention_us = 0;
-  ASSERT_TRUE(Store::Open(options, dir_->Sub("small"), &store_).ok());
+  ASSERT_NO_FATAL_FAILURE(OpenSmallSegmentStore());
   PipelineBuilder b("idle");
   b.StreamingTable("main.s.a");
   b.StreamingTable("main.s.b");
@@ -1145,11 +1151,7 @@ namespace {
 // A flow added after vacuum dropped its source table's first commits starts
 // from a snapshot of the table as it is, then follows its commits.
 TEST_F(PipelineTest, ANewFlowOverAVacuumedTableStartsFromItsRowsAsTheyAre) {
-  store_.reset();
-  StoreOptions options;
-  options.log.segment_size_bytes = 64 << 10;
-  options.min_retention_us = 0;
-  ASSERT_TRUE(Store::Open(options, dir_->Sub("small"), &store_).ok());
+  ASSERT_NO_FATAL_FAILURE(OpenSmallSegmentStore());
   PipelineBuilder b("late");
   b.StreamingTable("main.s.a");
   b.Flow("a").FromFiles(in(), OrderColumns()).MaxBatchRows(1).Into("main.s.a");
