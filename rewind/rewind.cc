@@ -152,6 +152,32 @@ Status AppendEvent(Store* store, const Pipeline& pipeline, const std::string& up
   return store->events()->Append(&e);
 }
 
+// What a rewind of some datasets restores in its one RESTORE commit: each
+// dataset and its flows' operator state; with reset_checkpoints, the flows'
+// checkpoints (source offsets) too, so that they reprocess from the point.
+// Without, the flows go on from where they are: what they read after the
+// point is not reprocessed, and their state matches their tables again.
+void RestoredBy(const Pipeline& pipeline, const RewindPlan& plan, std::vector<TableId>* tables,
+                std::vector<std::string>* flows) {
+  for (const PipelineDataset& d : pipeline.Datasets()) {
+    auto chosen = std::find_if(plan.datasets.begin(), plan.datasets.end(),
+                               [&](const RewindDataset& r) { return r.identifier == d.id.ToString(); });
+    if (chosen == plan.datasets.end()) continue;
+    tables->push_back(d.id);
+    tables->insert(tables->end(), d.state_tables.begin(), d.state_tables.end());
+    if (chosen->reset_checkpoints) flows->insert(flows->end(), d.flows.begin(), d.flows.end());
+  }
+}
+
+// The flows whose sources a replay from the point reads again (every flow
+// when the whole pipeline is rewound).
+std::vector<std::string> ReplayedFlows(const Pipeline& pipeline, const RewindPlan& plan) {
+  std::vector<TableId> tables;
+  std::vector<std::string> flows;
+  RestoredBy(pipeline, plan, &tables, &flows);
+  return flows;
+}
+
 // The cut may have removed the definition the pipeline runs: record it
 // again (a rewind brings back data, not code).
 Status RecordDefinitionAgain(Store* store, const Pipeline& pipeline) {
@@ -176,17 +202,33 @@ Status Rewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, co
     return Status::OK();
   }
   SPOOL_RETURN_IF_ERROR(RecordUpdateProgress(store, pipeline.id(), run.update_id, UpdateState::kResetting));
+  json datasets = json::array();
+  std::string names;
+  for (const RewindDataset& d : plan.datasets) {
+    datasets.push_back({{"identifier", d.identifier}, {"cascade", d.cascade}, {"reset_checkpoints", d.reset_checkpoints}});
+    names += (names.empty() ? "" : ", ") + d.identifier;
+  }
   const json where = {{"epoch", plan.target.epoch},
                       {"version", plan.target.version},
-                      {"rewind_point_id", plan.point ? plan.point->id : ""}};
+                      {"rewind_point_id", plan.point ? plan.point->id : ""},
+                      {"whole_pipeline", plan.whole_pipeline},
+                      {"datasets", datasets}};
+  const std::string what = plan.whole_pipeline ? "the pipeline" : names;
   // Durable before anything changes: a crash from here on is an incomplete
   // rewind that the next open sees.
   SPOOL_RETURN_IF_ERROR(AppendEvent(store, pipeline, run.update_id, kStartedEvent,
-                                    "Rewinding the pipeline to " + target + ".", {{"rewind", where}}));
-  SPOOL_RETURN_IF_ERROR(store->RewindTo(plan.target.version));
-  SPOOL_RETURN_IF_ERROR(RecordDefinitionAgain(store, pipeline));
+                                    "Rewinding " + what + " to " + target + ".", {{"rewind", where}}));
+  if (plan.whole_pipeline) {
+    SPOOL_RETURN_IF_ERROR(store->RewindTo(plan.target.version));
+    SPOOL_RETURN_IF_ERROR(RecordDefinitionAgain(store, pipeline));
+  } else {
+    std::vector<TableId> tables;
+    std::vector<std::string> flows;
+    RestoredBy(pipeline, plan, &tables, &flows);
+    SPOOL_RETURN_IF_ERROR(store->RestoreTables(tables, flows, plan.target.version));
+  }
   return AppendEvent(store, pipeline, run.update_id, kCompletedEvent,
-                     "Rewound the pipeline to " + target + "; the next update replays from there.", {{"rewind", where}});
+                     "Rewound " + what + " to " + target + "; the next update replays from there.", {{"rewind", where}});
 }
 
 
@@ -220,13 +262,11 @@ Status PlanRewind(Store* store, const Pipeline& pipeline, const RewindSpec& spec
                                                       OldestPoint(store));
   }
   SPOOL_RETURN_IF_ERROR(s);
-  s = pipeline.CheckSourcesRetain(out.target.version);
-  if (s.IsInvalidArgument()) return Refuse(rewind_error::kSourceRetentionExceeded, std::string(s.message()));
-  SPOOL_RETURN_IF_ERROR(s);
-  if (!out.whole_pipeline) {
-    return Status::NotSupported(
-        "rewinding some datasets only, or without resetting checkpoints, is not built yet; omit `datasets` (or "
-        "cascade from the roots with reset_checkpoints) to rewind the whole pipeline");
+  const std::vector<std::string> replayed = ReplayedFlows(pipeline, out);
+  if (!replayed.empty()) {  // none: nothing is read again
+    s = pipeline.CheckSourcesRetain(out.target.version, replayed);
+    if (s.IsInvalidArgument()) return Refuse(rewind_error::kSourceRetentionExceeded, std::string(s.message()));
+    SPOOL_RETURN_IF_ERROR(s);
   }
   *plan = std::move(out);
   return Status::OK();

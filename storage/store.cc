@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cassert>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "commit_codec.h"
 #include "row_codec.h"
@@ -716,7 +717,9 @@ Status Store::RestoreTables(const std::vector<TableId>& tables, const std::vecto
     SPOOL_RETURN_IF_ERROR(builder.Add(Transaction::CheckpointOp{flow, found ? std::optional<std::string>(data) : std::nullopt}));
   }
   CommitRecord& record = builder.record();
-  record.parameters_json = "{\"version\":" + std::to_string(version) + "}";
+  nlohmann::json names = nlohmann::json::array();
+  for (const TableId& id : tables) names.push_back(id.ToString());
+  record.parameters_json = nlohmann::json{{"version", version}, {"tables", names}}.dump();
   record.metrics["numRestoredRows"] = restored;
   record.metrics["numRemovedRows"] = removed;
   builder.EndReads();

@@ -542,12 +542,14 @@ Status Store::ScanChanges(uint64_t uid, uint64_t from, uint64_t to,
   });
 }
 
-Status Store::History(const TableId& id, std::vector<HistoryEntry>* history, uint64_t limit) {
+Status Store::History(const TableId& id, std::vector<HistoryEntry>* history, uint64_t limit, uint64_t from) {
   TableInfo table;
   SPOOL_RETURN_IF_ERROR(GetTable(id, &table));
   const VersionRange range = AvailableVersions();
   history->clear();
-  SPOOL_RETURN_IF_ERROR(ScanCommits(table.uid, std::max(range.oldest, table.created_version()), range.newest,
+  from = std::max({from, range.oldest, table.created_version()});
+  if (from > range.newest) return Status::OK();
+  SPOOL_RETURN_IF_ERROR(ScanCommits(table.uid, from, range.newest,
                                     [&](const LogEntry& entry, CommitRecord& record) {
     HistoryEntry h{entry.position.version, entry.timestamp_us, entry.operation, record.parameters_json, {},
                    record.update_id};

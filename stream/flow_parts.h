@@ -132,9 +132,10 @@ struct CompileContext {
 Status CompileStep(const StepSpec& step, const Schema& input, const std::string& place, CompileContext& ctx,
                    std::unique_ptr<Operator>* op);
 
-// Sources. `max_rows` bounds a batch (0: no bound).
-Status MakeDatasetSource(const SourceSpec& spec, const TableInfo& table, uint64_t max_rows, bool as_table,
-                         std::unique_ptr<Source>* source);
+// Sources. `max_rows` bounds a batch (0: no bound); `target` is the dataset
+// the reading flow writes.
+Status MakeDatasetSource(const SourceSpec& spec, const TableInfo& table, const TableId& target, uint64_t max_rows,
+                         bool as_table, std::unique_ptr<Source>* source);
 Status MakeFileSource(const SourceSpec& spec, Env* env, const std::string& place, uint64_t max_files,
                       uint64_t max_rows, std::unique_ptr<Source>* source);
 Status MakeTopicSource(const SourceSpec& spec, Env* env, const std::string& place, uint64_t max_rows,

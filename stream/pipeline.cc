@@ -230,8 +230,9 @@ Status Pipeline::Impl::MakeSource(const SourceSpec& source, const FlowSpec& flow
       TableInfo table;
       Status s = ResolveTable(source.dataset, &table);
       if (!s.ok()) return Status::InvalidArgument(place + ".dataset: " + std::string(s.message()));
-      const bool as_table = datasets[dataset_index.at(flow.target)].spec.kind == TableKind::kMaterializedView;
-      return MakeDatasetSource(source, table, flow.max_batch_rows, as_table, out);
+      const CompiledDataset& target = datasets[dataset_index.at(flow.target)];
+      const bool as_table = target.spec.kind == TableKind::kMaterializedView;
+      return MakeDatasetSource(source, table, target.id, flow.max_batch_rows, as_table, out);
     }
     case SourceKind::kFiles:
       return MakeFileSource(source, env, place, flow.max_batch_files, flow.max_batch_rows, out);
@@ -926,9 +927,10 @@ Pipeline::~Pipeline() = default;
 const PipelineSpec& Pipeline::spec() const { return impl_->spec; }
 const std::string& Pipeline::id() const { return impl_->pipeline_id; }
 
-Status Pipeline::CheckSourcesRetain(uint64_t version) const {
+Status Pipeline::CheckSourcesRetain(uint64_t version, const std::vector<std::string>& flows) const {
   Impl& p = *impl_;
   for (CompiledFlow& flow : p.flows) {
+    if (!flows.empty() && std::find(flows.begin(), flows.end(), flow.spec->name) == flows.end()) continue;
     std::string data;
     bool found = false;
     SPOOL_RETURN_IF_ERROR(p.store->GetCheckpointAt(flow.spec->name, version, &data, &found));

@@ -4,6 +4,7 @@
 #include <limits>
 #include <set>
 
+#include "json_reader.h"
 #include "operators_internal.h"
 #include "spool/stream/records.h"
 #include "spool/stream/topic.h"
@@ -22,8 +23,10 @@ constexpr std::string_view kRescueColumn = "_rescued_data";
 class DatasetSource : public Source {
  public:
   // `as_table`: a materialized view's input, read whole, as the table's rows.
-  Status Init(const SourceSpec& spec, const TableInfo& table, bool as_table) {
+  // `target`: the dataset the reading flow writes.
+  Status Init(const SourceSpec& spec, const TableInfo& table, const TableId& target, bool as_table) {
     spec_ = spec;
+    target_ = target.ToString();
     keyed_ = table.schema.has_key() && !as_table;
     std::vector<Column> columns = table.schema.columns();
     if (keyed_) {
@@ -43,6 +46,8 @@ class DatasetSource : public Source {
     started_ = !offset.empty();
     committed_ = started_ ? std::stoull(offset) : 0;
     next_ = committed_;
+    rewound_.clear();
+    rewound_loaded_ = false;
     return Status::OK();
   }
 
@@ -76,6 +81,7 @@ class DatasetSource : public Source {
                                      " it continues from is no longer retained (oldest: " +
                                      std::to_string(range.oldest) + "); a full refresh is needed");
     }
+    if (!rewound_loaded_) SPOOL_RETURN_IF_ERROR(LoadRewoundRanges());
     // Whole commits: the batch ends at the first commit boundary past
     // max_rows.
     std::vector<Row> commit;
@@ -99,6 +105,7 @@ class DatasetSource : public Source {
       has_changes = false;
     };
     Status s = store_->Changes(id_, committed_ + 1, range.newest, [&](const ChangeRow& change) {
+      if (Rewound(change.commit_version)) return true;
       if (change.commit_version != commit_version) {
         finish_commit();
         if (!failed.ok()) return false;
@@ -148,6 +155,33 @@ class DatasetSource : public Source {
     return Status::OK();
   }
 
+  // A rewind of some datasets that restored this table and the target
+  // together to version v, in one RESTORE commit at version r, took the
+  // table's commits (v, r] back from the target too: the flow skips them,
+  // the restore included, so the target holds each upstream row once
+  // (DESIGN.md §6). Rewinds happen between updates, so the restores after
+  // the offset are looked up once per update.
+  Status LoadRewoundRanges() {
+    std::vector<HistoryEntry> history;
+    SPOOL_RETURN_IF_ERROR(store_->History(id_, &history, 0, committed_ + 1));
+    for (const HistoryEntry& h : history) {
+      if (h.operation != "RESTORE") continue;
+      const json parameters = json::parse(h.parameters_json, nullptr, /*allow_exceptions=*/false);
+      if (!parameters.is_object() || !parameters.contains("tables") || !parameters["tables"].is_array()) continue;
+      const json& tables = parameters["tables"];
+      if (std::find(tables.begin(), tables.end(), target_) == tables.end()) continue;
+      rewound_.push_back({parameters.value("version", uint64_t{0}), h.version});
+    }
+    rewound_loaded_ = true;
+    return Status::OK();
+  }
+  bool Rewound(uint64_t version) const {
+    for (const auto& [from, restore] : rewound_) {
+      if (version > from && version <= restore) return true;
+    }
+    return false;
+  }
+
   Status Snapshot(uint64_t version, Batch* batch) {
     ReadOptions options;
     options.version = version;
@@ -172,6 +206,10 @@ class DatasetSource : public Source {
 
   SourceSpec spec_;
   TableId id_;
+  std::string target_;
+  // (restored to, restore commit] ranges of versions skipped (above).
+  std::vector<std::pair<uint64_t, uint64_t>> rewound_;
+  bool rewound_loaded_ = false;
   Schema schema_;
   bool keyed_ = false;
   Store* store_ = nullptr;
@@ -503,10 +541,10 @@ Status RecordSchema(const SourceSpec& spec, const std::string& place, Schema* sc
   return MakeSchema(std::move(columns), {}, place, schema);
 }
 
-Status MakeDatasetSource(const SourceSpec& spec, const TableInfo& table, uint64_t max_rows, bool as_table,
-                         std::unique_ptr<Source>* source) {
+Status MakeDatasetSource(const SourceSpec& spec, const TableInfo& table, const TableId& target, uint64_t max_rows,
+                         bool as_table, std::unique_ptr<Source>* source) {
   auto dataset = std::make_unique<DatasetSource>();
-  SPOOL_RETURN_IF_ERROR(dataset->Init(spec, table, as_table));
+  SPOOL_RETURN_IF_ERROR(dataset->Init(spec, table, target, as_table));
   dataset->set_max_rows(max_rows);
   *source = std::move(dataset);
   return Status::OK();

@@ -18,16 +18,17 @@ constexpr char kTopicDir[] = "/topic";
 const char* const kDatasets[] = {"main.s.orders", "main.s.events", "main.s.revenue", "main.s.unique",
                                  "main.s.enriched", "main.s.latest"};
 
-Status WriteCrashInputs(Env* env) {
-  SPOOL_RETURN_IF_ERROR(env->CreateDir(kFilesDir));
-  const char* countries[] = {"de", "fr", "it"};
-  int id = 0;
-  for (int f = 0; f < 5; ++f) {
+const char* const kCountries[] = {"de", "fr", "it"};
+
+// Files orders-<first>.jsonl onwards, five orders each.
+Status WriteOrderFiles(Env* env, int first, int count) {
+  int id = first * 5;
+  for (int f = first; f < first + count; ++f) {
     std::string text;
     for (int line = 0; line < 5; ++line, ++id) {
       const int amount = (id * 7) % 11 - 2;  // some filtered out
       const int dup = id % 4 == 3 ? id - 1 : id;  // duplicates for the dedup
-      text += "{\"id\": " + std::to_string(dup) + ", \"country\": \"" + countries[id % 3] + "\", \"amount\": " +
+      text += "{\"id\": " + std::to_string(dup) + ", \"country\": \"" + kCountries[id % 3] + "\", \"amount\": " +
               std::to_string(amount) + "}\n";
     }
     std::unique_ptr<File> file;
@@ -36,6 +37,12 @@ Status WriteCrashInputs(Env* env) {
     SPOOL_RETURN_IF_ERROR(file->Write(0, text));
     SPOOL_RETURN_IF_ERROR(file->Sync());
   }
+  return Status::OK();
+}
+
+Status WriteCrashInputs(Env* env) {
+  SPOOL_RETURN_IF_ERROR(env->CreateDir(kFilesDir));
+  SPOOL_RETURN_IF_ERROR(WriteOrderFiles(env, 0, 5));
   SPOOL_RETURN_IF_ERROR(Topic::Create(env, kTopicDir, TopicConfig{}));
   std::unique_ptr<Topic> topic;
   SPOOL_RETURN_IF_ERROR(Topic::Open(env, kTopicDir, &topic));
@@ -45,7 +52,7 @@ Status WriteCrashInputs(Env* env) {
       const int n = batch * 9 + i;
       // Change events for 4 keys, sequences out of order, some deletes.
       values.push_back("{\"key\": " + std::to_string(n % 4) + ", \"seq\": " + std::to_string((n * 5) % 13) +
-                       ", \"country\": \"" + countries[n % 3] + "\", \"op\": \"" + (n % 7 == 6 ? "DELETE" : "UPSERT") +
+                       ", \"country\": \"" + kCountries[n % 3] + "\", \"op\": \"" + (n % 7 == 6 ? "DELETE" : "UPSERT") +
                        "\"}");
     }
     std::vector<TopicWrite> writes;
@@ -176,6 +183,8 @@ const CrashTables& Reference() {
 }
 
 }  // namespace
+
+Status WriteMoreCrashInputs(Env* env) { return WriteOrderFiles(env, 5, 2); }
 
 std::string TempCrashDir() {
   const std::filesystem::path shm = "/dev/shm";

@@ -24,6 +24,8 @@ namespace spool::crashtest {
 using CrashTables = std::map<std::string, std::vector<Row>>;  // dataset -> rows in order
 // The inputs (files and a topic), written durably to `env`.
 Status WriteCrashInputs(Env* env);
+// Two more files of orders, after the first.
+Status WriteMoreCrashInputs(Env* env);
 PipelineSpec CrashPipelineSpec();
 // The store at "/store" on `env`, its LMDB state in `state_dir`.
 StoreOptions CrashStoreOptions(Env* env, const std::string& state_dir);

@@ -20,10 +20,14 @@ struct Setup {
   uint64_t epoch = 0;    // the log's current epoch before the rewind
 };
 
-Status Prepare(MemEnv* mem, const std::string& state_dir, Setup* setup) {
+// Whole pipeline: the point in the middle of the first update. Some
+// datasets: after the first update, before more orders arrive, so that
+// orders' downstream has read some of what the rewind takes back.
+Status Prepare(RewindScope scope, MemEnv* mem, const std::string& state_dir, Setup* setup) {
   SPOOL_RETURN_IF_ERROR(WriteCrashInputs(mem));
   std::string error;
-  if (!RunCrashUpdate(mem, state_dir, &error, kBatchesBeforePoint)) return Status::Aborted(error);
+  const uint64_t batches = scope == RewindScope::kWholePipeline ? kBatchesBeforePoint : 0;
+  if (!RunCrashUpdate(mem, state_dir, &error, batches)) return Status::Aborted(error);
   {
     std::unique_ptr<Store> store;
     SPOOL_RETURN_IF_ERROR(Store::Open(CrashStoreOptions(mem, state_dir), kCrashStoreDir, &store));
@@ -31,6 +35,7 @@ Status Prepare(MemEnv* mem, const std::string& state_dir, Setup* setup) {
     SPOOL_RETURN_IF_ERROR(Pipeline::Open(store.get(), CrashPipelineSpec(), &pipeline, PipelineOptions{mem}));
     SPOOL_RETURN_IF_ERROR(RecordRewindPoint(store.get(), *pipeline, "before the rest", false, &setup->point));
   }
+  if (scope == RewindScope::kSubset) SPOOL_RETURN_IF_ERROR(WriteMoreCrashInputs(mem));
   if (!RunCrashUpdate(mem, state_dir, &error)) return Status::Aborted(error);
   std::unique_ptr<Store> store;
   SPOOL_RETURN_IF_ERROR(Store::Open(CrashStoreOptions(mem, state_dir), kCrashStoreDir, &store));
@@ -40,13 +45,16 @@ Status Prepare(MemEnv* mem, const std::string& state_dir, Setup* setup) {
 }
 
 // Opens the store and rewinds it to the point; false when the process died.
-bool Rewind(Env* env, const std::string& state_dir, const RewindPoint& point, std::string* error) {
+bool Rewind(RewindScope scope, Env* env, const std::string& state_dir, const RewindPoint& point, std::string* error) {
   std::unique_ptr<Store> store;
   Status s = Store::Open(CrashStoreOptions(env, state_dir), kCrashStoreDir, &store);
   std::unique_ptr<Pipeline> pipeline;
   if (s.ok()) s = Pipeline::Open(store.get(), CrashPipelineSpec(), &pipeline, PipelineOptions{env});
   RewindSpec spec;
   spec.rewind_point_id = point.id;
+  if (scope == RewindScope::kSubset) {
+    spec.datasets = std::vector<RewindDataset>{{"main.s.orders", true, true}};  // events and latest stay
+  }
   RewindPlan plan;
   if (s.ok()) s = PlanRewind(store.get(), *pipeline, spec, &plan);
   RewindRun run{"rewind-update", UpdateCause::kApiCall, /*dry_run=*/false};
@@ -55,30 +63,41 @@ bool Rewind(Env* env, const std::string& state_dir, const RewindPoint& point, st
   return s.ok();
 }
 
-// The tables after an uninterrupted rewind, and after its replay.
+// The tables before the rewind (a run without any rewind), after an
+// uninterrupted rewind, and after its replay (which must equal the first).
 struct References {
+  CrashTables before;
   CrashTables at_point;
   CrashTables replayed;
 };
 
-const References& Expected() {
-  static const References references = [] {
-    References r;
-    const std::string dir = TempCrashDir();
-    MemEnv mem;
-    Setup setup;
-    std::string error;
-    Status s = dir.empty() ? Status::IOError("no temporary directory") : Prepare(&mem, dir + "/state", &setup);
-    if (s.ok() && !Rewind(&mem, dir + "/state", setup.point, &error)) s = Status::Aborted(error);
-    if (s.ok()) s = ReadCrashTables(&mem, dir + "/state", &r.at_point);
-    if (s.ok() && !RunCrashUpdate(&mem, dir + "/state", &error)) s = Status::Aborted(error);
-    if (s.ok()) s = ReadCrashTables(&mem, dir + "/state", &r.replayed);
-    if (!s.ok()) std::fprintf(stderr, "rewind crash setup: %s\n", s.ToString().c_str());
-    std::error_code ignored;
-    std::filesystem::remove_all(dir, ignored);
-    return r;
-  }();
-  return references;
+References MakeReferences(RewindScope scope) {
+  References r;
+  const std::string dir = TempCrashDir();
+  MemEnv mem;
+  Setup setup;
+  std::string error;
+  Status s = dir.empty() ? Status::IOError("no temporary directory") : Prepare(scope, &mem, dir + "/state", &setup);
+  if (s.ok()) s = ReadCrashTables(&mem, dir + "/state", &r.before);
+  if (s.ok() && !Rewind(scope, &mem, dir + "/state", setup.point, &error)) s = Status::Aborted(error);
+  if (s.ok()) s = ReadCrashTables(&mem, dir + "/state", &r.at_point);
+  if (s.ok() && !RunCrashUpdate(&mem, dir + "/state", &error)) s = Status::Aborted(error);
+  if (s.ok()) s = ReadCrashTables(&mem, dir + "/state", &r.replayed);
+  if (s.ok() && r.replayed != r.before) s = Status::Aborted("the replay differs from the run without a rewind");
+  if (s.ok() && r.at_point == r.before) s = Status::Aborted("the rewind changed no table");
+  if (!s.ok()) {
+    std::fprintf(stderr, "rewind crash setup: %s\n", s.ToString().c_str());
+    r = References{};
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
+  return r;
+}
+
+const References& Expected(RewindScope scope) {
+  static const References whole = MakeReferences(RewindScope::kWholePipeline);
+  static const References subset = MakeReferences(RewindScope::kSubset);
+  return scope == RewindScope::kWholePipeline ? whole : subset;
 }
 
 void CompareTables(const std::string& invariant, const CrashTables& want, const CrashTables& got, StateResult* result) {
@@ -90,8 +109,9 @@ void CompareTables(const std::string& invariant, const CrashTables& want, const 
   }
 }
 
-// After the crash: the cut is atomic and the guard tells the truth.
-void CheckAfterCrash(Env* env, const std::string& state_dir, const Setup& setup, StateResult* result) {
+// After the crash: the rewind is atomic and the guard tells the truth.
+void CheckAfterCrash(RewindScope scope, Env* env, const std::string& state_dir, const Setup& setup,
+                     StateResult* result) {
   std::unique_ptr<Store> store;
   Status s = Store::Open(CrashStoreOptions(env, state_dir), kCrashStoreDir, &store);
   ++result->recoveries;
@@ -99,12 +119,31 @@ void CheckAfterCrash(Env* env, const std::string& state_dir, const Setup& setup,
     result->violations.push_back({"recoverable", s.ToString()});
     return;
   }
+  const References& expected = Expected(scope);
   const LogPosition newest = store->log()->Newest();
   const bool cut = store->log()->CurrentEpoch() > setup.epoch;
-  if (cut ? newest.version != setup.point.position.version : !(newest == setup.newest)) {
-    result->violations.push_back({"atomic cut", "newest version " + std::to_string(newest.version) + " in epoch " +
-                                                    std::to_string(store->log()->CurrentEpoch()) +
-                                                    ": neither the store before the rewind nor at the point"});
+  // Whether the rewind took effect: the cut, or the RESTORE commit.
+  bool rewound = cut;
+  if (scope == RewindScope::kWholePipeline) {
+    if (cut ? newest.version != setup.point.position.version : !(newest == setup.newest)) {
+      result->violations.push_back({"atomic", "newest version " + std::to_string(newest.version) + " in epoch " +
+                                                  std::to_string(store->log()->CurrentEpoch()) +
+                                                  ": neither the store before the rewind nor at the point"});
+    }
+  } else {
+    rewound = newest.version == setup.newest.version + 1;
+    if (cut || !(rewound || newest == setup.newest)) {
+      result->violations.push_back({"atomic", "newest version " + std::to_string(newest.version) + " in epoch " +
+                                                  std::to_string(store->log()->CurrentEpoch()) +
+                                                  ": neither the store before the rewind nor one RESTORE after it"});
+    }
+    CrashTables tables;
+    if ((s = ReadCrashTables(store.get(), &tables)).ok()) {
+      CompareTables(rewound ? "atomic: restored" : "atomic: untouched", rewound ? expected.at_point : expected.before,
+                    tables, result);
+    } else {
+      result->violations.push_back({"atomic", s.ToString()});
+    }
   }
   std::optional<IncompleteRewind> incomplete;
   if (!(s = FindIncompleteRewind(store.get(), &incomplete)).ok()) {
@@ -116,18 +155,18 @@ void CheckAfterCrash(Env* env, const std::string& state_dir, const Setup& setup,
   query.event_type = "rewind_started";
   if (!(s = store->events()->Query(query, &started)).ok()) result->violations.push_back({"guard", s.ToString()});
   if (!started.empty() && !incomplete) {  // completed: the store must be at the point
-    if (!cut) result->violations.push_back({"guard", "rewind_completed was written but the store was not cut"});
+    if (!rewound) result->violations.push_back({"guard", "rewind_completed was written but the store was not rewound"});
     CrashTables tables;
-    if ((s = ReadCrashTables(store.get(), &tables)).ok()) CompareTables("completed at the point", Expected().at_point, tables, result);
+    if ((s = ReadCrashTables(store.get(), &tables)).ok()) CompareTables("completed at the point", expected.at_point, tables, result);
   }
-  if (cut && started.empty()) result->violations.push_back({"guard", "the store was cut without rewind_started"});
+  if (rewound && started.empty()) result->violations.push_back({"guard", "the store was rewound without rewind_started"});
 }
 
 }  // namespace
 
-StateResult CheckRewindState(const CrashState& state) {
+StateResult CheckRewindState(RewindScope scope, const CrashState& state) {
   StateResult result;
-  const References& expected = Expected();
+  const References& expected = Expected(scope);
   if (expected.at_point.empty() || expected.replayed.empty()) {
     result.violations.push_back({"setup", "the uninterrupted rewind and replay failed"});
     return result;
@@ -136,24 +175,24 @@ StateResult CheckRewindState(const CrashState& state) {
   const std::string state_dir = dir + "/state";
   MemEnv mem;
   Setup setup;
-  if (Status s = dir.empty() ? Status::IOError("no temporary directory") : Prepare(&mem, state_dir, &setup); !s.ok()) {
+  if (Status s = dir.empty() ? Status::IOError("no temporary directory") : Prepare(scope, &mem, state_dir, &setup); !s.ok()) {
     result.violations.push_back({"setup", s.ToString()});
     return result;
   }
   FaultEnv env(&mem);
   if (state.crash_call != 0) env.CrashAtCall(state.crash_call);
   std::string error;
-  const bool finished = Rewind(&env, state_dir, setup.point, &error);
+  const bool finished = Rewind(scope, &env, state_dir, setup.point, &error);
   result.workload_calls = env.io_calls();
   result.reached = state.crash_call == 0 || env.crashed();
   if (state.crash_call == 0 && !finished) result.violations.push_back({"workload", "the crash-free rewind failed: " + error});
   env.SimulateCrash(state.mode, state.seed);
   if (result.reached) {
-    CheckAfterCrash(&env, state_dir, setup, &result);
+    CheckAfterCrash(scope, &env, state_dir, setup, &result);
     // The retried rewind, crashed again when asked, then retried once more.
     if (state.recovery_crash_call != 0) {
       env.CrashAtCall(env.io_calls() + state.recovery_crash_call);
-      (void)Rewind(&env, state_dir, setup.point, &error);
+      (void)Rewind(scope, &env, state_dir, setup.point, &error);
       if (!env.crashed()) result.reached = false;
       else env.SimulateCrash(state.mode, Mix(state.seed, state.recovery_crash_call));
     }
@@ -162,7 +201,7 @@ StateResult CheckRewindState(const CrashState& state) {
     ++result.recoveries;
     CrashTables tables;
     std::optional<IncompleteRewind> incomplete;
-    if (!Rewind(&env, state_dir, setup.point, &error)) {
+    if (!Rewind(scope, &env, state_dir, setup.point, &error)) {
       result.violations.push_back({"converges", "rewinding again failed: " + error});
     } else if (Status s = ReadCrashTables(&env, state_dir, &tables); !s.ok()) {
       result.violations.push_back({"converges", s.ToString()});
@@ -187,14 +226,20 @@ StateResult CheckRewindState(const CrashState& state) {
   return result;
 }
 
-CrashFigures EnumerateRewindCrashes(bool crash_recovery) {
+namespace {
+const char* ScopeName(RewindScope scope) { return scope == RewindScope::kWholePipeline ? "rewind" : "rewind-subset"; }
+}  // namespace
+
+CrashFigures EnumerateRewindCrashes(RewindScope scope, bool crash_recovery) {
   return EnumerateCheckedCrashes(
-      "rewind", CheckRewindState,
+      ScopeName(scope), [scope](const CrashState& state) { return CheckRewindState(scope, state); },
       [&](uint64_t, CrashMode mode) { return crash_recovery && mode == CrashMode::kPowerLoss; }, 8);
 }
 
-CrashFigures RunRewindCampaign(uint64_t first_seed, uint64_t cycles) {
-  return RunCheckedCampaign("rewind", CheckRewindState, first_seed, cycles, 0x2e71d, 3, 40);
+CrashFigures RunRewindCampaign(RewindScope scope, uint64_t first_seed, uint64_t cycles) {
+  return RunCheckedCampaign(
+      ScopeName(scope), [scope](const CrashState& state) { return CheckRewindState(scope, state); }, first_seed,
+      cycles, 0x2e71d, 3, 40);
 }
 
 }  // namespace spool::crashtest

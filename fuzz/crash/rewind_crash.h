@@ -1,11 +1,15 @@
-// Crash enumeration over a whole-pipeline rewind (DESIGN.md §6 and §10): the
-// exactly-once pipeline of pipeline_crash.h runs part of its input, records
-// a rewind point, runs to the end; then the rewind to that point runs on a
-// FaultEnv and is crashed at one I/O call in one crash mode (optionally
-// crashed again in the retried rewind). After the crash:
-//   atomic cut      the store is either before the cut (its newest version
-//                   and epoch as before) or at the point (a later epoch);
-//                   never a cut version again;
+// Crash enumeration over a rewind (DESIGN.md §6 and §10): the exactly-once
+// pipeline of pipeline_crash.h runs part of its input, records a rewind
+// point, runs to the end; then the rewind to that point runs on a FaultEnv
+// and is crashed at one I/O call in one crash mode (optionally crashed again
+// in the retried rewind). The rewind is of the whole pipeline (a log cut) or
+// of some datasets (one RESTORE commit: orders and what it cascades to,
+// while events and latest stay). After the crash:
+//   atomic          a whole rewind left the store either before the cut
+//                   (its newest version and epoch as before) or at the
+//                   point (a later epoch), never a cut version again; a
+//                   subset rewind left either no RESTORE commit or one,
+//                   with the tables of an uninterrupted rewind;
 //   guard           a rewind_started event without rewind_completed is
 //                   reported as an incomplete rewind, and a completed one
 //                   left the store at the point;
@@ -21,10 +25,12 @@
 
 namespace spool::crashtest {
 
-StateResult CheckRewindState(const CrashState& state);
+enum class RewindScope { kWholePipeline, kSubset };
+
+StateResult CheckRewindState(RewindScope scope, const CrashState& state);
 // Every crash point x every mode; with `crash_recovery`, the retried rewind
 // crashed again at each of its first calls after some of them.
-CrashFigures EnumerateRewindCrashes(bool crash_recovery);
-CrashFigures RunRewindCampaign(uint64_t first_seed, uint64_t cycles);
+CrashFigures EnumerateRewindCrashes(RewindScope scope, bool crash_recovery);
+CrashFigures RunRewindCampaign(RewindScope scope, uint64_t first_seed, uint64_t cycles);
 
 }  // namespace spool::crashtest

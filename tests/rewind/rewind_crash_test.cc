@@ -1,9 +1,9 @@
-// A whole-pipeline rewind under crashes (DESIGN.md §6, §10; TESTING.md):
-// crashed at every I/O call in every crash mode, and in the retried rewind
-// after some of them, then in a seeded random campaign. After each: the cut
-// was atomic, the incomplete-rewind record told the truth, rewinding again
-// gave the uninterrupted rewind's tables, and the replay gave the tables of
-// a run without any rewind.
+// A rewind under crashes (DESIGN.md §6, §10; TESTING.md), of the whole
+// pipeline and of some datasets: crashed at every I/O call in every crash
+// mode, and in the retried rewind after some of them, then in a seeded
+// random campaign. After each: the rewind was atomic, the incomplete-rewind
+// record told the truth, rewinding again gave the uninterrupted rewind's
+// tables, and the replay gave the tables of a run without any rewind.
 #include <gtest/gtest.h>
 
 #include "rewind_crash.h"
@@ -11,8 +11,10 @@
 namespace spool::crashtest {
 namespace {
 
-TEST(RewindCrashTest, EveryCrashPointInEveryModeConvergesAndReplaysExactlyOnce) {
-  const CrashFigures f = EnumerateRewindCrashes(/*crash_recovery=*/true);
+class RewindCrashTest : public ::testing::TestWithParam<RewindScope> {};
+
+TEST_P(RewindCrashTest, EveryCrashPointInEveryModeConvergesAndReplaysExactlyOnce) {
+  const CrashFigures f = EnumerateRewindCrashes(GetParam(), /*crash_recovery=*/true);
   PrintFigures(f);
   EXPECT_GT(f.crash_points, 10u);
   EXPECT_GT(f.recovery_crash_states, 0u);
@@ -20,14 +22,20 @@ TEST(RewindCrashTest, EveryCrashPointInEveryModeConvergesAndReplaysExactlyOnce) 
   EXPECT_EQ(f.violations, 0u);
 }
 
-TEST(RewindCrashTest, RandomCampaignConvergesAndReplaysExactlyOnce) {
+TEST_P(RewindCrashTest, RandomCampaignConvergesAndReplaysExactlyOnce) {
   const CampaignSeeds seeds = CampaignSeedsFromEnv("SPOOL_REWIND_CAMPAIGN", 3000);
-  const CrashFigures f = RunRewindCampaign(seeds.first_seed, seeds.cycles);
-  PrintCampaignSeeds("rewind", seeds);
+  const CrashFigures f = RunRewindCampaign(GetParam(), seeds.first_seed, seeds.cycles);
+  PrintCampaignSeeds(GetParam() == RewindScope::kWholePipeline ? "rewind" : "rewind-subset", seeds);
   PrintFigures(f);
   EXPECT_EQ(f.crash_points, seeds.cycles);
   EXPECT_EQ(f.violations, 0u);
 }
+
+INSTANTIATE_TEST_SUITE_P(Scopes, RewindCrashTest,
+                         ::testing::Values(RewindScope::kWholePipeline, RewindScope::kSubset),
+                         [](const ::testing::TestParamInfo<RewindScope>& param) {
+                           return param.param == RewindScope::kWholePipeline ? "WholePipeline" : "Subset";
+                         });
 
 }  // namespace
 }  // namespace spool::crashtest

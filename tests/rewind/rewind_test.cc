@@ -23,30 +23,37 @@ std::vector<Column> OrderColumns() {
   return {{"id", ColumnType::kInt64, false}, {"country", ColumnType::kString, false}, {"amount", ColumnType::kInt64, true}};
 }
 
-// topic → orders (a select: `amount_expr` is the transformation deployed)
-// → revenue (count and sum by country).
-PipelineSpec Orders(const std::string& topic, const std::string& amount_expr) {
+// The shop's pipeline: orders, read from the topic (`layered`: through a
+// table raw, as read) with `amount_expr` as the transformation deployed,
+// and revenue (count and sum by country). Layered, the bug is in a flow
+// that reads a dataset, so a rewind of orders (and downstream) need not
+// touch raw.
+PipelineSpec ShopPipeline(const std::string& topic, const std::string& amount_expr, bool layered) {
   PipelineBuilder b("shop");
+  if (layered) b.StreamingTable("main.shop.raw");
   b.StreamingTable("main.shop.orders");
   b.StreamingTable("main.shop.revenue");
-  b.Flow("ingest")
-      .FromTopic(topic, OrderColumns())
-      .Select({{"id", "id"}, {"country", "country"}, {"amount", amount_expr}})
-      .Into("main.shop.orders");
+  if (layered) b.Flow("ingest").FromTopic(topic, OrderColumns()).Into("main.shop.raw");
+  FlowBuilder orders = layered ? b.Flow("clean").FromDataset("main.shop.raw") : b.Flow("ingest").FromTopic(topic, OrderColumns());
+  orders.Select({{"id", "id"}, {"country", "country"}, {"amount", amount_expr}}).Into("main.shop.orders");
   b.Flow("revenue")
       .FromDataset("main.shop.orders")
       .Aggregate({"country"}, {{"orders", AggregateFn::kCount, ""}, {"revenue", AggregateFn::kSum, "amount"}})
       .Into("main.shop.revenue");
   return b.Build();
 }
+PipelineSpec Orders(const std::string& topic, const std::string& amount_expr) { return ShopPipeline(topic, amount_expr, false); }
+PipelineSpec Layered(const std::string& topic, const std::string& amount_expr) { return ShopPipeline(topic, amount_expr, true); }
+using ShopSpec = PipelineSpec (*)(const std::string& topic, const std::string& amount_expr);
+
 const char kGood[] = "amount";
 const char kBad[] = "amount * 2";
 
 // A store (its log on a MemEnv whose clock the test moves) and a topic.
 class Shop {
  public:
-  explicit Shop(TempDir* dir, const std::string& name, const TopicConfig& topic = TopicConfig{})
-      : topic_dir_(dir->Sub(name + "-topic")) {
+  explicit Shop(TempDir* dir, const std::string& name, const TopicConfig& topic = TopicConfig{}, ShopSpec spec = Orders)
+      : spec_(spec), topic_dir_(dir->Sub(name + "-topic")) {
     StoreOptions options;
     options.env = &env_;
     options.state_dir = dir->Sub(name + "-state");
@@ -76,7 +83,7 @@ class Shop {
   }
   void Open(const char* amount_expr) {
     pipeline_.reset();
-    PipelineSpec spec = Orders(topic_dir_, amount_expr);
+    PipelineSpec spec = spec_(topic_dir_, amount_expr);
     ASSERT_TRUE(SetPipelineDefinition(store_.get(), spec).ok());
     ASSERT_TRUE(Pipeline::Open(store_.get(), spec, &pipeline_).ok());
   }
@@ -110,37 +117,44 @@ class Shop {
   }
 
   MemEnv env_;
+  ShopSpec spec_;
   std::string topic_dir_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<Topic> topic_;
   std::unique_ptr<Pipeline> pipeline_;
 };
 
+// The story up to the rewind: orders 0..9 with the good transformation,
+// a rewind point, a minute later the bad deployment, orders 10..19 with
+// it. `last_good`: a time between the last good commit and the first bad.
+RewindPoint GoodThenBad(Shop& shop, std::string* last_good = nullptr) {
+  shop.Produce(0, 10);
+  shop.Update(kGood);
+  const RewindPoint point = shop.Point();
+  shop.Tick(60);
+  if (last_good != nullptr) {
+    *last_good = FormatTimestampMicros(static_cast<int64_t>(shop.env_.NowMicros() - 30 * kSecond)).substr(0, 19);
+  }
+  shop.Produce(10, 10);
+  shop.Update(kBad);  // doubles the amounts of orders 10..19
+  return point;
+}
+
+// The run that never had the bug: orders 0..9 then 10..19, each batch
+// updated with the good transformation.
+std::unique_ptr<Shop> RunWithoutTheBug(TempDir* dir, ShopSpec spec) {
+  auto reference = std::make_unique<Shop>(dir, "reference", TopicConfig{}, spec);
+  reference->Produce(0, 10);
+  reference->Update(kGood);
+  reference->Produce(10, 10);
+  reference->Update(kGood);
+  return reference;
+}
+
 class RewindTest : public ::testing::Test {
  protected:
-  // The run that never had the bug: orders 0..9 then 10..19, each batch
-  // updated with the good transformation.
   void SetUp() override {
-    reference_ = std::make_unique<Shop>(&dir_, "reference");
-    reference_->Produce(0, 10);
-    reference_->Update(kGood);
-    reference_->Produce(10, 10);
-    reference_->Update(kGood);
-  }
-  // The story up to the rewind: orders 0..9 with the good transformation,
-  // a rewind point, a minute later the bad deployment, orders 10..19 with
-  // it. `last_good`: a time between the last good commit and the first bad.
-  RewindPoint GoodThenBad(Shop& shop, std::string* last_good = nullptr) {
-    shop.Produce(0, 10);
-    shop.Update(kGood);
-    const RewindPoint point = shop.Point();
-    shop.Tick(60);
-    if (last_good != nullptr) {
-      *last_good = FormatTimestampMicros(static_cast<int64_t>(shop.env_.NowMicros() - 30 * kSecond)).substr(0, 19);
-    }
-    shop.Produce(10, 10);
-    shop.Update(kBad);  // doubles the amounts of orders 10..19
-    return point;
+    reference_ = RunWithoutTheBug(&dir_, Orders);
   }
   void ExpectLikeTheReference(Shop& shop) {
     for (const char* table : {"main.shop.orders", "main.shop.revenue"}) {
@@ -401,6 +415,131 @@ TEST_F(RewindTest, ARewindThatStartedAndDidNotCompleteIsFound) {
   ASSERT_TRUE(shop.RewindTo(point.id).ok());
   ASSERT_TRUE(FindIncompleteRewind(shop.store_.get(), &incomplete).ok());
   EXPECT_FALSE(incomplete.has_value());
+}
+
+// Rewinding some datasets: the bug is in the flow from raw to orders; raw
+// is not rewound.
+class SubsetRewindTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    reference_ = RunWithoutTheBug(&dir_, Layered);
+    shop_ = std::make_unique<Shop>(&dir_, "shop", TopicConfig{}, Layered);
+  }
+  static RewindSpec Datasets(const RewindPoint& point, std::vector<RewindDataset> datasets) {
+    RewindSpec spec;
+    spec.rewind_point_id = point.id;
+    spec.datasets = std::move(datasets);
+    return spec;
+  }
+  void ExpectLikeTheReference(const std::vector<std::string>& tables) {
+    for (const std::string& table : tables) EXPECT_EQ(shop_->Rows(table), reference_->Rows(table)) << table;
+  }
+  // The version of the last commit that changed `table`.
+  uint64_t LastChange(const std::string& table) {
+    TableId id;
+    EXPECT_TRUE(TableId::Parse(table, &id).ok());
+    std::vector<HistoryEntry> history;
+    EXPECT_TRUE(shop_->store_->History(id, &history, 1).ok());
+    return history.empty() ? 0 : history[0].version;
+  }
+
+  TempDir dir_;
+  std::unique_ptr<Shop> reference_;
+  std::unique_ptr<Shop> shop_;
+};
+
+TEST_F(SubsetRewindTest, ACascadeRewindsDownstreamInOneCommitLeavesUpstreamAloneAndReplaysLikeARunWithoutTheBug) {
+  Shop& shop = *shop_;
+  const RewindPoint point = GoodThenBad(shop);
+  const std::vector<Row> raw = shop.Rows("main.shop.raw");
+  const uint64_t raw_changed = LastChange("main.shop.raw");
+  const LogPosition before = shop.store_->log()->Newest();
+
+  const Status s = shop.Rewind(Datasets(point, {{"main.shop.orders", true, true}}));
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  // One RESTORE commit, no cut: orders and revenue (the cascade) as at the
+  // point, raw untouched.
+  EXPECT_EQ(shop.store_->log()->Newest().version, before.version + 1);
+  EXPECT_EQ(shop.store_->log()->Newest().epoch, before.epoch);
+  EXPECT_EQ(LastChange("main.shop.orders"), before.version + 1);
+  EXPECT_EQ(LastChange("main.shop.revenue"), before.version + 1);
+  EXPECT_EQ(LastChange("main.shop.raw"), raw_changed);
+  EXPECT_EQ(shop.Rows("main.shop.raw"), raw);
+  for (const char* table : {"main.shop.orders", "main.shop.revenue"}) {
+    TableId id;
+    ASSERT_TRUE(TableId::Parse(table, &id).ok());
+    ReadOptions at;
+    at.version = point.position.version;
+    std::vector<Row> then;
+    ASSERT_TRUE(shop.store_->Read(id, at, [&](const Row& row) {
+                        then.push_back(row);
+                        return true;
+                      }).ok());
+    EXPECT_EQ(shop.Rows(table), then) << table;
+  }
+  // The fix, then replay: clean reads raw again from the point; revenue
+  // skips the orders the rewind took back and reads each replayed one once.
+  shop.Update(kGood);
+  ExpectLikeTheReference({"main.shop.raw", "main.shop.orders", "main.shop.revenue"});
+}
+
+TEST_F(SubsetRewindTest, WithoutCascadeTheDownstreamTableKeepsItsRowsAndMeetsTheRestore) {
+  Shop& shop = *shop_;
+  const RewindPoint point = GoodThenBad(shop);
+  const std::vector<Row> revenue = shop.Rows("main.shop.revenue");
+  ASSERT_TRUE(shop.Rewind(Datasets(point, {{"main.shop.orders", false, true}})).ok());
+  EXPECT_EQ(shop.Rows("main.shop.revenue"), revenue);
+  // revenue was not rewound: it reads the restore as orders' changes, which
+  // an append-only stream cannot follow.
+  shop.Open(kGood);
+  UpdateResult result;
+  ASSERT_TRUE(shop.pipeline_->Update(UpdateOptions{}, &result).ok());
+  EXPECT_EQ(result.state, UpdateState::kFailed);
+  EXPECT_NE(result.error.find("skip_change_commits"), std::string::npos) << result.error;
+}
+
+TEST_F(SubsetRewindTest, TenSubsetRewindAndReplayCyclesDuplicateNothing) {
+  Shop& shop = *shop_;
+  const RewindPoint point = GoodThenBad(shop);
+  for (int cycle = 0; cycle < 10; ++cycle) {
+    ASSERT_TRUE(shop.Rewind(Datasets(point, {{"main.shop.orders", true, true}})).ok()) << cycle;
+    shop.Update(cycle % 2 == 0 ? kGood : kBad);
+  }
+  ASSERT_TRUE(shop.Rewind(Datasets(point, {{"main.shop.orders", true, true}})).ok());
+  shop.Update(kGood);
+  ExpectLikeTheReference({"main.shop.raw", "main.shop.orders", "main.shop.revenue"});
+}
+
+TEST_F(SubsetRewindTest, WithoutResettingCheckpointsABadSourceBatchIsDroppedAndNotReprocessed) {
+  // A bad batch of source records reaches raw (which keeps everything it
+  // reads) and flows on into orders and revenue. Rewinding orders, with its
+  // downstream, without resetting checkpoints restores their data and
+  // operator state but not their offsets: the bad batch is not read again.
+  Shop& shop = *shop_;
+  shop.Produce(0, 10);
+  shop.Update(kGood);
+  const RewindPoint point = shop.Point();
+  shop.Tick(60);
+  shop.Produce(100, 5);  // the bad batch
+  shop.Update(kGood);
+  const std::vector<Row> raw = shop.Rows("main.shop.raw");
+  ASSERT_TRUE(shop.Rewind(Datasets(point, {{"main.shop.orders", true, false}})).ok());
+  EXPECT_EQ(shop.Rows("main.shop.raw"), raw);
+  shop.Produce(10, 10);
+  shop.Update(kGood);
+  ExpectLikeTheReference({"main.shop.orders", "main.shop.revenue"});
+  EXPECT_EQ(shop.Rows("main.shop.raw").size(), 25u);  // raw still holds the bad batch
+}
+
+TEST_F(SubsetRewindTest, ATableAndItsUpstreamMustAgreeOnResettingCheckpoints) {
+  Shop& shop = *shop_;
+  shop.Produce(0, 10);
+  shop.Update(kGood);
+  const RewindPoint point = shop.Point();
+  const LogPosition before = shop.store_->log()->Newest();
+  const Status s = shop.Rewind(Datasets(point, {{"main.shop.orders", false, false}, {"main.shop.revenue", false, true}}));
+  EXPECT_EQ(RewindErrorCode(s), rewind_error::kInconsistentUpstreamReset) << s.ToString();
+  EXPECT_EQ(shop.store_->log()->Newest(), before);
 }
 
 }  // namespace

@@ -17,6 +17,15 @@
 // leaves an incomplete rewind (FindIncompleteRewind); rewinding again
 // converges.
 //
+// Rewinding some datasets (or without resetting checkpoints) is one RESTORE
+// commit between the same two events: each dataset's rows and its flows'
+// operator state as they were at the target, and with reset_checkpoints its
+// flows' checkpoints, so they reprocess from there; without, they go on
+// from where they are and what they read after the target is dropped. A
+// flow reading a dataset restored with its own target skips the commits the
+// restore took back, so nothing downstream sees a row twice. Datasets
+// outside the selection are untouched.
+//
 // Thread-safety: the caller runs one update (a rewind is one) at a time.
 #pragma once
 
@@ -60,9 +69,7 @@ struct RewindPlan {
 
 // Checks `spec` against the store and the pipeline and resolves its target
 // (a point's position; a timestamp's latest commit at or before it).
-// Errors: InvalidArgument with a code (above); NotSupported for a rewind of
-// some datasets only or without resetting checkpoints, which is not built
-// yet; IOError.
+// Errors: InvalidArgument with a code (above); IOError.
 Status PlanRewind(Store* store, const Pipeline& pipeline, const RewindSpec& spec, RewindPlan* plan);
 
 // A rewind is an update: its id and cause, and whether it is a dry run.

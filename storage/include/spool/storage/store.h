@@ -183,8 +183,8 @@ class Store {
   Status GetCheckpointAt(const std::string& flow, uint64_t version, std::string* data, bool* found);
 
   // Every retained commit that touched the table, newest first (at most
-  // `limit`, 0 = all). Errors: NotFound.
-  Status History(const TableId& id, std::vector<HistoryEntry>* history, uint64_t limit = 0);
+  // `limit`, 0 = all; none before version `from`). Errors: NotFound.
+  Status History(const TableId& id, std::vector<HistoryEntry>* history, uint64_t limit = 0, uint64_t from = 0);
 
   // The change data feed of versions [from, to] (to = 0: newest), in commit
   // order; `*table` (the table as of `to`) is filled before the first
@@ -196,7 +196,8 @@ class Store {
   // the difference (metrics numRestoredRows, numRemovedRows).
   Status Restore(const TableId& id, uint64_t version, CommitResult* result = nullptr);
   // The same for several tables and flow checkpoints in one RESTORE commit
-  // (a rewind of some datasets): each table's rows as they were at
+  // (a rewind of some datasets), whose parameters are {"version": version,
+  // "tables": [their names]}: each table's rows as they were at
   // `version` (none when it did not exist yet), each checkpoint as it was
   // then (cleared when it had none). Errors: NotFound (a table that does not
   // exist now), InvalidArgument (a table created again since `version`, or

@@ -129,10 +129,11 @@ class Pipeline {
   const std::string& id() const;
   // Its datasets, in DAG order (upstream first).
   std::vector<PipelineDataset> Datasets() const;
-  // Whether the flows' sources still hold what a replay from `version` of
-  // the store needs: a topic the offsets there, a directory the files read
-  // after it. Errors: InvalidArgument naming the flow and what is gone.
-  Status CheckSourcesRetain(uint64_t version) const;
+  // Whether the sources of `flows` (empty: every flow) still hold what a
+  // replay from `version` of the store needs: a topic the offsets there, a
+  // directory the files read after it. Errors: InvalidArgument naming the
+  // flow and what is gone.
+  Status CheckSourcesRetain(uint64_t version, const std::vector<std::string>& flows = {}) const;
 
   // Runs one update. Returns OK when the update ran, whatever its outcome
   // (result->state, result->error); an error when it could not start (the
