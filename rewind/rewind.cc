@@ -276,6 +276,8 @@ Status ExecuteRewind(Store* store, const Pipeline& pipeline, const RewindPlan& p
                      RewindPoint* dry_run_point) {
   if (run->update_id.empty()) run->update_id = NewUpdateId();
   const std::string& update_id = run->update_id;
+  std::unique_ptr<UpdateClaim> claim;
+  SPOOL_RETURN_IF_ERROR(store->ClaimUpdate(update_id, &claim));
   const std::string cause(UpdateCauseName(run->cause));
   SPOOL_RETURN_IF_ERROR(AppendEvent(store, pipeline, update_id, "create_update",
                                     "Update " + update_id.substr(0, 6) + " started by " + cause + ".",

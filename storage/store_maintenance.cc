@@ -175,6 +175,35 @@ std::unique_ptr<VersionPin> Store::PinVersion(uint64_t version) {
   return std::make_unique<PinImpl>(this, live_pins_.insert(version));
 }
 
+class Store::UpdateClaimImpl final : public UpdateClaim {
+ public:
+  explicit UpdateClaimImpl(Store* store) : store_(store) {}
+  ~UpdateClaimImpl() override {
+    std::lock_guard lock(store_->update_mu_);
+    store_->running_update_.clear();
+  }
+
+ private:
+  Store* store_;
+};
+
+Status Store::ClaimUpdate(const std::string& update_id, std::unique_ptr<UpdateClaim>* claim) {
+  std::lock_guard lock(update_mu_);
+  if (!running_update_.empty()) {
+    return Status::Busy("RESOURCE_CONFLICT: update " + running_update_ +
+                        " is running on this store; stop it or wait for it to end before starting update " +
+                        update_id);
+  }
+  running_update_ = update_id;
+  *claim = std::make_unique<UpdateClaimImpl>(this);
+  return Status::OK();
+}
+
+std::string Store::RunningUpdate() {
+  std::lock_guard lock(update_mu_);
+  return running_update_;
+}
+
 Status Store::LoadPins() {
   std::string text;
   Status s = ReadFileToString(options_.env, JoinPath(dir_, kPinsName), &text);

@@ -998,6 +998,8 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
   SPOOL_RETURN_IF_ERROR(p.PlanRefresh(options, &refresh));  // a selection that does not fit changes nothing
   result->update_id = options.update_id.empty() ? NewUpdateId() : options.update_id;
   const std::string& update_id = result->update_id;
+  std::unique_ptr<UpdateClaim> claim;
+  SPOOL_RETURN_IF_ERROR(p.store->ClaimUpdate(update_id, &claim));
   auto progress = [&](UpdateState state) {
     result->state = state;
     SPOOL_RETURN_IF_ERROR(RecordUpdateProgress(p.store, p.pipeline_id, update_id, state));

@@ -417,6 +417,39 @@ TEST_F(RewindTest, ARewindThatStartedAndDidNotCompleteIsFound) {
   EXPECT_FALSE(incomplete.has_value());
 }
 
+TEST_F(RewindTest, OneUpdateRunsAtATimeASecondIsRefusedWithAConflict) {
+  Shop shop(&dir_, "shop");
+  shop.Produce(0, 10);
+  shop.Update(kGood);
+  const RewindPoint point = shop.Point();
+  shop.Produce(10, 10);
+  std::unique_ptr<Pipeline> second;
+  ASSERT_TRUE(Pipeline::Open(shop.store_.get(), Orders(shop.topic_dir_, kGood), &second).ok());
+  UpdateOptions options;
+  options.update_id = "first-update";
+  std::vector<Status> refused;
+  options.on_batch = [&](const std::string&, uint64_t) {  // while the first update runs
+    if (!refused.empty()) return;
+    UpdateResult ignored;
+    refused.push_back(second->Update(UpdateOptions{}, &ignored));
+    refused.push_back(shop.RewindTo(point.id));
+  };
+  UpdateResult result;
+  ASSERT_TRUE(shop.pipeline_->Update(options, &result).ok());
+  EXPECT_EQ(result.state, UpdateState::kCompleted) << result.error;
+  ASSERT_EQ(refused.size(), 2u);
+  for (const Status& s : refused) {
+    EXPECT_TRUE(s.IsBusy()) << s.ToString();
+    EXPECT_TRUE(s.message().starts_with("RESOURCE_CONFLICT: update first-update is running")) << s.ToString();
+  }
+  // The running update was not disturbed, and the next one may start.
+  ExpectLikeTheReference(shop);
+  EXPECT_EQ(shop.store_->RunningUpdate(), "");
+  UpdateResult next;
+  ASSERT_TRUE(second->Update(UpdateOptions{}, &next).ok());
+  EXPECT_EQ(next.state, UpdateState::kCompleted) << next.error;
+}
+
 // Rewinding some datasets: the bug is in the flow from raw to orders; raw
 // is not rewound.
 class SubsetRewindTest : public ::testing::Test {

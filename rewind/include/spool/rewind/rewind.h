@@ -83,6 +83,8 @@ struct RewindRun {
 // update_progress through INITIALIZING, RESETTING (not in a dry run) and
 // COMPLETED, or FAILED with the error. A dry run changes no table: it
 // records a rewind point for the validated state (`*dry_run_point`).
+// Errors: Busy (RESOURCE_CONFLICT) while another update of the store runs,
+// as Store::ClaimUpdate; the rewind's own.
 Status ExecuteRewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, RewindRun* run,
                      RewindPoint* dry_run_point = nullptr);
 

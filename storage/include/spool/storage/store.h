@@ -122,6 +122,12 @@ class VersionPin {
   virtual ~VersionPin() = default;
 };
 
+// The store's update slot while it lives (Store::ClaimUpdate).
+class UpdateClaim {
+ public:
+  virtual ~UpdateClaim() = default;
+};
+
 class Store {
  public:
   // Opens the store in `dir`, creating it when allowed, recovers its log and
@@ -263,6 +269,15 @@ class Store {
   // (window below the safety minimum without force), IOError.
   Status Vacuum(const VacuumOptions& options, VacuumReport* report);
 
+  // One update at a time (DESIGN.md §6): claims the store's update slot for
+  // `update_id` until `*claim` is destroyed. Other processes cannot open the
+  // store meanwhile (its lock file); this keeps two updates of one process
+  // apart. Errors: Busy, whose message starts with RESOURCE_CONFLICT and
+  // names the running update.
+  Status ClaimUpdate(const std::string& update_id, std::unique_ptr<UpdateClaim>* claim);
+  // The update holding the slot; empty when none.
+  std::string RunningUpdate();
+
   // Writes every staged commit to LMDB now.
   Status FlushState();
   StoreStats Stats();
@@ -270,6 +285,7 @@ class Store {
  private:
   class Builder;
   class PinImpl;
+  class UpdateClaimImpl;
   struct Pending;
   Store(StoreOptions options, std::string dir, std::unique_ptr<FileLock> lock);
 
@@ -336,6 +352,9 @@ class Store {
   std::mutex pins_mu_;
   std::multiset<uint64_t> live_pins_;
   std::map<std::string, uint64_t> pins_;
+
+  std::mutex update_mu_;
+  std::string running_update_;  // guarded by update_mu_
 };
 
 }  // namespace spool

@@ -137,7 +137,8 @@ class Pipeline {
 
   // Runs one update. Returns OK when the update ran, whatever its outcome
   // (result->state, result->error); an error when it could not start (the
-  // store failed, a definition that does not fit the tables).
+  // store failed, a definition that does not fit the tables; Busy, starting
+  // RESOURCE_CONFLICT, while another update of the store runs).
   Status Update(const UpdateOptions& options, UpdateResult* result);
   // Asks a running update to stop after its current batch.
   void Stop();
