@@ -70,8 +70,19 @@ Status CheckDuration(uint64_t micros, bool allow_zero, const std::string& place,
   return Status::OK();
 }
 
+std::string StateTableStem(const std::string& flow) {
+  const size_t dot = flow.rfind('.');
+  if (dot == std::string::npos) return flow;
+  uint64_t hash = 14695981039346656037ull;  // FNV-1a: stable wherever the store is opened
+  for (char c : flow) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string stem = flow.substr(dot + 1, 60) + "_";
+  for (int shift = 60; shift >= 32; shift -= 4) stem += kHex[(hash >> shift) & 0xf];
+  return stem;
+}
+
 Status StateTableId(const std::string& flow, const std::string& suffix, TableId* id) {
-  return TableId::Parse("__spool.state." + flow + "__" + suffix, id);
+  return TableId::Parse("__spool.state." + StateTableStem(flow) + "__" + suffix, id);
 }
 
 namespace {

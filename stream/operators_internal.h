@@ -17,7 +17,11 @@ std::string ColumnNames(const Schema& schema);
 Status MakeSchema(std::vector<Column> columns, std::vector<std::string> key, const std::string& place, Schema* schema);
 bool HasNull(const Row& row, const std::vector<size_t>& columns);
 
-// `__spool.state.<flow>__<suffix>`.
+// What a flow's state tables are named after: the flow's name, or for a
+// flow named after its target (dots, which a table name cannot hold) the
+// target's table name and eight hex digits of a hash of the whole name.
+std::string StateTableStem(const std::string& flow);
+// `__spool.state.<stem>__<suffix>`.
 Status StateTableId(const std::string& flow, const std::string& suffix, TableId* id);
 
 // Aggregate, dedup, stream join and AUTO CDC.

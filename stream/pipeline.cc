@@ -304,17 +304,22 @@ Status Pipeline::Impl::Compile() {
     }
     datasets.push_back(std::move(cd));
   }
-  std::set<std::string> names;
+  std::set<std::string> names, stems;
   for (size_t i = 0; i < spec.flows.size(); ++i) {
     const FlowSpec& f = spec.flows[i];
     CompiledFlow flow;
     flow.spec = &f;
     flow.index = i;
     flow.place = "flows[" + std::to_string(i) + "] " + Quoted(f.name);
-    if (!ValidFlowName(f.name)) {
-      return Status::InvalidArgument(flow.place + ": a flow name is 1-100 letters, digits and '_', not starting with a digit");
+    if (!ValidFlowName(f.name) && f.name != f.target) {
+      return Status::InvalidArgument(flow.place + ": a flow name is 1-100 letters, digits and '_', not starting with a "
+                                                  "digit, or its target's full identifier (the default)");
     }
     if (!names.insert(f.name).second) return Status::InvalidArgument(flow.place + ": a second flow of that name");
+    if (!stems.insert(StateTableStem(f.name)).second) {
+      return Status::InvalidArgument(flow.place + ": its state tables' names (" + StateTableStem(f.name) +
+                                     "__…) are another flow's; rename one of them");
+    }
     auto it = dataset_index.find(f.target);
     if (it == dataset_index.end()) {
       return Status::InvalidArgument(flow.place + ".target: " + Quoted(f.target) + " is not a dataset of the pipeline");

@@ -224,8 +224,12 @@ Status ParseStep(const json& j, const std::string& place, StepSpec* step) {
 
 Status ParseFlow(const Reader& r, FlowSpec* flow) {
   SPOOL_RETURN_IF_ERROR(r.CheckObject({"name", "target", "source", "steps", "once", "max_batch_rows", "max_batch_files"}));
-  SPOOL_RETURN_IF_ERROR(r.String("name", &flow->name, true));
   SPOOL_RETURN_IF_ERROR(r.String("target", &flow->target, true));
+  if (r.Has("name")) {
+    SPOOL_RETURN_IF_ERROR(r.String("name", &flow->name, true));
+  } else {
+    flow->name = flow->target;  // the default: its target's full identifier
+  }
   if (!r.Has("source")) return r.FieldError("source", "missing");
   SPOOL_RETURN_IF_ERROR(ParseSource(Reader(r.At("source"), r.Sub("source")), &flow->source));
   SPOOL_RETURN_IF_ERROR(r.Bool("once", &flow->once));
@@ -460,6 +464,7 @@ FlowBuilder& FlowBuilder::MaxBatchRows(uint64_t rows) {
   return *this;
 }
 FlowBuilder& FlowBuilder::Into(std::string target) {
+  if (flow().name.empty()) flow().name = target;  // the default name
   flow().target = std::move(target);
   return *this;
 }

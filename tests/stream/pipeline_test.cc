@@ -1291,6 +1291,48 @@ TEST_F(RefreshTest, AResetCheckpointReprocessesTheSourceAndKeepsTheRows) {
       << s.ToString();
 }
 
+TEST_F(RefreshTest, AFlowWithoutANameIsNamedAfterItsTargetsFullIdentifier) {
+  // The spec as JSON, with no name for the revenue flow.
+  std::string text = PipelineSpecToJson(OrdersPipeline(in()));
+  const std::string named = "\"name\": \"revenue\",";
+  ASSERT_NE(text.find(named), std::string::npos) << text;
+  text.erase(text.find(named), named.size());
+  PipelineSpec spec;
+  ASSERT_TRUE(ParsePipelineSpec(text, &spec).ok());
+  ASSERT_EQ(spec.flows[1].name, "main.shop.revenue");
+  // Its checkpoint and state tables are its own (a first run of that name
+  // counts everything once).
+  ASSERT_EQ(Run(spec).state, UpdateState::kCompleted);
+  std::string checkpoint;
+  bool found = false;
+  ASSERT_TRUE(store_->GetCheckpoint("main.shop.revenue", &checkpoint, &found).ok());
+  EXPECT_TRUE(found);
+  bool state_table = false;
+  for (const TableInfo& t : store_->ListTables()) state_table = state_table || t.id.ToString().starts_with("__spool.state.revenue_");
+  EXPECT_TRUE(state_table);
+  // A reset names it so; the bare table name is refused, saying which flow.
+  ASSERT_EQ(RunWith(spec, [](UpdateOptions& o) { o.reset_checkpoint_selection = {"main.shop.revenue"}; }).state,
+            UpdateState::kCompleted);
+  EXPECT_EQ(Rows("main.shop.revenue"),
+            (std::vector<Row>{{std::string("de"), int64_t{2}, int64_t{17}}, {std::string("fr"), int64_t{1}, int64_t{5}}}));
+  std::unique_ptr<Pipeline> pipeline;
+  ASSERT_TRUE(Pipeline::Open(store_.get(), spec, &pipeline).ok());
+  UpdateOptions options;
+  options.reset_checkpoint_selection = {"revenue"};
+  UpdateResult result;
+  const Status s = pipeline->Update(options, &result);
+  EXPECT_NE(s.ToString().find("'revenue' names a table, not a flow; the flows writing it: main.shop.revenue"),
+            std::string::npos)
+      << s.ToString();
+  // An empty name is not the default, and a dotted name must be the target's.
+  std::string empty = PipelineSpecToJson(OrdersPipeline(in()));
+  empty.replace(empty.find(named), named.size(), "\"name\": \"\",");
+  EXPECT_TRUE(ParsePipelineSpec(empty, &spec).IsInvalidArgument());
+  spec = OrdersPipeline(in());
+  spec.flows[1].name = "main.shop.orders";
+  EXPECT_TRUE(Pipeline::Open(store_.get(), spec, &pipeline).IsInvalidArgument());
+}
+
 TEST_F(RefreshTest, ARefreshSelectionRunsOnlyTheFlowsOfTheNamedTables) {
   const UpdateResult r = RunWith(OrdersPipeline(in()), [](UpdateOptions& o) { o.refresh_selection = {"main.shop.orders"}; });
   ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;

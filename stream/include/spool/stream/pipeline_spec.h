@@ -178,7 +178,9 @@ using StepSpec = std::variant<FilterStep, SelectStep, AggregateStep, DedupStep, 
                               AutoCdcStep, MapStep>;
 
 struct FlowSpec {
-  std::string name;    // letters, digits and '_', unique in the pipeline
+  // Letters, digits and '_', unique in the pipeline; or, the default when
+  // the spec names none, the target's full identifier (catalog.schema.table).
+  std::string name;
   std::string target;  // a dataset of the pipeline
   SourceSpec source;
   std::vector<StepSpec> steps;
@@ -253,7 +255,8 @@ class PipelineBuilder {
   explicit PipelineBuilder(std::string name) { spec_.name = std::move(name); }
   DatasetBuilder StreamingTable(std::string name);
   DatasetBuilder MaterializedView(std::string name);
-  FlowBuilder Flow(std::string name);
+  // A flow; unnamed (""), it takes its target's full identifier (Into).
+  FlowBuilder Flow(std::string name = "");
   PipelineSpec Build() const { return spec_; }
 
  private:
