@@ -91,6 +91,15 @@ class Source {
                                const stream_internal::StateTables& /*tables*/) {
     return Status::OK();
   }
+  // What a full refresh (reading the source again from its start) would
+  // lose: what the flow read up to `offset` (its current checkpoint's) that
+  // the source no longer holds, said with counts in `*loss`; empty when
+  // nothing. A dataset is read as it is: nothing.
+  virtual Status FullRefreshLoss(Store*, const std::string& /*offset*/, const stream_internal::StateTables& /*tables*/,
+                                 std::string* loss) {
+    loss->clear();
+    return Status::OK();
+  }
 };
 
 class Operator {

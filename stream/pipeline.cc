@@ -191,6 +191,9 @@ struct Pipeline::Impl {
   // One commit: the truncated datasets emptied, the reset flows'
   // checkpoints and state tables cleared.
   Status ApplyReset(const RefreshPlan& plan, const std::string& update_id);
+  // What the planned full refresh would lose: data its tables were built
+  // from that their sources no longer hold, one message per flow.
+  Status RefreshLosses(const RefreshPlan& plan, std::vector<std::string>* losses);
   Status SetUpTables(const std::string& update_id);
   Status WriteDifference(const TableId& id, const Schema& schema, std::vector<Row> rows, Transaction& txn, Batch* batch);
   Status RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::string& update_id, FlowUpdateStats& stats,
@@ -632,6 +635,27 @@ Status Pipeline::Impl::FailedInLastUpdate(std::set<std::string>* failed) {
   return Status::OK();
 }
 
+Status Pipeline::Impl::RefreshLosses(const RefreshPlan& plan, std::vector<std::string>* losses) {
+  losses->clear();
+  for (CompiledFlow& flow : flows) {
+    if (!plan.truncate[flow.target_dataset]) continue;
+    std::string data;
+    bool found = false;
+    SPOOL_RETURN_IF_ERROR(store->GetCheckpoint(flow.spec->name, &data, &found));
+    Checkpoint cp;
+    if (found) SPOOL_RETURN_IF_ERROR(cp.Decode(flow.spec->name, data));
+    StateTables tables;
+    for (const auto& [id, schema] : flow.state[0]) tables.ids.push_back(id);
+    std::string loss;
+    SPOOL_RETURN_IF_ERROR(flow.source->FullRefreshLoss(store, cp.offset, tables, &loss));
+    if (!loss.empty()) {
+      losses->push_back("a full refresh of " + flow.spec->target + " would lose rows it was built from: flow '" +
+                        flow.spec->name + "': " + loss);
+    }
+  }
+  return Status::OK();
+}
+
 Status Pipeline::Impl::ApplyReset(const RefreshPlan& plan, const std::string& update_id) {
   const bool full = std::find(plan.truncate.begin(), plan.truncate.end(), true) != plan.truncate.end();
   json refreshed = json::array(), reset = json::array();
@@ -996,6 +1020,12 @@ void Pipeline::Stop() {
   impl_->wake.notify_all();
 }
 
+Status Pipeline::Validate(const UpdateOptions& options, std::vector<std::string>* warnings) {
+  Impl::RefreshPlan refresh;
+  SPOOL_RETURN_IF_ERROR(impl_->PlanRefresh(options, &refresh));
+  return impl_->RefreshLosses(refresh, warnings);
+}
+
 Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
   Impl& p = *impl_;
   *result = UpdateResult{};
@@ -1050,6 +1080,12 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
   }
   if (refresh.any_reset()) {
     SPOOL_RETURN_IF_ERROR(progress(UpdateState::kResetting));
+    std::vector<std::string> losses;
+    SPOOL_RETURN_IF_ERROR(p.RefreshLosses(refresh, &losses));
+    for (const std::string& loss : losses) {
+      SPOOL_RETURN_IF_ERROR(p.Event(EventLevel::kWarn, "update_progress", loss,
+                                    json{{"update_progress", {{"state", "RESETTING"}, {"warning", loss}}}}, update_id));
+    }
     Status reset = p.ApplyReset(refresh, update_id);
     if (!reset.ok()) {
       SPOOL_RETURN_IF_ERROR(fail("Resetting failed: " + std::string(reset.message()), nullptr));

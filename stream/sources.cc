@@ -309,6 +309,27 @@ class FileSource : public Source {
                                    (gone.size() > 1 ? ", …" : "") + "): a replay would lose their rows");
   }
 
+  Status FullRefreshLoss(Store* store, const std::string&, const stream_internal::StateTables& tables,
+                         std::string* loss) override {
+    loss->clear();
+    TableInfo info;
+    if (!store->GetTable(tables.ids[0], &info).ok()) return Status::OK();  // nothing read yet
+    uint64_t read = 0, gone = 0;
+    std::string first;
+    SPOOL_RETURN_IF_ERROR(store->Read(tables.ids[0], {}, [&](const Row& row) {
+      const std::string& name = std::get<std::string>(row[0]);
+      ++read;
+      if (!env_->FileExists(spec_.path + "/" + name)) {
+        if (gone++ == 0) first = name;
+      }
+      return true;
+    }));
+    if (gone == 0) return Status::OK();
+    *loss = "the directory " + spec_.path + " no longer holds " + std::to_string(gone) + " of the " +
+            std::to_string(read) + " files read (" + first + (gone > 1 ? ", …" : "") + ")";
+    return Status::OK();
+  }
+
  private:
   // The names not read yet, in order. A listing serves the batches that
   // drain it; the directory is listed again once it is (not in a bounded
@@ -433,6 +454,19 @@ class TopicSource : public Source {
                                    " to " + std::to_string(info.oldest_offset - 1) +
                                    ", which a replay from the point reads (its oldest retained offset is " +
                                    std::to_string(info.oldest_offset) + ")");
+  }
+
+  Status FullRefreshLoss(Store*, const std::string& offset, const stream_internal::StateTables&,
+                         std::string* loss) override {
+    loss->clear();
+    std::unique_ptr<Topic> reader;
+    SPOOL_RETURN_IF_ERROR(Topic::OpenForReading(env_, spec_.path, &reader));
+    const uint64_t read = offset.empty() ? 0 : std::stoull(offset);
+    const uint64_t gone = std::min(read, reader->Info().oldest_offset);
+    if (gone == 0) return Status::OK();
+    *loss = "the topic " + spec_.path + " no longer holds " + std::to_string(gone) + " of the " +
+            std::to_string(read) + " records read (offsets 0 to " + std::to_string(gone - 1) + ")";
+    return Status::OK();
   }
 
  private:

@@ -140,12 +140,16 @@ Status BuildRequest(const UpdateArgs& args, UpdateRequest* request) {
     return ParseUpdateRequest(body, request);
   }
   request->cause = UpdateCause::kUserAction;
-  request->validate_only = args.validate_only;
+  // A dry run of a refresh is its validation.
+  const bool refresh = args.full_refresh || !args.full_refresh_tables.empty() || !args.refresh_tables.empty() ||
+                       !args.reset_flows.empty() || args.refresh_failed;
+  const bool rewind = !args.rewind_point.empty() || !args.rewind_timestamp.empty();
+  request->validate_only = args.validate_only || (args.dry_run && refresh && !rewind);
   request->full_refresh = args.full_refresh;
   request->full_refresh_selection = args.full_refresh_tables;
   request->refresh_selection = args.refresh_tables;
   request->reset_checkpoint_selection = args.reset_flows;
-  if (!args.rewind_point.empty() || !args.rewind_timestamp.empty() || args.dry_run) {
+  if (rewind || (args.dry_run && !refresh)) {
     RewindSpec& spec = request->rewind_spec.emplace();
     if (!args.rewind_point.empty()) spec.rewind_point_id = args.rewind_point;
     if (!args.rewind_timestamp.empty()) spec.rewind_timestamp = args.rewind_timestamp;
@@ -170,9 +174,18 @@ int RunRewind(Store* store, const Pipeline& pipeline, const RewindSpec& spec, Up
     }
   }
   if (!s.ok()) return ReportError(s);
-  std::cout << fmt::format("rewound the pipeline to {}: {} datasets, their offsets and state.\n"
+  std::string what = "the pipeline";
+  if (!plan.whole_pipeline) {
+    what.clear();
+    for (const RewindDataset& d : plan.datasets) what += (what.empty() ? "" : ", ") + d.identifier;
+  }
+  std::cout << fmt::format("rewound {} to {}: {} datasets, with their state{}.\n"
                            "Replay is the next update: spool update {}\n",
-                           target, plan.datasets.size(), store->dir());
+                           what, target, plan.datasets.size(),
+                           std::all_of(plan.datasets.begin(), plan.datasets.end(),
+                                       [](const RewindDataset& d) { return d.reset_checkpoints; })
+                               ? " and offsets"
+                               : "", store->dir());
   return kExitOk;
 }
 
@@ -198,6 +211,10 @@ int RunUpdate(const UpdateArgs& args) {
   options.cascade = args.cascade;
   options.refresh_failed = args.refresh_failed;
   if (request.validate_only) {
+    std::vector<std::string> warnings;
+    s = pipeline->Validate(options, &warnings);
+    if (!s.ok()) return ReportError(s);
+    for (const std::string& warning : warnings) std::cerr << "warning: " << warning << "\n";
     std::cout << fmt::format("pipeline {} is valid: {} datasets, {} flows; nothing was written\n", pipeline->id(),
                              spec.datasets.size(), spec.flows.size());
     return kExitOk;
@@ -360,7 +377,9 @@ void RegisterPipelineCommands(CLI::App& app, int* exit_code) {
   update->add_option("--rewind-point", args->rewind_point, "Rewind the pipeline to this rewind point (its id)");
   update->add_option("--rewind-timestamp", args->rewind_timestamp,
                      "Rewind the pipeline to the last commit at or before this UTC time, \"yyyy-MM-dd HH:mm:ss\"");
-  update->add_flag("--dry-run", args->dry_run, "Validate the rewind and record a rewind point for it; change nothing");
+  update->add_flag("--dry-run", args->dry_run,
+                   "Validate the rewind and record a rewind point for it, or validate the refresh (warning of rows "
+                   "a full refresh would lose); change nothing");
   update->add_flag("--validate-only", args->validate_only, "Check the pipeline's definition; write nothing");
   update->add_flag("--full-refresh", args->full_refresh,
                    "Truncate every dataset, clear every flow's offsets and state, and rebuild from the sources");

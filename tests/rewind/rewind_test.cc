@@ -386,6 +386,15 @@ TEST_F(RewindTest, APointWhoseOffsetsTheTopicNoLongerRetainsIsRefused) {
             std::string::npos)
       << s.ToString();
   EXPECT_EQ(shop.store_->log()->Newest(), before);
+  // A full refresh would lose the ten orders read: its validation says so.
+  UpdateOptions refresh;
+  refresh.full_refresh = true;
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(shop.pipeline_->Validate(refresh, &warnings).ok());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0], "a full refresh of main.shop.orders would lose rows it was built from: flow 'ingest': the "
+                         "topic " + shop.topic_dir_ + " no longer holds 10 of the 10 records read (offsets 0 to 9)");
+  EXPECT_EQ(shop.store_->log()->Newest(), before);
 }
 
 TEST_F(RewindTest, ARewindThatStartedAndDidNotCompleteIsFound) {

@@ -1372,6 +1372,30 @@ TEST_F(PipelineTest, SourcesSayWhetherTheyStillHoldWhatAReplayFromAVersionReads)
   AddFile("b.jsonl", Order(2, "fr", 5));
   std::filesystem::remove(dir_->Sub("in/a.jsonl"));
   EXPECT_TRUE(pipeline->CheckSourcesRetain(point).ok());
+  // But a full refresh, which reads everything again, would lose it: its
+  // validation warns with counts, writing nothing, and the refresh itself
+  // records the warning.
+  UpdateOptions refresh;
+  refresh.full_refresh = true;
+  std::vector<std::string> warnings;
+  const uint64_t before = store_->log()->Newest().version;
+  ASSERT_TRUE(pipeline->Validate(refresh, &warnings).ok());
+  EXPECT_EQ(store_->log()->Newest().version, before);
+  ASSERT_EQ(warnings.size(), 1u);
+  const std::string loss = "a full refresh of main.shop.orders would lose rows it was built from: flow 'ingest': the "
+                           "directory " + in() + " no longer holds 1 of the 2 files read (a.jsonl)";
+  EXPECT_EQ(warnings[0], loss);
+  refresh.full_refresh = false;
+  refresh.refresh_selection = {"main.shop.revenue"};
+  ASSERT_TRUE(pipeline->Validate(refresh, &warnings).ok());
+  EXPECT_TRUE(warnings.empty());
+  refresh.refresh_selection.clear();
+  refresh.full_refresh = true;
+  pipeline.reset();
+  ASSERT_EQ(Run(OrdersPipeline(in()), refresh).state, UpdateState::kCompleted);
+  std::vector<Event> warned = Events("update_progress", EventLevel::kWarn);
+  ASSERT_EQ(warned.size(), 1u);
+  EXPECT_EQ(warned[0].message, loss);
 }
 
 }  // namespace

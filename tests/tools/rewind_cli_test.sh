@@ -134,11 +134,29 @@ check "reset a table's name" 2 "$spool" update "$store" --json '{"reset_checkpoi
 expect_output "names the flows" "no flow named 'revenue2' \(its flows: ingest, revenue\)"
 check "full refresh of an upstream alone" 2 "$spool" update "$store" --full-refresh-table main.shop.orders
 expect_output "names the downstream table" "main.shop.revenue reads main.shop.orders"
+check "full refresh of an upstream alone, validated" 2 "$spool" update "$store" --full-refresh-table main.shop.orders --dry-run
+expect_output "refused the same" "main.shop.revenue reads main.shop.orders"
+check "a full refresh's dry run" 0 "$spool" update "$store" --full-refresh --dry-run
+expect_output "validates it" "is valid: 2 datasets, 2 flows; nothing was written"
+expect_equal "nothing changed" "$(tables "$store" | md5sum)" "$before"
 check "full refresh" 0 "$spool" update "$store" --json '{"full_refresh": true}'
 tables "$store" >"$work/refreshed.csv"
 expect_equal "rebuilt from the topic: as the reference" "$(cmp -s "$work/refreshed.csv" "$work/reference.csv" && echo same)" "same"
 check "history shows it" 0 "$spool" history "$store" main.shop.orders
 expect_output "a FULL REFRESH commit" "FULL REFRESH"
+
+# A rewind of revenue alone, to the point before the full refresh: one
+# RESTORE commit; orders untouched.
+orders_before=$("$spool" read "$store" main.shop.orders --format csv | md5sum)
+echo "{\"rewind_spec\": {\"rewind_point_id\": \"$point\", \"datasets\": [{\"identifier\": \"main.shop.revenue\", \"cascade\": true, \"reset_checkpoints\": true}]}}" >"$work/subset.json"
+check "rewind of one dataset" 0 "$spool" update "$store" --json @"$work/subset.json"
+expect_output "names it" "rewound main.shop.revenue to version [0-9]+ "
+check "history shows the restore" 0 "$spool" history "$store" main.shop.revenue
+expect_output "a RESTORE commit" "RESTORE"
+expect_equal "orders untouched" "$("$spool" read "$store" main.shop.orders --format csv | md5sum)" "$orders_before"
+check "replay" 0 "$spool" update "$store"
+tables "$store" >"$work/subset-replayed.csv"
+expect_equal "revenue rebuilt, counted once" "$(cmp -s "$work/subset-replayed.csv" "$work/reference.csv" && echo same)" "same"
 
 if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
 echo "all rewind CLI checks passed"

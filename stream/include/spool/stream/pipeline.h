@@ -140,6 +140,12 @@ class Pipeline {
   // store failed, a definition that does not fit the tables; Busy, starting
   // RESOURCE_CONFLICT, while another update of the store runs).
   Status Update(const UpdateOptions& options, UpdateResult* result);
+  // Checks `options` as Update would (the selections, pipelines.reset.allowed)
+  // and writes nothing: Update's refusals, else OK with `*warnings` saying
+  // what a full refresh among them would lose — rows a table was built from
+  // that its source no longer holds, with counts. (Update records the same
+  // as WARN events when it resets.)
+  Status Validate(const UpdateOptions& options, std::vector<std::string>* warnings);
   // Asks a running update to stop after its current batch.
   void Stop();
 
