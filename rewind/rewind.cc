@@ -2,6 +2,7 @@
 #include "spool/rewind/rewind.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -141,6 +142,20 @@ Status ResolveDatasets(const std::vector<PipelineDataset>& all, const RewindSpec
   return Status::OK();
 }
 
+// Every rewind_started and rewind_completed event, in order.
+Status RewindEvents(Store* store, std::vector<Event>* events) {
+  events->clear();
+  for (std::string_view type : {kStartedEvent, kCompletedEvent}) {
+    EventQuery query;
+    query.event_type = std::string(type);
+    std::vector<Event> some;
+    SPOOL_RETURN_IF_ERROR(store->events()->Query(query, &some));
+    events->insert(events->end(), some.begin(), some.end());
+  }
+  std::sort(events->begin(), events->end(), [](const Event& a, const Event& b) { return a.sequence < b.sequence; });
+  return Status::OK();
+}
+
 Status AppendEvent(Store* store, const Pipeline& pipeline, const std::string& update_id, std::string_view type,
                    const std::string& message, const json& details) {
   Event e;
@@ -218,17 +233,24 @@ Status Rewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, co
   // rewind that the next open sees.
   SPOOL_RETURN_IF_ERROR(AppendEvent(store, pipeline, run.update_id, kStartedEvent,
                                     "Rewinding " + what + " to " + target + ".", {{"rewind", where}}));
+  json done = where;  // and what an undo needs
   if (plan.whole_pipeline) {
-    SPOOL_RETURN_IF_ERROR(store->RewindTo(plan.target.version));
+    LogPosition cut;
+    SPOOL_RETURN_IF_ERROR(store->RewindTo(plan.target.version, &cut));
     SPOOL_RETURN_IF_ERROR(RecordDefinitionAgain(store, pipeline));
+    done["cut_epoch"] = cut.epoch;
   } else {
     std::vector<TableId> tables;
     std::vector<std::string> flows;
     RestoredBy(pipeline, plan, &tables, &flows);
-    SPOOL_RETURN_IF_ERROR(store->RestoreTables(tables, flows, plan.target.version));
+    CommitResult restore;
+    SPOOL_RETURN_IF_ERROR(store->RestoreTables(tables, flows, plan.target.version, &restore));
+    done["restore_version"] = restore.version;
   }
+  const LogPosition head = store->log()->Newest();
+  done["head"] = {{"epoch", head.epoch}, {"version", head.version}};
   return AppendEvent(store, pipeline, run.update_id, kCompletedEvent,
-                     "Rewound " + what + " to " + target + "; the next update replays from there.", {{"rewind", where}});
+                     "Rewound " + what + " to " + target + "; the next update replays from there.", {{"rewind", done}});
 }
 
 
@@ -272,18 +294,24 @@ Status PlanRewind(Store* store, const Pipeline& pipeline, const RewindSpec& spec
   return Status::OK();
 }
 
-Status ExecuteRewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, RewindRun* run,
-                     RewindPoint* dry_run_point) {
+namespace {
+
+// Runs `rewind` as an update: a create_update event, then update_progress
+// INITIALIZING, and COMPLETED or FAILED with the error.
+Status RunAsUpdate(Store* store, const Pipeline& pipeline, RewindRun* run, bool undo,
+                   const std::function<Status()>& rewind) {
   if (run->update_id.empty()) run->update_id = NewUpdateId();
   const std::string& update_id = run->update_id;
   std::unique_ptr<UpdateClaim> claim;
   SPOOL_RETURN_IF_ERROR(store->ClaimUpdate(update_id, &claim));
   const std::string cause(UpdateCauseName(run->cause));
+  json created = {{"cause", cause}, {"rewind", true}, {"dry_run", run->dry_run}};
+  if (undo) created["undo"] = true;
   SPOOL_RETURN_IF_ERROR(AppendEvent(store, pipeline, update_id, "create_update",
                                     "Update " + update_id.substr(0, 6) + " started by " + cause + ".",
-                                    {{"create_update", {{"cause", cause}, {"rewind", true}, {"dry_run", run->dry_run}}}}));
+                                    {{"create_update", created}}));
   SPOOL_RETURN_IF_ERROR(RecordUpdateProgress(store, pipeline.id(), update_id, UpdateState::kInitializing));
-  Status s = Rewind(store, pipeline, plan, *run, dry_run_point);
+  Status s = rewind();
   if (!s.ok()) {
     Event failed;
     failed.origin = EventOrigin{pipeline.id(), update_id, "", ""};
@@ -297,17 +325,147 @@ Status ExecuteRewind(Store* store, const Pipeline& pipeline, const RewindPlan& p
   return RecordUpdateProgress(store, pipeline.id(), update_id, UpdateState::kCompleted);
 }
 
+Status CannotUndo(const std::string& why) { return Status::InvalidArgument(std::string(kUndoNotPossible) + ": " + why); }
+
+// The archived cut a whole-pipeline rewind made (it started `epoch`).
+Status FindCut(Store* store, uint64_t epoch, Store::ArchivedCut* found) {
+  std::vector<Store::ArchivedCut> cuts;
+  SPOOL_RETURN_IF_ERROR(store->ListArchivedCuts(&cuts));
+  for (Store::ArchivedCut& cut : cuts) {
+    if (cut.new_epoch == epoch && cut.commits > 0) {
+      if (!cut.complete) break;
+      *found = std::move(cut);
+      return Status::OK();
+    }
+  }
+  return CannotUndo("the history the rewind cut (epoch " + std::to_string(epoch) +
+                    ") is no longer whole in the archive: vacuum removed it");
+}
+
+// Whether the commit after the cut's point is the cut's first: an undo
+// interrupted while bringing it back.
+Status ReappliedSome(Store* store, const Store::ArchivedCut& cut, bool* some) {
+  *some = false;
+  LogEntry current;
+  if (!store->log()->Read(cut.first_version, &current).ok()) return Status::OK();
+  return ScanArchivedCut(store->options().env, cut.dir, [&](const LogEntry& first) {
+    *some = first.operation == current.operation && first.body == current.body;
+    return false;
+  });
+}
+
+UndoPlan UndoPlanFromJson(const json& j) {
+  UndoPlan plan;
+  plan.rewind_update_id = j.value("rewind_update_id", "");
+  plan.target.epoch = j.value("epoch", uint64_t{0});
+  plan.target.version = j.value("version", uint64_t{0});
+  plan.whole_pipeline = j.value("whole_pipeline", true);
+  plan.cut_epoch = j.value("cut_epoch", uint64_t{0});
+  plan.restore_version = j.value("restore_version", uint64_t{0});
+  if (j.contains("datasets") && j["datasets"].is_array()) {
+    for (const json& d : j["datasets"]) {
+      plan.datasets.push_back(RewindDataset{d.value("identifier", ""), d.value("cascade", true),
+                                            d.value("reset_checkpoints", true)});
+    }
+  }
+  return plan;
+}
+
+json UndoPlanToJson(const UndoPlan& plan) {
+  json datasets = json::array();
+  for (const RewindDataset& d : plan.datasets) {
+    datasets.push_back({{"identifier", d.identifier}, {"cascade", d.cascade}, {"reset_checkpoints", d.reset_checkpoints}});
+  }
+  return {{"rewind_update_id", plan.rewind_update_id}, {"epoch", plan.target.epoch}, {"version", plan.target.version},
+          {"whole_pipeline", plan.whole_pipeline},     {"cut_epoch", plan.cut_epoch},   {"restore_version", plan.restore_version},
+          {"datasets", datasets}};
+}
+
+// Brings back what the rewind took (see ExecuteUndo).
+Status Undo(Store* store, const Pipeline& pipeline, const UndoPlan& plan, const RewindRun& run) {
+  SPOOL_RETURN_IF_ERROR(RecordUpdateProgress(store, pipeline.id(), run.update_id, UpdateState::kResetting));
+  const json where = {{"epoch", plan.target.epoch}, {"version", plan.target.version}, {"undo", UndoPlanToJson(plan)}};
+  const std::string what = "the rewind of update " + plan.rewind_update_id + " to version " +
+                           std::to_string(plan.target.version);
+  SPOOL_RETURN_IF_ERROR(AppendEvent(store, pipeline, run.update_id, kStartedEvent, "Undoing " + what + ".",
+                                    {{"rewind", where}}));
+  if (plan.whole_pipeline) {
+    Store::ArchivedCut cut;
+    SPOOL_RETURN_IF_ERROR(FindCut(store, plan.cut_epoch, &cut));
+    // The rewind's own commits after the point (its definition, recorded
+    // again) go first, unless bringing the cut back had begun.
+    bool some = false;
+    SPOOL_RETURN_IF_ERROR(ReappliedSome(store, cut, &some));
+    if (store->log()->Newest().version > plan.target.version && !some) {
+      SPOOL_RETURN_IF_ERROR(store->RewindTo(plan.target.version));
+    }
+    SPOOL_RETURN_IF_ERROR(store->Reapply(cut));
+  } else {
+    RewindPlan rewound;
+    rewound.datasets = plan.datasets;
+    std::vector<TableId> tables;
+    std::vector<std::string> flows;
+    RestoredBy(pipeline, rewound, &tables, &flows);
+    SPOOL_RETURN_IF_ERROR(store->RestoreTables(tables, flows, plan.restore_version - 1));
+  }
+  return AppendEvent(store, pipeline, run.update_id, kCompletedEvent, "Undid " + what + ".", {{"rewind", where}});
+}
+
+}  // namespace
+
+Status ExecuteRewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, RewindRun* run,
+                     RewindPoint* dry_run_point) {
+  return RunAsUpdate(store, pipeline, run, /*undo=*/false,
+                     [&] { return Rewind(store, pipeline, plan, *run, dry_run_point); });
+}
+
+Status PlanUndo(Store* store, UndoPlan* plan) {
+  std::vector<Event> events;
+  SPOOL_RETURN_IF_ERROR(RewindEvents(store, &events));
+  if (events.empty()) return CannotUndo("the pipeline was never rewound");
+  const Event& last = events.back();
+  const json details = json::parse(last.details_json, nullptr, /*allow_exceptions=*/false);
+  const json rewind = details.is_object() && details.contains("rewind") ? details["rewind"] : json::object();
+  if (last.event_type == kStartedEvent) {
+    // An undo that did not complete is carried on; a rewind must complete
+    // (by rewinding again) before it can be undone.
+    if (!rewind.contains("undo")) {
+      return CannotUndo("the last rewind (update " + last.origin.update_id +
+                        ") did not complete: rewind again to complete it first");
+    }
+    *plan = UndoPlanFromJson(rewind["undo"]);
+    plan->resume = true;
+    return Status::OK();
+  }
+  if (rewind.contains("undo")) return CannotUndo("the last rewind was undone already");
+  if (!rewind.contains("head") || (!rewind.contains("cut_epoch") && !rewind.contains("restore_version"))) {
+    return CannotUndo("the last rewind did not record what an undo needs");
+  }
+  UndoPlan out = UndoPlanFromJson(rewind);
+  out.rewind_update_id = last.origin.update_id;
+  const LogPosition head{rewind["head"].value("epoch", uint64_t{0}), rewind["head"].value("version", uint64_t{0})};
+  const LogPosition newest = store->log()->Newest();
+  if (!(newest == head)) {
+    return CannotUndo("version " + std::to_string(newest.version) + " was committed after the rewind (which ended at version " +
+                      std::to_string(head.version) + "): an undo brings the history back only while nothing new "
+                      "has been committed since the rewind");
+  }
+  if (out.whole_pipeline) {
+    Store::ArchivedCut cut;
+    SPOOL_RETURN_IF_ERROR(FindCut(store, out.cut_epoch, &cut));
+  }
+  *plan = std::move(out);
+  return Status::OK();
+}
+
+Status ExecuteUndo(Store* store, const Pipeline& pipeline, const UndoPlan& plan, RewindRun* run) {
+  return RunAsUpdate(store, pipeline, run, /*undo=*/true, [&] { return Undo(store, pipeline, plan, *run); });
+}
+
 Status FindIncompleteRewind(Store* store, std::optional<IncompleteRewind>* incomplete) {
   incomplete->reset();
   std::vector<Event> events;
-  for (std::string_view type : {kStartedEvent, kCompletedEvent}) {
-    EventQuery query;
-    query.event_type = std::string(type);
-    std::vector<Event> some;
-    SPOOL_RETURN_IF_ERROR(store->events()->Query(query, &some));
-    events.insert(events.end(), some.begin(), some.end());
-  }
-  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.sequence < b.sequence; });
+  SPOOL_RETURN_IF_ERROR(RewindEvents(store, &events));
   if (events.empty() || events.back().event_type == kCompletedEvent) return Status::OK();
   const Event& started = events.back();
   const json details = json::parse(started.details_json, nullptr, /*allow_exceptions=*/false);

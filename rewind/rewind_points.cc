@@ -187,6 +187,19 @@ Status FindRewindPoint(Store* store, std::string_view id, RewindPoint* point) {
   return Status::NotFound("no rewind point has id " + std::string(id));
 }
 
+Status LatestRewindPoint(Store* store, uint64_t at_or_before_us, RewindPoint* point) {
+  std::vector<RewindPoint> points;
+  SPOOL_RETURN_IF_ERROR(ListRewindPoints(store, 0, &points));
+  for (RewindPoint& p : points) {  // newest first
+    if (p.recorded_us <= at_or_before_us && store->OnHistory(p.position)) {
+      *point = std::move(p);
+      return Status::OK();
+    }
+  }
+  return Status::NotFound("no rewind point on the current history was recorded at or before " +
+                          FormatTimestampUtc(at_or_before_us));
+}
+
 Status MaybeRecordPeriodicRewindPoint(Store* store, const Pipeline& pipeline, uint64_t interval_us,
                                       uint64_t retention_us, bool* recorded) {
   *recorded = false;

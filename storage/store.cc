@@ -295,6 +295,52 @@ Status Store::RewindTo(uint64_t version, LogPosition* head) {
   return Status::OK();
 }
 
+Status Store::Reapply(const ArchivedCut& cut, LogPosition* head) {
+  std::lock_guard commit_lock(commit_mu_);
+  const uint64_t newest = log_->Newest().version;
+  const std::string what = "archived cut " + cut.dir;
+  if (cut.commits == 0 || newest + 1 < cut.first_version || newest > cut.last_version) {
+    return Status::InvalidArgument("cannot bring back the " + what + " (versions " + std::to_string(cut.first_version) +
+                                   "-" + std::to_string(cut.last_version) + "): the newest version is " +
+                                   std::to_string(newest) + ", not the cut's point " +
+                                   std::to_string(cut.first_version - 1) + " nor within it");
+  }
+  // The commits after the point must be the cut's own (appended by an
+  // earlier, interrupted call); the rest is appended after them, unsynced
+  // until the last.
+  Status failed;
+  SPOOL_RETURN_IF_ERROR(ScanArchivedCut(options_.env, cut.dir, [&](const LogEntry& archived) {
+    if (archived.position.version > newest) {
+      LogCommit commit;
+      failed = log_->Append(LogWrite{archived.operation, archived.body, /*sync=*/false}, &commit);
+      if (failed.ok() && commit.position.version != archived.position.version) {
+        failed = Status::Corruption(what + ": its version " + std::to_string(archived.position.version) +
+                                    " was appended as " + std::to_string(commit.position.version));
+      }
+      return failed.ok();
+    }
+    LogEntry current;
+    failed = log_->Read(archived.position.version, &current);
+    if (failed.ok() && (current.operation != archived.operation || current.body != archived.body)) {
+      failed = Status::InvalidArgument("cannot bring back the " + what + ": version " +
+                                       std::to_string(archived.position.version) +
+                                       " was committed again since, with other data");
+    }
+    return failed.ok();
+  }).WithContext(what));
+  SPOOL_RETURN_IF_ERROR(failed);
+  SPOOL_RETURN_IF_ERROR(log_->Flush());
+  // Durable: the rest is what reopening the store would do.
+  SPOOL_RETURN_IF_ERROR(Recover());
+  {
+    std::lock_guard lock(changes_mu_);
+    last_change_.clear();
+    change_floor_ = std::max(change_floor_, log_->Newest().version);
+  }
+  if (head != nullptr) *head = log_->Newest();
+  return Status::OK();
+}
+
 // The version must be on the log, and its state rebuildable once the log is
 // cut after it: from a snapshot at or before it whose following commits the
 // log keeps, or from the log's first commit.

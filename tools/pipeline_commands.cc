@@ -258,6 +258,65 @@ int RunUpdate(const UpdateArgs& args) {
   return kExitOk;
 }
 
+// spool rewind: a rewind by flags, with the reference UI's shortcuts, or
+// the undo of the last one.
+struct RewindArgs {
+  std::string dir;
+  std::string point;      // --point ID
+  std::string timestamp;  // --timestamp "yyyy-MM-dd HH:mm:ss"
+  bool latest = false;
+  bool yesterday = false;
+  bool undo = false;
+  std::vector<std::string> datasets;  // each rewound with its downstream
+  bool keep_checkpoints = false;
+  bool dry_run = false;
+};
+
+int RunRewindCommand(const RewindArgs& args) {
+  const int targets = !args.point.empty() + !args.timestamp.empty() + args.latest + args.yesterday + args.undo;
+  if (targets != 1) {
+    return ReportError(Status::InvalidArgument(
+        "give exactly one of --point, --timestamp, --latest, --yesterday and --undo"));
+  }
+  if (args.undo && (args.dry_run || !args.datasets.empty() || args.keep_checkpoints)) {
+    return ReportError(Status::InvalidArgument("--undo takes no other option: it undoes the last rewind as it was"));
+  }
+  std::unique_ptr<Store> store;
+  PipelineSpec spec;
+  std::unique_ptr<Pipeline> pipeline;
+  Status s = OpenPipeline(args.dir, &store, &spec, &pipeline);
+  if (!s.ok()) return ReportError(s);
+  if (args.undo) {
+    UndoPlan plan;
+    s = PlanUndo(store.get(), &plan);
+    RewindRun run{"", UpdateCause::kUserAction, false};
+    if (s.ok()) s = ExecuteUndo(store.get(), *pipeline, plan, &run);
+    if (!s.ok()) return ReportError(s);
+    std::cout << fmt::format("undid the rewind of update {} to version {}: the store is at version {} again.\n",
+                             plan.rewind_update_id, plan.target.version, store->log()->Newest().version);
+    return kExitOk;
+  }
+  RewindSpec rewind;
+  rewind.dry_run = args.dry_run;
+  if (!args.point.empty()) rewind.rewind_point_id = args.point;
+  if (!args.timestamp.empty()) rewind.rewind_timestamp = args.timestamp;
+  if (args.latest || args.yesterday) {
+    constexpr uint64_t kDayUs = 24ull * 3600 * 1000000;
+    const uint64_t now = store->options().env->NowMicros();
+    RewindPoint point;
+    s = LatestRewindPoint(store.get(), args.yesterday ? (now > kDayUs ? now - kDayUs : 0) : now, &point);
+    if (!s.ok()) return ReportError(s);
+    rewind.rewind_point_id = point.id;
+  }
+  if (!args.datasets.empty()) {
+    rewind.datasets.emplace();
+    for (const std::string& d : args.datasets) rewind.datasets->push_back(RewindDataset{d, true, !args.keep_checkpoints});
+  } else if (args.keep_checkpoints) {
+    return ReportError(Status::InvalidArgument("--keep-checkpoints applies to the datasets named with --dataset"));
+  }
+  return RunRewind(store.get(), *pipeline, rewind, UpdateCause::kUserAction);
+}
+
 struct PointsArgs {
   std::string dir;
   std::string since;  // a duration back from now; empty: all
@@ -391,6 +450,25 @@ void RegisterPipelineCommands(CLI::App& app, int* exit_code) {
   update->add_option("--reset-checkpoint", args->reset_flows,
                      "Clear this flow's offsets and state, keeping its table's rows (repeatable; a flow name)");
   update->callback([=] { *exit_code = RunUpdate(*args); });
+
+  auto rewind_args = std::make_shared<RewindArgs>();
+  CLI::App* rewind = app.add_subcommand(
+      "rewind", "Rewind the pipeline (table data, offsets and state) to a point, or undo the last rewind; replay is the "
+                "next update");
+  rewind->add_option("dir", rewind_args->dir, "Store directory")->required();
+  rewind->add_option("--point", rewind_args->point, "To this rewind point (its id, see spool rewind-points)");
+  rewind->add_option("--timestamp", rewind_args->timestamp,
+                     "To the last commit at or before this UTC time, \"yyyy-MM-dd HH:mm:ss\"");
+  rewind->add_flag("--latest", rewind_args->latest, "To the latest rewind point");
+  rewind->add_flag("--yesterday", rewind_args->yesterday, "To the latest rewind point at least 24 hours old");
+  rewind->add_flag("--undo", rewind_args->undo,
+                   "Undo the last rewind, bringing back what it took, while nothing was committed since");
+  rewind->add_option("--dataset", rewind_args->datasets,
+                     "Rewind only this dataset and those downstream of it (repeatable; default: all)");
+  rewind->add_flag("--keep-checkpoints", rewind_args->keep_checkpoints,
+                   "With --dataset: restore table data (and operator state) only, keeping source offsets");
+  rewind->add_flag("--dry-run", rewind_args->dry_run, "Validate and record a rewind point for it; change nothing");
+  rewind->callback([=] { *exit_code = RunRewindCommand(*rewind_args); });
 
   auto points_args = std::make_shared<PointsArgs>();
   CLI::App* points = app.add_subcommand("rewind-points", "List the pipeline's rewind points, newest first");

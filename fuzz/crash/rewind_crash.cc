@@ -20,10 +20,23 @@ struct Setup {
   uint64_t epoch = 0;    // the log's current epoch before the rewind
 };
 
+bool Rewind(RewindScope scope, Env* env, const std::string& state_dir, const RewindPoint& point, std::string* error);
+
 // Whole pipeline: the point in the middle of the first update. Some
 // datasets: after the first update, before more orders arrive, so that
-// orders' downstream has read some of what the rewind takes back.
+// orders' downstream has read some of what the rewind takes back. Undo:
+// the whole pipeline rewound to its point, uninterrupted.
 Status Prepare(RewindScope scope, MemEnv* mem, const std::string& state_dir, Setup* setup) {
+  if (scope == RewindScope::kUndo) {
+    SPOOL_RETURN_IF_ERROR(Prepare(RewindScope::kWholePipeline, mem, state_dir, setup));
+    std::string error;
+    if (!Rewind(RewindScope::kWholePipeline, mem, state_dir, setup->point, &error)) return Status::Aborted(error);
+    std::unique_ptr<Store> store;
+    SPOOL_RETURN_IF_ERROR(Store::Open(CrashStoreOptions(mem, state_dir), kCrashStoreDir, &store));
+    setup->newest = store->log()->Newest();
+    setup->epoch = store->log()->CurrentEpoch();
+    return Status::OK();
+  }
   SPOOL_RETURN_IF_ERROR(WriteCrashInputs(mem));
   std::string error;
   const uint64_t batches = scope == RewindScope::kWholePipeline ? kBatchesBeforePoint : 0;
@@ -44,12 +57,22 @@ Status Prepare(RewindScope scope, MemEnv* mem, const std::string& state_dir, Set
   return Status::OK();
 }
 
-// Opens the store and rewinds it to the point; false when the process died.
+// Opens the store and rewinds it to the point (undoes the rewind); false
+// when the process died.
 bool Rewind(RewindScope scope, Env* env, const std::string& state_dir, const RewindPoint& point, std::string* error) {
   std::unique_ptr<Store> store;
   Status s = Store::Open(CrashStoreOptions(env, state_dir), kCrashStoreDir, &store);
   std::unique_ptr<Pipeline> pipeline;
   if (s.ok()) s = Pipeline::Open(store.get(), CrashPipelineSpec(), &pipeline, PipelineOptions{env});
+  if (scope == RewindScope::kUndo) {
+    UndoPlan plan;
+    if (s.ok()) s = PlanUndo(store.get(), &plan);
+    if (!s.ok() && s.ToString().find("undone already") != std::string::npos) return true;  // done before
+    RewindRun run{"undo-update", UpdateCause::kApiCall, /*dry_run=*/false};
+    if (s.ok()) s = ExecuteUndo(store.get(), *pipeline, plan, &run);
+    if (!s.ok()) *error = s.ToString();
+    return s.ok();
+  }
   RewindSpec spec;
   spec.rewind_point_id = point.id;
   if (scope == RewindScope::kSubset) {
@@ -65,6 +88,8 @@ bool Rewind(RewindScope scope, Env* env, const std::string& state_dir, const Rew
 
 // The tables before the rewind (a run without any rewind), after an
 // uninterrupted rewind, and after its replay (which must equal the first).
+// For an undo: before it (rewound), after it and after the next update
+// (both the run without any rewind).
 struct References {
   CrashTables before;
   CrashTables at_point;
@@ -83,7 +108,8 @@ References MakeReferences(RewindScope scope) {
   if (s.ok()) s = ReadCrashTables(&mem, dir + "/state", &r.at_point);
   if (s.ok() && !RunCrashUpdate(&mem, dir + "/state", &error)) s = Status::Aborted(error);
   if (s.ok()) s = ReadCrashTables(&mem, dir + "/state", &r.replayed);
-  if (s.ok() && r.replayed != r.before) s = Status::Aborted("the replay differs from the run without a rewind");
+  const CrashTables& unrewound = scope == RewindScope::kUndo ? r.at_point : r.before;
+  if (s.ok() && r.replayed != unrewound) s = Status::Aborted("the replay differs from the run without a rewind");
   if (s.ok() && r.at_point == r.before) s = Status::Aborted("the rewind changed no table");
   if (!s.ok()) {
     std::fprintf(stderr, "rewind crash setup: %s\n", s.ToString().c_str());
@@ -97,7 +123,8 @@ References MakeReferences(RewindScope scope) {
 const References& Expected(RewindScope scope) {
   static const References whole = MakeReferences(RewindScope::kWholePipeline);
   static const References subset = MakeReferences(RewindScope::kSubset);
-  return scope == RewindScope::kWholePipeline ? whole : subset;
+  static const References undo = MakeReferences(RewindScope::kUndo);
+  return scope == RewindScope::kWholePipeline ? whole : scope == RewindScope::kSubset ? subset : undo;
 }
 
 void CompareTables(const std::string& invariant, const CrashTables& want, const CrashTables& got, StateResult* result) {
@@ -109,16 +136,60 @@ void CompareTables(const std::string& invariant, const CrashTables& want, const 
   }
 }
 
+// Reopens the store after a crash (a recovery); null, with the violation,
+// when it cannot.
+std::unique_ptr<Store> Recover(Env* env, const std::string& state_dir, StateResult* result) {
+  std::unique_ptr<Store> store;
+  const Status s = Store::Open(CrashStoreOptions(env, state_dir), kCrashStoreDir, &store);
+  ++result->recoveries;
+  if (!s.ok()) result->violations.push_back({"recoverable", s.ToString()});
+  return store;
+}
+
+// After a crash of an undo: not begun (the rewound tables), done (the
+// tables before the rewind), or in between and reported as an incomplete
+// rewind.
+void CheckAfterUndoCrash(Env* env, const std::string& state_dir, StateResult* result) {
+  std::unique_ptr<Store> store = Recover(env, state_dir, result);
+  if (store == nullptr) return;
+  Status s;
+  std::optional<IncompleteRewind> incomplete;
+  if (!(s = FindIncompleteRewind(store.get(), &incomplete)).ok()) {
+    result->violations.push_back({"guard", s.ToString()});
+    return;
+  }
+  bool started = false, completed = false;
+  for (const char* type : {"rewind_started", "rewind_completed"}) {
+    EventQuery query;
+    query.event_type = type;
+    std::vector<Event> events;
+    if (!(s = store->events()->Query(query, &events)).ok()) result->violations.push_back({"guard", s.ToString()});
+    for (const Event& e : events) {
+      if (e.details_json.find("\"undo\"") == std::string::npos) continue;
+      (type == std::string("rewind_started") ? started : completed) = true;
+    }
+  }
+  if (started && !completed) {
+    if (!incomplete) result->violations.push_back({"guard", "an undo started, did not complete, and is not reported"});
+    return;  // in between: only the guard holds
+  }
+  if (incomplete) result->violations.push_back({"guard", "an incomplete rewind is reported but no undo is under way"});
+  CrashTables tables;
+  if ((s = ReadCrashTables(store.get(), &tables)).ok()) {
+    const References& expected = Expected(RewindScope::kUndo);
+    CompareTables(completed ? "atomic: undone" : "atomic: still rewound", completed ? expected.at_point : expected.before,
+                  tables, result);
+  } else {
+    result->violations.push_back({"atomic", s.ToString()});
+  }
+}
+
 // After the crash: the rewind is atomic and the guard tells the truth.
 void CheckAfterCrash(RewindScope scope, Env* env, const std::string& state_dir, const Setup& setup,
                      StateResult* result) {
-  std::unique_ptr<Store> store;
-  Status s = Store::Open(CrashStoreOptions(env, state_dir), kCrashStoreDir, &store);
-  ++result->recoveries;
-  if (!s.ok()) {
-    result->violations.push_back({"recoverable", s.ToString()});
-    return;
-  }
+  std::unique_ptr<Store> store = Recover(env, state_dir, result);
+  if (store == nullptr) return;
+  Status s;
   const References& expected = Expected(scope);
   const LogPosition newest = store->log()->Newest();
   const bool cut = store->log()->CurrentEpoch() > setup.epoch;
@@ -188,7 +259,11 @@ StateResult CheckRewindState(RewindScope scope, const CrashState& state) {
   if (state.crash_call == 0 && !finished) result.violations.push_back({"workload", "the crash-free rewind failed: " + error});
   env.SimulateCrash(state.mode, state.seed);
   if (result.reached) {
-    CheckAfterCrash(scope, &env, state_dir, setup, &result);
+    if (scope == RewindScope::kUndo) {
+      CheckAfterUndoCrash(&env, state_dir, &result);
+    } else {
+      CheckAfterCrash(scope, &env, state_dir, setup, &result);
+    }
     // The retried rewind, crashed again when asked, then retried once more.
     if (state.recovery_crash_call != 0) {
       env.CrashAtCall(env.io_calls() + state.recovery_crash_call);
@@ -226,19 +301,19 @@ StateResult CheckRewindState(RewindScope scope, const CrashState& state) {
   return result;
 }
 
-namespace {
-const char* ScopeName(RewindScope scope) { return scope == RewindScope::kWholePipeline ? "rewind" : "rewind-subset"; }
-}  // namespace
+const char* RewindScopeName(RewindScope scope) {
+  return scope == RewindScope::kWholePipeline ? "rewind" : scope == RewindScope::kSubset ? "rewind-subset" : "rewind-undo";
+}
 
 CrashFigures EnumerateRewindCrashes(RewindScope scope, bool crash_recovery) {
   return EnumerateCheckedCrashes(
-      ScopeName(scope), [scope](const CrashState& state) { return CheckRewindState(scope, state); },
+      RewindScopeName(scope), [scope](const CrashState& state) { return CheckRewindState(scope, state); },
       [&](uint64_t, CrashMode mode) { return crash_recovery && mode == CrashMode::kPowerLoss; }, 8);
 }
 
 CrashFigures RunRewindCampaign(RewindScope scope, uint64_t first_seed, uint64_t cycles) {
   return RunCheckedCampaign(
-      ScopeName(scope), [scope](const CrashState& state) { return CheckRewindState(scope, state); }, first_seed,
+      RewindScopeName(scope), [scope](const CrashState& state) { return CheckRewindState(scope, state); }, first_seed,
       cycles, 0x2e71d, 3, 40);
 }
 

@@ -17,6 +17,10 @@
 //                   rewind, row for row, and clears the incomplete rewind;
 //   replay          the next update gives the tables of a run without any
 //                   rewind (nothing lost or duplicated).
+// Undo: the whole pipeline rewound, then the undo crashed. After the crash
+// the tables are still rewound, or undone (those of the run without any
+// rewind), or an incomplete rewind is reported; undoing again gives the
+// run's tables, as does the next update.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +29,9 @@
 
 namespace spool::crashtest {
 
-enum class RewindScope { kWholePipeline, kSubset };
+enum class RewindScope { kWholePipeline, kSubset, kUndo };
+// "rewind", "rewind-subset", "rewind-undo": how figures name the workload.
+const char* RewindScopeName(RewindScope scope);
 
 StateResult CheckRewindState(RewindScope scope, const CrashState& state);
 // Every crash point x every mode; with `crash_recovery`, the retried rewind

@@ -13,6 +13,10 @@ namespace {
 
 class RewindCrashTest : public ::testing::TestWithParam<RewindScope> {};
 
+std::string Name(RewindScope scope) {
+  return scope == RewindScope::kWholePipeline ? "WholePipeline" : scope == RewindScope::kSubset ? "Subset" : "Undo";
+}
+
 TEST_P(RewindCrashTest, EveryCrashPointInEveryModeConvergesAndReplaysExactlyOnce) {
   const CrashFigures f = EnumerateRewindCrashes(GetParam(), /*crash_recovery=*/true);
   PrintFigures(f);
@@ -25,17 +29,15 @@ TEST_P(RewindCrashTest, EveryCrashPointInEveryModeConvergesAndReplaysExactlyOnce
 TEST_P(RewindCrashTest, RandomCampaignConvergesAndReplaysExactlyOnce) {
   const CampaignSeeds seeds = CampaignSeedsFromEnv("SPOOL_REWIND_CAMPAIGN", 3000);
   const CrashFigures f = RunRewindCampaign(GetParam(), seeds.first_seed, seeds.cycles);
-  PrintCampaignSeeds(GetParam() == RewindScope::kWholePipeline ? "rewind" : "rewind-subset", seeds);
+  PrintCampaignSeeds(RewindScopeName(GetParam()), seeds);
   PrintFigures(f);
   EXPECT_EQ(f.crash_points, seeds.cycles);
   EXPECT_EQ(f.violations, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Scopes, RewindCrashTest,
-                         ::testing::Values(RewindScope::kWholePipeline, RewindScope::kSubset),
-                         [](const ::testing::TestParamInfo<RewindScope>& param) {
-                           return param.param == RewindScope::kWholePipeline ? "WholePipeline" : "Subset";
-                         });
+                         ::testing::Values(RewindScope::kWholePipeline, RewindScope::kSubset, RewindScope::kUndo),
+                         [](const ::testing::TestParamInfo<RewindScope>& param) { return Name(param.param); });
 
 }  // namespace
 }  // namespace spool::crashtest

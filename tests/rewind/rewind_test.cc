@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 
 #include "spool/stream/topic.h"
 #include "spool/txnlog/mem_env.h"
@@ -459,6 +460,64 @@ TEST_F(RewindTest, OneUpdateRunsAtATimeASecondIsRefusedWithAConflict) {
   EXPECT_EQ(next.state, UpdateState::kCompleted) << next.error;
 }
 
+// The tables of a shop, all of them.
+std::map<std::string, std::vector<Row>> Tables(Shop& shop) {
+  std::map<std::string, std::vector<Row>> tables;
+  for (const TableInfo& t : shop.store_->ListTables()) tables[t.id.ToString()] = shop.Rows(t.id.ToString());
+  return tables;
+}
+
+// The names of the tables that differ between two Tables() results.
+std::string Differing(const std::map<std::string, std::vector<Row>>& a, const std::map<std::string, std::vector<Row>>& b) {
+  std::string names;
+  for (const auto& [name, rows] : a) {
+    auto it = b.find(name);
+    if (it == b.end() || it->second != rows) names += name + " ";
+  }
+  for (const auto& [name, rows] : b) {
+    if (a.count(name) == 0) names += name + " ";
+  }
+  return names;
+}
+
+Status Undo(Shop& shop) {
+  UndoPlan plan;
+  SPOOL_RETURN_IF_ERROR(PlanUndo(shop.store_.get(), &plan));
+  RewindRun run{"", UpdateCause::kUserAction, false};
+  return ExecuteUndo(shop.store_.get(), *shop.pipeline_, plan, &run);
+}
+
+TEST_F(RewindTest, AnUndoBringsBackTheCutHistoryWhileNothingWasCommittedSince) {
+  Shop shop(&dir_, "shop");
+  const RewindPoint point = GoodThenBad(shop);
+  const auto before = Tables(shop);  // internal state tables included
+  const LogPosition newest = shop.store_->log()->Newest();
+  std::string never = std::string(kUndoNotPossible) + ": the pipeline was never rewound";
+  EXPECT_EQ(Undo(shop).message(), never);
+  ASSERT_TRUE(shop.RewindTo(point.id).ok());
+  ASSERT_NE(Differing(Tables(shop), before), "");
+  const Status s = Undo(shop);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  // Everything is as before the rewind, the versions it cut included.
+  EXPECT_EQ(Differing(Tables(shop), before), "");
+  EXPECT_EQ(shop.store_->log()->Newest().version, newest.version);
+  std::optional<IncompleteRewind> incomplete;
+  ASSERT_TRUE(FindIncompleteRewind(shop.store_.get(), &incomplete).ok());
+  EXPECT_FALSE(incomplete.has_value());
+  // The pipeline goes on from there: nothing read twice.
+  UpdateResult result;
+  ASSERT_TRUE(shop.pipeline_->Update(UpdateOptions{}, &result).ok());
+  EXPECT_EQ(Differing(Tables(shop), before), "");
+  EXPECT_TRUE(Undo(shop).ToString().find("undone already") != std::string::npos);
+  // A rewind followed by a commit cannot be undone.
+  ASSERT_TRUE(shop.RewindTo(point.id).ok());
+  shop.Produce(100, 1);
+  shop.Update(kGood);
+  const Status late = Undo(shop);
+  EXPECT_TRUE(late.IsInvalidArgument());
+  EXPECT_NE(late.ToString().find("was committed after the rewind"), std::string::npos) << late.ToString();
+}
+
 // Rewinding some datasets: the bug is in the flow from raw to orders; raw
 // is not rewound.
 class SubsetRewindTest : public ::testing::Test {
@@ -571,6 +630,21 @@ TEST_F(SubsetRewindTest, WithoutResettingCheckpointsABadSourceBatchIsDroppedAndN
   shop.Update(kGood);
   ExpectLikeTheReference({"main.shop.orders", "main.shop.revenue"});
   EXPECT_EQ(shop.Rows("main.shop.raw").size(), 25u);  // raw still holds the bad batch
+}
+
+TEST_F(SubsetRewindTest, AnUndoRestoresWhatTheRewindTook) {
+  Shop& shop = *shop_;
+  const RewindPoint point = GoodThenBad(shop);
+  const auto before = Tables(shop);
+  ASSERT_TRUE(shop.Rewind(Datasets(point, {{"main.shop.orders", true, true}})).ok());
+  ASSERT_NE(Differing(Tables(shop), before), "");
+  const Status s = Undo(shop);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(Differing(Tables(shop), before), "");
+  // Offsets came back too: the next update reads nothing again.
+  UpdateResult result;
+  ASSERT_TRUE(shop.pipeline_->Update(UpdateOptions{}, &result).ok());
+  EXPECT_EQ(Differing(Tables(shop), before), "");
 }
 
 TEST_F(SubsetRewindTest, ATableAndItsUpstreamMustAgreeOnResettingCheckpoints) {

@@ -158,5 +158,20 @@ check "replay" 0 "$spool" update "$store"
 tables "$store" >"$work/subset-replayed.csv"
 expect_equal "revenue rebuilt, counted once" "$(cmp -s "$work/subset-replayed.csv" "$work/reference.csv" && echo same)" "same"
 
+# spool rewind: the shortcuts, and undo.
+check "no point a day old" 2 "$spool" rewind "$store" --yesterday
+expect_output "says so" "no rewind point on the current history was recorded at or before"
+check "two targets" 2 "$spool" rewind "$store" --latest --undo
+expect_output "says which to give" "give exactly one of --point, --timestamp, --latest, --yesterday and --undo"
+check "the latest point, dry run" 0 "$spool" rewind "$store" --latest --dry-run
+expect_output "validates" "dry run: a rewind to version [0-9]+ .* is valid; nothing was changed"
+before_rewind=$(tables "$store" | md5sum)
+check "rewind by flags" 0 "$spool" rewind "$store" --point "$point"
+check "undo" 0 "$spool" rewind "$store" --undo
+expect_output "says so" "undid the rewind of update .* to version [0-9]+: the store is at version [0-9]+ again"
+expect_equal "the tables are back" "$(tables "$store" | md5sum)" "$before_rewind"
+check "undo again" 2 "$spool" rewind "$store" --undo
+expect_output "undone already" "REWIND_UNDO_NOT_POSSIBLE: the last rewind was undone already"
+
 if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
 echo "all rewind CLI checks passed"

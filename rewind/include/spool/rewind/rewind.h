@@ -54,6 +54,8 @@ inline constexpr std::string_view kExternalSourceRequiresReset =
 inline constexpr std::string_view kInvalidTimestamp = "INVALID_REWIND_SPECIFICATION.INVALID_TIMESTAMP_FORMAT";
 inline constexpr std::string_view kSourceRetentionExceeded = "INVALID_REWIND_SPECIFICATION.SOURCE_RETENTION_EXCEEDED";
 }  // namespace rewind_error
+// An undo that cannot be done.
+inline constexpr std::string_view kUndoNotPossible = "REWIND_UNDO_NOT_POSSIBLE";
 
 // The code a refused rewind's message starts with; empty when it has none.
 std::string_view RewindErrorCode(const Status& s);
@@ -87,6 +89,30 @@ struct RewindRun {
 // as Store::ClaimUpdate; the rewind's own.
 Status ExecuteRewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, RewindRun* run,
                      RewindPoint* dry_run_point = nullptr);
+
+// Undoing the last rewind (beyond the reference documents): while nothing
+// has been committed since it, a whole-pipeline rewind's cut history is
+// appended again from the archive (Store::Reapply; the rewind's own commit
+// of the definition, if any, is cut first), so the tables, checkpoints and
+// history are what they were before it; a rewind of some datasets is undone
+// by a RESTORE of the same datasets to the version before its own. An undo
+// is an update between rewind_started and rewind_completed events like a
+// rewind: interrupted, it is an incomplete rewind, and undoing again (or
+// rewinding to another point) completes it.
+struct UndoPlan {
+  std::string rewind_update_id;  // the rewind undone
+  LogPosition target;            // where it went
+  bool whole_pipeline = true;
+  uint64_t cut_epoch = 0;        // whole: the epoch its cut started
+  uint64_t restore_version = 0;  // some datasets: its RESTORE commit
+  std::vector<RewindDataset> datasets;
+  bool resume = false;           // carrying on an interrupted undo
+};
+// Errors: InvalidArgument starting with kUndoNotPossible (never rewound,
+// undone already, something committed since, the cut vacuumed, the last
+// rewind incomplete), IOError.
+Status PlanUndo(Store* store, UndoPlan* plan);
+Status ExecuteUndo(Store* store, const Pipeline& pipeline, const UndoPlan& plan, RewindRun* run);
 
 // A rewind that started and did not complete (a crash or failure between
 // its events).

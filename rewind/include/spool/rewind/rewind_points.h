@@ -72,6 +72,11 @@ Status ListRewindPoints(Store* store, uint64_t since_us, std::vector<RewindPoint
 // The point with `id`. Errors: NotFound.
 Status FindRewindPoint(Store* store, std::string_view id, RewindPoint* point);
 
+// The reference UI's shortcuts: the newest point on the current history
+// recorded at or before `at_or_before_us` — now for "the latest point", a
+// day ago for "yesterday". Errors: NotFound (none), IOError.
+Status LatestRewindPoint(Store* store, uint64_t at_or_before_us, RewindPoint* point);
+
 // Records a periodic point when the newest one (periodic or not) is older
 // than `interval_us` by the store's Env clock, or there is none and the
 // store has commits; removes the pins of points older than `retention_us`.

@@ -249,6 +249,17 @@ class Store {
   };
   // The archived cuts, oldest first. Errors: Corruption (naming the cut), IOError.
   Status ListArchivedCuts(std::vector<ArchivedCut>* cuts);
+  // Brings back a history a rewind cut, while the store is still at the
+  // cut's point (the newest version is first_version - 1): appends the cut's
+  // commits again, with the versions they had (and new timestamps), and
+  // applies them, so the tables, checkpoints and history are what they were
+  // before the rewind. Crash-safe and resumable: after a crash part of the
+  // way, the newest version lies within the cut and the commits up to it
+  // are the cut's; calling it again appends the rest. The cut stays in the
+  // archive. Errors: InvalidArgument (the newest version is not the cut's
+  // point nor within it, or a commit after the point differs from the
+  // cut's: nothing is changed), Corruption (the cut), IOError.
+  Status Reapply(const ArchivedCut& cut, LogPosition* head = nullptr);
 
   // Writes a snapshot of the current state, durably. Errors:
   // InvalidArgument (no commits yet), IOError, NoSpace.
