@@ -621,4 +621,84 @@ Status Store::Changes(const TableId& id, uint64_t from, uint64_t to, const std::
   return decoded.WithContext("table " + id.ToString());
 }
 
+Status Store::ReadArchived(const ArchivedCut& cut, const TableId& id, uint64_t version,
+                           const std::function<bool(const Row&)>& visit, TableInfo* table_out) {
+  if (cut.commits == 0 || version < cut.first_version || version > cut.last_version) {
+    return Status::InvalidArgument("version " + std::to_string(version) + " is not in the archived cut " + cut.dir +
+                                   " (versions " + std::to_string(cut.first_version) + "-" +
+                                   std::to_string(cut.last_version) + ")");
+  }
+  // The table at the cut's point, which the current history shares unless a
+  // later rewind went back before it.
+  const uint64_t point = cut.first_version - 1;
+  std::vector<ArchivedCut> cuts;
+  SPOOL_RETURN_IF_ERROR(ListArchivedCuts(&cuts));
+  for (const ArchivedCut& later : cuts) {
+    if (later.new_epoch > cut.new_epoch && later.commits > 0 && later.first_version <= point) {
+      return Status::InvalidArgument("the archived cut " + cut.dir + " follows version " + std::to_string(point) +
+                                     ", which a later rewind cut too (" + later.dir + "): it cannot be read");
+    }
+  }
+  std::optional<TableInfo> table;
+  std::map<std::string, std::string> rows;  // key -> encoded row
+  if (point > 0) {
+    ReadOptions at;
+    at.version = point;
+    Capture then;
+    Status s = CaptureTable(id, at, &then);
+    if (s.ok()) {
+      table = then.table;
+      SPOOL_RETURN_IF_ERROR(ScanCaptured(then, "", "", [&](std::string_view key, std::string_view row) {
+        rows.emplace(key, row);
+        return true;
+      }));
+    } else if (!s.IsNotFound()) {
+      return s.WithContext("the archived cut's point, version " + std::to_string(point));
+    }
+  }
+  // The cut's commits up to `version`: the table's definition and rows.
+  Status failed;
+  SPOOL_RETURN_IF_ERROR(ScanArchivedCut(options_.env, cut.dir, [&](const LogEntry& entry) {
+    if (entry.position.version > version) return false;
+    CommitRecord record;
+    failed = DecodeCommit(entry.body, &record).WithContext("archived version " + std::to_string(entry.position.version));
+    if (!failed.ok()) return false;
+    for (const DdlRecord& ddl : record.ddl) {
+      if (ddl.after && ddl.after->id == id) {
+        if (!table || table->uid != ddl.after->uid) rows.clear();  // created (again)
+        table = *ddl.after;
+      } else if (ddl.before && ddl.before->id == id && !ddl.after) {
+        table.reset();  // dropped
+        rows.clear();
+      }
+    }
+    for (TableChangeSet& set : record.tables) {
+      if (!table || set.uid != table->uid) continue;
+      uint32_t keyless_index = 0;
+      for (RowChangeRecord& change : set.changes) {
+        std::string key =
+            change.key.empty() ? KeylessRowId(entry.position.version, keyless_index++) : std::move(change.key);
+        if (change.kind == RowChangeKind::kDelete) {
+          rows.erase(key);
+        } else {
+          rows[std::move(key)] = std::move(change.post);
+        }
+      }
+    }
+    return true;
+  }));
+  SPOOL_RETURN_IF_ERROR(failed);
+  if (!table) {
+    return Status::NotFound("no table " + id.ToString() + " at version " + std::to_string(version) +
+                            " of the archived cut " + cut.dir);
+  }
+  if (table_out != nullptr) *table_out = *table;
+  Row row;
+  for (const auto& [key, bytes] : rows) {
+    SPOOL_RETURN_IF_ERROR(DecodeRow(table->schema, bytes, &row).WithContext("table " + id.ToString()));
+    if (!visit(row)) break;
+  }
+  return Status::OK();
+}
+
 }  // namespace spool

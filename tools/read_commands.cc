@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -43,8 +44,25 @@ struct ReadArgs {
   std::string timestamp;
   std::string format = "table";
   uint64_t limit = 0;
+  std::string archive;       // a cut of the archive (its directory or name)
   bool has_version = false;  // set from the parsed options
 };
+
+// Reads the table as of a version of an archived cut (`spool archive`).
+Status ReadArchived(Store* store, const ReadArgs& args, const TableId& id, const std::function<bool(const Row&)>& visit,
+                    TableInfo* table) {
+  if (!args.has_version) return Status::InvalidArgument("--archive needs --version: a version of the cut");
+  std::vector<Store::ArchivedCut> cuts;
+  SPOOL_RETURN_IF_ERROR(store->ListArchivedCuts(&cuts));
+  std::string names;
+  for (const Store::ArchivedCut& cut : cuts) {
+    const std::string name = std::filesystem::path(cut.dir).filename().string();
+    if (cut.dir == args.archive || name == args.archive) return store->ReadArchived(cut, id, args.version, visit, table);
+    names += (names.empty() ? "" : ", ") + name;
+  }
+  return Status::NotFound("the archive has no cut " + args.archive + " (its cuts: " + (names.empty() ? "none" : names) +
+                          "; see spool archive)");
+}
 
 Status BuildReadOptions(const ReadArgs& args, ReadOptions* options) {
   if (args.has_version) options->version = args.version;
@@ -66,11 +84,16 @@ int RunRead(const ReadArgs& args) {
   std::vector<Row> rows;
   TableInfo table;
   uint64_t version = 0;
-  if (s.ok()) {
-    s = store->Read(id, options, [&](const Row& row) {
-      rows.push_back(row);
-      return args.limit == 0 || rows.size() < args.limit;
-    }, &table, &version);
+  auto keep = [&](const Row& row) {
+    rows.push_back(row);
+    return args.limit == 0 || rows.size() < args.limit;
+  };
+  if (s.ok() && !args.archive.empty()) {
+    if (!args.timestamp.empty()) s = Status::InvalidArgument("--archive reads by --version, not --timestamp");
+    if (s.ok()) s = ReadArchived(store.get(), args, id, keep, &table);
+    version = args.version;
+  } else if (s.ok()) {
+    s = store->Read(id, options, keep, &table, &version);
   }
   if (!s.ok()) return ReportError(s);
   const OutputFormat format = OutputFormatNamed(args.format);
@@ -78,7 +101,8 @@ int RunRead(const ReadArgs& args) {
   for (const Row& row : rows) printer.Add(row);
   printer.Finish();
   if (format == OutputFormat::kTable) {
-    std::cout << fmt::format("({} row(s) of {} at version {})\n", rows.size(), id.ToString(), version);
+    std::cout << fmt::format("({} row(s) of {} at version {}{})\n", rows.size(), id.ToString(), version,
+                             args.archive.empty() ? "" : " of the archived cut " + args.archive);
   }
   return kExitOk;
 }
@@ -293,6 +317,8 @@ void RegisterRead(CLI::App& app, int* exit_code) {
   read->add_option("--format", args->format, "table (default), json (JSON lines) or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
   read->add_option("--limit", args->limit, "At most this many rows (0: all)");
+  read->add_option("--archive", args->archive,
+                   "Read a history a rewind cut: this cut of the archive (its name, see spool archive), at --version");
   read->callback([=] {
     args->has_version = version->count() > 0;
     *exit_code = RunRead(*args);

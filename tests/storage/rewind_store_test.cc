@@ -96,6 +96,57 @@ TEST_F(RewindStoreTest, CutsLaterCommitsAndTheNextCommitGoesOnFromThePoint) {
   EXPECT_EQ(RowsAt(6), at6);
 }
 
+TEST_F(RewindStoreTest, ACutHistoryIsReadAsOfItsVersionsAndBroughtBackWhileNothingFollowedThePoint) {
+  for (int i = 0; i < 10; ++i) Step(i);  // versions 2..11
+  std::map<uint64_t, std::vector<Row>> then;
+  for (uint64_t v = 7; v <= 11; ++v) then[v] = RowsAt(v);
+  const std::string checkpoint = Checkpoint();
+  ASSERT_TRUE(store_->RewindTo(6).ok());
+  std::vector<Store::ArchivedCut> cuts;
+  ASSERT_TRUE(store_->ListArchivedCuts(&cuts).ok());
+  ASSERT_EQ(cuts.size(), 1u);
+  const Store::ArchivedCut& cut = cuts[0];
+  ASSERT_EQ(cut.first_version, 7u);
+  // Time travel into the cut: every version of it as it was.
+  for (uint64_t v = 7; v <= 11; ++v) {
+    std::vector<Row> rows;
+    ASSERT_TRUE(store_->ReadArchived(cut, users_, v, [&](const Row& row) {
+                          rows.push_back(row);
+                          return true;
+                        }).ok());
+    EXPECT_EQ(rows, then[v]) << v;
+  }
+  const auto none = [](const Row&) { return true; };
+  EXPECT_TRUE(store_->ReadArchived(cut, users_, 12, none).IsInvalidArgument());
+  EXPECT_TRUE(store_->ReadArchived(cut, Id("main.s.nothing"), 8, none).IsNotFound());
+
+  // Brought back: the versions, rows and checkpoint as before the rewind.
+  LogPosition head;
+  ASSERT_TRUE(store_->Reapply(cut, &head).ok());
+  EXPECT_EQ(head.version, 11u);
+  EXPECT_EQ(Rows(), then[11]);
+  EXPECT_EQ(RowsAt(8), then[8]);
+  EXPECT_EQ(Checkpoint(), checkpoint);
+  ASSERT_TRUE(store_->Reapply(cut).ok());  // again: nothing left to append
+  EXPECT_EQ(store_->log()->Newest().version, 11u);
+  Reopen();
+  EXPECT_EQ(Rows(), then[11]);
+
+  // A commit after the point that is not the cut's refuses it, changing nothing.
+  ASSERT_TRUE(store_->RewindTo(6).ok());
+  ASSERT_TRUE(store_->ListArchivedCuts(&cuts).ok());
+  Step(100);  // version 7, other data
+  const std::vector<Row> now = Rows();
+  Status s = store_->Reapply(cuts.back());
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("version 7 was committed again since"), std::string::npos) << s.ToString();
+  EXPECT_EQ(Rows(), now);
+  EXPECT_EQ(store_->log()->Newest().version, 7u);
+  // A cut whose point a later rewind cut too cannot be read.
+  ASSERT_TRUE(store_->RewindTo(5).ok());
+  EXPECT_TRUE(store_->ReadArchived(cuts.back(), users_, 8, none).IsInvalidArgument());
+}
+
 TEST_F(RewindStoreTest, StateAppliedPastThePointIsRebuiltFromASnapshot) {
   for (int i = 0; i < 5; ++i) Step(i);  // versions 2..6
   ASSERT_TRUE(store_->TakeSnapshot().ok());  // at 6

@@ -107,6 +107,13 @@ tables "$store" >"$work/replayed.csv"
 expect_equal "tables equal the run without the bug" "$(cmp -s "$work/replayed.csv" "$work/reference.csv" && echo same)" "same"
 check "archive" 0 "$spool" archive "$store"
 expect_output "lists the cut history" "epoch-0+[0-9]+ +[0-9]+-[0-9]+ +[0-9]+ .* yes"
+cut=$(sed -n 's|.*/\(epoch-[0-9]*\) .*|\1|p' "$work/out" | head -1)
+last=$(sed -n 's|.*/epoch-[0-9]* *[0-9]*-\([0-9]*\) .*|\1|p' "$work/out" | head -1)
+{ "$spool" read "$store" main.shop.orders --archive "$cut" --version "$last" --format csv &&
+  "$spool" read "$store" main.shop.revenue --archive "$cut" --version "$last" --format csv; } >"$work/archived.csv"
+expect_equal "time travel into the cut reads the bad tables" "$(cmp -s "$work/archived.csv" "$work/bad.csv" && echo same)" "same"
+check "a cut that is not there" 2 "$spool" read "$store" main.shop.orders --archive epoch-999999 --version 1
+expect_output "names the cuts" "the archive has no cut epoch-999999 \(its cuts: epoch-"
 check "events" 0 "$spool" events "$store" --type rewind_completed
 expect_output "the rewind is in the event log" "Rewound the pipeline to version"
 

@@ -260,6 +260,15 @@ class Store {
   // point nor within it, or a commit after the point differs from the
   // cut's: nothing is changed), Corruption (the cut), IOError.
   Status Reapply(const ArchivedCut& cut, LogPosition* head = nullptr);
+  // Time travel into a cut history: the table's rows as of `version` of the
+  // cut (its rows at the cut's point, from the current history, then the
+  // cut's commits up to `version`), in key order (commit order for keyless
+  // tables); `*table`, when given, is the table as of then. Changes nothing.
+  // Errors: InvalidArgument (`version` outside the cut, or its point no
+  // longer retained or cut by a later rewind), NotFound (no such table
+  // then), Corruption, IOError.
+  Status ReadArchived(const ArchivedCut& cut, const TableId& id, uint64_t version,
+                      const std::function<bool(const Row&)>& visit, TableInfo* table = nullptr);
 
   // Writes a snapshot of the current state, durably. Errors:
   // InvalidArgument (no commits yet), IOError, NoSpace.
