@@ -1,14 +1,19 @@
-// Rewinding a whole pipeline, the reference documents' scenario end to end:
-// a pipeline runs; a bad transformation is deployed and writes bad data; the
-// pipeline is rewound to the last point before it (by point id, and by
-// timestamp); the fix is deployed and replayed. Every table must equal the
-// tables of a run that never had the bug, row for row. Also: dry runs, the
-// validation codes, repeated rewinds and the incomplete-rewind record.
+// Rewinding a pipeline, the reference documents' scenarios end to end, for
+// orders read from a topic, from files, and through a dataset: a pipeline
+// runs; a bad transformation is deployed (or a bad batch of records
+// arrives) and writes bad data; the pipeline is rewound to the last point
+// before it (by point id, and by timestamp); the fix is deployed and
+// replayed. Every table must equal the tables of a run that never had the
+// bug, row for row. Also: rewinds of some datasets, undo, dry runs, the
+// validation codes, repeated rewinds, one update at a time and the
+// incomplete-rewind record.
 #include "spool/rewind/rewind.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "spool/stream/topic.h"
@@ -24,67 +29,109 @@ std::vector<Column> OrderColumns() {
   return {{"id", ColumnType::kInt64, false}, {"country", ColumnType::kString, false}, {"amount", ColumnType::kInt64, true}};
 }
 
-// The shop's pipeline: orders, read from the topic (`layered`: through a
-// table raw, as read) with `amount_expr` as the transformation deployed,
-// and revenue (count and sum by country). Layered, the bug is in a flow
-// that reads a dataset, so a rewind of orders (and downstream) need not
-// touch raw.
-PipelineSpec ShopPipeline(const std::string& topic, const std::string& amount_expr, bool layered) {
+// Where the shop's orders come from.
+enum class Input { kTopic, kFiles };
+
+// What is deployed: the transformation of the amounts, and a filter of the
+// orders (none when empty).
+struct Deploy {
+  Deploy(const char* amount) : amount_expr(amount) {}  // NOLINT: a transformation alone reads as one
+  Deploy(const char* amount, const char* where) : amount_expr(amount), filter(where) {}
+  std::string amount_expr;
+  std::string filter;
+};
+
+// The shop's pipeline: orders, read from the topic or a directory of files
+// (`layered`: through a table raw, as read) with the deployed
+// transformation, and revenue (count and sum by country). Layered, the bug
+// is in a flow that reads a dataset, so a rewind of orders (and
+// downstream) need not touch raw.
+PipelineSpec ShopPipeline(const std::string& source, Input input, const Deploy& deploy, bool layered) {
   PipelineBuilder b("shop");
   if (layered) b.StreamingTable("main.shop.raw");
   b.StreamingTable("main.shop.orders");
   b.StreamingTable("main.shop.revenue");
-  if (layered) b.Flow("ingest").FromTopic(topic, OrderColumns()).Into("main.shop.raw");
-  FlowBuilder orders = layered ? b.Flow("clean").FromDataset("main.shop.raw") : b.Flow("ingest").FromTopic(topic, OrderColumns());
-  orders.Select({{"id", "id"}, {"country", "country"}, {"amount", amount_expr}}).Into("main.shop.orders");
+  auto read = [&](FlowBuilder flow) {
+    return input == Input::kTopic ? flow.FromTopic(source, OrderColumns()) : flow.FromFiles(source, OrderColumns());
+  };
+  if (layered) read(b.Flow("ingest")).Into("main.shop.raw");
+  FlowBuilder orders = layered ? b.Flow("clean").FromDataset("main.shop.raw") : read(b.Flow("ingest"));
+  if (!deploy.filter.empty()) orders.Filter(deploy.filter);
+  orders.Select({{"id", "id"}, {"country", "country"}, {"amount", deploy.amount_expr}}).Into("main.shop.orders");
   b.Flow("revenue")
       .FromDataset("main.shop.orders")
       .Aggregate({"country"}, {{"orders", AggregateFn::kCount, ""}, {"revenue", AggregateFn::kSum, "amount"}})
       .Into("main.shop.revenue");
   return b.Build();
 }
-PipelineSpec Orders(const std::string& topic, const std::string& amount_expr) { return ShopPipeline(topic, amount_expr, false); }
-PipelineSpec Layered(const std::string& topic, const std::string& amount_expr) { return ShopPipeline(topic, amount_expr, true); }
-using ShopSpec = PipelineSpec (*)(const std::string& topic, const std::string& amount_expr);
 
 const char kGood[] = "amount";
 const char kBad[] = "amount * 2";
 
-// A store (its log on a MemEnv whose clock the test moves) and a topic.
+// The shop: a store (its log on a MemEnv whose clock the test moves), the
+// orders' source, and the pipeline as last deployed.
+struct ShopOptions {
+  TopicConfig topic;
+  Input input = Input::kTopic;
+  bool layered = false;
+};
+
+// Orders through a table raw (see ShopPipeline).
+ShopOptions Layered() {
+  ShopOptions options;
+  options.layered = true;
+  return options;
+}
+
 class Shop {
  public:
-  explicit Shop(TempDir* dir, const std::string& name, const TopicConfig& topic = TopicConfig{}, ShopSpec spec = Orders)
-      : spec_(spec), topic_dir_(dir->Sub(name + "-topic")) {
+  explicit Shop(TempDir* dir, const std::string& name, const ShopOptions& shop = ShopOptions{})
+      : options_(shop), topic_dir_(dir->Sub(name + "-" + (shop.input == Input::kTopic ? "topic" : "files"))) {
     StoreOptions options;
     options.env = &env_;
     options.state_dir = dir->Sub(name + "-state");
     options.snapshot_every_versions = 0;
     options.snapshot_every_bytes = 0;
     EXPECT_TRUE(Store::Open(options, "/store", &store_).ok());
-    EXPECT_TRUE(Topic::Create(Env::Default(), topic_dir_, topic).ok());
-    EXPECT_TRUE(Topic::Open(Env::Default(), topic_dir_, &topic_).ok());
+    if (shop.input == Input::kTopic) {
+      EXPECT_TRUE(Topic::Create(Env::Default(), topic_dir_, shop.topic).ok());
+      EXPECT_TRUE(Topic::Open(Env::Default(), topic_dir_, &topic_).ok());
+    } else {
+      std::filesystem::create_directories(topic_dir_);
+    }
     env_.SetNowMicros(1790671000 * kSecond);  // 2026-09-29 08:36:40 UTC
   }
 
-  void Produce(int64_t first, int64_t count) {
+  // Orders first.. first + count - 1 (`bad`: with amounts no order has).
+  void Produce(int64_t first, int64_t count, bool bad = false) {
+    std::string file;
     for (int64_t id = first; id < first + count; ++id) {
       const std::string value = "{\"id\": " + std::to_string(id) + ", \"country\": \"" + (id % 3 == 0 ? "de" : "fr") +
-                                "\", \"amount\": " + std::to_string(10 + id) + "}";
+                                "\", \"amount\": " + std::to_string(bad ? -1000 : 10 + id) + "}";
+      if (options_.input == Input::kFiles) {
+        file += value + "\n";
+        continue;
+      }
       const TopicWrite write{"", value};
       TopicProduced produced;
       ASSERT_TRUE(topic_->Produce({&write, 1}, &produced).ok());
     }
+    if (options_.input == Input::kFiles) {  // one file a batch, in order
+      char name[32];
+      std::snprintf(name, sizeof name, "/%08lld.jsonl", static_cast<long long>(first));
+      std::ofstream(topic_dir_ + name) << file;
+    }
   }
-  // Deploys `amount_expr` and runs one triggered update.
-  void Update(const char* amount_expr) {
-    Open(amount_expr);
+  // Deploys `deploy` and runs one triggered update.
+  void Update(const Deploy& deploy) {
+    Open(deploy);
     UpdateResult result;
     ASSERT_TRUE(pipeline_->Update(UpdateOptions{}, &result).ok());
     ASSERT_EQ(result.state, UpdateState::kCompleted) << result.error;
   }
-  void Open(const char* amount_expr) {
+  void Open(const Deploy& deploy) {
     pipeline_.reset();
-    PipelineSpec spec = spec_(topic_dir_, amount_expr);
+    PipelineSpec spec = ShopPipeline(topic_dir_, options_.input, deploy, options_.layered);
     ASSERT_TRUE(SetPipelineDefinition(store_.get(), spec).ok());
     ASSERT_TRUE(Pipeline::Open(store_.get(), spec, &pipeline_).ok());
   }
@@ -118,8 +165,8 @@ class Shop {
   }
 
   MemEnv env_;
-  ShopSpec spec_;
-  std::string topic_dir_;
+  ShopOptions options_;
+  std::string topic_dir_;  // or directory of files
   std::unique_ptr<Store> store_;
   std::unique_ptr<Topic> topic_;
   std::unique_ptr<Pipeline> pipeline_;
@@ -143,8 +190,8 @@ RewindPoint GoodThenBad(Shop& shop, std::string* last_good = nullptr) {
 
 // The run that never had the bug: orders 0..9 then 10..19, each batch
 // updated with the good transformation.
-std::unique_ptr<Shop> RunWithoutTheBug(TempDir* dir, ShopSpec spec) {
-  auto reference = std::make_unique<Shop>(dir, "reference", TopicConfig{}, spec);
+std::unique_ptr<Shop> RunWithoutTheBug(TempDir* dir, const ShopOptions& options = ShopOptions{}) {
+  auto reference = std::make_unique<Shop>(dir, "reference", options);
   reference->Produce(0, 10);
   reference->Update(kGood);
   reference->Produce(10, 10);
@@ -155,7 +202,7 @@ std::unique_ptr<Shop> RunWithoutTheBug(TempDir* dir, ShopSpec spec) {
 class RewindTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    reference_ = RunWithoutTheBug(&dir_, Orders);
+    reference_ = RunWithoutTheBug(&dir_);
   }
   void ExpectLikeTheReference(Shop& shop) {
     for (const char* table : {"main.shop.orders", "main.shop.revenue"}) {
@@ -199,18 +246,6 @@ TEST_F(RewindTest, BadDeploymentRewoundByPointThenFixedAndReplayedEqualsARunWith
     }
   }
   EXPECT_EQ(states, (std::vector<std::string>{"INITIALIZING", "RESETTING", "COMPLETED"}));
-}
-
-TEST_F(RewindTest, BadDeploymentRewoundByTimestampThenFixedAndReplayedEqualsARunWithoutTheBug) {
-  Shop shop(&dir_, "shop");
-  std::string last_good;
-  GoodThenBad(shop, &last_good);
-  RewindSpec spec;
-  spec.rewind_timestamp = last_good;  // between the last good commit and the first bad one
-  const Status s = shop.Rewind(spec);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  shop.Update(kGood);
-  ExpectLikeTheReference(shop);
 }
 
 TEST_F(RewindTest, TenRewindAndReplayCyclesDuplicateNothing) {
@@ -356,7 +391,7 @@ TEST_F(RewindTest, PeriodicPointsComeOnTheIntervalAndTheirPinsExpireWithTheReten
 TEST_F(RewindTest, APointWhoseOffsetsTheTopicNoLongerRetainsIsRefused) {
   TopicConfig config;
   config.segment_size_bytes = kMinTopicSegmentBytes;
-  Shop shop(&dir_, "shop", config);
+  Shop shop(&dir_, "shop", ShopOptions{config});
   shop.Produce(0, 10);
   shop.Update(kGood);
   const RewindPoint point = shop.Point();
@@ -434,7 +469,7 @@ TEST_F(RewindTest, OneUpdateRunsAtATimeASecondIsRefusedWithAConflict) {
   const RewindPoint point = shop.Point();
   shop.Produce(10, 10);
   std::unique_ptr<Pipeline> second;
-  ASSERT_TRUE(Pipeline::Open(shop.store_.get(), Orders(shop.topic_dir_, kGood), &second).ok());
+  ASSERT_TRUE(Pipeline::Open(shop.store_.get(), ShopPipeline(shop.topic_dir_, Input::kTopic, kGood, false), &second).ok());
   UpdateOptions options;
   options.update_id = "first-update";
   std::vector<Status> refused;
@@ -459,6 +494,78 @@ TEST_F(RewindTest, OneUpdateRunsAtATimeASecondIsRefusedWithAConflict) {
   ASSERT_TRUE(second->Update(UpdateOptions{}, &next).ok());
   EXPECT_EQ(next.state, UpdateState::kCompleted) << next.error;
 }
+
+// The reference documents' scenarios for every kind of source the orders
+// come from: a topic, a directory of files, and (layered) a dataset.
+class ScenarioTest : public ::testing::TestWithParam<std::tuple<Input, bool>> {
+ protected:
+  ShopOptions Options() const {
+    ShopOptions options;
+    options.input = std::get<0>(GetParam());
+    options.layered = std::get<1>(GetParam());
+    return options;
+  }
+  std::vector<std::string> TableNames() const {
+    std::vector<std::string> names = {"main.shop.orders", "main.shop.revenue"};
+    if (std::get<1>(GetParam())) names.push_back("main.shop.raw");
+    return names;
+  }
+
+  TempDir dir_;
+};
+
+TEST_P(ScenarioTest, ABadDeploymentRewoundByPointOrTimestampThenFixedEqualsARunWithoutTheBug) {
+  const std::unique_ptr<Shop> reference = RunWithoutTheBug(&dir_, Options());
+  for (const bool by_timestamp : {false, true}) {
+    Shop shop(&dir_, by_timestamp ? "by-timestamp" : "by-point", Options());
+    std::string last_good;
+    const RewindPoint point = GoodThenBad(shop, &last_good);
+    ASSERT_NE(shop.Rows("main.shop.revenue"), reference->Rows("main.shop.revenue"));
+    RewindSpec spec;
+    if (by_timestamp) {
+      spec.rewind_timestamp = last_good;
+    } else {
+      spec.rewind_point_id = point.id;
+    }
+    const Status s = shop.Rewind(spec);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    shop.Update(kGood);  // the fix, then replay
+    for (const std::string& table : TableNames()) {
+      EXPECT_EQ(shop.Rows(table), reference->Rows(table)) << table << (by_timestamp ? " by timestamp" : " by point");
+    }
+  }
+}
+
+TEST_P(ScenarioTest, ABadBatchOfSourceRecordsRewoundThenFilteredEqualsARunFilteringFromTheStart) {
+  // The fix filters out the bad records (amounts no order has).
+  const Deploy fixed(kGood, "amount > 0");
+  Shop reference(&dir_, "reference", Options());
+  reference.Produce(0, 10);
+  reference.Update(fixed);
+  reference.Produce(100, 5, /*bad=*/true);
+  reference.Produce(10, 10);
+  reference.Update(fixed);
+
+  Shop shop(&dir_, "shop", Options());
+  shop.Produce(0, 10);
+  shop.Update(kGood);
+  const RewindPoint point = shop.Point();
+  shop.Tick(60);
+  shop.Produce(100, 5, /*bad=*/true);  // flows into every table
+  shop.Update(kGood);
+  ASSERT_NE(shop.Rows("main.shop.revenue"), reference.Rows("main.shop.revenue"));
+  ASSERT_TRUE(shop.RewindTo(point.id).ok());
+  shop.Produce(10, 10);
+  shop.Update(fixed);
+  for (const std::string& table : TableNames()) EXPECT_EQ(shop.Rows(table), reference.Rows(table)) << table;
+}
+
+INSTANTIATE_TEST_SUITE_P(Sources, ScenarioTest,
+                         ::testing::Combine(::testing::Values(Input::kTopic, Input::kFiles), ::testing::Bool()),
+                         [](const ::testing::TestParamInfo<std::tuple<Input, bool>>& param) {
+                           return std::string(std::get<0>(param.param) == Input::kTopic ? "Topic" : "Files") +
+                                  (std::get<1>(param.param) ? "ThroughADataset" : "");
+                         });
 
 // The tables of a shop, all of them.
 std::map<std::string, std::vector<Row>> Tables(Shop& shop) {
@@ -523,8 +630,8 @@ TEST_F(RewindTest, AnUndoBringsBackTheCutHistoryWhileNothingWasCommittedSince) {
 class SubsetRewindTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    reference_ = RunWithoutTheBug(&dir_, Layered);
-    shop_ = std::make_unique<Shop>(&dir_, "shop", TopicConfig{}, Layered);
+    reference_ = RunWithoutTheBug(&dir_, Layered());
+    shop_ = std::make_unique<Shop>(&dir_, "shop", Layered());
   }
   static RewindSpec Datasets(const RewindPoint& point, std::vector<RewindDataset> datasets) {
     RewindSpec spec;
