@@ -4,8 +4,9 @@
 // Spool's table API, W3 keyed, W5 time travel and W6 rewind
 // (table_workloads.h); with its pipeline runtime, W4 the stream step
 // (stream_step_workload.h) and an end-to-end update of 10 million events
-// (end_to_end_workload.h). Prints one table per workload and the targets;
-// --json writes the same as JSON.
+// (end_to_end_workload.h), and W6 for a whole pipeline: its tables,
+// offsets and state (pipeline_rewind_workload.h). Prints one table per
+// workload and the targets; --json writes the same as JSON.
 // docs/benchmarks.md says how to run it.
 #include <CLI/CLI.hpp>
 
@@ -19,6 +20,7 @@
 #include "engine.h"
 #include "files.h"
 #include "machine_limits.h"
+#include "pipeline_rewind_workload.h"
 #include "recovery.h"
 #include "report.h"
 #include "stream_step_workload.h"
@@ -30,7 +32,9 @@ namespace {
 constexpr char kDefaultDir[] = "/var/tmp/spool-bench";
 constexpr int kExitError = 1;
 
-std::vector<std::string> AllWorkloads() { return {kLimits, kW1, kW2, kW3, kW3Keyed, kW4, kW5, kW6, kW7, kE2E}; }
+std::vector<std::string> AllWorkloads() {
+  return {kLimits, kW1, kW2, kW3, kW3Keyed, kW4, kW5, kW6, kW6Pipeline, kW7, kE2E};
+}
 
 // Hidden options: how RunKilledWriter starts W7's writer, and RunE2E the
 // end-to-end updater.
@@ -76,6 +80,7 @@ void RunAll(const BenchConfig& config, Results* results) {
     if (config.Runs(kW3Keyed)) RunW3Keyed(config, rep, results);
     if (config.Runs(kW4)) RunW4(config, rep, results);
     if (config.Runs(kW5) || config.Runs(kW6)) RunW5W6(config, rep, results);
+    if (config.Runs(kW6Pipeline)) RunW6Pipeline(config, rep, results);
     if (config.Runs(kW7)) RunW7(config, rep, results);
     if (config.Runs(kE2E)) RunE2E(config, rep, results);
   }

@@ -6,6 +6,7 @@
 
 #include "end_to_end_workload.h"
 #include "engine.h"
+#include "pipeline_rewind_report.h"
 #include "stream_step_workload.h"
 #include "table_report.h"
 #include "text_table.h"
@@ -166,6 +167,7 @@ void PrintWorkloads(const BenchConfig& config, const Results& results, std::ostr
            "   wal_autocheckpoint=0; LevelDB's memtable is capped at 1 GiB, so its log may rotate near the end.)\n";
   }
   PrintTableWorkloads(config, results, out);
+  PrintPipelineRewind(config, results, out);
   if (config.Runs(kE2E)) PrintE2E(config, results, out);
 }
 

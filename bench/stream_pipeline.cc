@@ -8,6 +8,11 @@ namespace spool::bench {
 namespace {
 
 constexpr char kFlowName[] = "totals";
+constexpr char kOrdersFlowName[] = "orders";
+
+FlowBuilder& AggregateTotals(FlowBuilder& flow) {
+  return flow.Aggregate({"key"}, {{"events", AggregateFn::kCount, ""}, {"amount_sum", AggregateFn::kSum, "amount"}});
+}
 
 // The int64 in `column` of `row`, if it has one.
 bool IntAt(const Row& row, std::optional<size_t> column, int64_t* value) {
@@ -38,9 +43,20 @@ PipelineSpec EventPipelineSpec(const EventPipeline& pipeline) {
   FlowBuilder flow = builder.Flow(kFlowName);
   flow.FromTopic(pipeline.topic_dir, EventColumns());
   if (!pipeline.filter.empty()) flow.Filter(pipeline.filter);
-  flow.Aggregate({"key"}, {{"events", AggregateFn::kCount, ""}, {"amount_sum", AggregateFn::kSum, "amount"}});
+  AggregateTotals(flow);
   if (pipeline.max_batch_rows != 0) flow.MaxBatchRows(pipeline.max_batch_rows);
   flow.Into(kTotalsTable);
+  return builder.Build();
+}
+
+PipelineSpec LayeredEventPipelineSpec(const std::string& topic_dir) {
+  PipelineBuilder builder("bench");
+  builder.StreamingTable(kOrdersTable);
+  builder.StreamingTable(kTotalsTable);
+  builder.Flow(kOrdersFlowName).FromTopic(topic_dir, EventColumns()).Into(kOrdersTable);
+  FlowBuilder totals = builder.Flow(kFlowName);
+  totals.FromDataset(kOrdersTable);
+  AggregateTotals(totals).Into(kTotalsTable);
   return builder.Build();
 }
 
@@ -70,6 +86,16 @@ Status ReadTotals(Store* store, std::vector<KeyTotals>* totals) {
     return fits;
   }));
   return row_status;
+}
+
+Status CountRows(Store* store, const std::string& table, uint64_t* rows) {
+  TableId id;
+  SPOOL_RETURN_IF_ERROR(TableId::Parse(table, &id));
+  *rows = 0;
+  return store->Scan(id, ReadOptions{}, [&](const RowView&) {
+    ++*rows;
+    return true;
+  });
 }
 
 }  // namespace spool::bench

@@ -18,6 +18,8 @@ namespace spool::bench {
 
 // The target: key, events (count), amount_sum (sum of amount), keyed by key.
 inline constexpr char kTotalsTable[] = "main.bench.totals";
+// The layered pipeline's first table: the events as read (no key, append-only).
+inline constexpr char kOrdersTable[] = "main.bench.orders";
 
 struct EventPipeline {
   std::string topic_dir;
@@ -31,6 +33,12 @@ struct EventPipeline {
 Status ProduceEvents(const std::string& dir, uint64_t first, uint64_t count, uint64_t batch_messages);
 
 PipelineSpec EventPipelineSpec(const EventPipeline& pipeline);
+// The layered pipeline (W6's whole-pipeline rewind): flow "orders" appends
+// the topic's events to kOrdersTable; flow "totals" reads that table and
+// aggregates it (count and sum of the amount by key, its operator state in
+// the flow's state table) into kTotalsTable. So the store holds table rows,
+// a source offset and operator state.
+PipelineSpec LayeredEventPipelineSpec(const std::string& topic_dir);
 
 // Errors: as Pipeline::Update; Aborted when the update ran but did not
 // complete (naming its state and first error).
@@ -40,5 +48,8 @@ Status RunUpdate(Pipeline* pipeline, const UpdateOptions& options, UpdateResult*
 // Store::Read; Corruption for a row that is not (key, count, sum) or a key
 // out of range.
 Status ReadTotals(Store* store, std::vector<KeyTotals>* totals);
+// The number of rows `table` (catalog.schema.table) holds. Errors: as
+// Store::Scan.
+Status CountRows(Store* store, const std::string& table, uint64_t* rows);
 
 }  // namespace spool::bench

@@ -50,14 +50,16 @@ struct TableShape {
   }
 };
 
-TableShape ShapeOf(const BenchConfig& config) {
+TableShape ShapeWithRows(uint64_t rows) {
   TableShape shape;
-  shape.rows = config.Scaled(kW5Rows, kW5MinRows);
+  shape.rows = std::max(rows, kW5MinRows);
   shape.load_batch = std::min(kW5LoadBatchRows, shape.rows);
   shape.update_rows = std::max<uint64_t>(1, shape.rows / kW5UpdateRowsDivisor);
   shape.point = kW5Point;
   return shape;
 }
+
+TableShape ShapeOf(const BenchConfig& config) { return ShapeWithRows(config.Scaled(kW5Rows, kW5MinRows)); }
 
 // The distinct rows update commit `k` (1-based) writes, ascending: the same
 // for every engine and every repetition.
@@ -401,6 +403,30 @@ void RunW3Keyed(const BenchConfig& config, int rep, Results* results) {
                          [&] { return engine->Close(); }},
                    results);
   }
+}
+
+TableRewind MeasureTableRewind(std::string_view engine_name, uint64_t rows, const std::string& run_dir) {
+  const TableShape shape = ShapeWithRows(rows);
+  const std::string name(engine_name);
+  std::unique_ptr<VersionedEngine> engine = MakeVersionedEngine(engine_name);
+  if (engine == nullptr) throw BenchError(name + " has no table variant");
+  const std::string db = run_dir + "/db";
+  FreshDir(run_dir);
+  FreshDir(db);
+  Expect(engine->Open(db), name + " open");
+  BuildTable(*engine, shape, kW5Updates, run_dir + "/point");
+  Expect(engine->Close(), name + " close");
+  SyncAll();
+  Expect(engine->Open(db), name + " reopen");
+  Digest warm;
+  Expect(engine->ReadLatest(DigestInto(&warm)), name + " warm-up read");
+  CheckRead(warm, ModelDigest(shape, kW5Updates), name, "the warm-up read");
+  TableRewind rewind;
+  rewind.times = TimedRewind(*engine, ModelDigest(shape, shape.point), &rewind.total_s);
+  Expect(engine->Close(), name + " close");
+  engine.reset();
+  RemoveDir(run_dir);
+  return rewind;
 }
 
 void RunW5W6(const BenchConfig& config, int rep, Results* results) {

@@ -35,6 +35,7 @@
 
 #include "config.h"
 #include "results.h"
+#include "versioned_engine.h"
 
 namespace spool::bench {
 
@@ -85,6 +86,19 @@ inline constexpr char kRecordsPerSInclClose[] = "records_per_s_incl_close";
 
 // W5's as-of version and W6's rewind point ("v50") at this --scale.
 uint64_t W5PointVersion(const BenchConfig& config);
+
+// W6's rewind of a table alone on `engine` (a peer: its checkpoint or copy
+// restore), for a keyed table of `rows` rows (at least kW5MinRows) built as
+// W5's — loaded, kW5Point update commits of 1% of the rows, the rewind
+// point, the rest of kW5Updates — then closed, synced, reopened and read
+// once (checked), and rewound to the point (timed, then checked to read as
+// the point). The store lives in `run_dir`, removed after. Throws
+// BenchError when the engine fails or a read differs from the model.
+struct TableRewind {
+  double total_s = 0;
+  RewindTimes times;
+};
+TableRewind MeasureTableRewind(std::string_view engine, uint64_t rows, const std::string& run_dir);
 
 // Repetition `rep` (1-based) of keyed W3 on every engine.
 void RunW3Keyed(const BenchConfig& config, int rep, Results* results);

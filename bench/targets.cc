@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "engine.h"
+#include "pipeline_rewind_report.h"
 #include "stream_step_workload.h"
 #include "table_report.h"
 
@@ -98,6 +99,7 @@ std::vector<TargetCheck> CheckTargets(const Results& results) {
   CheckW4(results, &checks);
   CheckW7(results, &checks);
   CheckTableTargets(results, &checks);
+  CheckPipelineRewindTargets(results, &checks);
   return checks;
 }
 
