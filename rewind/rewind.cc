@@ -297,7 +297,7 @@ Status PlanRewind(Store* store, const Pipeline& pipeline, const RewindSpec& spec
 namespace {
 
 // Runs `rewind` as an update: a create_update event, then update_progress
-// INITIALIZING, and COMPLETED or FAILED with the error.
+// QUEUED, INITIALIZING, and COMPLETED or FAILED with the error.
 Status RunAsUpdate(Store* store, const Pipeline& pipeline, RewindRun* run, bool undo,
                    const std::function<Status()>& rewind) {
   if (run->update_id.empty()) run->update_id = NewUpdateId();
@@ -310,6 +310,7 @@ Status RunAsUpdate(Store* store, const Pipeline& pipeline, RewindRun* run, bool 
   SPOOL_RETURN_IF_ERROR(AppendEvent(store, pipeline, update_id, "create_update",
                                     "Update " + update_id.substr(0, 6) + " started by " + cause + ".",
                                     {{"create_update", created}}));
+  SPOOL_RETURN_IF_ERROR(RecordUpdateProgress(store, pipeline.id(), update_id, UpdateState::kQueued));
   SPOOL_RETURN_IF_ERROR(RecordUpdateProgress(store, pipeline.id(), update_id, UpdateState::kInitializing));
   Status s = rewind();
   if (!s.ok()) {

@@ -1048,6 +1048,7 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
                                        {"continuous", options.continuous},
                                        {"definition_number", p.definition_number}}}},
                                 update_id));
+  SPOOL_RETURN_IF_ERROR(progress(UpdateState::kQueued));
   SPOOL_RETURN_IF_ERROR(progress(UpdateState::kInitializing));
   auto fail = [&](const std::string& message, const CompiledFlow* flow) -> Status {
     if (result->error.empty()) result->error = message;

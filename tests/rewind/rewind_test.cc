@@ -228,7 +228,7 @@ TEST_F(RewindTest, BadDeploymentRewoundByPointThenFixedAndReplayedEqualsARunWith
   std::optional<IncompleteRewind> incomplete;
   ASSERT_TRUE(FindIncompleteRewind(shop.store_.get(), &incomplete).ok());
   EXPECT_FALSE(incomplete.has_value());
-  // The rewind was an update: created, then INITIALIZING, RESETTING, COMPLETED.
+  // The rewind was an update: created, then QUEUED, INITIALIZING, RESETTING, COMPLETED.
   std::vector<Event> events;
   ASSERT_TRUE(shop.store_->events()->Query(EventQuery{}, &events).ok());
   std::string rewind_update;
@@ -241,11 +241,11 @@ TEST_F(RewindTest, BadDeploymentRewoundByPointThenFixedAndReplayedEqualsARunWith
     if (e.event_type == "create_update") {
       EXPECT_NE(e.details_json.find("\"rewind\":true"), std::string::npos);
     }
-    for (const char* state : {"INITIALIZING", "RESETTING", "COMPLETED", "FAILED"}) {
+    for (const char* state : {"QUEUED", "INITIALIZING", "RESETTING", "COMPLETED", "FAILED"}) {
       if (e.event_type == "update_progress" && e.details_json.find(state) != std::string::npos) states.push_back(state);
     }
   }
-  EXPECT_EQ(states, (std::vector<std::string>{"INITIALIZING", "RESETTING", "COMPLETED"}));
+  EXPECT_EQ(states, (std::vector<std::string>{"QUEUED", "INITIALIZING", "RESETTING", "COMPLETED"}));
 }
 
 TEST_F(RewindTest, TenRewindAndReplayCyclesDuplicateNothing) {

@@ -143,8 +143,14 @@ TEST_F(PipelineTest, FilesFilterAndAggregateExactlyOnceAcrossUpdates) {
   std::vector<Event> events = Events("flow_progress");
   EXPECT_GE(events.size(), 4u);
   EXPECT_NE(events[0].details_json.find("num_output_rows"), std::string::npos);
-  events = Events("update_progress");
-  EXPECT_NE(events.back().details_json.find("COMPLETED"), std::string::npos);
+  std::vector<std::string> states;
+  for (const Event& e : Events("update_progress")) {
+    const size_t at = e.details_json.find("\"state\":\"");
+    if (at != std::string::npos) states.push_back(e.details_json.substr(at + 9, e.details_json.find('"', at + 9) - at - 9));
+  }
+  ASSERT_GE(states.size(), 5u);  // the last update's, after the others'
+  EXPECT_EQ(std::vector<std::string>(states.end() - 5, states.end()),
+            (std::vector<std::string>{"QUEUED", "INITIALIZING", "SETTING_UP_TABLES", "RUNNING", "COMPLETED"}));
 }
 
 TEST_F(PipelineTest, BadRecordFailsTheUpdateNamingFileAndLineAndCommitsNothing) {
