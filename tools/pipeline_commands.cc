@@ -12,10 +12,11 @@
 
 #include "cli_format.h"
 #include "commands.h"
-#include "spool/rewind/rewind.h"
 #include "spool/rewind/retries.h"
+#include "spool/rewind/rewind.h"
 #include "spool/rewind/rewind_points.h"
 #include "spool/rewind/update_request.h"
+#include "spool/rewind/updates.h"
 #include "spool/storage/store.h"
 #include "spool/stream/pipeline.h"
 #include "spool/stream/records.h"
@@ -158,92 +159,67 @@ Status BuildRequest(const UpdateArgs& args, UpdateRequest* request) {
   return Status::OK();
 }
 
-int RunRewind(Store* store, const Pipeline& pipeline, const RewindSpec& spec, UpdateCause cause) {
-  RewindPlan plan;
-  Status s = PlanRewind(store, pipeline, spec, &plan);
-  const std::string target = fmt::format("version {} ({})", plan.target.version, FormatTimestamp(plan.target_timestamp_us));
-  if (s.ok()) {
-    RewindPoint point;
-    RewindRun run{"", cause, spec.dry_run};
-    s = ExecuteRewind(store, pipeline, plan, &run, &point);
-    if (s.ok() && spec.dry_run) {
-      std::cout << fmt::format("dry run: a rewind to {} is valid; nothing was changed.\n"
-                               "rewind point {} records it: rewind with --rewind-point {}\n",
-                               target, point.id, point.id);
-      return kExitOk;
-    }
-  }
-  if (!s.ok()) return ReportError(s);
-  std::string what = "the pipeline";
-  if (!plan.whole_pipeline) {
-    what.clear();
-    for (const RewindDataset& d : plan.datasets) what += (what.empty() ? "" : ", ") + d.identifier;
-  }
-  std::cout << fmt::format("rewound {} to {}: {} datasets, with their state{}.\n"
-                           "Replay is the next update: spool update {}\n",
-                           what, target, plan.datasets.size(),
-                           std::all_of(plan.datasets.begin(), plan.datasets.end(),
-                                       [](const RewindDataset& d) { return d.reset_checkpoints; })
-                               ? " and offsets"
-                               : "", store->dir());
-  return kExitOk;
-}
-
-int RunUpdate(const UpdateArgs& args) {
-  UpdateRequest request;
-  Status s = BuildRequest(args, &request);
-  if (!s.ok()) return ReportError(s);
-  UpdateOptions options;
-  options.continuous = args.continuous;
-  options.max_batches = args.max_batches;
-  s = ParseDuration(args.interval, &options.trigger_interval_us);
-  if (!s.ok()) return ReportError(s);
-  std::unique_ptr<Store> store;
-  PipelineSpec spec;
-  std::unique_ptr<Pipeline> pipeline;
-  s = OpenPipeline(args.dir, &store, &spec, &pipeline);
-  if (!s.ok()) return ReportError(s);
-  if (request.rewind_spec) return RunRewind(store.get(), *pipeline, *request.rewind_spec, request.cause);
-  options.full_refresh = request.full_refresh;
-  options.full_refresh_selection = request.full_refresh_selection;
-  options.refresh_selection = request.refresh_selection;
-  options.reset_checkpoint_selection = request.reset_checkpoint_selection;
-  options.cascade = args.cascade;
-  options.refresh_failed = args.refresh_failed;
-  if (request.validate_only) {
-    std::vector<std::string> warnings;
-    s = pipeline->Validate(options, &warnings);
-    if (!s.ok()) return ReportError(s);
-    for (const std::string& warning : warnings) std::cerr << "warning: " << warning << "\n";
-    std::cout << fmt::format("pipeline {} is valid: {} datasets, {} flows; nothing was written\n", pipeline->id(),
-                             spec.datasets.size(), spec.flows.size());
-    return kExitOk;
-  }
-  s = CheckNoIncompleteRewind(store.get(), spec);
-  if (!s.ok()) return ReportError(s);
-  options.stop = &interrupted;
-  // Rewind points come on their interval while the pipeline runs.
-  Status points;
+// Runs `request` (UpdateOutcome says what it was) and prints what it did.
+// A pipeline update records rewind points on their interval, and stops
+// after its batch on Ctrl-C.
+int RunRequest(Store* store, Pipeline* pipeline, const UpdateRequest& request, UpdateOptions options) {
   // Looked at once a minute at most: listing the points reads the event log.
+  Status points;
   uint64_t next_look_us = 0;
   auto record_point = [&](bool now) {
     const uint64_t clock = store->options().env->NowMicros();
     if (!points.ok() || (!now && clock < next_look_us)) return;
     next_look_us = clock + 60 * 1000000ull;
     bool recorded = false;
-    points = MaybeRecordPeriodicRewindPoint(store.get(), *pipeline, kDefaultRewindPointIntervalUs,
+    points = MaybeRecordPeriodicRewindPoint(store, *pipeline, kDefaultRewindPointIntervalUs,
                                             kDefaultRewindPointRetentionUs, &recorded);
   };
-  options.on_batch = [&](const std::string&, uint64_t) { record_point(false); };
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
-  UpdateResult result;
+  const bool runs_flows = !request.rewind_spec && !request.validate_only;
+  if (runs_flows) {
+    options.stop = &interrupted;
+    options.on_batch = [&](const std::string&, uint64_t) { record_point(false); };
+    std::signal(SIGINT, OnSignal);
+    std::signal(SIGTERM, OnSignal);
+  }
+  UpdateOutcome outcome;
   // A person's triggered update fails fast; the API's, a job's or a
   // continuous one retries transient failures.
-  s = RunUpdateWithRetries(store.get(), pipeline.get(), options, request.cause, RetryPolicy{}, &result);
+  Status s = RunUpdateRequest(store, pipeline, request, options, RetryPolicy{}, &outcome);
   if (!s.ok()) return ReportError(s);
+  switch (outcome.kind) {
+    case UpdateOutcome::Kind::kRewind: {
+      const RewindPlan& plan = *outcome.rewind;
+      const std::string target =
+          fmt::format("version {} ({})", plan.target.version, FormatTimestamp(plan.target_timestamp_us));
+      if (outcome.dry_run_point) {
+        std::cout << fmt::format("dry run: a rewind to {} is valid; nothing was changed.\n"
+                                 "rewind point {} records it: rewind with --rewind-point {}\n",
+                                 target, outcome.dry_run_point->id, outcome.dry_run_point->id);
+        return kExitOk;
+      }
+      std::string what = "the pipeline";
+      if (!plan.whole_pipeline) {
+        what.clear();
+        for (const RewindDataset& d : plan.datasets) what += (what.empty() ? "" : ", ") + d.identifier;
+      }
+      const bool offsets = std::all_of(plan.datasets.begin(), plan.datasets.end(),
+                                       [](const RewindDataset& d) { return d.reset_checkpoints; });
+      std::cout << fmt::format("rewound {} to {}: {} datasets, with their state{}.\n"
+                               "Replay is the next update: spool update {}\n",
+                               what, target, plan.datasets.size(), offsets ? " and offsets" : "", store->dir());
+      return kExitOk;
+    }
+    case UpdateOutcome::Kind::kValidation:
+      for (const std::string& warning : outcome.warnings) std::cerr << "warning: " << warning << "\n";
+      std::cout << fmt::format("pipeline {} is valid: {} datasets, {} flows; nothing was written\n", pipeline->id(),
+                               pipeline->spec().datasets.size(), pipeline->spec().flows.size());
+      return kExitOk;
+    case UpdateOutcome::Kind::kUpdate:
+      break;
+  }
   record_point(true);
   if (!points.ok()) return ReportError(points.WithContext("recording a rewind point"));
+  const UpdateResult& result = outcome.result;
   Table table({"flow", "batches", "rows in", "rows out", "deleted", "late", "status"});
   for (const FlowUpdateStats& f : result.flows) {
     table.AddRow({f.flow, FormatCount(f.batches), FormatCount(f.input_rows), FormatCount(f.output_rows),
@@ -256,6 +232,25 @@ int RunUpdate(const UpdateArgs& args) {
     return kExitFailure;
   }
   return kExitOk;
+}
+
+int RunUpdate(const UpdateArgs& args) {
+  UpdateRequest request;
+  Status s = BuildRequest(args, &request);
+  if (!s.ok()) return ReportError(s);
+  UpdateOptions options;
+  options.continuous = args.continuous;
+  options.max_batches = args.max_batches;
+  options.cascade = args.cascade;
+  options.refresh_failed = args.refresh_failed;
+  s = ParseDuration(args.interval, &options.trigger_interval_us);
+  if (!s.ok()) return ReportError(s);
+  std::unique_ptr<Store> store;
+  PipelineSpec spec;
+  std::unique_ptr<Pipeline> pipeline;
+  s = OpenPipeline(args.dir, &store, &spec, &pipeline);
+  if (!s.ok()) return ReportError(s);
+  return RunRequest(store.get(), pipeline.get(), request, options);
 }
 
 // spool rewind: a rewind by flags, with the reference UI's shortcuts, or
@@ -314,7 +309,10 @@ int RunRewindCommand(const RewindArgs& args) {
   } else if (args.keep_checkpoints) {
     return ReportError(Status::InvalidArgument("--keep-checkpoints applies to the datasets named with --dataset"));
   }
-  return RunRewind(store.get(), *pipeline, rewind, UpdateCause::kUserAction);
+  UpdateRequest request;
+  request.cause = UpdateCause::kUserAction;
+  request.rewind_spec = std::move(rewind);
+  return RunRequest(store.get(), pipeline.get(), request, UpdateOptions{});
 }
 
 struct PointsArgs {

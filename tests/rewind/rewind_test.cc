@@ -8,6 +8,7 @@
 // validation codes, repeated rewinds, one update at a time and the
 // incomplete-rewind record.
 #include "spool/rewind/rewind.h"
+#include "spool/rewind/updates.h"
 
 #include <gtest/gtest.h>
 
@@ -493,6 +494,42 @@ TEST_F(RewindTest, OneUpdateRunsAtATimeASecondIsRefusedWithAConflict) {
   UpdateResult next;
   ASSERT_TRUE(second->Update(UpdateOptions{}, &next).ok());
   EXPECT_EQ(next.state, UpdateState::kCompleted) << next.error;
+}
+
+TEST_F(RewindTest, ReferenceBodiesRunThroughOneCall) {
+  Shop shop(&dir_, "shop");
+  const RewindPoint point = GoodThenBad(shop);
+  auto run = [&](const std::string& body, UpdateOutcome* outcome) {
+    UpdateRequest request;
+    SPOOL_RETURN_IF_ERROR(ParseUpdateRequest(body, &request));
+    return RunUpdateRequest(shop.store_.get(), shop.pipeline_.get(), request, UpdateOptions{}, RetryPolicy{}, outcome);
+  };
+  UpdateOutcome outcome;
+  // A validation writes nothing.
+  const LogPosition before = shop.store_->log()->Newest();
+  ASSERT_TRUE(run(R"({"validate_only": true, "full_refresh": true})", &outcome).ok());
+  EXPECT_EQ(outcome.kind, UpdateOutcome::Kind::kValidation);
+  EXPECT_EQ(shop.store_->log()->Newest(), before);
+  // A rewind, then the fix replayed by an update.
+  ASSERT_TRUE(run(R"({"cause": "USER_ACTION", "rewind_spec": {"rewind_point_id": ")" + point.id + R"("}})", &outcome).ok());
+  EXPECT_EQ(outcome.kind, UpdateOutcome::Kind::kRewind);
+  ASSERT_TRUE(outcome.rewind.has_value());
+  EXPECT_EQ(outcome.rewind->target, point.position);
+  EXPECT_EQ(outcome.result.state, UpdateState::kCompleted);
+  shop.Open(kGood);
+  ASSERT_TRUE(run(R"({"refresh_selection": []})", &outcome).ok());
+  EXPECT_EQ(outcome.kind, UpdateOutcome::Kind::kUpdate);
+  EXPECT_EQ(outcome.result.state, UpdateState::kCompleted) << outcome.result.error;
+  ExpectLikeTheReference(shop);
+  // An incomplete rewind refuses every other update, a full refresh too.
+  Event started;
+  started.event_type = "rewind_started";
+  started.origin.update_id = "u1";
+  started.details_json = R"({"rewind": {"epoch": 1, "version": 3}})";
+  ASSERT_TRUE(shop.store_->events()->Append(&started).ok());
+  const Status s = run(R"({"full_refresh": true})", &outcome);
+  EXPECT_TRUE(s.IsFailed()) << s.ToString();
+  EXPECT_NE(s.ToString().find("did not complete"), std::string::npos) << s.ToString();
 }
 
 // The reference documents' scenarios for every kind of source the orders
