@@ -6,6 +6,7 @@
 
 #include "json_reader.h"
 #include "spool/stream/expression.h"
+#include "spool/stream/records.h"
 #include "spool/storage/event_log.h"
 
 namespace spool {
@@ -185,6 +186,19 @@ Status FindRewindPoint(Store* store, std::string_view id, RewindPoint* point) {
     }
   }
   return Status::NotFound("no rewind point has id " + std::string(id));
+}
+
+Status GetRewindPointSettings(const PipelineSpec& spec, RewindPointSettings* settings) {
+  *settings = RewindPointSettings{};
+  for (auto [key, value] : {std::pair{"pipelines.rewindPoints.interval", &settings->interval_us},
+                            std::pair{"pipelines.rewindPoints.retention", &settings->retention_us}}) {
+    auto it = spec.configuration.find(key);
+    if (it == spec.configuration.end()) continue;
+    Status s = ParseDuration(it->second, value);
+    if (s.ok() && *value == 0) s = Status::InvalidArgument("it must be longer than zero");
+    if (!s.ok()) return Status::InvalidArgument("configuration " + std::string(key) + ": " + std::string(s.message()));
+  }
+  return Status::OK();
 }
 
 Status LatestRewindPoint(Store* store, uint64_t at_or_before_us, RewindPoint* point) {

@@ -164,15 +164,16 @@ Status BuildRequest(const UpdateArgs& args, UpdateRequest* request) {
 // after its batch on Ctrl-C.
 int RunRequest(Store* store, Pipeline* pipeline, const UpdateRequest& request, UpdateOptions options) {
   // Looked at once a minute at most: listing the points reads the event log.
-  Status points;
+  RewindPointSettings settings;
+  Status points = GetRewindPointSettings(pipeline->spec(), &settings);
+  if (!points.ok()) return ReportError(points);
   uint64_t next_look_us = 0;
   auto record_point = [&](bool now) {
     const uint64_t clock = store->options().env->NowMicros();
     if (!points.ok() || (!now && clock < next_look_us)) return;
     next_look_us = clock + 60 * 1000000ull;
     bool recorded = false;
-    points = MaybeRecordPeriodicRewindPoint(store, *pipeline, kDefaultRewindPointIntervalUs,
-                                            kDefaultRewindPointRetentionUs, &recorded);
+    points = MaybeRecordPeriodicRewindPoint(store, *pipeline, settings.interval_us, settings.retention_us, &recorded);
   };
   const bool runs_flows = !request.rewind_spec && !request.validate_only;
   if (runs_flows) {

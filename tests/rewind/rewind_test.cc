@@ -389,6 +389,24 @@ TEST_F(RewindTest, PeriodicPointsComeOnTheIntervalAndTheirPinsExpireWithTheReten
   EXPECT_TRUE(pinned(points[0]));
 }
 
+TEST(RewindPointSettingsTest, ThePipelinesConfigurationSetsIntervalAndRetention) {
+  PipelineSpec spec;
+  RewindPointSettings settings;
+  ASSERT_TRUE(GetRewindPointSettings(spec, &settings).ok());
+  EXPECT_EQ(settings.interval_us, kDefaultRewindPointIntervalUs);
+  EXPECT_EQ(settings.retention_us, kDefaultRewindPointRetentionUs);
+  spec.configuration["pipelines.rewindPoints.interval"] = "10 minutes";
+  spec.configuration["pipelines.rewindPoints.retention"] = "2d";
+  ASSERT_TRUE(GetRewindPointSettings(spec, &settings).ok());
+  EXPECT_EQ(settings.interval_us, 600 * kSecond);
+  EXPECT_EQ(settings.retention_us, 2 * 24 * 3600 * kSecond);
+  spec.configuration["pipelines.rewindPoints.interval"] = "often";
+  const Status s = GetRewindPointSettings(spec, &settings);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.ToString().find("configuration pipelines.rewindPoints.interval: duration 'often'"), std::string::npos)
+      << s.ToString();
+}
+
 TEST_F(RewindTest, APointWhoseOffsetsTheTopicNoLongerRetainsIsRefused) {
   TopicConfig config;
   config.segment_size_bytes = kMinTopicSegmentBytes;

@@ -37,6 +37,16 @@ inline constexpr std::string_view kPeriodicRewindPointMessage =
 inline constexpr uint64_t kDefaultRewindPointIntervalUs = 3600ull * 1000000;         // 1 hour
 inline constexpr uint64_t kDefaultRewindPointRetentionUs = 7 * 24 * 3600ull * 1000000;  // 7 days
 
+// The interval and retention of a pipeline's periodic points: its
+// configuration's "pipelines.rewindPoints.interval" and
+// "pipelines.rewindPoints.retention" (durations: "30m", "1 hour", "7d"),
+// else the defaults. Errors: InvalidArgument naming the setting.
+struct RewindPointSettings {
+  uint64_t interval_us = kDefaultRewindPointIntervalUs;
+  uint64_t retention_us = kDefaultRewindPointRetentionUs;
+};
+Status GetRewindPointSettings(const PipelineSpec& spec, RewindPointSettings* settings);
+
 struct RewindPointDataset {
   std::string identifier;  // catalog.schema.table
   uint64_t table_version = 0;  // its newest commit at the point; 0: none yet
