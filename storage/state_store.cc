@@ -354,6 +354,24 @@ StatePosition StateStore::position() {
   return position_;
 }
 
+// Fills the emptied database in `txn` with what `load` puts. A rebuild
+// loads a snapshot, whose keys ascend: each key is appended (MDB_APPEND: no
+// search, pages filled whole instead of split in half) unless it does not
+// sort after the last one, which is then put in its place as usual.
+Status StateStore::Load(MDB_txn* txn, const std::function<Status(const StateLoader& put)>& load) {
+  MDB_cursor* cursor = nullptr;
+  const int rc = mdb_cursor_open(txn, lmdb_->dbi, &cursor);
+  if (rc != 0) return LmdbError(rc, "open cursor");
+  Status s = load([&](std::string_view key, std::string_view value) {
+    MDB_val k = Val(key), v = Val(value);
+    int put = mdb_cursor_put(cursor, &k, &v, MDB_APPEND);
+    if (put == MDB_KEYEXIST) put = mdb_cursor_put(cursor, &k, &v, 0);
+    return put == 0 ? Status::OK() : LmdbError(put, "load");
+  });
+  mdb_cursor_close(cursor);
+  return s;
+}
+
 // Writes `batch` in one LMDB transaction. With `load`, the database is
 // emptied first and filled by `load` before the batch.
 Status StateStore::WriteBatch(const StateOverlay& batch, const std::function<Status(const StateLoader& put)>* load) {
@@ -367,11 +385,7 @@ Status StateStore::WriteBatch(const StateOverlay& batch, const std::function<Sta
   if (load != nullptr) {
     if ((rc = mdb_drop(txn, lmdb_->dbi, 0)) != 0) return fail(rc, "clear");
     if (*load) {
-      Status s = (*load)([&](std::string_view key, std::string_view value) {
-        MDB_val k = Val(key), v = Val(value);
-        const int put = mdb_put(txn, lmdb_->dbi, &k, &v, 0);
-        return put == 0 ? Status::OK() : LmdbError(put, "load");
-      });
+      Status s = Load(txn, *load);
       if (!s.ok()) {
         mdb_txn_abort(txn);
         return s;

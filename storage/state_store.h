@@ -52,6 +52,8 @@
 
 #include "spool/txnlog/log.h"
 
+struct MDB_txn;
+
 namespace spool {
 
 std::string StateCatalogKey(uint64_t uid);
@@ -215,7 +217,8 @@ class StateStore {
   // For a rewind, which cuts the commits staged here from the log.
   Status DropStaged();
   // Empties the store (staged and applied) and, in the same LMDB
-  // transaction, writes what `load` puts (keys in any order) and records
+  // transaction, writes what `load` puts (keys in any order; ascending keys,
+  // as a snapshot holds them, are appended without a search) and records
   // `position`: the start of a rebuild. `load` may be null.
   Status Reset(const StatePosition& position, const std::function<Status(const StateLoader& put)>& load);
 
@@ -238,6 +241,7 @@ class StateStore {
   struct Env;
   explicit StateStore(const StateStoreOptions& options);
   Status WriteBatch(const StateOverlay& batch, const std::function<Status(const StateLoader& put)>* load = nullptr);
+  Status Load(MDB_txn* txn, const std::function<Status(const StateLoader& put)>& load);
   void ApplierLoop();
   void CompleteBatchLocked(const Status& s);
   Status HandOffLocked(std::unique_lock<std::mutex>& lock);
