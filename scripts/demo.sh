@@ -4,4 +4,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh --target spool
-./build/tools/spool log demo "$@"
+./build/tools/spool demo "$@"

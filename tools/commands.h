@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "spool/txnlog/status.h"
 
@@ -42,8 +43,15 @@ void RegisterReadCommands(CLI::App& app, int* exit_code);
 // `spool topic create | produce | consume | info | retention`.
 void RegisterTopicCommands(CLI::App& app, int* exit_code);
 
-// `spool pipeline set | show`, `spool update`.
+// `spool pipeline set | show`, `spool update`, `spool rewind`, `spool rewind-points`.
 void RegisterPipelineCommands(CLI::App& app, int* exit_code);
+
+// `spool demo`.
+void RegisterDemoCommand(CLI::App& app, int* exit_code);
+
+// Runs one command line (without the program's name) as `spool` does,
+// returning its exit code; the demo runs its steps with it.
+int RunSpool(const std::vector<std::string>& args);
 
 // Opens the existing store in `dir` for one command: default StoreOptions
 // (the state in DIR/state on the real file system), never creating one.

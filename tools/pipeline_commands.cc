@@ -194,8 +194,8 @@ int RunRequest(Store* store, Pipeline* pipeline, const UpdateRequest& request, U
           fmt::format("version {} ({})", plan.target.version, FormatTimestamp(plan.target_timestamp_us));
       if (outcome.dry_run_point) {
         std::cout << fmt::format("dry run: a rewind to {} is valid; nothing was changed.\n"
-                                 "rewind point {} records it: rewind with --rewind-point {}\n",
-                                 target, outcome.dry_run_point->id, outcome.dry_run_point->id);
+                                 "rewind point {} records it: spool rewind {} --point {}\n",
+                                 target, outcome.dry_run_point->id, store->dir(), outcome.dry_run_point->id);
         return kExitOk;
       }
       std::string what = "the pipeline";

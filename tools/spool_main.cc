@@ -3,21 +3,31 @@
 
 #include "commands.h"
 
-int main(int argc, char** argv) {
+namespace spool::cli {
+
+int RunSpool(const std::vector<std::string>& args) {
   CLI::App app{"spool: a storage engine with time travel, and its pipelines"};
   app.require_subcommand(1);
-  int exit_code = spool::cli::kExitOk;
-  spool::cli::RegisterLogCommands(app, &exit_code);
-  spool::cli::RegisterStoreCommands(app, &exit_code);
-  spool::cli::RegisterTableCommands(app, &exit_code);
-  spool::cli::RegisterReadCommands(app, &exit_code);
-  spool::cli::RegisterPipelineCommands(app, &exit_code);
-  spool::cli::RegisterTopicCommands(app, &exit_code);
+  int exit_code = kExitOk;
+  RegisterDemoCommand(app, &exit_code);
+  RegisterLogCommands(app, &exit_code);
+  RegisterStoreCommands(app, &exit_code);
+  RegisterTableCommands(app, &exit_code);
+  RegisterReadCommands(app, &exit_code);
+  RegisterPipelineCommands(app, &exit_code);
+  RegisterTopicCommands(app, &exit_code);
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // as CLI11 takes them
+    app.parse(reversed);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
-    return code == 0 ? 0 : spool::cli::kExitError;
+    return code == 0 ? 0 : kExitError;
   }
   return exit_code;
+}
+
+}  // namespace spool::cli
+
+int main(int argc, char** argv) {
+  return spool::cli::RunSpool(std::vector<std::string>(argv + 1, argv + argc));
 }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -112,6 +113,7 @@ struct ProduceArgs {
   std::string dir;
   std::string key;
   std::vector<std::string> messages;
+  std::string file;  // one message a line, instead of stdin
 };
 
 // Splits `values` into batches within the topic's limits. Errors:
@@ -148,9 +150,19 @@ std::vector<std::string> ReadLines(std::istream& in) {
 }
 
 int RunProduce(const ProduceArgs& args) {
-  const std::vector<std::string> values = args.messages.empty() ? ReadLines(std::cin) : args.messages;
+  if (!args.file.empty() && !args.messages.empty()) {
+    return ReportError(Status::InvalidArgument("give the messages as arguments or in --file, not both"));
+  }
+  std::vector<std::string> values = args.messages;
+  if (!args.file.empty()) {
+    std::ifstream in(args.file);
+    if (!in) return ReportError(Status::NotFound("cannot read " + args.file));
+    values = ReadLines(in);
+  } else if (values.empty()) {
+    values = ReadLines(std::cin);
+  }
   if (values.empty()) {
-    return ReportError(Status::InvalidArgument("no messages: give them as arguments or one a line on stdin"));
+    return ReportError(Status::InvalidArgument("no messages: give them as arguments, in --file or one a line on stdin"));
   }
   std::vector<std::vector<TopicWrite>> batches;
   Status s = SplitBatches(args.key, values, &batches);
@@ -318,6 +330,7 @@ void RegisterTopicCommands(CLI::App& app, int* exit_code) {
   produce->add_option("dir", produce_args->dir, "Topic directory")->required();
   produce->add_option("messages", produce_args->messages, "Message values (default: one per line of stdin)");
   produce->add_option("--key", produce_args->key, "The key of every message (default: empty)");
+  produce->add_option("--file", produce_args->file, "Read the messages from this file, one a line");
   produce->callback([=] { *exit_code = RunProduce(*produce_args); });
 
   auto consume_args = std::make_shared<ConsumeArgs>();

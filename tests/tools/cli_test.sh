@@ -3,11 +3,7 @@
 # directory, inspect, verify, dump (text and JSON), then a damaged byte that
 # verify must report with exit code 1, and bad arguments with exit code 2.
 set -uo pipefail
-spool=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-source "$(dirname "$0")/cli_test_lib.sh"
+source "$(dirname "$0")/cli_test_lib.sh" "$1"
 
 check demo 0 "$spool" log demo --dir "$work/store" --commits 400 --seed 7
 expect_output demo-survival "OK: no acknowledged commit was lost"

@@ -1,6 +1,12 @@
-# Helpers for the CLI test scripts, sourced after they set $work (a scratch
-# directory) and failures=0. Each helper prints "ok   NAME" or
-# "FAIL NAME: …" and counts the failures.
+# Helpers for the CLI test scripts, sourced first with the spool binary as
+# the argument: it sets $spool, $work (a scratch directory removed on exit)
+# and failures=0. Each helper prints "ok   NAME" or "FAIL NAME: …" and
+# counts the failures.
+
+spool=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
 
 check() {  # check NAME EXPECTED_EXIT COMMAND... (stdin passes through; output in $work/out)
   local name=$1 expected=$2

@@ -8,13 +8,9 @@
 # naming file and line, committing nothing), an incompatible change (exit 1,
 # naming the flow and the full refresh it needs).
 set -uo pipefail
-spool=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
+source "$(dirname "$0")/cli_test_lib.sh" "$1"
 store="$work/store"
 
-source "$(dirname "$0")/cli_test_lib.sh"
 
 history_count() { "$spool" history "$store" __spool.pipeline.definition 2>/dev/null | grep -c 'SET PIPELINE'; }
 newest_version() { "$spool" log inspect "$store/log" 2>/dev/null | sed -n 's/.*newest version \([0-9]*\).*/\1/p' | head -1; }

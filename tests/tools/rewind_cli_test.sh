@@ -6,12 +6,7 @@
 # fix and replays: the tables equal those of a store that never had the bug.
 # Then the refusals, each with its code, changing nothing.
 set -uo pipefail
-spool=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-source "$(dirname "$0")/cli_test_lib.sh"
+source "$(dirname "$0")/cli_test_lib.sh" "$1"
 
 spec() {  # spec STORE AMOUNT_EXPR: the pipeline with the transformation deployed
   cat >"$work/spec.json" <<JSON

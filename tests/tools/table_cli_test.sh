@@ -7,10 +7,7 @@
 # must exit 2, say what is wrong (the line, the column, the range), and
 # leave the store exactly as it was (same tables, rows, history and log).
 set -uo pipefail
-spool=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
+source "$(dirname "$0")/cli_test_lib.sh" "$1"
 store="$work/s"
 items=main.shop.items
 events=main.shop.events

@@ -6,13 +6,9 @@
 # mistake a user can make with each subcommand: each must exit 2, say what
 # is wrong, and leave the topic exactly as it was.
 set -uo pipefail
-spool=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
+source "$(dirname "$0")/cli_test_lib.sh" "$1"
 topic="$work/orders"
 
-source "$(dirname "$0")/cli_test_lib.sh"
 
 json_field() {  # json_field DIR FIELD: a number from `topic info --json`
   "$spool" topic info "$1" --json | sed -n "s/^  \"$2\": \([0-9]*\),\?$/\1/p"
@@ -122,8 +118,11 @@ refused create-in-other-files "holds other files \(notes.txt\)" "$topic" "$spool
 refused create-no-parent "cannot create topic $work/missing/t" "$topic" "$spool" topic create "$work/missing/t"
 refused produce-unknown-dir "^spool: NotFound: $work/nope is not a topic .*; create one with \`spool topic create $work/nope\`$" \
   "$topic" "$spool" topic produce "$work/nope" hello
-refused produce-nothing "no messages: give them as arguments or one a line on stdin" "$topic" \
+refused produce-nothing "no messages: give them as arguments, in --file or one a line on stdin" "$topic" \
   "$spool" topic produce "$topic" </dev/null
+refused produce-file-and-arguments "give the messages as arguments or in --file, not both" "$topic" \
+  "$spool" topic produce "$topic" --file "$work/other/notes.txt" hello
+refused produce-missing-file "cannot read $work/none.jsonl" "$topic" "$spool" topic produce "$topic" --file "$work/none.jsonl"
 refused consume-unknown-dir "is not a topic" "$topic" "$spool" topic consume "$work/nope"
 refused info-unknown-dir "is not a topic" "$topic" "$spool" topic info "$work/nope"
 refused retention-unknown-dir "is not a topic" "$topic" "$spool" topic retention "$work/nope"

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# `spool demo`, the README's main job: it must exit 0 with its final check
+# holding, leave a store the printed commands can explore, and refuse a
+# directory that is not empty.
+set -uo pipefail
+source "$(dirname "$0")/cli_test_lib.sh" "$1"
+
+check "the demo" 0 "$spool" demo --dir "$work/demo"
+cp "$work/out" "$work/demo.out"
+expect_output "shows the commands" '\$ spool rewind .*/store --point [0-9a-f-]{36} --dry-run'
+expect_output "the tables equal the run without the bug" "main.shop.revenue +4 rows +equal"
+expect_output "its final check holds" "demo: all checks passed"
+check "the store is left to explore" 0 "$spool" read "$work/demo/store" main.shop.customers
+expect_output "customers as SCD type 2" "Jr\."
+command=$(sed -n 's/^  spool \(read .* --archive .*\)   #.*/\1/p' "$work/demo.out")
+# shellcheck disable=SC2086  # the printed command, split into its words
+check "the printed time travel into the cut history" 0 "$spool" $command
+expect_output "reads the doubled revenue" "^de +24 +14796"
+check "a directory that is not empty" 2 "$spool" demo --dir "$work/demo"
+expect_output "is refused" "is not empty"
+
+if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
+echo "all demo checks passed"
