@@ -12,6 +12,7 @@
 
 #include "cli_format.h"
 #include "commands.h"
+#include "json_format.h"
 #include "spool/rewind/retries.h"
 #include "spool/rewind/rewind.h"
 #include "spool/rewind/rewind_points.h"
@@ -339,21 +340,7 @@ int RunRewindPoints(const PointsArgs& args) {
   if (!s.ok()) return ReportError(s);
   if (args.as_json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
-    for (const RewindPoint& p : points) {
-      nlohmann::ordered_json datasets = nlohmann::ordered_json::array();
-      for (const RewindPointDataset& d : p.datasets) {
-        datasets.push_back({{"identifier", d.identifier}, {"table_version", d.table_version}});
-      }
-      out.push_back({{"rewind_point_id", p.id},
-                     {"timestamp", FormatTimestamp(p.recorded_us)},
-                     {"message", p.message},
-                     {"dry_run", p.dry_run},
-                     {"epoch", p.position.epoch},
-                     {"version", p.position.version},
-                     {"version_timestamp", FormatTimestamp(p.timestamp_us)},
-                     {"on_history", store->OnHistory(p.position)},
-                     {"datasets", datasets}});
-    }
+    for (const RewindPoint& p : points) out.push_back(RewindPointJson(p, store->OnHistory(p.position)));
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }

@@ -7,6 +7,7 @@
 
 #include "cli_format.h"
 #include "commands.h"
+#include "json_format.h"
 #include "spool/storage/store.h"
 #include "spool/stream/records.h"
 
@@ -30,22 +31,6 @@ struct EventsArgs {
   uint64_t limit = 0;
   bool as_json = false;
 };
-
-nlohmann::json EventJson(const Event& e) {
-  nlohmann::json details = nlohmann::json::parse(e.details_json, nullptr, false);
-  return {{"id", e.id},
-          {"sequence", e.sequence},
-          {"origin",
-           {{"pipeline_id", e.origin.pipeline_id},
-            {"update_id", e.origin.update_id},
-            {"flow_name", e.origin.flow_name},
-            {"dataset_name", e.origin.dataset_name}}},
-          {"timestamp", FormatTimestamp(e.timestamp_us)},
-          {"level", EventLevelName(e.level)},
-          {"event_type", e.event_type},
-          {"message", e.message},
-          {"details", details.is_discarded() ? nlohmann::json(e.details_json) : details}};
-}
 
 int RunArchive(const std::string& dir) {
   std::unique_ptr<Store> store;
@@ -88,7 +73,7 @@ int RunEvents(const EventsArgs& args) {
   if (s.ok()) s = store->events()->Query(query, &events);
   if (!s.ok()) return ReportError(s);
   if (args.as_json) {
-    nlohmann::json out = nlohmann::json::array();
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const Event& e : events) out.push_back(EventJson(e));
     std::cout << out.dump(2) << "\n";
     return kExitOk;

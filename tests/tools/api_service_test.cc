@@ -1,0 +1,197 @@
+// The HTTP API's handling (tools/api_service.h), without a socket: the
+// reference endpoints, their errors, authentication, one update at a time.
+#include "api_service.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "spool/rewind/rewind_points.h"
+#include "spool/storage/store.h"
+#include "spool/stream/pipeline.h"
+#include "temp_dir.h"
+
+namespace spool::cli {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr char kToken[] = "s3cret";
+
+class ApiServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::filesystem::create_directories(dir_.Sub("in"));
+    AddFile("a.jsonl", R"({"id": 1, "country": "de", "amount": 10})" "\n" R"({"id": 2, "country": "fr", "amount": 5})" "\n");
+    ASSERT_TRUE(Store::Open(StoreOptions{}, dir_.Sub("store"), &store_).ok());
+    PipelineBuilder b("shop");
+    b.StreamingTable("main.shop.orders");
+    b.StreamingTable("main.shop.revenue");
+    b.Flow("ingest")
+        .FromFiles(dir_.Sub("in"), {{"id", ColumnType::kInt64, false}, {"country", ColumnType::kString, false},
+                                    {"amount", ColumnType::kInt64, true}})
+        .Into("main.shop.orders");
+    b.Flow("revenue")
+        .FromDataset("main.shop.orders")
+        .Aggregate({"country"}, {{"revenue", AggregateFn::kSum, "amount"}})
+        .Into("main.shop.revenue");
+    const PipelineSpec spec = b.Build();
+    ASSERT_TRUE(SetPipelineDefinition(store_.get(), spec, &pipeline_id_).ok());
+    ASSERT_TRUE(Pipeline::Open(store_.get(), spec, &pipeline_).ok());
+    service_ = std::make_unique<ApiService>(store_.get(), pipeline_.get(), kToken);
+  }
+  void AddFile(const std::string& name, const std::string& text) { std::ofstream(dir_.Sub("in/" + name)) << text; }
+
+  ApiResponse Call(const std::string& method, const std::string& path, const std::string& body = "",
+                   const std::string& token = kToken) {
+    return service_->Handle({method, "/api/2.0/pipelines/" + pipeline_id_ + path, "Bearer " + token, body});
+  }
+  static json Json(const ApiResponse& r) { return json::parse(r.body); }
+  // Starts an update and waits for it to end; its id.
+  std::string Update(const std::string& body = "{}") {
+    const ApiResponse r = Call("POST", "/updates", body);
+    EXPECT_EQ(r.status, 200) << r.body;
+    service_->WaitIdle();
+    return Json(r).value("update_id", "");
+  }
+  std::string State(const std::string& update_id) {
+    const ApiResponse r = Call("GET", "/updates/" + update_id);
+    EXPECT_EQ(r.status, 200) << r.body;
+    return Json(r)["update"].value("state", "");
+  }
+  uint64_t Newest() { return store_->log()->Newest().version; }
+
+  TempDir dir_;
+  std::unique_ptr<Store> store_;
+  std::string pipeline_id_;
+  std::unique_ptr<Pipeline> pipeline_;
+  std::unique_ptr<ApiService> service_;
+};
+
+TEST_F(ApiServiceTest, AnUpdateStartsAtOnceAndItsStateIsFollowed) {
+  const std::string id = Update();
+  ASSERT_EQ(id.size(), 36u);
+  EXPECT_EQ(State(id), "COMPLETED");
+  const json update = Json(Call("GET", "/updates/" + id))["update"];
+  EXPECT_EQ(update["pipeline_id"], pipeline_id_);
+  EXPECT_EQ(update["cause"], "API_CALL");
+  EXPECT_GT(update["creation_time"].get<int64_t>(), 0);
+  const json list = Json(Call("GET", "/updates"));
+  ASSERT_EQ(list["updates"].size(), 1u);
+  EXPECT_EQ(list["updates"][0]["update_id"], id);
+  EXPECT_EQ(list["updates"][0]["state"], "COMPLETED");
+}
+
+TEST_F(ApiServiceTest, UpdatesAndEventsArePagedNewestFirstAndEventsFiltered) {
+  const std::string first = Update(), second = Update(R"({"cause": "JOB_TASK"})"), third = Update();
+  json page = Json(Call("GET", "/updates?max_results=2"));
+  ASSERT_EQ(page["updates"].size(), 2u);
+  EXPECT_EQ(page["updates"][0]["update_id"], third);
+  EXPECT_EQ(page["updates"][1]["cause"], "JOB_TASK");
+  page = Json(Call("GET", "/updates?max_results=2&page_token=" + page["next_page_token"].get<std::string>()));
+  ASSERT_EQ(page["updates"].size(), 1u);
+  EXPECT_EQ(page["updates"][0]["update_id"], first);
+  EXPECT_FALSE(page.contains("next_page_token"));
+  // Events: by type and level, newest first, in pages.
+  json events = Json(Call("GET", "/events?event_type=create_update&max_results=2"));
+  ASSERT_EQ(events["events"].size(), 2u);
+  EXPECT_EQ(events["events"][0]["origin"]["update_id"], third);
+  events = Json(Call("GET", "/events?event_type=create_update&page_token=" +
+                            events["next_page_token"].get<std::string>()));
+  ASSERT_EQ(events["events"].size(), 1u);
+  EXPECT_EQ(events["events"][0]["origin"]["update_id"], first);
+  EXPECT_EQ(Json(Call("GET", "/events?level=ERROR"))["events"].size(), 0u);
+  EXPECT_EQ(Json(Call("GET", "/events?start_time=2001-01-01%2000:00:00&end_time=2002-01-01"))["events"].size(), 0u);
+}
+
+TEST_F(ApiServiceTest, TheReferenceRewindBodyRewindsAndItsErrorsCarryTheirCodes) {
+  Update();
+  RewindPoint point;
+  ASSERT_TRUE(RecordRewindPoint(store_.get(), *pipeline_, "before b", false, &point).ok());
+  AddFile("b.jsonl", R"({"id": 3, "country": "de", "amount": 7})" "\n");
+  Update();
+  const json points = Json(Call("GET", "/rewind-points"));
+  ASSERT_GE(points["rewind_points"].size(), 1u);
+  EXPECT_EQ(points["rewind_points"][0]["rewind_point_id"], point.id);
+
+  const uint64_t before = Newest();
+  ApiResponse r = Call("POST", "/updates", R"({"rewind_spec": {"rewind_point_id": "nope"}})");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(Json(r)["error_code"], "INVALID_REWIND_SPECIFICATION.REWIND_POINT_NOT_FOUND");
+  EXPECT_EQ(Newest(), before);
+  const std::string id = Update(R"({"cause": "USER_ACTION", "rewind_spec": {"rewind_point_id": ")" + point.id +
+                                R"(", "datasets": [{"identifier": "main.shop.orders", "cascade": true,
+                                "reset_checkpoints": true}], "dry_run": false}})");
+  EXPECT_EQ(State(id), "COMPLETED");
+  EXPECT_EQ(Json(Call("GET", "/updates/" + id))["update"]["rewind"], true);
+  EXPECT_EQ(Newest(), point.position.version);  // the log cut there
+  TableId orders;
+  ASSERT_TRUE(TableId::Parse("main.shop.orders", &orders).ok());
+  uint64_t rows = 0;
+  ASSERT_TRUE(store_->Read(orders, {}, [&](const Row&) { return ++rows > 0; }).ok());
+  EXPECT_EQ(rows, 2u);  // b.jsonl's order is gone until the replay
+}
+
+TEST_F(ApiServiceTest, BadRequestsAreRefusedWithTheirStatusAndChangeNothing) {
+  const uint64_t before = Newest();
+  struct Case {
+    std::string method, path, body;
+    int status;
+    std::string code;
+  } cases[] = {
+      {"POST", "/updates", "{not json", 400, "INVALID_PARAMETER_VALUE"},
+      {"POST", "/updates", R"({"full_refresh": "yes"})", 400, "INVALID_PARAMETER_VALUE"},
+      {"POST", "/updates", R"({"surprise": true})", 400, "INVALID_PARAMETER_VALUE"},
+      {"POST", "/updates", R"({"rewind_spec": {"rewind_timestamp": "yesterday"}})", 400,
+       "INVALID_REWIND_SPECIFICATION.INVALID_TIMESTAMP_FORMAT"},
+      {"GET", "/updates/no-such-update", "", 404, "RESOURCE_DOES_NOT_EXIST"},
+      {"GET", "/updates?max_results=0", "", 400, "INVALID_PARAMETER_VALUE"},
+      {"GET", "/events?level=LOUD", "", 400, "INVALID_PARAMETER_VALUE"},
+      {"GET", "/nothing", "", 404, "ENDPOINT_NOT_FOUND"},
+      {"DELETE", "/updates", "", 404, "ENDPOINT_NOT_FOUND"},
+  };
+  for (const Case& c : cases) {
+    const ApiResponse r = Call(c.method, c.path, c.body);
+    EXPECT_EQ(r.status, c.status) << c.method << " " << c.path << " " << c.body << ": " << r.body;
+    EXPECT_EQ(Json(r)["error_code"], c.code) << c.path << " " << c.body;
+    EXPECT_FALSE(Json(r).value("message", "").empty());
+  }
+  ApiResponse r = service_->Handle({"GET", "/api/2.0/pipelines/other/updates", "Bearer s3cret", ""});
+  EXPECT_EQ(r.status, 404);
+  EXPECT_NE(r.body.find("no pipeline has id other"), std::string::npos);
+  for (const std::string& auth : {std::string(""), std::string("Bearer wrong"), std::string("s3cret")}) {
+    r = service_->Handle({"POST", "/api/2.0/pipelines/" + pipeline_id_ + "/updates", auth, "{}"});
+    EXPECT_EQ(r.status, 401) << auth;
+    EXPECT_EQ(Json(r)["error_code"], "UNAUTHENTICATED");
+  }
+  service_->WaitIdle();
+  EXPECT_EQ(Newest(), before);
+  EXPECT_EQ(Json(Call("GET", "/updates"))["updates"].size(), 0u);
+}
+
+TEST_F(ApiServiceTest, ASecondUpdateWhileOneRunsIsAConflict) {
+  std::unique_ptr<UpdateClaim> running;  // an update of the store in progress
+  ASSERT_TRUE(store_->ClaimUpdate("held", &running).ok());
+  const ApiResponse r = Call("POST", "/updates");
+  EXPECT_EQ(r.status, 409);
+  EXPECT_EQ(Json(r)["error_code"], "RESOURCE_CONFLICT");
+  running.reset();
+  EXPECT_EQ(State(Update()), "COMPLETED");
+  EXPECT_EQ(Call("POST", "/stop").status, 200);
+}
+
+TEST_F(ApiServiceTest, AValidationWritesNothingAndReportsWhatAFullRefreshWouldLose) {
+  Update();
+  std::filesystem::remove(dir_.Sub("in/a.jsonl"));
+  const uint64_t before = Newest();
+  const std::string id = Update(R"({"validate_only": true, "full_refresh": true})");
+  EXPECT_EQ(Newest(), before);
+  const json update = Json(Call("GET", "/updates/" + id))["update"];
+  EXPECT_EQ(update["state"], "COMPLETED");
+  ASSERT_EQ(update["warnings"].size(), 1u);
+  EXPECT_NE(update["warnings"][0].get<std::string>().find("no longer holds 1 of the 1 files read"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace spool::cli

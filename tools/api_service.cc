@@ -1,0 +1,380 @@
+#include "api_service.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "json_format.h"
+#include "spool/rewind/updates.h"
+#include "spool/storage/store.h"
+#include "spool/stream/pipeline.h"
+#include "spool/stream/records.h"
+
+namespace spool::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+constexpr uint64_t kDefaultPage = 25;
+constexpr uint64_t kMaxPage = 1000;
+
+ApiResponse Error(int status, std::string_view code, std::string_view message) {
+  return {status, json{{"error_code", code}, {"message", message}}.dump()};
+}
+ApiResponse Ok(const json& body) { return {200, body.dump()}; }
+
+// A refused request's response: its code and the status for it.
+ApiResponse FromStatus(const Status& s) {
+  const std::string message(s.message());
+  if (std::string_view code = RewindErrorCode(s); !code.empty()) return Error(400, code, message);
+  if (s.IsInvalidArgument()) return Error(400, "INVALID_PARAMETER_VALUE", message);
+  if (s.IsNotFound()) return Error(404, "RESOURCE_DOES_NOT_EXIST", message);
+  if (s.IsBusy()) return Error(409, "RESOURCE_CONFLICT", message);
+  if (s.IsFailed()) return Error(409, "INVALID_STATE", message);
+  return Error(500, "INTERNAL_ERROR", message);
+}
+
+std::string UrlDecode(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '+') {
+      out += ' ';
+    } else if (text[i] == '%' && i + 2 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
+               std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
+      out += static_cast<char>(std::stoi(std::string(text.substr(i + 1, 2)), nullptr, 16));
+      i += 2;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+struct Target {
+  std::vector<std::string> path;  // the segments after "/"
+  std::map<std::string, std::string> query;
+};
+
+Target ParseTarget(std::string_view target) {
+  Target t;
+  const size_t question = target.find('?');
+  std::string_view path = target.substr(0, question);
+  while (!path.empty()) {
+    const size_t slash = path.find('/');
+    if (slash != 0) t.path.push_back(UrlDecode(path.substr(0, slash)));
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash + 1);
+  }
+  if (question == std::string_view::npos) return t;
+  std::string_view query = target.substr(question + 1);
+  while (!query.empty()) {
+    const size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    const size_t eq = pair.find('=');
+    t.query[UrlDecode(pair.substr(0, eq))] = eq == std::string_view::npos ? "" : UrlDecode(pair.substr(eq + 1));
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
+  return t;
+}
+
+// A whole number query parameter within [1, max]; `fallback` when absent.
+Status QueryCount(const Target& t, const std::string& name, uint64_t fallback, uint64_t max, uint64_t* out) {
+  auto it = t.query.find(name);
+  if (it == t.query.end()) {
+    *out = fallback;
+    return Status::OK();
+  }
+  const std::string& text = it->second;
+  if (text.empty() || text.size() > 19 || !std::all_of(text.begin(), text.end(), ::isdigit) || std::stoull(text) == 0 ||
+      std::stoull(text) > max) {
+    return Status::InvalidArgument(name + " must be a whole number from 1 to " + std::to_string(max) + ", not '" +
+                                   text + "'");
+  }
+  *out = std::stoull(text);
+  return Status::OK();
+}
+
+// Milliseconds since the epoch, as the reference API gives times.
+int64_t Millis(uint64_t micros) { return static_cast<int64_t>(micros / 1000); }
+
+}  // namespace
+
+struct ApiService::Impl {
+  Impl(Store* s, Pipeline* p, std::string t) : store(s), pipeline(p), token(std::move(t)) {}
+
+  Store* store;
+  Pipeline* pipeline;
+  std::string token;
+
+  std::mutex mu;
+  std::condition_variable idle;
+  bool running = false;  // guarded by mu
+  std::thread worker;    // the last update's
+  // What the event log cannot say: how a validation (which records no
+  // events) or a refused run ended. Guarded by mu.
+  struct Ended {
+    UpdateState state = UpdateState::kCompleted;
+    std::string cause;
+    uint64_t created_us = 0;
+    std::string error;
+    std::vector<std::string> warnings;
+  };
+  std::map<std::string, Ended> ended;
+
+  ApiResponse Route(const ApiRequest& request);
+  ApiResponse StartUpdate(const std::string& body);
+  ApiResponse ListUpdates(const Target& t);
+  ApiResponse GetUpdate(const std::string& update_id);
+  ApiResponse ListEvents(const Target& t);
+  ApiResponse ListRewindPoints();
+  Status UpdateStates(std::map<std::string, std::string>* states);
+  void Run(std::string update_id, UpdateRequest request);
+};
+
+ApiService::ApiService(Store* store, Pipeline* pipeline, std::string token)
+    : impl_(std::make_unique<Impl>(store, pipeline, std::move(token))) {}
+
+ApiService::~ApiService() {
+  StopUpdate();
+  WaitIdle();
+  if (impl_->worker.joinable()) impl_->worker.join();
+}
+
+void ApiService::StopUpdate() { impl_->pipeline->Stop(); }
+
+void ApiService::WaitIdle() {
+  std::unique_lock lock(impl_->mu);
+  impl_->idle.wait(lock, [&] { return !impl_->running; });
+}
+
+ApiResponse ApiService::Handle(const ApiRequest& request) {
+  const std::string expected = "Bearer " + impl_->token;
+  // Compared whole, whatever the first difference (no early exit).
+  bool same = request.authorization.size() == expected.size();
+  for (size_t i = 0; i < expected.size() && i < request.authorization.size(); ++i) {
+    same = same && request.authorization[i] == expected[i];
+  }
+  if (!same) return Error(401, "UNAUTHENTICATED", "a valid bearer token is required: Authorization: Bearer <token>");
+  return impl_->Route(request);
+}
+
+ApiResponse ApiService::Impl::Route(const ApiRequest& request) {
+  const Target t = ParseTarget(request.target);
+  const std::vector<std::string>& p = t.path;
+  if (p.size() < 5 || p[0] != "api" || p[1] != "2.0" || p[2] != "pipelines") {
+    return Error(404, "ENDPOINT_NOT_FOUND", "no endpoint " + request.method + " " + request.target);
+  }
+  if (p[3] != pipeline->id()) {
+    return Error(404, "RESOURCE_DOES_NOT_EXIST", "no pipeline has id " + p[3] + " (this server's: " + pipeline->id() + ")");
+  }
+  const std::string& what = p[4];
+  const bool get = request.method == "GET", post = request.method == "POST";
+  if (what == "updates" && p.size() == 5 && post) return StartUpdate(request.body);
+  if (what == "updates" && p.size() == 5 && get) return ListUpdates(t);
+  if (what == "updates" && p.size() == 6 && get) return GetUpdate(p[5]);
+  if (what == "events" && p.size() == 5 && get) return ListEvents(t);
+  if (what == "stop" && p.size() == 5 && post) {
+    pipeline->Stop();
+    return Ok(json::object());
+  }
+  if (what == "rewind-points" && p.size() == 5 && get) return ListRewindPoints();
+  return Error(404, "ENDPOINT_NOT_FOUND", "no endpoint " + request.method + " " + request.target);
+}
+
+ApiResponse ApiService::Impl::StartUpdate(const std::string& body) {
+  UpdateRequest request;
+  Status s = ParseUpdateRequest(body.empty() ? "{}" : body, &request);
+  if (!s.ok()) return FromStatus(s);
+  // What can be refused is refused now, changing nothing: a rewind's
+  // validation, an update while a rewind is incomplete.
+  if (request.rewind_spec) {
+    RewindPlan plan;
+    s = PlanRewind(store, *pipeline, *request.rewind_spec, &plan);
+  } else if (!request.validate_only) {
+    s = CheckNoIncompleteRewind(store, pipeline->spec());
+  }
+  if (!s.ok()) return FromStatus(s);
+  std::unique_lock lock(mu);
+  if (running || !store->RunningUpdate().empty()) {
+    return Error(409, "RESOURCE_CONFLICT", "an update is running on pipeline " + pipeline->id() +
+                                               ": stop it (POST …/stop) or wait for it to end");
+  }
+  if (worker.joinable()) worker.join();  // the last one has ended
+  running = true;
+  const std::string update_id = NewUpdateId();
+  ended.erase(update_id);
+  worker = std::thread([this, update_id, request] { Run(update_id, request); });
+  return Ok(json{{"update_id", update_id}});
+}
+
+void ApiService::Impl::Run(std::string update_id, UpdateRequest request) {
+  UpdateOptions options;
+  options.update_id = update_id;
+  const uint64_t created = store->options().env->NowMicros();
+  UpdateOutcome outcome;
+  const Status s = RunUpdateRequest(store, pipeline, request, options, RetryPolicy{}, &outcome);
+  std::lock_guard lock(mu);
+  if (!s.ok() || outcome.kind == UpdateOutcome::Kind::kValidation) {
+    ended[update_id] = Ended{s.ok() ? UpdateState::kCompleted : UpdateState::kFailed, std::string(UpdateCauseName(request.cause)),
+                             created, s.ok() ? "" : std::string(s.message()), outcome.warnings};
+  }
+  running = false;
+  idle.notify_all();
+}
+
+// The last state of every update in the event log.
+Status ApiService::Impl::UpdateStates(std::map<std::string, std::string>* states) {
+  EventQuery query;
+  query.event_type = "update_progress";
+  std::vector<Event> events;
+  SPOOL_RETURN_IF_ERROR(store->events()->Query(query, &events));
+  for (const Event& e : events) {
+    const json details = json::parse(e.details_json, nullptr, false);
+    if (details.is_object() && details.contains("update_progress")) {
+      (*states)[e.origin.update_id] = details["update_progress"].value("state", "");
+    }
+  }
+  return Status::OK();
+}
+
+ApiResponse ApiService::Impl::ListUpdates(const Target& t) {
+  uint64_t max = 0, from = 0;
+  Status s = QueryCount(t, "max_results", kDefaultPage, kMaxPage, &max);
+  if (s.ok() && t.query.count("page_token") != 0) s = QueryCount(t, "page_token", 0, UINT64_MAX >> 1, &from);
+  EventQuery query;
+  query.event_type = "create_update";
+  std::vector<Event> created;
+  if (s.ok()) s = store->events()->Query(query, &created);
+  std::map<std::string, std::string> states;
+  if (s.ok()) s = UpdateStates(&states);
+  if (!s.ok()) return FromStatus(s);
+  json updates = json::array();
+  uint64_t last = 0;
+  bool more = false;
+  for (auto it = created.rbegin(); it != created.rend(); ++it) {  // newest first, before the page token
+    const Event& e = *it;
+    if (from != 0 && e.sequence >= from) continue;
+    if (updates.size() == max) {
+      more = true;
+      break;
+    }
+    last = e.sequence;
+    const json details = json::parse(e.details_json, nullptr, false);
+    const std::string cause = details.is_object() && details.contains("create_update")
+                                  ? details["create_update"].value("cause", "")
+                                  : "";
+    updates.push_back({{"update_id", e.origin.update_id},
+                       {"state", states[e.origin.update_id]},
+                       {"cause", cause},
+                       {"creation_time", Millis(e.timestamp_us)}});
+  }
+  json out = {{"updates", updates}};
+  if (more) out["next_page_token"] = std::to_string(last);
+  return Ok(out);
+}
+
+ApiResponse ApiService::Impl::GetUpdate(const std::string& update_id) {
+  {
+    std::lock_guard lock(mu);
+    auto it = ended.find(update_id);
+    if (it != ended.end()) {
+      json update = {{"pipeline_id", pipeline->id()},
+                     {"update_id", update_id},
+                     {"state", UpdateStateName(it->second.state)},
+                     {"cause", it->second.cause},
+                     {"creation_time", Millis(it->second.created_us)}};
+      if (!it->second.error.empty()) update["error"] = it->second.error;
+      if (!it->second.warnings.empty()) update["warnings"] = it->second.warnings;
+      return Ok(json{{"update", update}});
+    }
+  }
+  EventQuery query;
+  query.update_id = update_id;
+  std::vector<Event> events;
+  Status s = store->events()->Query(query, &events);
+  if (!s.ok()) return FromStatus(s);
+  json update = {{"pipeline_id", pipeline->id()}, {"update_id", update_id}};
+  bool known = false;
+  for (const Event& e : events) {
+    const json details = json::parse(e.details_json, nullptr, false);
+    if (!details.is_object()) continue;
+    if (e.event_type == "create_update" && details.contains("create_update")) {
+      known = true;
+      update["cause"] = details["create_update"].value("cause", "");
+      update["creation_time"] = Millis(e.timestamp_us);
+      for (const char* flag : {"full_refresh", "validate_only", "rewind", "dry_run"}) {
+        if (details["create_update"].contains(flag)) update[flag] = details["create_update"][flag];
+      }
+    } else if (e.event_type == "update_progress" && details.contains("update_progress")) {
+      update["state"] = details["update_progress"].value("state", "");
+      if (details["update_progress"].contains("error")) update["error"] = details["update_progress"]["error"];
+    }
+  }
+  if (!known) {
+    std::lock_guard lock(mu);
+    if (!running || !update.contains("state")) {
+      return Error(404, "RESOURCE_DOES_NOT_EXIST", "pipeline " + pipeline->id() + " has no update " + update_id);
+    }
+  }
+  if (!update.contains("state")) update["state"] = "QUEUED";  // started, no event yet
+  return Ok(json{{"update", update}});
+}
+
+ApiResponse ApiService::Impl::ListEvents(const Target& t) {
+  EventQuery query;
+  uint64_t max = 0, before = 0;
+  Status s = QueryCount(t, "max_results", 100, kMaxPage, &max);
+  if (s.ok() && t.query.count("page_token") != 0) s = QueryCount(t, "page_token", 0, UINT64_MAX >> 1, &before);
+  if (auto it = t.query.find("event_type"); s.ok() && it != t.query.end()) query.event_type = it->second;
+  if (auto it = t.query.find("level"); s.ok() && it != t.query.end()) {
+    EventLevel level;
+    s = ParseEventLevel(it->second, &level);
+    query.level = level;
+  }
+  for (const char* bound : {"start_time", "end_time"}) {
+    auto it = t.query.find(bound);
+    if (!s.ok() || it == t.query.end()) continue;
+    int64_t micros = 0;
+    s = ParseTimestamp(it->second, &micros);
+    if (s.ok() && micros < 0) s = Status::InvalidArgument("before 1970");
+    if (!s.ok()) {
+      s = Status::InvalidArgument(std::string(bound) + ": " + std::string(s.message()));
+      break;
+    }
+    (std::string(bound) == "start_time" ? query.since_us : query.until_us) = static_cast<uint64_t>(micros);
+  }
+  std::vector<Event> events;
+  if (s.ok()) s = store->events()->Query(query, &events);
+  if (!s.ok()) return FromStatus(s);
+  json out_events = json::array();
+  uint64_t last = 0;
+  bool more = false;
+  for (auto it = events.rbegin(); it != events.rend(); ++it) {  // newest first, before the page token
+    if (before != 0 && it->sequence >= before) continue;
+    if (out_events.size() == max) {
+      more = true;
+      break;
+    }
+    out_events.push_back(EventJson(*it));
+    last = it->sequence;
+  }
+  json out = {{"events", out_events}};
+  if (more) out["next_page_token"] = std::to_string(last);
+  return Ok(out);
+}
+
+ApiResponse ApiService::Impl::ListRewindPoints() {
+  std::vector<RewindPoint> points;
+  Status s = spool::ListRewindPoints(store, 0, &points);
+  if (!s.ok()) return FromStatus(s);
+  json out = json::array();
+  for (const RewindPoint& p : points) out.push_back(RewindPointJson(p, store->OnHistory(p.position)));
+  return Ok(json{{"rewind_points", out}});
+}
+
+}  // namespace spool::cli

@@ -1,0 +1,39 @@
+#include "json_format.h"
+
+#include "cli_format.h"
+
+namespace spool::cli {
+
+nlohmann::ordered_json EventJson(const Event& e) {
+  nlohmann::ordered_json details = nlohmann::ordered_json::parse(e.details_json, nullptr, false);
+  return {{"id", e.id},
+          {"sequence", e.sequence},
+          {"origin",
+           {{"pipeline_id", e.origin.pipeline_id},
+            {"update_id", e.origin.update_id},
+            {"flow_name", e.origin.flow_name},
+            {"dataset_name", e.origin.dataset_name}}},
+          {"timestamp", FormatTimestamp(e.timestamp_us)},
+          {"level", EventLevelName(e.level)},
+          {"event_type", e.event_type},
+          {"message", e.message},
+          {"details", details.is_discarded() ? nlohmann::ordered_json(e.details_json) : details}};
+}
+
+nlohmann::ordered_json RewindPointJson(const RewindPoint& p, bool on_history) {
+  nlohmann::ordered_json datasets = nlohmann::ordered_json::array();
+  for (const RewindPointDataset& d : p.datasets) {
+    datasets.push_back({{"identifier", d.identifier}, {"table_version", d.table_version}});
+  }
+  return {{"rewind_point_id", p.id},
+          {"timestamp", FormatTimestamp(p.recorded_us)},
+          {"message", p.message},
+          {"dry_run", p.dry_run},
+          {"epoch", p.position.epoch},
+          {"version", p.position.version},
+          {"version_timestamp", FormatTimestamp(p.timestamp_us)},
+          {"on_history", on_history},
+          {"datasets", datasets}};
+}
+
+}  // namespace spool::cli
