@@ -49,6 +49,9 @@ void RegisterPipelineCommands(CLI::App& app, int* exit_code);
 // `spool demo`.
 void RegisterDemoCommand(CLI::App& app, int* exit_code);
 
+// `spool serve`.
+void RegisterServeCommand(CLI::App& app, int* exit_code);
+
 // Runs one command line (without the program's name) as `spool` does,
 // returning its exit code; the demo runs its steps with it.
 int RunSpool(const std::vector<std::string>& args);

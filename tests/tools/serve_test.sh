@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# `spool serve` driven with curl as the reference documents do: the rewind
+# examples as written (host and ids aside), the updates and events lists,
+# authentication, and bad requests each refused with its status, changing
+# nothing.
+set -uo pipefail
+source "$(dirname "$0")/cli_test_lib.sh" "$1"
+
+"$spool" demo --dir "$work/demo" >/dev/null || { echo "FAIL the demo store"; exit 1; }
+store="$work/demo/store"
+export DATABRICKS_TOKEN=test-token-1234
+echo "$DATABRICKS_TOKEN" >"$work/token"
+check "no token, no server" 2 env -u SPOOL_API_TOKEN "$spool" serve "$store"
+expect_output "says how to give one" "give --token-file FILE or set SPOOL_API_TOKEN"
+
+# The server prints its address once it listens: read it from a FIFO.
+mkfifo "$work/serve.out"
+"$spool" serve "$store" --listen 127.0.0.1:0 --token-file "$work/token" --max-body 4096 >"$work/serve.out" 2>&1 &
+server=$!
+exec 3<"$work/serve.out"
+read -r banner <&3
+base=$(echo "$banner" | sed -n 's|.* on \(http://[^ ]*\)/api/2.0/pipelines/\([0-9a-f-]*\)/ ;.*|\1|p')
+pipeline=$(echo "$banner" | sed -n 's|.*/api/2.0/pipelines/\([0-9a-f-]*\)/ ;.*|\1|p')
+expect_equal "it says where it listens" "${#pipeline}" "36"
+api="$base/api/2.0/pipelines/$pipeline"
+
+call() {  # call NAME EXPECTED_STATUS CURL_ARGS...: the body in $work/out
+  local name=$1 expected=$2
+  shift 2
+  local status
+  status=$(curl -sS -o "$work/out" -w '%{http_code}' "$@")
+  if [ "$status" = "$expected" ]; then echo "ok   $name"; else
+    echo "FAIL $name: status $status, expected $expected"; cat "$work/out"; echo; failures=$((failures + 1)); fi
+}
+field() { sed -n "s/.*\"$1\":\"\\([^\"]*\\)\".*/\\1/p" "$work/out" | head -1; }
+# Follows an update until it ends (each look is one request; bounded).
+await() {
+  local state=""
+  [ -n "$1" ] || { echo "no update"; return; }
+  for _ in $(seq 1 2000); do
+    curl -sS -o "$work/out" -H "Authorization: Bearer $DATABRICKS_TOKEN" "$api/updates/$1"
+    state=$(field state)
+    case "$state" in COMPLETED | FAILED | CANCELED) break ;; esac
+  done
+  echo "$state"
+}
+
+call "rewind points" 200 -H "Authorization: Bearer $DATABRICKS_TOKEN" "$api/rewind-points"
+point=$(field rewind_point_id)
+expect_equal "a point to rewind to" "${#point}" "36"
+
+# The reference documents' examples, as written: the same request with a
+# rewind_point_id or a rewind_timestamp as its target.
+reference_rewind() {  # reference_rewind NAME '"rewind_point_id": "…"'
+  call "$1" 200 -X POST \
+    "$api/updates" \
+    -H "Authorization: Bearer $DATABRICKS_TOKEN" \
+    -H "Content-Type: application/json" \
+    -d '{
+      "cause": "USER_ACTION",
+      "rewind_spec": {
+        '"$2"',
+        "datasets": [{"identifier": "main.shop.orders", "cascade": true, "reset_checkpoints": true}],
+        "dry_run": false
+      }
+    }'
+}
+reference_rewind "rewind to a point (the reference example)" '"rewind_point_id": "'"$point"'"'
+update=$(field update_id)
+expect_equal "it completes" "$(await "$update")" "COMPLETED"
+reference_rewind "rewind to a timestamp (the reference example)" \
+  '"rewind_timestamp": "'"$(date -u -d '+2 seconds' '+%Y-%m-%d %H:%M:%S')"'"'
+expect_equal "it completes too" "$(await "$(field update_id)")" "COMPLETED"
+call "replay" 200 -X POST "$api/updates" -H "Authorization: Bearer $DATABRICKS_TOKEN" -d '{}'
+expect_equal "the replay completes" "$(await "$(field update_id)")" "COMPLETED"
+call "the updates, newest first" 200 -H "Authorization: Bearer $DATABRICKS_TOKEN" "$api/updates?max_results=3"
+expect_output "the rewind among them" "\"update_id\":\"$update\""
+call "events by type" 200 -H "Authorization: Bearer $DATABRICKS_TOKEN" "$api/events?event_type=rewind_completed"
+expect_output "the rewinds' events" "Rewound the pipeline to version"
+call "stop" 200 -X POST -H "Authorization: Bearer $DATABRICKS_TOKEN" "$api/stop"
+
+# Refusals, each changing nothing (the newest event stays the newest).
+newest_event() { curl -sS -H "Authorization: Bearer $DATABRICKS_TOKEN" "$api/events?max_results=1" | sed -n 's/.*"sequence":\([0-9]*\).*/\1/p'; }
+before=$(newest_event)
+expect_equal "the newest event is known" "$([ -n "$before" ] && echo yes)" "yes"
+call "no token" 401 -X POST "$api/updates" -d '{"full_refresh": true}'
+expect_output "says so" '"error_code":"UNAUTHENTICATED"'
+call "a wrong token" 401 -X POST -H "Authorization: Bearer nope" "$api/updates" -d '{"full_refresh": true}'
+call "malformed JSON" 400 -X POST -H "Authorization: Bearer $DATABRICKS_TOKEN" "$api/updates" -d '{"cause": '
+expect_output "names the problem" '"error_code":"INVALID_PARAMETER_VALUE"'
+call "an unknown point" 400 -X POST -H "Authorization: Bearer $DATABRICKS_TOKEN" "$api/updates" \
+  -d '{"rewind_spec": {"rewind_point_id": "00000000-0000-4000-8000-000000000000"}}'
+expect_output "its code" '"error_code":"INVALID_REWIND_SPECIFICATION.REWIND_POINT_NOT_FOUND"'
+head -c 5000 /dev/zero | tr '\0' ' ' >"$work/big.json"
+call "a body over the limit" 413 -X POST -H "Authorization: Bearer $DATABRICKS_TOKEN" "$api/updates" \
+  --data-binary @"$work/big.json"
+expect_output "says so" '"error_code":"REQUEST_LIMIT_EXCEEDED"'
+call "an unknown update" 404 -H "Authorization: Bearer $DATABRICKS_TOKEN" "$api/updates/nope"
+call "an unknown pipeline" 404 -H "Authorization: Bearer $DATABRICKS_TOKEN" "$base/api/2.0/pipelines/nope/updates"
+expect_equal "nothing happened" "$(newest_event)" "$before"
+
+kill -INT "$server"
+wait "$server"
+expect_equal "Ctrl-C stops it cleanly" "$?" "0"
+exec 3<&-
+
+if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
+echo "all serve checks passed"

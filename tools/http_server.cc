@@ -1,0 +1,161 @@
+#include "http_server.h"
+
+#include <atomic>
+#include <utility>  // before Asio: Boost 1.74's awaitable.hpp needs std::exchange
+#include <boost/asio.hpp>
+#include <boost/beast.hpp>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "api_service.h"
+
+namespace spool::cli {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+std::string ErrorBody(std::string_view code, std::string_view message) {
+  return nlohmann::json{{"error_code", code}, {"message", message}}.dump();
+}
+
+struct Shared {
+  HttpServerOptions options;
+  ApiService* api = nullptr;
+  std::atomic<uint64_t> connections{0};
+};
+
+// One connection: requests read and answered in turn until it closes.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket socket, Shared* shared) : stream_(std::move(socket)), shared_(shared) { ++shared_->connections; }
+  ~Session() { --shared_->connections; }
+
+  void Start() { asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->Read(); }); }
+
+  // Answers `status` with an error and closes (a connection over the limit).
+  void Refuse(http::status status, std::string_view code, std::string_view message) {
+    Respond(status, ErrorBody(code, message), /*keep_alive=*/false, 11);
+  }
+
+ private:
+  void Read() {
+    parser_.emplace();
+    parser_->body_limit(shared_->options.max_body_bytes);
+    stream_.expires_after(shared_->options.timeout);
+    http::async_read(stream_, buffer_, *parser_, beast::bind_front_handler(&Session::OnRead, shared_from_this()));
+  }
+
+  void OnRead(beast::error_code ec, size_t) {
+    if (ec == http::error::end_of_stream || ec == beast::error::timeout) return Close();
+    if (ec == http::error::body_limit) {
+      return Refuse(http::status::payload_too_large, "REQUEST_LIMIT_EXCEEDED",
+                    "the body is over the limit of " + std::to_string(shared_->options.max_body_bytes) + " bytes");
+    }
+    if (ec) {
+      if (ec.category() == http::make_error_code(http::error::bad_target).category()) {
+        return Refuse(http::status::bad_request, "MALFORMED_REQUEST", "the request is not well-formed HTTP: " + ec.message());
+      }
+      return Close();
+    }
+    http::request<http::string_body> request = parser_->release();
+    const ApiResponse response = shared_->api->Handle({std::string(request.method_string()), std::string(request.target()),
+                                                       std::string(request[http::field::authorization]), request.body()});
+    Respond(static_cast<http::status>(response.status), response.body, request.keep_alive(), request.version());
+  }
+
+  void Respond(http::status status, std::string body, bool keep_alive, unsigned version) {
+    response_ = http::response<http::string_body>(status, version);
+    response_.set(http::field::server, "spool");
+    response_.set(http::field::content_type, "application/json");
+    response_.keep_alive(keep_alive);
+    response_.body() = std::move(body);
+    response_.prepare_payload();
+    stream_.expires_after(shared_->options.timeout);
+    http::async_write(stream_, response_, beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
+  }
+
+  void OnWrite(beast::error_code ec, size_t) {
+    if (ec) return;
+    if (!response_.keep_alive()) return Close();
+    Read();
+  }
+
+  void Close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  }
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  http::response<http::string_body> response_;
+  Shared* shared_;
+};
+
+}  // namespace
+
+struct HttpServer::Impl {
+  Shared shared;
+  asio::io_context ioc;
+  tcp::acceptor acceptor{ioc};
+  std::vector<std::thread> threads;
+
+  void Accept() {
+    acceptor.async_accept(asio::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
+      if (ec) {
+        if (ec != asio::error::operation_aborted) Accept();
+        return;
+      }
+      const bool over = shared.connections.load() >= shared.options.max_connections;
+      auto session = std::make_shared<Session>(std::move(socket), &shared);
+      if (over) {
+        session->Refuse(http::status::service_unavailable, "TEMPORARILY_UNAVAILABLE",
+                        "too many connections (the limit is " + std::to_string(shared.options.max_connections) + ")");
+      } else {
+        session->Start();
+      }
+      Accept();
+    });
+  }
+};
+
+HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+HttpServer::~HttpServer() { Stop(); }
+
+Status HttpServer::Start(const HttpServerOptions& options, ApiService* api, std::unique_ptr<HttpServer>* server) {
+  auto impl = std::make_unique<Impl>();
+  impl->shared.options = options;
+  impl->shared.api = api;
+  beast::error_code ec;
+  const asio::ip::address address = asio::ip::make_address(options.host, ec);
+  if (ec) return Status::InvalidArgument("'" + options.host + "' is not an IP address to listen on");
+  const tcp::endpoint endpoint(address, options.port);
+  impl->acceptor.open(endpoint.protocol(), ec);
+  if (!ec) impl->acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) impl->acceptor.bind(endpoint, ec);
+  if (!ec) impl->acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return Status::IOError("cannot listen on " + options.host + ":" + std::to_string(options.port) + ": " + ec.message());
+  }
+  impl->Accept();
+  for (int i = 0; i < std::max(1, options.threads); ++i) impl->threads.emplace_back([io = &impl->ioc] { io->run(); });
+  server->reset(new HttpServer(std::move(impl)));
+  return Status::OK();
+}
+
+uint16_t HttpServer::port() const { return impl_->acceptor.local_endpoint().port(); }
+
+void HttpServer::Stop() {
+  if (impl_->threads.empty()) return;
+  impl_->ioc.stop();
+  for (std::thread& t : impl_->threads) t.join();
+  impl_->threads.clear();
+}
+
+}  // namespace spool::cli
