@@ -99,6 +99,13 @@ Status QueryCount(const Target& t, const std::string& name, uint64_t fallback, u
   return Status::OK();
 }
 
+// A row as an object of its columns.
+json RowObject(const Schema& schema, const Row& row) {
+  json object = json::object();
+  for (size_t i = 0; i < row.size() && i < schema.columns().size(); ++i) object[schema.columns()[i].name] = ValueJson(row[i]);
+  return object;
+}
+
 // Milliseconds since the epoch, as the reference API gives times.
 int64_t Millis(uint64_t micros) { return static_cast<int64_t>(micros / 1000); }
 
@@ -132,6 +139,10 @@ struct ApiService::Impl {
   ApiResponse GetUpdate(const std::string& update_id);
   ApiResponse ListEvents(const Target& t);
   ApiResponse ListRewindPoints();
+  ApiResponse PreviewRewind(const std::string& body);
+  ApiResponse TableHistory(const TableId& id, const Target& t);
+  ApiResponse TableRows(const TableId& id, const Target& t);
+  ApiResponse TableChanges(const TableId& id, const Target& t);
   Status UpdateStates(std::map<std::string, std::string>* states);
   void Run(std::string update_id, UpdateRequest request);
 };
@@ -183,6 +194,14 @@ ApiResponse ApiService::Impl::Route(const ApiRequest& request) {
     return Ok(json::object());
   }
   if (what == "rewind-points" && p.size() == 5 && get) return ListRewindPoints();
+  if (what == "rewind-preview" && p.size() == 5 && post) return PreviewRewind(request.body);
+  if (what == "tables" && p.size() == 7 && get) {
+    TableId id;
+    if (Status s = TableId::Parse(p[5], &id); !s.ok()) return FromStatus(s);
+    if (p[6] == "history") return TableHistory(id, t);
+    if (p[6] == "rows") return TableRows(id, t);
+    if (p[6] == "changes") return TableChanges(id, t);
+  }
   return Error(404, "ENDPOINT_NOT_FOUND", "no endpoint " + request.method + " " + request.target);
 }
 
@@ -366,6 +385,102 @@ ApiResponse ApiService::Impl::ListEvents(const Target& t) {
   json out = {{"events", out_events}};
   if (more) out["next_page_token"] = std::to_string(last);
   return Ok(out);
+}
+
+// What a rewind would do, as its dry run validates it, changing nothing
+// (not even a rewind point): the target and the datasets, cascades resolved.
+ApiResponse ApiService::Impl::PreviewRewind(const std::string& body) {
+  UpdateRequest request;
+  Status s = ParseUpdateRequest(body.empty() ? "{}" : body, &request);
+  if (s.ok() && !request.rewind_spec) s = Status::InvalidArgument("rewind_spec: missing: the rewind to preview");
+  RewindPlan plan;
+  if (s.ok()) s = PlanRewind(store, *pipeline, *request.rewind_spec, &plan);
+  if (!s.ok()) return FromStatus(s);
+  json datasets = json::array();
+  for (const RewindDataset& d : plan.datasets) {
+    datasets.push_back({{"identifier", d.identifier}, {"cascade", d.cascade}, {"reset_checkpoints", d.reset_checkpoints}});
+  }
+  return Ok(json{{"target", {{"epoch", plan.target.epoch},
+                             {"version", plan.target.version},
+                             {"timestamp", FormatTimestampUtc(plan.target_timestamp_us)}}},
+                 {"rewind_point_id", plan.point ? plan.point->id : ""},
+                 {"whole_pipeline", plan.whole_pipeline},
+                 {"versions_after_target", store->log()->Newest().version - plan.target.version},
+                 {"datasets", datasets}});
+}
+
+ApiResponse ApiService::Impl::TableHistory(const TableId& id, const Target& t) {
+  uint64_t max = 0;
+  Status s = QueryCount(t, "max_results", 100, kMaxPage, &max);
+  std::vector<HistoryEntry> history;
+  if (s.ok()) s = store->History(id, &history, max);
+  if (!s.ok()) return FromStatus(s);
+  json out = json::array();
+  for (const HistoryEntry& h : history) out.push_back(HistoryJson(h));
+  return Ok(json{{"table", id.ToString()}, {"history", out}});
+}
+
+// A table now, or as of `version` or `timestamp`: its rows as objects.
+ApiResponse ApiService::Impl::TableRows(const TableId& id, const Target& t) {
+  ReadOptions options;
+  uint64_t max = 0;
+  Status s = QueryCount(t, "max_results", 1000, 100000, &max);
+  if (auto it = t.query.find("version"); s.ok() && it != t.query.end()) {
+    uint64_t version = 0;
+    s = QueryCount(t, "version", 0, UINT64_MAX >> 1, &version);
+    options.version = version;
+  }
+  if (auto it = t.query.find("timestamp"); s.ok() && it != t.query.end()) {
+    int64_t micros = 0;
+    s = ParseTimestamp(it->second, &micros);
+    if (s.ok() && micros < 0) s = Status::InvalidArgument("timestamp: before 1970");
+    if (s.ok() && options.version) s = Status::InvalidArgument("give version or timestamp, not both");
+    options.timestamp_us = static_cast<uint64_t>(micros);
+  }
+  TableInfo table;
+  uint64_t version = 0;
+  json rows = json::array();
+  bool more = false;
+  if (s.ok()) {
+    s = store->Read(id, options, [&](const Row& row) {
+      if (rows.size() == max) {
+        more = true;
+        return false;
+      }
+      rows.push_back(RowObject(table.schema, row));
+      return true;
+    }, &table, &version);
+  }
+  if (!s.ok()) return FromStatus(s);
+  return Ok(json{{"table", id.ToString()}, {"version", version}, {"rows", rows}, {"truncated", more}});
+}
+
+// The change data feed of versions from..to (to: the newest when absent).
+ApiResponse ApiService::Impl::TableChanges(const TableId& id, const Target& t) {
+  uint64_t from = 0, to = 0, max = 0;
+  Status s = QueryCount(t, "from", 0, UINT64_MAX >> 1, &from);
+  if (s.ok() && from == 0) s = Status::InvalidArgument("from: the first version is required");
+  if (s.ok() && t.query.count("to") != 0) s = QueryCount(t, "to", 0, UINT64_MAX >> 1, &to);
+  if (s.ok()) s = QueryCount(t, "max_results", 1000, 100000, &max);
+  json changes = json::array();
+  bool more = false;
+  TableInfo table;
+  if (s.ok()) {
+    s = store->Changes(id, from, to, [&](const ChangeRow& change) {
+      if (changes.size() == max) {
+        more = true;
+        return false;
+      }
+      json object = RowObject(table.schema, change.row);
+      object["_change_type"] = ChangeTypeName(change.change_type);
+      object["_commit_version"] = change.commit_version;
+      object["_commit_timestamp"] = FormatTimestampUtc(change.commit_timestamp_us);
+      changes.push_back(std::move(object));
+      return true;
+    }, &table);
+  }
+  if (!s.ok()) return FromStatus(s);
+  return Ok(json{{"table", id.ToString()}, {"changes", changes}, {"truncated", more}});
 }
 
 ApiResponse ApiService::Impl::ListRewindPoints() {

@@ -9,6 +9,10 @@
 //                                                   max_results, page_token), newest first
 //   POST /api/2.0/pipelines/{id}/stop               stop the running update
 //   GET  /api/2.0/pipelines/{id}/rewind-points      the rewind points, newest first
+//   POST /api/2.0/pipelines/{id}/rewind-preview     what a rewind_spec would do (changes nothing)
+//   GET  /api/2.0/pipelines/{id}/tables/{t}/history the table's commits, newest first (max_results)
+//   GET  /api/2.0/pipelines/{id}/tables/{t}/rows    the table now, or as of version= or timestamp=
+//   GET  /api/2.0/pipelines/{id}/tables/{t}/changes its change feed, from= to= (max_results)
 //
 // Every request needs `Authorization: Bearer <token>`. Errors are
 // {"error_code": ..., "message": ...}: 400 INVALID_PARAMETER_VALUE (or a

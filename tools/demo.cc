@@ -13,7 +13,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <regex>
 #include <sstream>
 
 #include "commands.h"
@@ -74,6 +73,15 @@ std::string CustomersJsonl(int seq, bool renamed) {
   return out;
 }
 
+// The word after `marker` in `text` (up to a space, a newline or a ','), or
+// "" when `marker` is not there.
+std::string WordAfter(const std::string& text, std::string_view marker) {
+  const size_t at = text.find(marker);
+  if (at == std::string::npos) return "";
+  const size_t begin = at + marker.size();
+  return text.substr(begin, text.find_first_of(" \n,", begin) - begin);
+}
+
 class Demo {
  public:
   explicit Demo(std::string dir) : dir_(std::move(dir)), store_(dir_ + "/store") {}
@@ -112,11 +120,12 @@ class Demo {
         !Run({"rewind-points", "find", store_, "--table", "main.shop.orders", "--where", "amount > 500"}, &found)) {
       return Fail("finding the point");
     }
-    std::smatch match;
-    if (!std::regex_search(found, match, std::regex("rewind point ([0-9a-f-]{36})"))) return Fail("reading the point's id");
-    const std::string point = match[1];
-    if (!std::regex_search(found, match, std::regex("records version ([0-9]+)"))) return Fail("reading the point's version");
-    rewound_to_ = std::stoull(match[1]);
+    const std::string point = WordAfter(found, "rewind point ");
+    const std::string version = WordAfter(found, "records version ");
+    if (point.size() != 36 || version.empty() || version.find_first_not_of("0123456789") != std::string::npos) {
+      return Fail("reading the point found");
+    }
+    rewound_to_ = std::stoull(version);
     Step("5. A dry run checks the rewind and changes nothing; then the rewind itself.");
     if (!Run({"rewind", store_, "--point", point, "--dry-run"}) || !Run({"rewind", store_, "--point", point})) {
       return Fail("the rewind");
@@ -153,9 +162,11 @@ class Demo {
         !Run({"events", store_, "--type", "rewind_completed"}) || !Run({"archive", store_}, &archive)) {
       return Fail("showing the history");
     }
-    if (!std::regex_search(archive, match, std::regex("(epoch-[0-9]+) +[0-9]+-([0-9]+)"))) {
-      return Fail("reading the archive");
-    }
+    // "…/archive/epoch-000002  8-11  4 …": the cut and its last version.
+    const std::string cut = WordAfter(archive, "/archive/");
+    const std::string versions = cut.empty() ? "" : WordAfter(archive, cut + "  ");
+    const std::string last = versions.substr(versions.find('-') + 1);
+    if (cut.empty() || versions.find('-') == std::string::npos || last.empty()) return Fail("reading the archive");
     std::cout << fmt::format(
         "\ndemo: all checks passed. The store is left in {0} to explore, for instance:\n"
         "  spool pipeline show {1}\n"
@@ -164,7 +175,7 @@ class Demo {
         "  spool read {1} main.shop.customers\n"
         "  spool events {1}\n"
         "  spool read {1} main.shop.revenue --archive {2} --version {3}   # as it was before the rewind\n",
-        dir_, store_, match[1].str(), match[2].str());
+        dir_, store_, cut, last);
     return kExitOk;
   }
 

@@ -9,6 +9,7 @@
 
 #include "cli_format.h"
 #include "commands.h"
+#include "json_format.h"
 #include "row_format.h"
 #include "spool/storage/store.h"
 #include "spool/stream/records.h"
@@ -109,20 +110,6 @@ int RunRead(const ReadArgs& args) {
 
 // ---------------------------------------------------------------------------
 // history
-
-ordered_json ParametersJson(const std::string& text) {
-  ordered_json parsed = ordered_json::parse(text, nullptr, false);
-  return parsed.is_discarded() ? ordered_json(text) : parsed;
-}
-
-ordered_json HistoryJson(const HistoryEntry& h) {
-  return ordered_json{{"version", h.version},
-                      {"timestamp", FormatTimestamp(h.timestamp_us)},
-                      {"operation", h.operation},
-                      {"operationParameters", ParametersJson(h.parameters_json)},
-                      {"operationMetrics", h.metrics},
-                      {"updateId", h.update_id}};
-}
 
 std::string MetricsText(const Metrics& metrics) {
   std::string out;

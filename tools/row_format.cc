@@ -11,6 +11,7 @@
 #include <ostream>
 
 #include "cli_format.h"
+#include "json_format.h"
 #include "spool/stream/records.h"
 
 namespace spool::cli {
@@ -46,20 +47,6 @@ std::string CsvQuote(std::string_view text, bool force) {
     out.push_back(c);
   }
   return out + "\"";
-}
-
-ordered_json ValueJson(const Value& value) {
-  switch (value.index()) {
-    case 0: return nullptr;
-    case 1: return std::get<int64_t>(value);
-    case 2: {
-      const double d = std::get<double>(value);
-      return std::isfinite(d) ? ordered_json(d) : ordered_json(DoubleText(d));
-    }
-    case 3: return std::get<std::string>(value);
-    case 4: return std::get<bool>(value);
-    default: return ValueText(value);  // timestamp, bytes
-  }
 }
 
 }  // namespace

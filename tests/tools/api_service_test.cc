@@ -61,6 +61,15 @@ class ApiServiceTest : public ::testing::Test {
     return Json(r)["update"].value("state", "");
   }
   uint64_t Newest() { return store_->log()->Newest().version; }
+  // An update, a rewind point, one more order and its update: the point.
+  RewindPoint PointThenMore() {
+    Update();
+    RewindPoint point;
+    EXPECT_TRUE(RecordRewindPoint(store_.get(), *pipeline_, "before b", false, &point).ok());
+    AddFile("b.jsonl", R"({"id": 3, "country": "de", "amount": 7})" "\n");
+    Update();
+    return point;
+  }
 
   TempDir dir_;
   std::unique_ptr<Store> store_;
@@ -106,11 +115,7 @@ TEST_F(ApiServiceTest, UpdatesAndEventsArePagedNewestFirstAndEventsFiltered) {
 }
 
 TEST_F(ApiServiceTest, TheReferenceRewindBodyRewindsAndItsErrorsCarryTheirCodes) {
-  Update();
-  RewindPoint point;
-  ASSERT_TRUE(RecordRewindPoint(store_.get(), *pipeline_, "before b", false, &point).ok());
-  AddFile("b.jsonl", R"({"id": 3, "country": "de", "amount": 7})" "\n");
-  Update();
+  const RewindPoint point = PointThenMore();
   const json points = Json(Call("GET", "/rewind-points"));
   ASSERT_GE(points["rewind_points"].size(), 1u);
   EXPECT_EQ(points["rewind_points"][0]["rewind_point_id"], point.id);
@@ -131,6 +136,49 @@ TEST_F(ApiServiceTest, TheReferenceRewindBodyRewindsAndItsErrorsCarryTheirCodes)
   uint64_t rows = 0;
   ASSERT_TRUE(store_->Read(orders, {}, [&](const Row&) { return ++rows > 0; }).ok());
   EXPECT_EQ(rows, 2u);  // b.jsonl's order is gone until the replay
+}
+
+TEST_F(ApiServiceTest, TablesReadAsOfAVersionWithTheirHistoryAndChangeFeed) {
+  Update();
+  const uint64_t first = Newest();
+  AddFile("b.jsonl", R"({"id": 3, "country": "de", "amount": 7})" "\n");
+  Update();
+  json rows = Json(Call("GET", "/tables/main.shop.revenue/rows"));
+  ASSERT_EQ(rows["rows"].size(), 2u);
+  EXPECT_EQ(rows["rows"][0]["country"], "de");
+  EXPECT_EQ(rows["rows"][0]["revenue"], 17);
+  rows = Json(Call("GET", "/tables/main.shop.revenue/rows?version=" + std::to_string(first)));
+  EXPECT_EQ(rows["version"], first);
+  EXPECT_EQ(rows["rows"][0]["revenue"], 10);  // as of then
+  EXPECT_EQ(Json(Call("GET", "/tables/main.shop.orders/rows?max_results=2"))["truncated"], true);
+  const json history = Json(Call("GET", "/tables/main.shop.revenue/history?max_results=1"));
+  ASSERT_EQ(history["history"].size(), 1u);
+  EXPECT_EQ(history["history"][0]["operation"], "STREAMING UPDATE");
+  const json changes = Json(Call("GET", "/tables/main.shop.revenue/changes?from=" + std::to_string(first + 1)));
+  ASSERT_EQ(changes["changes"].size(), 2u);  // de's pre- and post-image
+  EXPECT_EQ(changes["changes"][0]["_change_type"], "update_preimage");
+  EXPECT_EQ(changes["changes"][1]["revenue"], 17);
+  EXPECT_EQ(Call("GET", "/tables/main.shop.nothing/rows").status, 404);
+  EXPECT_EQ(Call("GET", "/tables/not-a-name/rows").status, 400);
+  EXPECT_EQ(Call("GET", "/tables/main.shop.revenue/rows?version=999").status, 400);
+  EXPECT_EQ(Call("GET", "/tables/main.shop.revenue/changes").status, 400);
+}
+
+TEST_F(ApiServiceTest, ARewindPreviewSaysWhatTheRewindWouldDoAndChangesNothing) {
+  const RewindPoint point = PointThenMore();
+  const uint64_t before = Newest();
+  const json preview = Json(Call("POST", "/rewind-preview", R"({"rewind_spec": {"rewind_point_id": ")" + point.id +
+                                                                R"(", "datasets": [{"identifier": "main.shop.revenue",
+                                                                "cascade": true, "reset_checkpoints": true}]}})"));
+  EXPECT_EQ(preview["target"]["version"], point.position.version);
+  EXPECT_EQ(preview["whole_pipeline"], false);
+  ASSERT_EQ(preview["datasets"].size(), 1u);
+  EXPECT_EQ(preview["datasets"][0]["identifier"], "main.shop.revenue");
+  EXPECT_GT(preview["versions_after_target"].get<uint64_t>(), 0u);
+  EXPECT_EQ(Newest(), before);
+  EXPECT_EQ(Json(Call("GET", "/rewind-points"))["rewind_points"].size(), 1u);  // no point recorded
+  const ApiResponse refused = Call("POST", "/rewind-preview", R"({"full_refresh": true})");
+  EXPECT_EQ(refused.status, 400);
 }
 
 TEST_F(ApiServiceTest, BadRequestsAreRefusedWithTheirStatusAndChangeNothing) {
