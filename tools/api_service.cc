@@ -1,6 +1,7 @@
 #include "api_service.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -121,6 +122,9 @@ struct ApiService::Impl {
   std::mutex mu;
   std::condition_variable idle;
   bool running = false;  // guarded by mu
+  // The running update's stop flag (a Pipeline::Stop while none runs would
+  // stop the next one instead); cleared as each update starts.
+  std::atomic<bool> stop{false};
   std::thread worker;    // the last update's
   // What the event log cannot say: how a validation (which records no
   // events) or a refused run ended. Guarded by mu.
@@ -156,7 +160,7 @@ ApiService::~ApiService() {
   if (impl_->worker.joinable()) impl_->worker.join();
 }
 
-void ApiService::StopUpdate() { impl_->pipeline->Stop(); }
+void ApiService::StopUpdate() { impl_->stop = true; }
 
 void ApiService::WaitIdle() {
   std::unique_lock lock(impl_->mu);
@@ -190,7 +194,7 @@ ApiResponse ApiService::Impl::Route(const ApiRequest& request) {
   if (what == "updates" && p.size() == 6 && get) return GetUpdate(p[5]);
   if (what == "events" && p.size() == 5 && get) return ListEvents(t);
   if (what == "stop" && p.size() == 5 && post) {
-    pipeline->Stop();
+    stop = true;  // the running update's; the next one starts afresh
     return Ok(json::object());
   }
   if (what == "rewind-points" && p.size() == 5 && get) return ListRewindPoints();
@@ -225,6 +229,7 @@ ApiResponse ApiService::Impl::StartUpdate(const std::string& body) {
   }
   if (worker.joinable()) worker.join();  // the last one has ended
   running = true;
+  stop = false;
   const std::string update_id = NewUpdateId();
   ended.erase(update_id);
   worker = std::thread([this, update_id, request] { Run(update_id, request); });
@@ -234,6 +239,7 @@ ApiResponse ApiService::Impl::StartUpdate(const std::string& body) {
 void ApiService::Impl::Run(std::string update_id, UpdateRequest request) {
   UpdateOptions options;
   options.update_id = update_id;
+  options.stop = &stop;
   const uint64_t created = store->options().env->NowMicros();
   UpdateOutcome outcome;
   const Status s = RunUpdateRequest(store, pipeline, request, options, RetryPolicy{}, &outcome);
