@@ -9,7 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   liblmdb-dev libzstd-dev libxxhash-dev libjemalloc-dev libabsl-dev
   libflatbuffers-dev flatbuffers-compiler
-  libcli11-dev libfmt-dev nlohmann-json3-dev libboost-dev curl
+  libcli11-dev libfmt-dev nlohmann-json3-dev libboost-dev prometheus-cpp-dev curl
   librocksdb-dev libsqlite3-dev libleveldb-dev
 )
 

@@ -9,6 +9,11 @@
 #include <thread>
 #include <vector>
 
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
 #include "json_format.h"
 #include "spool/rewind/updates.h"
 #include "spool/storage/store.h"
@@ -144,6 +149,7 @@ struct ApiService::Impl {
   ApiResponse ListEvents(const Target& t);
   ApiResponse ListRewindPoints();
   ApiResponse PreviewRewind(const std::string& body);
+  ApiResponse Metrics();
   ApiResponse TableHistory(const TableId& id, const Target& t);
   ApiResponse TableRows(const TableId& id, const Target& t);
   ApiResponse TableChanges(const TableId& id, const Target& t);
@@ -181,6 +187,7 @@ ApiResponse ApiService::Handle(const ApiRequest& request) {
 ApiResponse ApiService::Impl::Route(const ApiRequest& request) {
   const Target t = ParseTarget(request.target);
   const std::vector<std::string>& p = t.path;
+  if (p.size() == 1 && p[0] == "metrics" && request.method == "GET") return Metrics();
   if (p.size() < 5 || p[0] != "api" || p[1] != "2.0" || p[2] != "pipelines") {
     return Error(404, "ENDPOINT_NOT_FOUND", "no endpoint " + request.method + " " + request.target);
   }
@@ -487,6 +494,46 @@ ApiResponse ApiService::Impl::TableChanges(const TableId& id, const Target& t) {
   }
   if (!s.ok()) return FromStatus(s);
   return Ok(json{{"table", id.ToString()}, {"changes", changes}, {"truncated", more}});
+}
+
+// Prometheus text: the store's and its log's counters since it was opened,
+// and what the event log counts (updates by state, batches, rewinds).
+ApiResponse ApiService::Impl::Metrics() {
+  prometheus::Registry registry;
+  auto counter = [&](const std::string& name, const std::string& help, double value) {
+    prometheus::BuildCounter().Name(name).Help(help).Register(registry).Add({}).Increment(value);
+  };
+  const StoreStats store_stats = store->Stats();
+  const LogStats log_stats = store->log()->Stats();
+  counter("spool_commits_total", "Commits of the store since it was opened", static_cast<double>(store_stats.commits));
+  counter("spool_rows_written_total", "Row changes committed since the store was opened",
+          static_cast<double>(store_stats.rows_written));
+  counter("spool_snapshots_total", "Snapshots of the state taken since the store was opened",
+          static_cast<double>(store_stats.snapshots_taken));
+  counter("spool_log_appends_total", "Records appended to the log", static_cast<double>(log_stats.appends));
+  counter("spool_log_group_commits_total", "Group commits (one write each)", static_cast<double>(log_stats.groups));
+  counter("spool_log_fsyncs_total", "Data syncs of the log", static_cast<double>(log_stats.syncs));
+  counter("spool_log_bytes_total", "Bytes written to the log's segments", static_cast<double>(log_stats.bytes_appended));
+  // From the event log: every update, batch and rewind it holds.
+  std::map<std::string, double> by_type;
+  for (const char* type : {"flow_progress", "rewind_completed", "create_update"}) {
+    EventQuery query;
+    query.event_type = type;
+    std::vector<Event> events;
+    if (Status s = store->events()->Query(query, &events); !s.ok()) return FromStatus(s);
+    by_type[type] = static_cast<double>(events.size());
+  }
+  counter("spool_flow_batches_total", "Micro-batches (and flow failures) recorded", by_type["flow_progress"]);
+  counter("spool_rewinds_total", "Rewinds completed (undos included)", by_type["rewind_completed"]);
+  counter("spool_updates_total", "Updates started", by_type["create_update"]);
+  bool busy = false;
+  {
+    std::lock_guard lock(mu);
+    busy = running;
+  }
+  prometheus::BuildGauge().Name("spool_update_running").Help("1 while an update runs").Register(registry).Add({}).Set(
+      busy || !store->RunningUpdate().empty() ? 1 : 0);
+  return {200, prometheus::TextSerializer().Serialize(registry.Collect()), "text/plain; version=0.0.4"};
 }
 
 ApiResponse ApiService::Impl::ListRewindPoints() {

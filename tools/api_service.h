@@ -13,6 +13,8 @@
 //   GET  /api/2.0/pipelines/{id}/tables/{t}/history the table's commits, newest first (max_results)
 //   GET  /api/2.0/pipelines/{id}/tables/{t}/rows    the table now, or as of version= or timestamp=
 //   GET  /api/2.0/pipelines/{id}/tables/{t}/changes its change feed, from= to= (max_results)
+//   GET  /metrics                                   Prometheus text: commits, rows, log appends,
+//                                                   fsyncs and bytes, batches, updates, rewinds
 //
 // Every request needs `Authorization: Bearer <token>`. Errors are
 // {"error_code": ..., "message": ...}: 400 INVALID_PARAMETER_VALUE (or a
@@ -47,7 +49,8 @@ struct ApiRequest {
 
 struct ApiResponse {
   int status = 200;
-  std::string body;  // JSON
+  std::string body;  // JSON (Prometheus text for /metrics)
+  std::string content_type = "application/json";
 };
 
 class ApiService {

@@ -65,13 +65,15 @@ class Session : public std::enable_shared_from_this<Session> {
     http::request<http::string_body> request = parser_->release();
     const ApiResponse response = shared_->api->Handle({std::string(request.method_string()), std::string(request.target()),
                                                        std::string(request[http::field::authorization]), request.body()});
-    Respond(static_cast<http::status>(response.status), response.body, request.keep_alive(), request.version());
+    Respond(static_cast<http::status>(response.status), response.body, request.keep_alive(), request.version(),
+            response.content_type);
   }
 
-  void Respond(http::status status, std::string body, bool keep_alive, unsigned version) {
+  void Respond(http::status status, std::string body, bool keep_alive, unsigned version,
+               const std::string& content_type = "application/json") {
     response_ = http::response<http::string_body>(status, version);
     response_.set(http::field::server, "spool");
-    response_.set(http::field::content_type, "application/json");
+    response_.set(http::field::content_type, content_type);
     response_.keep_alive(keep_alive);
     response_.body() = std::move(body);
     response_.prepare_payload();

@@ -92,6 +92,18 @@ TEST_F(ApiServiceTest, AnUpdateStartsAtOnceAndItsStateIsFollowed) {
   EXPECT_EQ(list["updates"][0]["state"], "COMPLETED");
 }
 
+TEST_F(ApiServiceTest, MetricsAreThePrometheusTextOfTheStoreAndItsEvents) {
+  Update();
+  const ApiResponse r = service_->Handle({"GET", "/metrics", std::string("Bearer ") + kToken, ""});
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.content_type, "text/plain; version=0.0.4");
+  EXPECT_NE(r.body.find("# TYPE spool_commits_total counter"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("\nspool_updates_total 1\n"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("\nspool_update_running 0\n"), std::string::npos) << r.body;
+  EXPECT_EQ(r.body.find("\nspool_log_fsyncs_total 0\n"), std::string::npos) << r.body;  // the update synced
+  EXPECT_EQ(service_->Handle({"GET", "/metrics", "", ""}).status, 401);
+}
+
 TEST_F(ApiServiceTest, UpdatesAndEventsArePagedNewestFirstAndEventsFiltered) {
   const std::string first = Update(), second = Update(R"({"cause": "JOB_TASK"})"), third = Update();
   json page = Json(Call("GET", "/updates?max_results=2"));
