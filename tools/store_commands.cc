@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -32,12 +33,28 @@ struct EventsArgs {
   bool as_json = false;
 };
 
-int RunArchive(const std::string& dir) {
+int RunArchive(const std::string& dir, bool as_json) {
   std::unique_ptr<Store> store;
   Status s = OpenStore(dir, &store);
   std::vector<Store::ArchivedCut> cuts;
   if (s.ok()) s = store->ListArchivedCuts(&cuts);
   if (!s.ok()) return ReportError(s);
+  if (as_json) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const Store::ArchivedCut& cut : cuts) {
+      out.push_back({{"cut", std::filesystem::path(cut.dir).filename().string()},
+                     {"dir", cut.dir},
+                     {"epoch", cut.new_epoch},
+                     {"first_version", cut.first_version},
+                     {"last_version", cut.last_version},
+                     {"commits", cut.commits},
+                     {"from", FormatTimestamp(cut.first_timestamp_us)},
+                     {"to", FormatTimestamp(cut.last_timestamp_us)},
+                     {"complete", cut.complete}});
+    }
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
   Table table({"cut", "versions", "commits", "from", "to", "complete"});
   for (const Store::ArchivedCut& cut : cuts) {
     table.AddRow({cut.dir, std::to_string(cut.first_version) + "-" + std::to_string(cut.last_version),
@@ -106,10 +123,11 @@ void RegisterStoreCommands(CLI::App& app, int* exit_code) {
   events->add_flag("--json", args->as_json, "JSON output");
   events->callback([=] { *exit_code = RunEvents(*args); });
 
-  auto archive_dir = std::make_shared<std::string>();
+  auto archive_args = std::make_shared<std::pair<std::string, bool>>();
   CLI::App* archive = app.add_subcommand("archive", "The histories rewinds cut off, kept in the log's archive");
-  archive->add_option("dir", *archive_dir, "Store directory")->required();
-  archive->callback([=] { *exit_code = RunArchive(*archive_dir); });
+  archive->add_option("dir", archive_args->first, "Store directory")->required();
+  archive->add_flag("--json", archive_args->second, "JSON output");
+  archive->callback([=] { *exit_code = RunArchive(archive_args->first, archive_args->second); });
 }
 
 }  // namespace spool::cli

@@ -107,6 +107,9 @@ last=$(sed -n 's|.*/epoch-[0-9]* *[0-9]*-\([0-9]*\) .*|\1|p' "$work/out" | head 
 { "$spool" read "$store" main.shop.orders --archive "$cut" --version "$last" --format csv &&
   "$spool" read "$store" main.shop.revenue --archive "$cut" --version "$last" --format csv; } >"$work/archived.csv"
 expect_equal "time travel into the cut reads the bad tables" "$(cmp -s "$work/archived.csv" "$work/bad.csv" && echo same)" "same"
+check "the archive as JSON" 0 "$spool" archive "$store" --json
+expect_output "names the cut and its versions" "\"cut\": \"$cut\""
+expect_output "its last version" "\"last_version\": $last,"
 check "a cut that is not there" 2 "$spool" read "$store" main.shop.orders --archive epoch-999999 --version 1
 expect_output "names the cuts" "the archive has no cut epoch-999999 \(its cuts: epoch-"
 check "events" 0 "$spool" events "$store" --type rewind_completed
