@@ -27,6 +27,7 @@ class DatasetSource : public Source {
   Status Init(const SourceSpec& spec, const TableInfo& table, const TableId& target, bool as_table) {
     spec_ = spec;
     target_ = target.ToString();
+    as_table_ = as_table;
     keyed_ = table.schema.has_key() && !as_table;
     std::vector<Column> columns = table.schema.columns();
     if (keyed_) {
@@ -48,6 +49,11 @@ class DatasetSource : public Source {
     next_ = committed_;
     rewound_.clear();
     rewound_loaded_ = false;
+    // Now, before the flows upstream write this update's commits, which a
+    // lookup at the first Read would decode twice. (A materialized view's
+    // input is read whole: nothing to skip. A flow starting afresh looks
+    // once it knows where it starts.)
+    if (started_ && !as_table_) SPOOL_RETURN_IF_ERROR(LoadRewoundRanges());
     return Status::OK();
   }
 
@@ -160,7 +166,7 @@ class DatasetSource : public Source {
   // table's commits (v, r] back from the target too: the flow skips them,
   // the restore included, so the target holds each upstream row once
   // (DESIGN.md §6). Rewinds happen between updates, so the restores after
-  // the offset are looked up once per update.
+  // the offset are looked up once per update, as it starts.
   Status LoadRewoundRanges() {
     std::vector<HistoryEntry> history;
     SPOOL_RETURN_IF_ERROR(store_->History(id_, &history, 0, committed_ + 1));
@@ -207,6 +213,7 @@ class DatasetSource : public Source {
   SourceSpec spec_;
   TableId id_;
   std::string target_;
+  bool as_table_ = false;
   // (restored to, restore commit] ranges of versions skipped (above).
   std::vector<std::pair<uint64_t, uint64_t>> rewound_;
   bool rewound_loaded_ = false;
