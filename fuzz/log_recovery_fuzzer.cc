@@ -1,6 +1,7 @@
 // Fuzz target: recovery over a damaged log directory. The input is a
 // program of up to 32 damage operations (6 bytes each: op, file, 32-bit
-// argument) applied to a fixed, valid log of several segments: truncate a
+// argument) applied to the segments of a fixed, valid log of several
+// segments, one truncation and its archived cut (left whole): truncate a
 // file at any byte, flip a bit, remove a file, duplicate a segment under
 // another number, swap two files, overwrite bytes with garbage. Then the
 // log is opened, strictly and in salvage mode, and read. Oracle: opening
@@ -24,9 +25,22 @@ using spool::Env;
 using spool::MemEnv;
 
 struct Fixture {
-  std::map<std::string, std::string> files;  // name -> bytes
+  std::map<std::string, std::string> files;    // name -> bytes; damaged
+  std::map<std::string, std::string> archive;  // path -> bytes; kept whole
   std::map<uint64_t, std::string> bodies;
 };
+
+// Every file below `dir` (recursively), by path.
+void ReadTree(Env* env, const std::string& dir, std::map<std::string, std::string>* files) {
+  std::vector<std::string> names;
+  if (!env->ListDir(dir, &names).ok()) return;
+  for (const std::string& name : names) {
+    const std::string path = spool::JoinPath(dir, name);
+    std::string bytes;
+    if (spool::ReadFileToString(env, path, &bytes).ok()) (*files)[path] = bytes;
+    else ReadTree(env, path, files);
+  }
+}
 
 const Fixture& GetFixture() {
   static const Fixture* fixture = [] {
@@ -41,6 +55,9 @@ const Fixture& GetFixture() {
         f->files[name] = bytes;
       }
     }
+    // The truncation's archived cut: it lets recovery tell a lost successor
+    // segment from a log that was never truncated.
+    ReadTree(&env, spool::JoinPath(spool::fuzz::kFixtureDir, "archive"), &f->archive);
     return f;
   }();
   return *fixture;
@@ -105,13 +122,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (bool salvage : {false, true}) {
     MemEnv env;
     if (!env.CreateDir(spool::fuzz::kFixtureDir).ok()) std::abort();
-    for (const auto& [name, bytes] : files) {
+    auto write = [&](const std::string& path, const std::string& bytes) {
       std::unique_ptr<spool::File> file;
-      if (!env.OpenFile(spool::JoinPath(spool::fuzz::kFixtureDir, name), spool::OpenMode::kTruncate, &file).ok() ||
-          !file->Write(0, bytes).ok()) {
+      if (!env.CreateDir(spool::DirName(spool::DirName(path))).ok() || !env.CreateDir(spool::DirName(path)).ok() ||
+          !env.OpenFile(path, spool::OpenMode::kTruncate, &file).ok() || !file->Write(0, bytes).ok()) {
         std::abort();
       }
-    }
+    };
+    for (const auto& [name, bytes] : files) write(spool::JoinPath(spool::fuzz::kFixtureDir, name), bytes);
+    for (const auto& [path, bytes] : fixture.archive) write(path, bytes);
     OpenAndCheck(&env, salvage, fixture.bodies);
   }
   return 0;

@@ -13,7 +13,6 @@ namespace spool {
 namespace {
 
 constexpr std::string_view kPinsName = "PINS";
-constexpr std::string_view kArchiveCompleteName = "COMPLETE";
 
 std::string Hours(uint64_t us) { return std::to_string(us / 3600000000ull) + "h"; }
 
@@ -139,7 +138,7 @@ Status Store::ListArchivedCuts(std::vector<ArchivedCut>* cuts) {
     ArchivedCut cut;
     cut.dir = JoinPath(archive, name);
     cut.new_epoch = std::strtoull(name.c_str() + 6, nullptr, 10);
-    cut.complete = options_.env->FileExists(JoinPath(cut.dir, kArchiveCompleteName));
+    cut.complete = ArchivedCutComplete(options_.env, cut.dir);
     SPOOL_RETURN_IF_ERROR(ScanArchivedCut(options_.env, cut.dir, [&](const LogEntry& e) {
       if (cut.commits++ == 0) {
         cut.first_version = e.position.version;
@@ -351,7 +350,7 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
     for (const std::string& name : names) {
       const std::string cut = JoinPath(archive, name);
       uint64_t newest_us = 0;
-      const bool complete = env->FileExists(JoinPath(cut, kArchiveCompleteName));
+      const bool complete = ArchivedCutComplete(env, cut);
       if (complete) {
         Status scanned = ScanArchivedCut(env, cut, [&](const LogEntry& e) {
           newest_us = std::max(newest_us, e.timestamp_us);
@@ -381,7 +380,7 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
 
   // Each step is safe to interrupt and a later vacuum finishes it: the log
   // records its floor before deleting, a snapshot is one file, and a cut
-  // loses its COMPLETE marker first.
+  // loses its manifest and COMPLETE marker first.
   uint64_t deleted = 0;
   SPOOL_RETURN_IF_ERROR(log_->DeleteSegmentsBefore(log_floor, &deleted));
   for (const std::string& path : doomed_files) SPOOL_RETURN_IF_ERROR(env->RemoveFile(path));
@@ -395,14 +394,7 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
                                       },
                                       &report->history_runs));
   if (!doomed_files.empty()) SPOOL_RETURN_IF_ERROR(env->SyncDir(snapshot_dir()));
-  for (const std::string& cut : doomed_cuts) {
-    const std::string marker = JoinPath(cut, kArchiveCompleteName);
-    if (env->FileExists(marker)) {
-      SPOOL_RETURN_IF_ERROR(env->RemoveFile(marker));
-      SPOOL_RETURN_IF_ERROR(env->SyncDir(cut));
-    }
-    SPOOL_RETURN_IF_ERROR(RemoveTree(env, cut));
-  }
+  for (const std::string& cut : doomed_cuts) SPOOL_RETURN_IF_ERROR(RemoveArchivedCut(env, cut));
   if (!doomed_cuts.empty()) SPOOL_RETURN_IF_ERROR(env->SyncDir(archive));
 
   Event event;

@@ -667,6 +667,26 @@ Status FaultEnv::RenameFile(const std::string& raw_from, const std::string& raw_
   return Status::OK();
 }
 
+// A second name of the same inode: both names see its writes, and a crash
+// treats them alike (the image writes the inode's surviving bytes under
+// each surviving name).
+Status FaultEnv::LinkFile(const std::string& raw_from, const std::string& raw_to) {
+  Core& core = *model_->core;
+  const std::string from = Normalize(raw_from);
+  const std::string to = Normalize(raw_to);
+  std::lock_guard<std::mutex> lock(core.mu);
+  SPOOL_RETURN_IF_ERROR(core.Alive());
+  const uint64_t to_dir = core.DirId(DirName(to));
+  const std::string to_name = BaseName(to);
+  const MaybeEntry linked = core.Track(core.DirId(DirName(from)), BaseName(from)).current;
+  (void)core.Track(to_dir, to_name);
+  if (linked && linked->kind == EntryKind::kDir) return Status::IOError("link " + from + ": is a directory");
+  SPOOL_RETURN_IF_ERROR(core.Step());
+  SPOOL_RETURN_IF_ERROR(base_->LinkFile(from, to));
+  if (linked) core.Record(to_dir, DirOp{{{to_name, linked}}});
+  return Status::OK();
+}
+
 Status FaultEnv::CreateDir(const std::string& raw_dir) {
   Core& core = *model_->core;
   const std::string dir = Normalize(raw_dir);

@@ -1,31 +1,116 @@
-// Reading archived cuts (docs/log_format.md, "Truncation").
+// Archived cuts (cut_manifest.h): their manifest, reading and removing them.
 #include <algorithm>
+#include <charconv>
+#include <optional>
 
+#include "cut_manifest.h"
 #include "log_format.h"
 #include "payload.h"
 #include "record_scanner.h"
 #include "spool/txnlog/log.h"
 
 namespace spool {
+namespace cutfmt {
+namespace {
+constexpr std::string_view kManifestHeader = "spool cut manifest 1\n";
+
+bool ParseU64(std::string_view word, uint64_t* value) {
+  const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), *value);
+  return ec == std::errc() && end == word.data() + word.size() && !word.empty();
+}
+}  // namespace
+
+std::string ArchiveName(uint64_t new_epoch) {
+  std::string digits = std::to_string(new_epoch);
+  return "epoch-" + std::string(digits.size() < 6 ? 6 - digits.size() : 0, '0') + digits;
+}
+
+std::string EncodeManifest(const Manifest& manifest) {
+  std::string out(kManifestHeader);
+  for (const Piece& p : manifest.pieces) {
+    out += "piece " + p.file_name + " " + std::to_string(p.begin) + " " + std::to_string(p.end) + " " +
+           std::to_string(p.first_version) + "\n";
+  }
+  return out;
+}
+
+Status DecodeManifest(std::string_view text, Manifest* manifest) {
+  if (!text.starts_with(kManifestHeader)) return Status::Corruption("cut manifest: bad header");
+  text.remove_prefix(kManifestHeader.size());
+  manifest->pieces.clear();
+  while (!text.empty()) {
+    const size_t newline = text.find('\n');
+    if (newline == std::string_view::npos) return Status::Corruption("cut manifest: unterminated line");
+    std::string_view line = text.substr(0, newline);
+    text.remove_prefix(newline + 1);
+    std::string_view words[5];
+    for (size_t i = 0; i < 5; ++i) {
+      const size_t space = line.find(' ');
+      words[i] = line.substr(0, space);
+      line = space == std::string_view::npos ? std::string_view() : line.substr(space + 1);
+      if ((space == std::string_view::npos) != (i == 4)) return Status::Corruption("cut manifest: bad piece line");
+    }
+    Piece piece;
+    uint64_t number = 0;
+    piece.file_name = std::string(words[1]);
+    if (words[0] != "piece" || !logfmt::ParseSegmentFileName(piece.file_name, &number) ||
+        !ParseU64(words[2], &piece.begin) || !ParseU64(words[3], &piece.end) ||
+        !ParseU64(words[4], &piece.first_version) || piece.begin >= piece.end ||
+        piece.begin < logfmt::kSegmentHeaderBytes || piece.first_version == 0) {
+      return Status::Corruption("cut manifest: bad piece line");
+    }
+    manifest->pieces.push_back(std::move(piece));
+  }
+  return Status::OK();
+}
+
+}  // namespace cutfmt
+
 namespace {
 
+// One file of a cut and the part of it that the cut holds.
 struct CutFile {
   std::string path;
   logfmt::SegmentHeader header;
+  uint64_t begin = logfmt::kSegmentHeaderBytes;
+  std::optional<uint64_t> end;  // nullopt: the file's end
 };
 
+Status ReadCutFile(Env* env, const std::string& path, CutFile* file) {
+  file->path = path;
+  std::unique_ptr<File> handle;
+  std::string bytes;
+  SPOOL_RETURN_IF_ERROR(env->OpenFile(path, OpenMode::kReadOnly, &handle));
+  SPOOL_RETURN_IF_ERROR(handle->Read(0, logfmt::kSegmentHeaderBytes, &bytes));
+  return logfmt::DecodeSegmentHeader(bytes, &file->header).WithContext(path);
+}
+
+// The files of the cut in `cut_dir` in version order: the pieces its
+// manifest names or, in a cut archived before manifests, every segment.
 Status ListCutFiles(Env* env, const std::string& cut_dir, std::vector<CutFile>* files) {
+  const std::string manifest_path = JoinPath(cut_dir, cutfmt::kManifestName);
+  if (env->FileExists(manifest_path)) {
+    std::string text;
+    cutfmt::Manifest manifest;
+    SPOOL_RETURN_IF_ERROR(ReadFileToString(env, manifest_path, &text));
+    SPOOL_RETURN_IF_ERROR(cutfmt::DecodeManifest(text, &manifest).WithContext(manifest_path));
+    for (const cutfmt::Piece& piece : manifest.pieces) {
+      CutFile file;
+      SPOOL_RETURN_IF_ERROR(ReadCutFile(env, JoinPath(cut_dir, piece.file_name), &file));
+      file.begin = piece.begin;
+      file.end = piece.end;
+      file.header.first_version = piece.first_version;
+      files->push_back(std::move(file));
+    }
+    return Status::OK();
+  }
   std::vector<std::string> names;
   SPOOL_RETURN_IF_ERROR(env->ListDir(cut_dir, &names));
   for (const std::string& name : names) {
     uint64_t number = 0;
     if (!logfmt::ParseSegmentFileName(name, &number)) continue;
-    CutFile file{JoinPath(cut_dir, name), {}};
-    std::unique_ptr<File> handle;
-    std::string bytes;
-    SPOOL_RETURN_IF_ERROR(env->OpenFile(file.path, OpenMode::kReadOnly, &handle));
-    SPOOL_RETURN_IF_ERROR(handle->Read(0, logfmt::kSegmentHeaderBytes, &bytes));
-    SPOOL_RETURN_IF_ERROR(logfmt::DecodeSegmentHeader(bytes, &file.header).WithContext(file.path));
+    CutFile file;
+    SPOOL_RETURN_IF_ERROR(ReadCutFile(env, JoinPath(cut_dir, name), &file));
     files->push_back(std::move(file));
   }
   std::sort(files->begin(), files->end(),
@@ -42,7 +127,12 @@ Status ScanCutFile(Env* env, const CutFile& file, uint64_t* next_version,
   SPOOL_RETURN_IF_ERROR(env->OpenFile(file.path, OpenMode::kReadOnly, &handle));
   uint64_t size = 0;
   SPOOL_RETURN_IF_ERROR(handle->Size(&size));
-  RecordScanner scanner(handle.get(), file.header.store_id, file.header.epoch, logfmt::kSegmentHeaderBytes, size,
+  const uint64_t end = file.end.value_or(size);
+  if (end > size) {
+    return Status::Corruption("archived " + file.path + " ends at " + std::to_string(size) + ", before offset " +
+                              std::to_string(end) + " that the cut's manifest names");
+  }
+  RecordScanner scanner(handle.get(), file.header.store_id, file.header.epoch, file.begin, end,
                         file.header.first_version);
   logfmt::RecordHeader header;
   std::string_view payload;
@@ -54,11 +144,16 @@ Status ScanCutFile(Env* env, const CutFile& file, uint64_t* next_version,
     *go_on = visit(entry);
   }
   SPOOL_RETURN_IF_ERROR(scanner.status());
-  if (*go_on && scanner.stop() != logfmt::RecordCheck::kValid) {
-    // The cut's last segment may end in zero-filled space; anything else is damage.
-    std::string rest;
-    SPOOL_RETURN_IF_ERROR(handle->Read(scanner.offset(), static_cast<size_t>(size - scanner.offset()), &rest));
-    if (rest.find_first_not_of('\0') != std::string::npos) {
+  if (*go_on && scanner.offset() < end) {
+    // A linked tail holds records up to its end; the cut's last segment may
+    // end in zero-filled space. Anything else is damage.
+    bool damaged = file.end.has_value();
+    if (!damaged) {
+      std::string rest;
+      SPOOL_RETURN_IF_ERROR(handle->Read(scanner.offset(), static_cast<size_t>(end - scanner.offset()), &rest));
+      damaged = rest.find_first_not_of('\0') != std::string::npos;
+    }
+    if (damaged) {
       return Status::Corruption("archived " + file.path + " offset " + std::to_string(scanner.offset()) + ": " +
                                 std::string(logfmt::RecordCheckName(scanner.stop())));
     }
@@ -69,10 +164,33 @@ Status ScanCutFile(Env* env, const CutFile& file, uint64_t* next_version,
 
 }  // namespace
 
+bool ArchivedCutComplete(Env* env, const std::string& cut_dir) {
+  return env->FileExists(JoinPath(cut_dir, cutfmt::kCompleteName));
+}
+
+Status RemoveArchivedCut(Env* env, const std::string& cut_dir) {
+  // Its marker, then its manifest, durably before any segment file: a crash
+  // part way leaves either a whole cut (that may read as incomplete) or one
+  // without its manifest, which nothing completes again.
+  bool removed = false;
+  for (std::string_view name : {cutfmt::kCompleteName, cutfmt::kManifestName}) {
+    const std::string path = JoinPath(cut_dir, name);
+    if (!env->FileExists(path)) continue;
+    SPOOL_RETURN_IF_ERROR(env->RemoveFile(path));
+    removed = true;
+  }
+  if (removed) SPOOL_RETURN_IF_ERROR(env->SyncDir(cut_dir));
+  return RemoveTree(env, cut_dir);
+}
+
 Status ScanArchivedCut(Env* env, const std::string& cut_dir, const std::function<bool(const LogEntry&)>& visit) {
   std::vector<CutFile> files;
   SPOOL_RETURN_IF_ERROR(ListCutFiles(env, cut_dir, &files));
-  if (files.empty()) return Status::NotFound("no archived segments in " + cut_dir);
+  if (files.empty()) {
+    // A manifest naming nothing: the truncation cut no commit.
+    if (env->FileExists(JoinPath(cut_dir, cutfmt::kManifestName))) return Status::OK();
+    return Status::NotFound("no archived segments in " + cut_dir);
+  }
   uint64_t next_version = files.front().header.first_version;
   bool go_on = true;
   for (const CutFile& file : files) {

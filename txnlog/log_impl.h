@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "cut_manifest.h"
 #include "log_format.h"
 #include "spool/txnlog/log.h"
 
@@ -126,10 +127,13 @@ class LogImpl final : public Log {
 
   // --- Truncation and retention (log_truncate.cc).
   Status DoTruncate(uint64_t version, bool discard_suffix, LogPosition* new_head);
-  Status CompleteCut(const std::shared_ptr<Segment>& kept, const logfmt::SegmentHeader& successor,
+  Status CompleteCut(const Segment* kept, const logfmt::SegmentHeader& successor,
                      const std::vector<uint64_t>& cut_segments, bool discard_suffix);
-  Status ArchiveCut(const std::shared_ptr<Segment>& kept, const logfmt::SegmentHeader& successor,
-                    const std::vector<uint64_t>& cut_segments);
+  Status PrepareCutDir(const Segment* kept, const logfmt::SegmentHeader& successor, uint64_t kept_end,
+                       std::vector<cutfmt::Piece> moved);
+  std::string CutDir(uint64_t new_epoch) const;
+  bool CutDirPrepared(uint64_t new_epoch);
+  bool CutArchived(uint64_t new_epoch);
   Status DoRetention(uint64_t pinned_version, uint64_t* deleted);
   Status WriteMeta();
 

@@ -305,14 +305,25 @@ Status LogImpl::Recover(LogRecoveryReport* report) {
   SPOOL_RETURN_IF_ERROR(BuildChain(found, &chain, &cut));
   SPOOL_RETURN_IF_ERROR(AdoptChain(chain));
   report->segments = segments_.size();
+  // The kept segment of an archived cut still holds the cut's records past
+  // its end: only the successor says where it ends. A complete cut that
+  // began a newer epoch than any segment left proves the successor lost.
+  const std::string next_cut = CutDir(epoch_ + 1);
+  if (CutArchived(epoch_ + 1)) {
+    return Status::Corruption("log " + dir_ + ": " + next_cut + " holds the commits that the truncation starting epoch " +
+                              std::to_string(epoch_ + 1) + " cut, but no segment of that epoch is left: the log's "
+                              "newest segments are missing");
+  }
   if (!options_.read_only) {
+    // A truncation that never reached its commit point may have begun its
+    // cut directory.
+    if (options_.env->FileExists(next_cut)) SPOOL_RETURN_IF_ERROR(RemoveArchivedCut(options_.env, next_cut));
     const logfmt::SegmentHeader& newest = segments_.back()->header;
     std::shared_ptr<Segment> kept = segments_.size() >= 2 ? segments_[segments_.size() - 2] : nullptr;
-    uint64_t kept_size = 0;
-    if (kept != nullptr) SPOOL_RETURN_IF_ERROR(kept->file->Size(&kept_size));
-    const bool kept_too_long = newest.epoch > newest.prev_epoch && kept_size > newest.prev_end_offset;
-    if (!cut.empty() || kept_too_long) {
-      SPOOL_RETURN_IF_ERROR(CompleteCut(kept, newest, cut, /*discard_suffix=*/false));
+    const bool truncated = newest.epoch > newest.prev_epoch;
+    const bool archiving = truncated && CutDirPrepared(newest.epoch);
+    if (!cut.empty() || (archiving && !CutArchived(newest.epoch))) {
+      SPOOL_RETURN_IF_ERROR(CompleteCut(kept.get(), newest, cut, /*discard_suffix=*/!archiving));
       report->truncation_completed = true;
     }
   }

@@ -1,28 +1,30 @@
 // TruncateAfter and retention: the two operations that remove commits.
 //
 // Truncation protocol (docs/log_format.md, "Truncation"):
-//   1. Create segment N of epoch E+1 whose header names the kept segment S
-//      and the end X of the last kept record. N's durable creation is the
-//      commit point: from then on S is read only up to X, and segments
-//      numbered between S and N are the cut suffix.
-//   2. Archive the cut (S's bytes past X and the later segments) or delete it.
-//   3. Truncate S to X.
-// A crash before 1 leaves the old log; after it, reopening redoes 2 and 3.
+//   0. To archive the cut (rather than discard it): create its directory,
+//      link into it the kept segment S and every later segment, and write
+//      the manifest naming their records that the cut takes (S's past the
+//      end X of the last kept record), all synced.
+//   1. Create segment N of epoch E+1 whose header names S and X. N's durable
+//      creation is the commit point: from then on S is read only up to X,
+//      and segments numbered between S and N are the cut suffix.
+//   2. Remove the later segments from the log directory; then, archiving,
+//      write the cut's COMPLETE marker.
+// A crash before 1 leaves the old log (and perhaps a cut directory that the
+// next truncation to that epoch replaces); after it, reopening redoes 2,
+// archiving when the manifest is there and discarding otherwise. S keeps its
+// bytes past X (no byte of the cut is copied) until retention deletes it;
+// it is never written or truncated again, since an archive may link it.
 #include <algorithm>
 #include <cassert>
 
+#include "cut_manifest.h"
 #include "log_impl.h"
 #include "record_scanner.h"
 
 namespace spool {
-namespace {
-constexpr std::string_view kArchiveCompleteName = "COMPLETE";
 
-std::string ArchiveName(uint64_t new_epoch) {
-  std::string digits = std::to_string(new_epoch);
-  return "epoch-" + std::string(digits.size() < 6 ? 6 - digits.size() : 0, '0') + digits;
-}
-}  // namespace
+std::string LogImpl::CutDir(uint64_t new_epoch) const { return JoinPath(archive_dir(), cutfmt::ArchiveName(new_epoch)); }
 
 Status LogImpl::WriteMeta() {
   return WriteFileAtomically(options_.env, JoinPath(dir_, logfmt::kMetaFileName), logfmt::EncodeMeta(meta_));
@@ -31,6 +33,8 @@ Status LogImpl::WriteMeta() {
 Status LogImpl::DoTruncate(uint64_t version, bool discard_suffix, LogPosition* new_head) {
   std::shared_ptr<Segment> kept;
   std::vector<uint64_t> cut;
+  uint64_t kept_end = 0;  // where S's records end before the cut
+  std::vector<cutfmt::Piece> moved;  // the records of the cut segments
   {
     std::lock_guard<std::mutex> lock(mu_);
     const uint64_t oldest = segments_.front()->header.first_version;
@@ -44,8 +48,17 @@ Status LogImpl::DoTruncate(uint64_t version, bool discard_suffix, LogPosition* n
                               std::to_string(oldest));
     }
     for (const auto& segment : segments_) {
-      if (version >= segment->header.first_version && version <= segment->last_version) kept = segment;
-      else if (kept != nullptr || version == 0) cut.push_back(segment->header.number);
+      if (version >= segment->header.first_version && version <= segment->last_version) {
+        kept = segment;
+        kept_end = segment->data_end;
+      } else if (kept != nullptr || version == 0) {
+        cut.push_back(segment->header.number);
+        // A segment that an earlier cut kept ends before its file does.
+        if (segment->data_end > logfmt::kSegmentHeaderBytes) {
+          moved.push_back(cutfmt::Piece{logfmt::SegmentFileName(segment->header.number), logfmt::kSegmentHeaderBytes,
+                                        segment->data_end, segment->header.first_version});
+        }
+      }
     }
   }
   logfmt::SegmentHeader header;
@@ -72,6 +85,7 @@ Status LogImpl::DoTruncate(uint64_t version, bool discard_suffix, LogPosition* n
     header.prev_end_offset = scanner.offset();
     header.prev_last_timestamp_us = record.timestamp_us;
   }
+  if (!discard_suffix) SPOOL_RETURN_IF_ERROR(PrepareCutDir(kept.get(), header, kept_end, std::move(moved)));
   std::shared_ptr<Segment> next;
   Status s = CreateSegment(header, &next);  // the commit point
   if (!s.ok()) return Poison(s);
@@ -103,83 +117,70 @@ Status LogImpl::DoTruncate(uint64_t version, bool discard_suffix, LogPosition* n
     }
   }
   *new_head = LogPosition{header.epoch, version};
-  s = CompleteCut(kept, header, cut, discard_suffix);
+  s = CompleteCut(kept.get(), header, cut, discard_suffix);
   if (!s.ok()) return Poison(s);
   return Status::OK();
 }
 
-// Steps 2 and 3 of the protocol; idempotent, so recovery can redo them.
-Status LogImpl::CompleteCut(const std::shared_ptr<Segment>& kept, const logfmt::SegmentHeader& successor,
-                            const std::vector<uint64_t>& cut_segments, bool discard_suffix) {
-  if (!discard_suffix) SPOOL_RETURN_IF_ERROR(ArchiveCut(kept, successor, cut_segments));
-  for (uint64_t number : cut_segments) {
-    Status s = options_.env->RemoveFile(SegmentPath(number));
-    if (!s.ok() && !s.IsNotFound()) return s;
-    RemoveIndex(number);
-  }
-  if (kept != nullptr) RemoveIndex(kept->header.number);
-  if (kept != nullptr) {
-    uint64_t size = 0;
-    SPOOL_RETURN_IF_ERROR(kept->file->Size(&size));
-    if (size > successor.prev_end_offset) {
-      SPOOL_RETURN_IF_ERROR(kept->file->Truncate(successor.prev_end_offset));
-      SPOOL_RETURN_IF_ERROR(kept->file->Sync());
-    }
-  }
-  return options_.env->SyncDir(dir_);
-}
-
-// Moves the cut suffix into "<archive>/epoch-NNNNNN/": the kept segment's
-// records past the cut as a segment file of their own, and the later
-// segments by rename. A COMPLETE marker, written last, makes a retry skip it.
-Status LogImpl::ArchiveCut(const std::shared_ptr<Segment>& kept, const logfmt::SegmentHeader& successor,
-                           const std::vector<uint64_t>& cut_segments) {
+// Step 0: the cut's directory, holding a link to each file with records of
+// the cut and the manifest that says which records, all durable before the
+// commit point.
+Status LogImpl::PrepareCutDir(const Segment* kept, const logfmt::SegmentHeader& successor, uint64_t kept_end,
+                              std::vector<cutfmt::Piece> moved) {
   Env* env = options_.env;
   const std::string root = archive_dir();
-  const std::string dir = JoinPath(root, ArchiveName(successor.epoch));
-  const std::string marker = JoinPath(dir, kArchiveCompleteName);
-  if (env->FileExists(marker)) return Status::OK();
-  SPOOL_RETURN_IF_ERROR(env->CreateDir(root));
-  SPOOL_RETURN_IF_ERROR(env->SyncDir(DirName(root)));
+  const std::string dir = CutDir(successor.epoch);
+  if (!env->FileExists(root)) {
+    SPOOL_RETURN_IF_ERROR(env->CreateDir(root));
+    SPOOL_RETURN_IF_ERROR(env->SyncDir(DirName(root)));
+  }
+  // Left by a truncation to this epoch that never reached its commit point.
+  if (env->FileExists(dir)) SPOOL_RETURN_IF_ERROR(RemoveArchivedCut(env, dir));
   SPOOL_RETURN_IF_ERROR(env->CreateDir(dir));
   SPOOL_RETURN_IF_ERROR(env->SyncDir(root));
-  if (kept != nullptr) {
-    const std::string tail_path = JoinPath(dir, logfmt::SegmentFileName(kept->header.number));
-    if (!env->FileExists(tail_path)) {
-      uint64_t size = 0;
-      SPOOL_RETURN_IF_ERROR(kept->file->Size(&size));
-      RecordScanner scanner(kept->file.get(), meta_.store_id, kept->header.epoch, successor.prev_end_offset, size,
-                            successor.prev_last_version + 1);
-      logfmt::RecordHeader record;
-      std::string_view payload;
-      while (scanner.Next(&record, &payload)) {
-      }
-      SPOOL_RETURN_IF_ERROR(scanner.status());
-      if (scanner.offset() > successor.prev_end_offset) {
-        logfmt::SegmentHeader tail = kept->header;
-        tail.first_version = successor.prev_last_version + 1;
-        tail.prev_number = kept->header.number;
-        tail.prev_epoch = kept->header.epoch;
-        tail.prev_last_version = successor.prev_last_version;
-        tail.prev_end_offset = successor.prev_end_offset;
-        tail.prev_last_timestamp_us = successor.prev_last_timestamp_us;
-        std::string bytes = logfmt::EncodeSegmentHeader(tail);
-        std::string records;
-        SPOOL_RETURN_IF_ERROR(kept->file->Read(successor.prev_end_offset,
-                                               static_cast<size_t>(scanner.offset() - successor.prev_end_offset),
-                                               &records));
-        bytes += records;
-        SPOOL_RETURN_IF_ERROR(WriteFileAtomically(env, tail_path, bytes));
-      }
-    }
+  cutfmt::Manifest manifest;
+  if (kept != nullptr && kept_end > successor.prev_end_offset) {
+    manifest.pieces.push_back(cutfmt::Piece{logfmt::SegmentFileName(kept->header.number), successor.prev_end_offset,
+                                            kept_end, successor.prev_last_version + 1});
   }
+  manifest.pieces.insert(manifest.pieces.end(), std::make_move_iterator(moved.begin()),
+                         std::make_move_iterator(moved.end()));
+  for (const cutfmt::Piece& piece : manifest.pieces) {
+    SPOOL_RETURN_IF_ERROR(env->LinkFile(JoinPath(dir_, piece.file_name), JoinPath(dir, piece.file_name)));
+  }
+  std::unique_ptr<File> file;
+  SPOOL_RETURN_IF_ERROR(env->OpenFile(JoinPath(dir, cutfmt::kManifestName), OpenMode::kTruncate, &file));
+  SPOOL_RETURN_IF_ERROR(file->Write(0, cutfmt::EncodeManifest(manifest)));
+  SPOOL_RETURN_IF_ERROR(file->Sync());
+  SPOOL_RETURN_IF_ERROR(file->Close());
+  return env->SyncDir(dir);
+}
+
+bool LogImpl::CutDirPrepared(uint64_t new_epoch) {
+  return options_.env->FileExists(JoinPath(CutDir(new_epoch), cutfmt::kManifestName));
+}
+
+bool LogImpl::CutArchived(uint64_t new_epoch) { return ArchivedCutComplete(options_.env, CutDir(new_epoch)); }
+
+// Step 2; idempotent, so recovery can redo it. The cut segments leave the
+// log directory (archived, their links stay in the cut's directory), and
+// the cut's COMPLETE marker follows.
+Status LogImpl::CompleteCut(const Segment* kept, const logfmt::SegmentHeader& successor,
+                            const std::vector<uint64_t>& cut_segments, bool discard_suffix) {
+  Env* env = options_.env;
+  if (kept != nullptr) RemoveIndex(kept->header.number);  // a stale one never matches S's new end anyway
   for (uint64_t number : cut_segments) {
-    const std::string from = SegmentPath(number);
-    if (env->FileExists(from)) SPOOL_RETURN_IF_ERROR(env->RenameFile(from, JoinPath(dir, logfmt::SegmentFileName(number))));
+    RemoveIndex(number);
+    Status s = env->RemoveFile(SegmentPath(number));
+    if (!s.ok() && !s.IsNotFound()) return s;
   }
-  SPOOL_RETURN_IF_ERROR(env->SyncDir(dir));
-  SPOOL_RETURN_IF_ERROR(env->SyncDir(dir_));
-  return WriteFileAtomically(env, marker, "");
+  if (!cut_segments.empty()) SPOOL_RETURN_IF_ERROR(env->SyncDir(dir_));
+  if (discard_suffix || CutArchived(successor.epoch)) return Status::OK();
+  const std::string dir = CutDir(successor.epoch);
+  std::unique_ptr<File> marker;
+  SPOOL_RETURN_IF_ERROR(env->OpenFile(JoinPath(dir, cutfmt::kCompleteName), OpenMode::kCreate, &marker));
+  SPOOL_RETURN_IF_ERROR(marker->Close());
+  return env->SyncDir(dir);
 }
 
 Status LogImpl::DoRetention(uint64_t pinned_version, uint64_t* deleted) {

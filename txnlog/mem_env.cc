@@ -232,6 +232,19 @@ Status MemEnv::RemoveFile(const std::string& raw_path) {
   return Status::OK();
 }
 
+Status MemEnv::LinkFile(const std::string& raw_from, const std::string& raw_to) {
+  const std::string from = Normalize(raw_from);
+  const std::string to = Normalize(raw_to);
+  std::lock_guard<std::mutex> lock(state_->mu);
+  auto src = state_->nodes.find(from);
+  if (src == state_->nodes.end()) return Status::NotFound("link " + from + ": no such file");
+  if (src->second.is_dir) return Status::IOError("link " + from + ": is a directory");
+  if (!state_->ParentExists(to)) return Status::NotFound("link to " + to + ": no parent directory");
+  if (state_->nodes.count(to) != 0) return Status::IOError("link to " + to + ": target exists");
+  state_->nodes[to] = src->second;  // the same inode
+  return Status::OK();
+}
+
 Status MemEnv::RenameFile(const std::string& raw_from, const std::string& raw_to) {
   const std::string from = Normalize(raw_from);
   const std::string to = Normalize(raw_to);

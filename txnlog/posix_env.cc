@@ -149,6 +149,11 @@ class PosixEnv final : public Env {
     return Status::OK();
   }
 
+  Status LinkFile(const std::string& from, const std::string& to) override {
+    if (::link(from.c_str(), to.c_str()) != 0) return ErrnoStatus("link", from, errno);
+    return Status::OK();
+  }
+
   Status CreateDir(const std::string& dir) override {
     if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoStatus("mkdir", dir, errno);
     return Status::OK();

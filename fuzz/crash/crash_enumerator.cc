@@ -35,7 +35,8 @@ void CheckRecovered(const LogWorkload& workload, FaultEnv* env, LogModel* model,
     if (!(media_fault && s.IsCorruption())) result->violations.push_back({"recoverable", s.ToString()});
     return;
   }
-  model->Check(log.get(), media_fault, &result->violations);
+  const std::string archive = JoinPath(kLogDir, "archive");
+  model->Check(log.get(), env, archive, media_fault, &result->violations);
   if (media_fault) return;
   uint64_t cut = 0;
   if (model->truncation_in_flight(&cut)) {  // the user retries the interrupted truncation
@@ -43,7 +44,7 @@ void CheckRecovered(const LogWorkload& workload, FaultEnv* env, LogModel* model,
     s = log->TruncateAfter(cut, false, &head);
     if (!s.ok()) return result->violations.push_back({"truncation converges", "retry: " + s.ToString()});
     model->TruncateAcked(cut, head.epoch);
-    model->Check(log.get(), false, &result->violations);
+    model->Check(log.get(), env, archive, false, &result->violations);
   }
   std::vector<LogEntry> first;
   (void)ReadEntries(log.get(), &first);

@@ -1,6 +1,7 @@
 #include "log_model.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace spool::crashtest {
 
@@ -19,10 +20,19 @@ void LogModel::TruncateAttempted(uint64_t version) {
   std::lock_guard<std::mutex> lock(mu_);
   truncate_in_flight_ = true;
   truncate_version_ = version;
+  pending_cut_ = Cut{version, {live_.upper_bound(version), live_.end()}};
 }
 
 void LogModel::TruncateAcked(uint64_t version, uint64_t epoch) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (truncate_in_flight_ && epoch > acked_epoch_ + 1) {
+    // A retry: the interrupted attempt had taken effect and archived the
+    // cut; the retry's own cut holds no acknowledged commit.
+    cuts_[acked_epoch_ + 1] = pending_cut_;
+    cuts_[epoch] = Cut{version, {}};
+  } else {
+    cuts_[epoch] = pending_cut_;
+  }
   truncate_in_flight_ = false;
   live_.erase(live_.upper_bound(version), live_.end());
   acked_epoch_ = epoch;
@@ -96,7 +106,40 @@ void LogModel::CheckEntries(const std::vector<LogEntry>& entries, uint64_t oldes
   }
 }
 
-void LogModel::Check(Log* log, bool media_fault, std::vector<Violation>* violations) const {
+void LogModel::CheckArchive(Env* env, const std::string& archive_dir, uint64_t epoch, const Cut& cut,
+                            std::vector<Violation>* violations) const {
+  char name[32];
+  std::snprintf(name, sizeof(name), "epoch-%06llu", static_cast<unsigned long long>(epoch));
+  const std::string dir = JoinPath(archive_dir, name);
+  if (!ArchivedCutComplete(env, dir)) return Add(violations, "archived", dir + " is not complete");
+  std::vector<LogEntry> entries;
+  Status s = ScanArchivedCut(env, dir, [&](const LogEntry& e) {
+    entries.push_back(e);
+    return true;
+  });
+  if (!s.ok() && !(s.IsNotFound() && cut.acked.empty())) return Add(violations, "archived", dir + ": " + s.ToString());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const LogEntry& e = entries[i];
+    if (e.position.version != cut.version + 1 + i) {
+      return Add(violations, "archived", dir + " holds version " + std::to_string(e.position.version) + " where " +
+                                             std::to_string(cut.version + 1 + i) + " belongs");
+    }
+    auto acked = cut.acked.find(e.position.version);
+    const bool right = acked != cut.acked.end()
+                           ? acked->second.body == e.body && acked->second.epoch == e.position.epoch
+                           : attempted_.count(e.body) != 0;
+    if (!right) Add(violations, "archived", dir + ": version " + std::to_string(e.position.version) + " is not what was written");
+  }
+  for (const auto& [version, acked] : cut.acked) {
+    if (version > cut.version + entries.size()) {
+      Add(violations, "archived", dir + " lost acknowledged version " + std::to_string(version));
+      break;
+    }
+  }
+}
+
+void LogModel::Check(Log* log, Env* env, const std::string& archive_dir, bool media_fault,
+                     std::vector<Violation>* violations) const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<LogEntry> entries;
   Status s = ReadEntries(log, &entries);
@@ -123,6 +166,8 @@ void LogModel::Check(Log* log, bool media_fault, std::vector<Violation>* violati
     }
   }
   CheckEntries(entries, log->Oldest().version, truncated, violations);
+  for (const auto& [cut_epoch, cut] : cuts_) CheckArchive(env, archive_dir, cut_epoch, cut, violations);
+  if (truncated) CheckArchive(env, archive_dir, epoch, pending_cut_, violations);
   const LogPosition newest = log->Newest();
   if (!entries.empty() && newest.version != entries.back().position.version) {
     Add(violations, "prefix", "Newest() says " + std::to_string(newest.version) + " but the log ends at " +

@@ -8,6 +8,9 @@
 //   no phantom nothing appears that no append attempted, nor twice;
 //   truncation the log is the old one or the truncated one, never a mix, and
 //              versions cut off never reappear;
+//   archived   every truncation that took effect archived its cut whole:
+//              each acknowledged commit it cut, exactly as written, and no
+//              bytes no append wrote (a later cut leaves it intact);
 //   idempotent recovering twice gives what recovering once gave;
 //   writable   the recovered log takes the next version and keeps it.
 // Thread-safe: workloads record from several writer threads.
@@ -44,17 +47,26 @@ class LogModel {
   bool truncation_in_flight(uint64_t* version) const;
   uint64_t acked_count() const;
 
-  // Checks the log opened after a crash; appends to `*violations`. With
-  // `media_fault` set (a bit was flipped in durable data) only "no wrong
-  // data is returned" is checked: errors are allowed, wrong bytes are not.
-  void Check(Log* log, bool media_fault, std::vector<Violation>* violations) const;
+  // Checks the log opened after a crash, and its archived cuts below
+  // `archive_dir` on `env`; appends to `*violations`. With `media_fault`
+  // set (a bit was flipped in durable data) only "no wrong data is
+  // returned" is checked: errors are allowed, wrong bytes are not.
+  void Check(Log* log, Env* env, const std::string& archive_dir, bool media_fault,
+             std::vector<Violation>* violations) const;
 
  private:
   struct Acked {
     uint64_t epoch;
     std::string body;
   };
+  // What a truncation cut: the acknowledged commits after `version`.
+  struct Cut {
+    uint64_t version = 0;
+    std::map<uint64_t, Acked> acked;
+  };
   void CheckEntries(const std::vector<LogEntry>& entries, uint64_t oldest, bool truncated,
+                    std::vector<Violation>* violations) const;
+  void CheckArchive(Env* env, const std::string& archive_dir, uint64_t epoch, const Cut& cut,
                     std::vector<Violation>* violations) const;
 
   mutable std::mutex mu_;
@@ -64,6 +76,8 @@ class LogModel {
   uint64_t acked_epoch_ = 1;                // the epoch of the last acknowledged truncation
   bool truncate_in_flight_ = false;
   uint64_t truncate_version_ = 0;
+  Cut pending_cut_;                         // of the truncation in flight
+  std::map<uint64_t, Cut> cuts_;            // by the epoch their truncation started
   uint64_t max_pinned_ = 0;                 // the highest retention pin attempted
 };
 

@@ -117,6 +117,14 @@ std::vector<LogWorkload> StandardWorkloads() {
                                {Appends("before-cut", 20, 4000, false),
                                 [](Log* log, LogModel* model) { return Truncate(log, model, 8); },
                                 Appends("after-cut", 4, 300, false)}));
+  // The second cut falls in the segment the first one kept: the first
+  // cut's archive (a link to that segment) must stay whole.
+  workloads.push_back(Sequence("truncate-twice-in-one-segment", BaseOptions(),
+                               {Appends("first", 12, 200, false),
+                                [](Log* log, LogModel* model) { return Truncate(log, model, 9); },
+                                Appends("second", 2, 200, false),
+                                [](Log* log, LogModel* model) { return Truncate(log, model, 5); },
+                                Appends("third", 2, 200, false)}));
   workloads.push_back(Sequence("retention", BaseOptions(),
                                {Appends("old", 36, 4000, false),
                                 [](Log* log, LogModel* model) { return Retain(log, model, 20); },

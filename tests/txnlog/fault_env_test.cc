@@ -158,6 +158,24 @@ TEST(FaultEnvTest, RenameBeforeDataSyncExposesEmptyFile) {
   EXPECT_EQ(Contents(&base, "db/CURRENT"), "");
 }
 
+TEST_F(FaultEnvDirTest, ALinkIsASecondNameDurableOnceItsDirIsSynced) {
+  ASSERT_TRUE(MakeDurableFile(&env, "db/a", "data").ok());
+  ASSERT_TRUE(env.LinkFile("db/a", "db/b").ok());
+  ASSERT_TRUE(WriteAt(&env, "db/a", 4, "+more").ok());
+  EXPECT_EQ(Contents(&env, "db/b"), "data+more");  // one file, two names
+  EXPECT_FALSE(env.LinkFile("db/a", "db/b").ok());  // the name is taken
+  env.SimulateCrash(CrashMode::kPowerLoss, 1);
+  EXPECT_FALSE(base.FileExists("db/b"));
+  EXPECT_EQ(Contents(&base, "db/a"), "data");
+  ASSERT_TRUE(env.LinkFile("db/a", "db/b").ok());
+  ASSERT_TRUE(env.SyncDir("db").ok());
+  ASSERT_TRUE(env.RemoveFile("db/a").ok());
+  ASSERT_TRUE(env.SyncDir("db").ok());
+  env.SimulateCrash(CrashMode::kPowerLoss, 2);
+  EXPECT_FALSE(base.FileExists("db/a"));
+  EXPECT_EQ(Contents(&base, "db/b"), "data");
+}
+
 TEST_F(FaultEnvDirTest, RemoveUndoneWithoutDirSync) {
   ASSERT_TRUE(MakeDurableFile(&env, "db/a", "data").ok());
   ASSERT_TRUE(env.RemoveFile("db/a").ok());

@@ -3,11 +3,14 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <map>
 #include <mutex>
 #include <thread>
 
+#include "../storage/temp_dir.h"
 #include "gated_sync_env.h"
 #include "log_test_util.h"
 #include "spool/txnlog/fault_env.h"
@@ -345,6 +348,96 @@ TEST_F(LogTest, TruncateStartsANewEpochAndArchivesTheSuffix) {
   ASSERT_EQ(history.size(), 2u);
   EXPECT_EQ(history[1].epoch, 2u);
   EXPECT_EQ(history[1].first_version, 301u);
+}
+
+// The commits after a cut, archived: each exactly as it was, in order.
+std::vector<LogEntry> ScanCut(Env* env, const std::string& dir) {
+  std::vector<LogEntry> cut;
+  Status s = ScanArchivedCut(env, dir, [&](const LogEntry& e) {
+    cut.push_back(e);
+    return true;
+  });
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return cut;
+}
+
+TEST(LogArchiveTest, ACutIsArchivedByLinkingNotCopying) {
+  TempDir temp;
+  const std::string dir = temp.Sub("log");
+  LogOptions options = TestOptions(Env::Default());
+  std::unique_ptr<Log> log;
+  ASSERT_TRUE(Log::Open(options, dir, &log).ok());
+  for (uint64_t v = 1; v <= 100; ++v) ASSERT_TRUE(AppendBody(log.get(), v, nullptr).ok());
+  ASSERT_EQ(log->Segments().size(), 1u);
+  struct stat before {};
+  ASSERT_EQ(::stat((dir + "/000000000001.seg").c_str(), &before), 0);
+  ASSERT_TRUE(log->TruncateAfter(40, /*discard_suffix=*/false, nullptr).ok());
+  struct stat kept {}, archived {};
+  ASSERT_EQ(::stat((dir + "/000000000001.seg").c_str(), &kept), 0);
+  ASSERT_EQ(::stat((dir + "/archive/epoch-000002/000000000001.seg").c_str(), &archived), 0);
+  EXPECT_EQ(kept.st_ino, archived.st_ino);  // one file, two names
+  EXPECT_EQ(kept.st_size, before.st_size);  // nothing truncated, nothing copied
+  const std::vector<LogEntry> cut = ScanCut(Env::Default(), dir + "/archive/epoch-000002");
+  ASSERT_EQ(cut.size(), 60u);
+  EXPECT_EQ(cut.front().position, (LogPosition{1, 41}));
+  EXPECT_EQ(cut.back().body, CommitBody(100));
+  log.reset();
+  ASSERT_TRUE(Log::Open(options, dir, &log).ok());
+  EXPECT_EQ(ReadAll(log.get()).size(), 40u);
+}
+
+TEST_F(LogTest, ASecondCutInTheKeptSegmentLeavesTheFirstArchiveWhole) {
+  Open();
+  AppendMany(1, 100);
+  ASSERT_TRUE(log_->TruncateAfter(40, /*discard_suffix=*/false, nullptr).ok());
+  AppendMany(41, 45);  // epoch 2, in the successor segment
+  ASSERT_TRUE(log_->TruncateAfter(20, /*discard_suffix=*/false, nullptr).ok());
+  // The second cut: 21-40 of epoch 1 from the kept segment, 41-45 of epoch 2.
+  const std::vector<LogEntry> second = ScanCut(&env_, "/log/archive/epoch-000003");
+  ASSERT_EQ(second.size(), 25u);
+  for (size_t i = 0; i < second.size(); ++i) {
+    EXPECT_EQ(second[i].position, (LogPosition{i < 20 ? 1u : 2u, 21 + i}));
+    EXPECT_EQ(second[i].body, CommitBody(21 + i));
+  }
+  // The first cut still reads 41-100 of epoch 1 from the same linked segment.
+  const std::vector<LogEntry> first = ScanCut(&env_, "/log/archive/epoch-000002");
+  ASSERT_EQ(first.size(), 60u);
+  EXPECT_EQ(first.front().position, (LogPosition{1, 41}));
+  EXPECT_EQ(first.back().body, CommitBody(100));
+  Open();
+  const std::vector<LogEntry> live = ReadAll(log_.get());
+  ASSERT_EQ(live.size(), 20u);
+  EXPECT_EQ(live.back().position, (LogPosition{1, 20}));
+}
+
+TEST_F(LogTest, LosingTheSegmentsAfterAnArchivedCutIsCorruptionNotTheCutHistory) {
+  Open();
+  AppendMany(1, 100);
+  ASSERT_TRUE(log_->TruncateAfter(40, /*discard_suffix=*/false, nullptr).ok());
+  AppendMany(41, 42);
+  log_.reset();
+  // Without its successor, segment 1 alone would read on into 41-100 of the
+  // cut epoch.
+  ASSERT_TRUE(env_.RemoveFile(SegmentPath(2)).ok());
+  Status s = TryOpen(TestOptions(&env_));
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.message().find("newest segments are missing"), std::string::npos) << s.ToString();
+}
+
+TEST_F(LogTest, ACutDirectoryOfATruncationThatNeverCommittedIsRemovedOnOpen) {
+  Open();
+  AppendMany(1, 10);
+  log_.reset();
+  ASSERT_TRUE(env_.CreateDir("/log/archive").ok());
+  ASSERT_TRUE(env_.CreateDir("/log/archive/epoch-000002").ok());
+  ASSERT_TRUE(env_.LinkFile(SegmentPath(1), "/log/archive/epoch-000002/000000000001.seg").ok());
+  WriteFile("/log/archive/epoch-000002/CUT", "spool cut manifest 1\n");
+  Open();
+  EXPECT_FALSE(env_.FileExists("/log/archive/epoch-000002"));
+  EXPECT_EQ(ReadAll(log_.get()).size(), 10u);
+  LogPosition head;
+  ASSERT_TRUE(log_->TruncateAfter(5, /*discard_suffix=*/false, &head).ok());
+  EXPECT_EQ(ScanCut(&env_, "/log/archive/epoch-000002").size(), 5u);
 }
 
 TEST_F(LogTest, DamagedArchivedCutIsReportedNotReturned) {

@@ -93,6 +93,10 @@ class Env {
   virtual Status RemoveFile(const std::string& path) = 0;
   // Atomically replaces `to` if it exists. Errors: NotFound, IOError.
   virtual Status RenameFile(const std::string& from, const std::string& to) = 0;
+  // Makes `to` a second name of the file `from` (a hard link): one file, two
+  // names, no bytes copied. Durable once `to`'s directory is synced.
+  // Errors: NotFound, IOError (also when `to` exists).
+  virtual Status LinkFile(const std::string& from, const std::string& to) = 0;
   // OK if the directory already exists. Errors: NotFound (parent), IOError.
   virtual Status CreateDir(const std::string& dir) = 0;
   // Removes an empty directory. Errors: NotFound, IOError.
@@ -125,6 +129,7 @@ class EnvWrapper : public Env {
   Status GetFileSize(const std::string& path, uint64_t* size) override { return target_->GetFileSize(path, size); }
   Status RemoveFile(const std::string& path) override { return target_->RemoveFile(path); }
   Status RenameFile(const std::string& from, const std::string& to) override { return target_->RenameFile(from, to); }
+  Status LinkFile(const std::string& from, const std::string& to) override { return target_->LinkFile(from, to); }
   Status CreateDir(const std::string& dir) override { return target_->CreateDir(dir); }
   Status RemoveDir(const std::string& dir) override { return target_->RemoveDir(dir); }
   Status SyncDir(const std::string& dir) override { return target_->SyncDir(dir); }

@@ -10,7 +10,7 @@
 //
 // Crash points. Every mutating call is numbered from 1: File::Write,
 // File::Truncate, File::Sync, OpenFile when it creates or truncates a file,
-// RemoveFile, RenameFile, CreateDir, RemoveDir, SyncDir. With
+// RemoveFile, RenameFile, LinkFile, CreateDir, RemoveDir, SyncDir. With
 // CrashAtCall(k), call k is not performed and it and every later call
 // (reads included) return Status::Aborted("simulated crash"): the process is
 // dead. SimulateCrash(mode, seed) then rewrites the base Env to the disk that
@@ -94,6 +94,7 @@ class FaultEnv : public Env {
   Status GetFileSize(const std::string& path, uint64_t* size) override;
   Status RemoveFile(const std::string& path) override;
   Status RenameFile(const std::string& from, const std::string& to) override;
+  Status LinkFile(const std::string& from, const std::string& to) override;
   Status CreateDir(const std::string& dir) override;
   Status RemoveDir(const std::string& dir) override;
   Status SyncDir(const std::string& dir) override;

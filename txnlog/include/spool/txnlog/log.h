@@ -230,9 +230,18 @@ class LogIterator {
 // Reads an archived cut: the directory "<archive>/epoch-NNNNNN" that a
 // TruncateAfter which started epoch N filled with the commits it cut. Calls
 // `visit` with each commit in version order, every record verified, until
-// `visit` returns false. Errors: NotFound (no such cut), Corruption (a bad
-// record, or a gap between the cut's files), IOError.
+// `visit` returns false (a cut of no commit visits nothing). Errors:
+// NotFound (no such cut), Corruption (a bad record, or a gap between the
+// cut's files), IOError.
 Status ScanArchivedCut(Env* env, const std::string& cut_dir, const std::function<bool(const LogEntry&)>& visit);
+
+// Whether the cut in `cut_dir` was archived whole (its COMPLETE marker).
+bool ArchivedCutComplete(Env* env, const std::string& cut_dir);
+
+// Deletes the archived cut in `cut_dir` so that a crash at any point leaves
+// either the whole cut or one that reads as incomplete and that the next
+// call removes. OK if it does not exist.
+Status RemoveArchivedCut(Env* env, const std::string& cut_dir);
 
 // Reads and checks every retained record of the log in `dir` (checksums,
 // versions, epochs, payloads) without changing anything. `*records` counts

@@ -22,6 +22,7 @@ class MemEnv : public Env {
   Status GetFileSize(const std::string& path, uint64_t* size) override;
   Status RemoveFile(const std::string& path) override;
   Status RenameFile(const std::string& from, const std::string& to) override;
+  Status LinkFile(const std::string& from, const std::string& to) override;
   Status CreateDir(const std::string& dir) override;
   Status RemoveDir(const std::string& dir) override;
   Status SyncDir(const std::string& dir) override;
