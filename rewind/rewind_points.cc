@@ -148,6 +148,9 @@ Status RecordRewindPointAt(Store* store, const Pipeline& pipeline, uint64_t vers
   std::vector<SnapshotInfo> snapshots;
   SPOOL_RETURN_IF_ERROR(store->ListSnapshots(&snapshots));
   if (newest && (snapshots.empty() || snapshots.back().version != version)) SPOOL_RETURN_IF_ERROR(store->TakeSnapshot());
+  // And a rewind to it can swap in a copy of the state instead of
+  // rebuilding it from that snapshot.
+  if (newest) SPOOL_RETURN_IF_ERROR(store->SaveStateCopy());
   Event e;
   e.origin.pipeline_id = pipeline.id();
   e.event_type = kEventType;

@@ -172,13 +172,81 @@ StateOverlay::Entries StateOverlay::Sorted(std::string_view begin, std::string_v
   return out;
 }
 
-struct StateStore::Env {
+// One generation's LMDB environment, open until its last reader is done.
+struct LmdbEnv {
   MDB_env* env = nullptr;
   MDB_dbi dbi = 0;
-  ~Env() {
+  std::string dir;
+  ~LmdbEnv() {
     if (env != nullptr) mdb_env_close(env);
   }
 };
+
+namespace {
+
+constexpr std::string_view kGenerationPrefix = "gen-";
+constexpr std::string_view kCopiesDir = "copies";
+constexpr std::string_view kTempSuffix = ".tmp";
+
+std::string GenerationName(uint64_t generation) {
+  std::string digits = std::to_string(generation);
+  return std::string(kGenerationPrefix) + std::string(digits.size() < 6 ? 6 - digits.size() : 0, '0') + digits;
+}
+
+// "gen-000042" -> 42; 0 for any other name.
+uint64_t ParseGeneration(std::string_view name) {
+  if (!name.starts_with(kGenerationPrefix)) return 0;
+  name.remove_prefix(kGenerationPrefix.size());
+  uint64_t n = 0;
+  for (char c : name) {
+    if (c < '0' || c > '9') return 0;
+    n = n * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return n;
+}
+
+Status FsError(std::string_view what, const std::string& path, const std::error_code& ec) {
+  return Status::IOError("state store: " + std::string(what) + " " + path + ": " + ec.message());
+}
+
+// Opens (creating) the environment in `dir`, `flags` added to the usual.
+Status OpenLmdb(const std::string& dir, uint64_t map_size, unsigned int flags, std::shared_ptr<LmdbEnv>* out) {
+  auto opened = std::make_shared<LmdbEnv>();
+  opened->dir = dir;
+  int rc = mdb_env_create(&opened->env);
+  if (rc != 0) return LmdbError(rc, "create environment");
+  if ((rc = mdb_env_set_mapsize(opened->env, map_size)) != 0) return LmdbError(rc, "set map size");
+  if ((rc = mdb_env_set_maxreaders(opened->env, 1024)) != 0) return LmdbError(rc, "set readers");
+  // MDB_NOTLS: views are not tied to a thread.
+  if ((rc = mdb_env_open(opened->env, dir.c_str(), flags | MDB_NOTLS, 0644)) != 0) {
+    return LmdbError(rc, "open " + dir);
+  }
+  MDB_txn* txn = nullptr;
+  if ((rc = mdb_txn_begin(opened->env, nullptr, 0, &txn)) != 0) return LmdbError(rc, "begin");
+  if ((rc = mdb_dbi_open(txn, nullptr, 0, &opened->dbi)) != 0) {
+    mdb_txn_abort(txn);
+    return LmdbError(rc, "open database");
+  }
+  if ((rc = mdb_txn_commit(txn)) != 0) return LmdbError(rc, "commit");
+  *out = std::move(opened);
+  return Status::OK();
+}
+
+Status ReadPosition(const LmdbEnv& lmdb, StatePosition* position) {
+  MDB_txn* txn = nullptr;
+  int rc = mdb_txn_begin(lmdb.env, nullptr, MDB_RDONLY, &txn);
+  if (rc != 0) return LmdbError(rc, "begin read");
+  MDB_val k = Val(kStatePositionKey), v{};
+  rc = mdb_get(txn, lmdb.dbi, &k, &v);
+  *position = StatePosition{};
+  Status s;
+  if (rc == 0 && !DecodePosition(View(v), position)) s = Status::Corruption("state store: bad position record");
+  if (rc != 0 && rc != MDB_NOTFOUND) s = LmdbError(rc, "read position");
+  mdb_txn_abort(txn);
+  return s;
+}
+
+}  // namespace
 
 namespace {
 
@@ -195,8 +263,10 @@ class MergedView final : public StateView {
     if (txn_ != nullptr) mdb_txn_abort(txn_);
   }
 
-  Status Start(MDB_env* env, MDB_dbi dbi) {
-    int rc = mdb_txn_begin(env, nullptr, MDB_RDONLY, &txn_);
+  Status Start(std::shared_ptr<LmdbEnv> lmdb) {
+    lmdb_ = std::move(lmdb);
+    const MDB_dbi dbi = lmdb_->dbi;
+    int rc = mdb_txn_begin(lmdb_->env, nullptr, MDB_RDONLY, &txn_);
     if (rc != 0) return LmdbError(rc, "begin read");
     rc = mdb_cursor_open(txn_, dbi, &cursor_);
     if (rc != 0) return LmdbError(rc, "open cursor");
@@ -264,6 +334,7 @@ class MergedView final : public StateView {
   OverlayCopy overlay_;
   OverlayCopy::const_iterator overlay_it_;
   std::string begin_, end_;
+  std::shared_ptr<LmdbEnv> lmdb_;  // outlives txn_ (closed in the destructor's body)
   MDB_txn* txn_ = nullptr;
   MDB_cursor* cursor_ = nullptr;
   MDB_val lmdb_key_{}, lmdb_value_{};
@@ -295,7 +366,7 @@ OverlayCopy CopyRange(const StateOverlay* imm, const StateOverlay& mem, std::str
 }  // namespace
 
 StateStore::StateStore(const StateStoreOptions& options)
-    : options_(options), lmdb_(std::make_unique<Env>()), mem_(std::make_shared<StateOverlay>()) {}
+    : options_(options), mem_(std::make_shared<StateOverlay>()) {}
 
 StateStore::~StateStore() {
   {
@@ -306,48 +377,52 @@ StateStore::~StateStore() {
   if (applier_.joinable()) applier_.join();
 }
 
+std::string StateStore::copies_dir() const { return (std::filesystem::path(options_.path) / kCopiesDir).string(); }
+
+std::shared_ptr<LmdbEnv> StateStore::CurrentEnv() {
+  std::shared_lock lock(overlay_mu_);
+  return lmdb_;
+}
+
+// Opens the newest generation (creating the first) and removes what an
+// interrupted Adopt or SaveCopy left: older generations, unfinished copies,
+// and the files of the layout before generations.
 Status StateStore::Open(const StateStoreOptions& options, std::unique_ptr<StateStore>* out) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  std::filesystem::create_directories(options.path, ec);
-  if (ec) return Status::IOError("state store: cannot create " + options.path + ": " + ec.message());
+  fs::create_directories(options.path, ec);
+  if (ec) return FsError("cannot create", options.path, ec);
   std::unique_ptr<StateStore> store(new StateStore(options));
-  MDB_env*& env = store->lmdb_->env;
-  int rc = mdb_env_create(&env);
-  if (rc != 0) return LmdbError(rc, "create environment");
-  if ((rc = mdb_env_set_mapsize(env, options.map_size_bytes)) != 0) return LmdbError(rc, "set map size");
-  if ((rc = mdb_env_set_maxreaders(env, 1024)) != 0) return LmdbError(rc, "set readers");
+  std::vector<uint64_t> generations;
+  for (const fs::directory_entry& entry : fs::directory_iterator(options.path, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (const uint64_t g = ParseGeneration(name); g != 0) generations.push_back(g);
+    if (name == "data.mdb" || name == "lock.mdb") fs::remove(entry.path(), ec);
+  }
+  if (ec) return FsError("cannot list", options.path, ec);
+  std::sort(generations.begin(), generations.end());
+  store->generation_ = generations.empty() ? 1 : generations.back();
+  for (size_t i = 0; i + 1 < generations.size(); ++i) {
+    store->Discard((fs::path(options.path) / GenerationName(generations[i])).string());
+  }
+  if (fs::exists(store->copies_dir(), ec)) {
+    for (const fs::directory_entry& entry : fs::directory_iterator(store->copies_dir(), ec)) {
+      if (entry.path().filename().string().ends_with(kTempSuffix)) fs::remove_all(entry.path(), ec);
+    }
+  }
+  const std::string dir = (fs::path(options.path) / GenerationName(store->generation_)).string();
+  fs::create_directories(dir, ec);
+  if (ec) return FsError("cannot create", dir, ec);
   // MDB_NOMETASYNC: a power loss may undo the last batch (the log replays
-  // it) but cannot corrupt the environment. MDB_NOTLS: views are not tied
-  // to a thread.
-  if ((rc = mdb_env_open(env, options.path.c_str(), MDB_NOMETASYNC | MDB_NOTLS, 0644)) != 0) {
-    return LmdbError(rc, "open " + options.path);
-  }
-  MDB_txn* txn = nullptr;
-  if ((rc = mdb_txn_begin(env, nullptr, 0, &txn)) != 0) return LmdbError(rc, "begin");
-  if ((rc = mdb_dbi_open(txn, nullptr, 0, &store->lmdb_->dbi)) != 0) {
-    mdb_txn_abort(txn);
-    return LmdbError(rc, "open database");
-  }
-  if ((rc = mdb_txn_commit(txn)) != 0) return LmdbError(rc, "commit");
+  // it) but cannot corrupt the environment.
+  SPOOL_RETURN_IF_ERROR(OpenLmdb(dir, options.map_size_bytes, MDB_NOMETASYNC, &store->lmdb_));
   SPOOL_RETURN_IF_ERROR(store->AppliedPosition(&store->position_));
   if (options.background) store->applier_ = std::thread([s = store.get()] { s->ApplierLoop(); });
   *out = std::move(store);
   return Status::OK();
 }
 
-Status StateStore::AppliedPosition(StatePosition* position) {
-  MDB_txn* txn = nullptr;
-  int rc = mdb_txn_begin(lmdb_->env, nullptr, MDB_RDONLY, &txn);
-  if (rc != 0) return LmdbError(rc, "begin read");
-  MDB_val k = Val(kStatePositionKey), v{};
-  rc = mdb_get(txn, lmdb_->dbi, &k, &v);
-  *position = StatePosition{};
-  Status s;
-  if (rc == 0 && !DecodePosition(View(v), position)) s = Status::Corruption("state store: bad position record");
-  if (rc != 0 && rc != MDB_NOTFOUND) s = LmdbError(rc, "read position");
-  mdb_txn_abort(txn);
-  return s;
-}
+Status StateStore::AppliedPosition(StatePosition* position) { return ReadPosition(*lmdb_, position); }
 
 StatePosition StateStore::position() {
   std::shared_lock lock(overlay_mu_);
@@ -412,11 +487,58 @@ Status StateStore::WriteBatch(const StateOverlay& batch, const std::function<Sta
   return Status::OK();
 }
 
+// Deletes `dir`, a generation nothing opens again. With an applier thread,
+// slowly and later: a large file's deletion frees its extents in the file
+// system's journal, and done at once it stalls every fsync after it (a
+// rewind's own next commits first) — so it starts kDiscardDelay later and
+// takes kDiscardChunkBytes per step, a step every kDiscardStepInterval,
+// after any pending batch (RocksDB's DeleteScheduler does the same).
+// Readers still on the generation keep reading: an unlinked file stays
+// readable while open. What a close leaves undeleted, the next Open
+// discards again.
+void StateStore::Discard(std::string dir) {
+  if (!options_.background) {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+    return;
+  }
+  std::lock_guard lock(apply_mu_);
+  trash_.push_back(Trash{std::move(dir), std::chrono::steady_clock::now() + kDiscardDelay});
+  apply_cv_.notify_all();
+}
+
+// One step of deleting `dir`: a chunk off the end of its first file, or
+// the file, or (empty) the directory. Returns true when `dir` is gone.
+bool StateStore::DiscardStep(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+    const uint64_t size = entry.is_regular_file(ec) ? entry.file_size(ec) : 0;
+    if (size > kDiscardChunkBytes) fs::resize_file(entry.path(), size - kDiscardChunkBytes, ec);
+    else fs::remove_all(entry.path(), ec);
+    return ec.value() != 0;  // on an error, give up: the next Open discards it again
+  }
+  fs::remove(dir, ec);
+  return true;
+}
+
 void StateStore::ApplierLoop() {
   std::unique_lock lock(apply_mu_);
   while (true) {
-    apply_cv_.wait(lock, [&] { return stopping_ || imm_ != nullptr; });
-    if (imm_ == nullptr) return;  // stopping with nothing pending
+    const auto woken = [&] { return stopping_ || imm_ != nullptr; };
+    const bool work = trash_.empty() ? (apply_cv_.wait(lock, woken), true)
+                                     : apply_cv_.wait_until(lock, trash_.front().due, woken);
+    if (stopping_ && imm_ == nullptr) return;  // stopping with nothing pending
+    if (!work) {
+      // The oldest discarded generation is due for its next step.
+      const std::string dir = trash_.front().dir;
+      lock.unlock();
+      const bool gone = DiscardStep(dir);
+      lock.lock();
+      if (gone) trash_.erase(trash_.begin());
+      else trash_.front().due = std::chrono::steady_clock::now() + kDiscardStepInterval;
+      continue;
+    }
     std::shared_ptr<const StateOverlay> batch = imm_;
     lock.unlock();
     const Status s = WriteBatch(*batch);
@@ -575,6 +697,7 @@ Status Lookup(const StateOverlay* mem, const StateOverlay* imm, MDB_txn* txn, MD
 }  // namespace
 
 struct StateReader::Txn {
+  std::shared_ptr<LmdbEnv> lmdb;
   MDB_txn* txn = nullptr;
   MDB_dbi dbi = 0;
   ~Txn() {
@@ -591,8 +714,9 @@ Status StateReader::Get(std::string_view key, std::string* value, bool* found) {
 Status StateStore::NewReader(std::unique_ptr<StateReader>* out) {
   std::unique_ptr<StateReader> reader(new StateReader());
   reader->txn_ = std::make_unique<StateReader::Txn>();
-  reader->txn_->dbi = lmdb_->dbi;
   std::shared_lock overlay(overlay_mu_);
+  reader->txn_->lmdb = lmdb_;
+  reader->txn_->dbi = lmdb_->dbi;
   reader->mem_ = mem_.get();
   reader->imm_ = imm_;
   const int rc = mdb_txn_begin(lmdb_->env, nullptr, MDB_RDONLY, &reader->txn_->txn);
@@ -617,7 +741,7 @@ Status StateStore::NewView(std::string begin, std::string end, std::unique_ptr<S
   auto merged = std::make_unique<MergedView>(std::move(overlay), std::move(begin), std::move(end));
   // The LMDB transaction starts while the lock holds imm_ in place, so the
   // copy and LMDB agree on which batch is applied.
-  SPOOL_RETURN_IF_ERROR(merged->Start(lmdb_->env, lmdb_->dbi));
+  SPOOL_RETURN_IF_ERROR(merged->Start(lmdb_));
   *view = std::move(merged);
   return Status::OK();
 }
@@ -625,6 +749,142 @@ Status StateStore::NewView(std::string begin, std::string end, std::unique_ptr<S
 StateStats StateStore::stats() {
   std::lock_guard lock(apply_mu_);
   return stats_;
+}
+
+// ---------------------------------------------------------------------------
+// Copies and generations
+
+namespace {
+
+Status SyncDirectory(const std::string& dir) { return spool::Env::Default()->SyncDir(dir); }
+
+// Copies every key of `from` but the history index into the empty `to`,
+// with the history floor at the copied position, and commits (synced).
+Status CopyState(const LmdbEnv& from, const LmdbEnv& to, StatePosition* position) {
+  SPOOL_RETURN_IF_ERROR(ReadPosition(from, position));
+  MDB_txn* read = nullptr;
+  MDB_txn* write = nullptr;
+  MDB_cursor* in = nullptr;
+  MDB_cursor* out = nullptr;
+  int rc = mdb_txn_begin(from.env, nullptr, MDB_RDONLY, &read);
+  if (rc == 0) rc = mdb_txn_begin(to.env, nullptr, 0, &write);
+  if (rc == 0) rc = mdb_cursor_open(read, from.dbi, &in);
+  if (rc == 0) rc = mdb_cursor_open(write, to.dbi, &out);
+  const std::string history_end = PrefixEnd(kStateHistoryPrefix);
+  MDB_val k{}, v{};
+  if (rc == 0) rc = mdb_cursor_get(in, &k, &v, MDB_FIRST);
+  while (rc == 0) {
+    const std::string_view key = View(k);
+    if (key.starts_with(kStateHistoryPrefix)) {
+      k = Val(history_end);
+      rc = mdb_cursor_get(in, &k, &v, MDB_SET_RANGE);
+      continue;
+    }
+    if (key != kStateHistoryFloorKey && (rc = mdb_cursor_put(out, &k, &v, MDB_APPEND)) != 0) break;
+    rc = mdb_cursor_get(in, &k, &v, MDB_NEXT);
+  }
+  if (rc == MDB_NOTFOUND) {
+    std::string floor;
+    PutBigEndian64(&floor, position->version);
+    MDB_val fk = Val(kStateHistoryFloorKey), fv = Val(floor);
+    rc = mdb_put(write, to.dbi, &fk, &fv, 0);
+  }
+  if (in != nullptr) mdb_cursor_close(in);
+  if (out != nullptr) mdb_cursor_close(out);
+  if (read != nullptr) mdb_txn_abort(read);
+  if (write == nullptr) return LmdbError(rc, "copy");
+  if (rc != 0) {
+    mdb_txn_abort(write);
+    return LmdbError(rc, "copy");
+  }
+  if ((rc = mdb_txn_commit(write)) != 0) return LmdbError(rc, "commit copy");
+  return Status::OK();
+}
+
+}  // namespace
+
+Status StateStore::SaveCopy(const std::string& name, StatePosition* position) {
+  namespace fs = std::filesystem;
+  SPOOL_RETURN_IF_ERROR(Flush());
+  const std::string dir = (fs::path(copies_dir()) / name).string();
+  const std::string tmp = dir + std::string(kTempSuffix);
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  fs::create_directories(tmp, ec);
+  if (ec) return FsError("cannot create", tmp, ec);
+  {
+    std::shared_ptr<LmdbEnv> copy;
+    // Synced on commit (no NOMETASYNC): the copy is whole before its rename.
+    SPOOL_RETURN_IF_ERROR(OpenLmdb(tmp, options_.map_size_bytes, 0, &copy));
+    SPOOL_RETURN_IF_ERROR(CopyState(*CurrentEnv(), *copy, position));
+  }
+  fs::remove(fs::path(tmp) / "lock.mdb", ec);
+  SPOOL_RETURN_IF_ERROR(SyncDirectory(tmp));
+  fs::remove_all(dir, ec);
+  fs::rename(tmp, dir, ec);
+  if (ec) return FsError("cannot publish", dir, ec);
+  return SyncDirectory(copies_dir());
+}
+
+Status StateStore::ListCopies(std::vector<std::string>* names) {
+  namespace fs = std::filesystem;
+  names->clear();
+  std::error_code ec;
+  if (!fs::exists(copies_dir(), ec)) return Status::OK();
+  for (const fs::directory_entry& entry : fs::directory_iterator(copies_dir(), ec)) {
+    std::string name = entry.path().filename().string();
+    if (!name.ends_with(kTempSuffix)) names->push_back(std::move(name));
+  }
+  if (ec) return FsError("cannot list", copies_dir(), ec);
+  std::sort(names->begin(), names->end());
+  return Status::OK();
+}
+
+Status StateStore::RemoveCopy(const std::string& name) {
+  std::error_code ec;
+  std::filesystem::remove_all(std::filesystem::path(copies_dir()) / name, ec);
+  if (ec) return FsError("cannot remove copy", name, ec);
+  return Status::OK();
+}
+
+// The copy becomes generation N + 1 by one rename, durable before anything
+// reads it; a crash before leaves generation N, after, N + 1 (Open removes
+// N). Both are states the log can bring forward or rebuild from.
+Status StateStore::Adopt(const std::string& name) {
+  namespace fs = std::filesystem;
+  std::unique_lock lock(apply_mu_);
+  apply_cv_.wait(lock, [&] { return imm_ == nullptr; });
+  const std::string copy = (fs::path(copies_dir()) / name).string();
+  std::error_code ec;
+  if (!fs::exists(copy, ec)) return Status::NotFound("state store: no copy " + name);
+  const uint64_t next = generation_ + 1;
+  const std::string dir = (fs::path(options_.path) / GenerationName(next)).string();
+  fs::remove_all(dir, ec);
+  fs::rename(copy, dir, ec);
+  if (ec) return FsError("cannot adopt", copy, ec);
+  SPOOL_RETURN_IF_ERROR(SyncDirectory(options_.path));
+  SPOOL_RETURN_IF_ERROR(SyncDirectory(copies_dir()));
+  std::shared_ptr<LmdbEnv> adopted;
+  StatePosition position;
+  Status s = OpenLmdb(dir, options_.map_size_bytes, MDB_NOMETASYNC, &adopted);
+  if (s.ok()) s = ReadPosition(*adopted, &position);
+  if (!s.ok()) {
+    adopted.reset();
+    fs::remove_all(dir, ec);  // the next Open must not take it
+    return s;
+  }
+  std::shared_ptr<LmdbEnv> retired;
+  {
+    std::unique_lock overlay(overlay_mu_);
+    retired = std::exchange(lmdb_, std::move(adopted));
+    mem_ = std::make_shared<StateOverlay>();
+    position_ = position;
+  }
+  generation_ = next;
+  apply_error_ = Status::OK();
+  lock.unlock();
+  Discard(retired->dir);
+  return Status::OK();
 }
 
 }  // namespace spool

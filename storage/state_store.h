@@ -34,6 +34,7 @@
 // thread concurrently with them.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -55,6 +56,8 @@
 struct MDB_txn;
 
 namespace spool {
+
+struct LmdbEnv;
 
 std::string StateCatalogKey(uint64_t uid);
 std::string StateRowPrefix(uint64_t uid);
@@ -192,10 +195,16 @@ class StateReader {
   StateReader() = default;
   const StateOverlay* mem_ = nullptr;
   std::shared_ptr<const StateOverlay> imm_;
-  struct Txn;
+  struct Txn;  // holds its generation open
   std::unique_ptr<Txn> txn_;
 };
 
+// The environment lives in a generation directory "<path>/gen-NNNNNN"; the
+// newest is the live one. A copy (SaveCopy) is a complete environment of its
+// own in "<path>/copies/<name>"; Adopt makes one the next generation by
+// renaming it, which is how a rewind gets the state of a point without
+// rebuilding it. Readers keep the generation they started on open until
+// they end; a retired generation is deleted after its last reader.
 class StateStore {
  public:
   static Status Open(const StateStoreOptions& options, std::unique_ptr<StateStore>* store);
@@ -237,9 +246,26 @@ class StateStore {
 
   StateStats stats();
 
+  // Writes everything staged, then a copy of the state named `name`: every
+  // key but the history index, with the history floor at the copy's
+  // position, durable before it appears under its name. Returns the copy's
+  // position. Errors: IOError, NoSpace, Failed.
+  Status SaveCopy(const std::string& name, StatePosition* position);
+  // The names of the copies.
+  Status ListCopies(std::vector<std::string>* names);
+  // OK if there is no such copy.
+  Status RemoveCopy(const std::string& name);
+  // Replaces the state by the copy `name` (which is consumed), dropping
+  // what is staged. Errors: NotFound, IOError, Corruption; on error the
+  // state is unchanged.
+  Status Adopt(const std::string& name);
+
  private:
-  struct Env;
   explicit StateStore(const StateStoreOptions& options);
+  std::string copies_dir() const;
+  std::shared_ptr<LmdbEnv> CurrentEnv();
+  void Discard(std::string dir);
+  static bool DiscardStep(const std::string& dir);
   Status WriteBatch(const StateOverlay& batch, const std::function<Status(const StateLoader& put)>* load = nullptr);
   Status Load(MDB_txn* txn, const std::function<Status(const StateLoader& put)>& load);
   void ApplierLoop();
@@ -247,7 +273,11 @@ class StateStore {
   Status HandOffLocked(std::unique_lock<std::mutex>& lock);
 
   StateStoreOptions options_;
-  std::unique_ptr<Env> lmdb_;
+  // Replaced only by Adopt, holding apply_mu_ and overlay_mu_ (exclusive):
+  // readers copy it under overlay_mu_ (shared); the writer's paths run under
+  // apply_mu_ or hold the commit lock that Adopt's caller holds too.
+  std::shared_ptr<LmdbEnv> lmdb_;
+  uint64_t generation_ = 0;
 
   std::shared_mutex overlay_mu_;            // guards mem_ and imm_ pointers for readers
   std::shared_ptr<StateOverlay> mem_;        // changed only under overlay_mu_ (exclusive)
@@ -260,6 +290,16 @@ class StateStore {
   Status apply_error_;
   StateStats stats_;
   std::thread applier_;
+  // Generations for the applier to delete (Discard), oldest first; under
+  // apply_mu_.
+  struct Trash {
+    std::string dir;
+    std::chrono::steady_clock::time_point due;  // of its next step
+  };
+  std::vector<Trash> trash_;
+  static constexpr std::chrono::seconds kDiscardDelay{1};
+  static constexpr std::chrono::milliseconds kDiscardStepInterval{20};
+  static constexpr uint64_t kDiscardChunkBytes = 32ull << 20;
 };
 
 }  // namespace spool

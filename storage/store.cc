@@ -274,9 +274,12 @@ Status Store::RewindTo(uint64_t version, LogPosition* head) {
   SPOOL_RETURN_IF_ERROR(CanRewindTo(version));
   LogPosition cut;
   SPOOL_RETURN_IF_ERROR(log_->TruncateAfter(version, /*discard_suffix=*/false, &cut));
-  // The cut is durable: the rest is what reopening the store would do.
+  // The cut is durable: the rest is what reopening the store would do, but
+  // with the state of the point swapped in when a copy of it was kept.
   SPOOL_RETURN_IF_ERROR(state_->DropStaged());
+  SPOOL_RETURN_IF_ERROR(AdoptStateCopy(version));
   SPOOL_RETURN_IF_ERROR(Recover());
+  SPOOL_RETURN_IF_ERROR(PruneStateCopies(/*keep_newest=*/false));
   {
     // Versions up to the old newest name other data now: every table counts
     // as changed up to there.

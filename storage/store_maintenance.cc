@@ -1,5 +1,8 @@
-// Store: snapshots, pins, retention and vacuum.
+// Store: snapshots, state copies, pins, retention and vacuum.
 #include <algorithm>
+#include <cassert>
+#include <cinttypes>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <sstream>
@@ -115,6 +118,69 @@ Status Store::ListSnapshotFiles(std::vector<SnapshotInfo>* snapshots) {
   }
   std::sort(snapshots->begin(), snapshots->end(),
             [](const SnapshotInfo& a, const SnapshotInfo& b) { return a.version < b.version; });
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------
+// State copies
+
+namespace {
+std::string StateCopyName(uint64_t epoch, uint64_t version) {
+  return "e" + std::to_string(epoch) + "-v" + std::to_string(version);
+}
+}  // namespace
+
+Status Store::StateCopies(std::vector<StateCopy>* copies) {
+  std::vector<std::string> names;
+  SPOOL_RETURN_IF_ERROR(state_->ListCopies(&names));
+  copies->clear();
+  for (std::string& name : names) {
+    StateCopy copy;
+    if (std::sscanf(name.c_str(), "e%" SCNu64 "-v%" SCNu64, &copy.epoch, &copy.version) != 2 ||
+        name != StateCopyName(copy.epoch, copy.version)) {
+      continue;
+    }
+    copy.name = std::move(name);
+    copies->push_back(std::move(copy));
+  }
+  std::sort(copies->begin(), copies->end(), [](const StateCopy& a, const StateCopy& b) { return a.version > b.version; });
+  return Status::OK();
+}
+
+// Drops the copies that are off the history (a rewind cut them) and, with
+// `keep_newest`, all but the newest StoreOptions::state_copies.
+Status Store::PruneStateCopies(bool keep_newest) {
+  std::vector<StateCopy> copies;
+  SPOOL_RETURN_IF_ERROR(StateCopies(&copies));
+  uint64_t kept = 0;
+  for (const StateCopy& copy : copies) {
+    const bool keep = PositionOnHistory(copy.epoch, copy.version) && (!keep_newest || kept < options_.state_copies);
+    if (keep) ++kept;
+    else SPOOL_RETURN_IF_ERROR(state_->RemoveCopy(copy.name));
+  }
+  return Status::OK();
+}
+
+Status Store::SaveStateCopy() {
+  std::lock_guard lock(commit_mu_);
+  if (options_.state_copies == 0) return Status::OK();
+  const StatePosition head = state_->position();
+  if (head.version == 0) return Status::OK();
+  StatePosition copied;
+  SPOOL_RETURN_IF_ERROR(state_->SaveCopy(StateCopyName(head.epoch, head.version), &copied));
+  assert(copied.version == head.version);
+  return PruneStateCopies(/*keep_newest=*/true);
+}
+
+// REQUIRES: commit_mu_ held, the log cut after `version`, nothing staged.
+// Swaps in the copy at `version` when there is one on the history; the
+// state is otherwise left for Recover to rebuild.
+Status Store::AdoptStateCopy(uint64_t version) {
+  std::vector<StateCopy> copies;
+  SPOOL_RETURN_IF_ERROR(StateCopies(&copies));
+  for (const StateCopy& copy : copies) {
+    if (copy.version == version && PositionOnHistory(copy.epoch, copy.version)) return state_->Adopt(copy.name);
+  }
   return Status::OK();
 }
 

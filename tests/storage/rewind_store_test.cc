@@ -2,6 +2,7 @@
 // with the state rebuilt from what LMDB applied or from a snapshot.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -164,6 +165,54 @@ TEST_F(RewindStoreTest, StateAppliedPastThePointIsRebuiltFromASnapshot) {
   std::filesystem::remove_all(state_.Sub("state"));
   Open();
   EXPECT_EQ(Rows(), now);
+}
+
+// The copies in the state directory, by name.
+std::vector<std::string> CopyNames(const std::string& state_dir) {
+  std::vector<std::string> names;
+  const std::string dir = state_dir + "/copies";
+  if (!std::filesystem::exists(dir)) return names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST_F(RewindStoreTest, AStateCopyAtThePointIsSwappedInAndTheCopiesItCutAreDropped) {
+  for (int i = 0; i < 5; ++i) Step(i);  // versions 2..6
+  ASSERT_TRUE(store_->SaveStateCopy().ok());
+  for (int i = 5; i < 15; ++i) Step(i);  // versions 7..16
+  ASSERT_TRUE(store_->SaveStateCopy().ok());
+  EXPECT_EQ(CopyNames(state_.Sub("state")), (std::vector<std::string>{"e1-v16", "e1-v6"}));
+  const std::vector<Row> at6 = RowsAt(6);
+  const std::vector<Row> at4 = RowsAt(4);
+  ASSERT_TRUE(store_->RewindTo(6).ok());
+  // The copy at 6 became the state (a new generation); the one at 16 was cut.
+  EXPECT_TRUE(std::filesystem::exists(state_.Sub("state/gen-000002")));
+  EXPECT_TRUE(CopyNames(state_.Sub("state")).empty());
+  EXPECT_EQ(Rows(), at6);
+  EXPECT_EQ(Checkpoint(), "offset=4");
+  EXPECT_EQ(RowsAt(4), at4);  // before the copy's history floor: from the log
+  Step(50);
+  const std::vector<Row> now = Rows();
+  Reopen();
+  EXPECT_EQ(Rows(), now);
+  EXPECT_EQ(Checkpoint(), "offset=50");
+}
+
+TEST_F(RewindStoreTest, OnlyTheNewestStateCopiesAreKept) {
+  StoreOptions options = Options();
+  options.state_copies = 2;
+  Reopen(options);
+  for (int i = 0; i < 3; ++i) {
+    Step(i);  // versions 2..4
+    ASSERT_TRUE(store_->SaveStateCopy().ok());
+  }
+  EXPECT_EQ(CopyNames(state_.Sub("state")), (std::vector<std::string>{"e1-v3", "e1-v4"}));
+  options.state_copies = 0;
+  Reopen(options);
+  Step(3);
+  ASSERT_TRUE(store_->SaveStateCopy().ok());
+  EXPECT_EQ(CopyNames(state_.Sub("state")).size(), 2u);  // none made
 }
 
 TEST_F(RewindStoreTest, RewindingAgainConvergesOnTheLastPoint) {

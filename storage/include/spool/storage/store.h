@@ -71,6 +71,9 @@ struct StoreOptions {
   // How long vacuum keeps history, and the least it accepts unless forced.
   uint64_t retention_us = 7ull * 24 * 3600 * 1000000;
   uint64_t min_retention_us = 7ull * 24 * 3600 * 1000000;
+  // How many state copies (SaveStateCopy) are kept, the newest first; each
+  // is the size of the current state without its history. 0: none.
+  uint64_t state_copies = 2;
 };
 
 // The versions a read may ask for.
@@ -276,6 +279,13 @@ class Store {
   // Snapshots on the current history, oldest first.
   Status ListSnapshots(std::vector<SnapshotInfo>* snapshots);
 
+  // Keeps a ready copy of the state at the newest version (as a rewind
+  // point does), durably: a RewindTo that version swaps it in instead of
+  // rebuilding the state from a snapshot, whatever the amount of history
+  // after it. Only the newest StoreOptions::state_copies are kept, and a
+  // rewind drops the copies it cut. Errors: IOError, NoSpace.
+  Status SaveStateCopy();
+
   // Keeps `version` (and everything reading it needs) from vacuum until the
   // pin is destroyed.
   std::unique_ptr<VersionPin> PinVersion(uint64_t version);
@@ -322,6 +332,16 @@ class Store {
   Status MaybeSnapshotLocked();
   Status LoadPins();
   Status SavePinsLocked();
+  // State copies: each named for its position; those on the history, and
+  // (keep_newest) only the newest StoreOptions::state_copies.
+  struct StateCopy {
+    std::string name;
+    uint64_t epoch = 0;
+    uint64_t version = 0;
+  };
+  Status StateCopies(std::vector<StateCopy>* copies);
+  Status PruneStateCopies(bool keep_newest);
+  Status AdoptStateCopy(uint64_t version);
   Status ResolveVersion(const ReadOptions& options, uint64_t newest, uint64_t* version);
   Status TableAtLocked(const TableId& id, uint64_t version, TableInfo* table);
   struct Capture;

@@ -1,0 +1,106 @@
+// StateStore's copies and generations: a copy is the state at one position,
+// Adopt swaps it in whole, and readers of the replaced state are not
+// disturbed.
+#include "state_store.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "temp_dir.h"
+#include "varint.h"
+
+namespace spool {
+namespace {
+
+class StateStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Open(); }
+  void Open() {
+    store_.reset();
+    StateStoreOptions options;
+    options.path = dir_.Sub("state");
+    options.background = false;
+    ASSERT_TRUE(StateStore::Open(options, &store_).ok());
+  }
+  // One commit at `version` setting `key`.
+  void Put(uint64_t version, const std::string& key, const std::string& value) {
+    StateDelta delta;
+    delta.Put(key, value);
+    delta.position = StatePosition{7, 1, version, version * 10};
+    ASSERT_TRUE(store_->Stage(std::move(delta)).ok());
+    ASSERT_TRUE(store_->Flush().ok());
+  }
+  std::string Get(const std::string& key) {
+    std::string value;
+    bool found = false;
+    EXPECT_TRUE(store_->Get(key, &value, &found).ok());
+    return found ? value : "<none>";
+  }
+  std::vector<std::string> Generations() {
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_.Sub("state"))) {
+      const std::string name = entry.path().filename().string();
+      if (name.starts_with("gen-")) names.push_back(name);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  TempDir dir_;
+  std::unique_ptr<StateStore> store_;
+};
+
+TEST_F(StateStoreTest, AnAdoptedCopyIsTheStateAtItsPositionWithoutItsHistory) {
+  Put(1, "ra", "one");
+  Put(2, std::string(kStateHistoryPrefix) + "x", "pre-image");
+  StatePosition copied;
+  ASSERT_TRUE(store_->SaveCopy("c2", &copied).ok());
+  EXPECT_EQ(copied.version, 2u);
+  Put(3, "ra", "three");
+  Put(4, "rb", "four");
+
+  std::unique_ptr<StateView> before;
+  ASSERT_TRUE(store_->NewView("", "", &before).ok());
+  ASSERT_TRUE(store_->Adopt("c2").ok());
+  EXPECT_EQ(store_->position().version, 2u);
+  EXPECT_EQ(Get("ra"), "one");
+  EXPECT_EQ(Get("rb"), "<none>");
+  EXPECT_EQ(Get(std::string(kStateHistoryPrefix) + "x"), "<none>");  // history is not copied
+  std::string floor;
+  bool found = false;
+  ASSERT_TRUE(store_->Get(kStateHistoryFloorKey, &floor, &found).ok());
+  ASSERT_TRUE(found);
+  EXPECT_EQ(GetBigEndian64(floor), 2u);  // the history index starts at the copy
+  std::vector<std::string> copies;
+  ASSERT_TRUE(store_->ListCopies(&copies).ok());
+  EXPECT_TRUE(copies.empty());  // consumed
+
+  // A view taken before reads on in the generation it began on.
+  before->Seek("ra");
+  ASSERT_TRUE(before->Valid());
+  EXPECT_EQ(before->value(), "three");
+  before.reset();
+
+  // Reopened, the adopted generation is the state, and the only one.
+  Open();
+  StatePosition applied;
+  ASSERT_TRUE(store_->AppliedPosition(&applied).ok());
+  EXPECT_EQ(applied.version, 2u);
+  EXPECT_EQ(Get("ra"), "one");
+  EXPECT_EQ(Generations(), std::vector<std::string>{"gen-000002"});
+}
+
+TEST_F(StateStoreTest, AnUnfinishedCopyIsNeverAdoptedAndIsRemovedOnOpen) {
+  Put(1, "ra", "one");
+  const std::string tmp = dir_.Sub("state/copies/c1.tmp");
+  std::filesystem::create_directories(tmp);
+  EXPECT_TRUE(store_->Adopt("c1").IsNotFound());
+  EXPECT_EQ(Get("ra"), "one");
+  Open();
+  EXPECT_FALSE(std::filesystem::exists(tmp));
+  EXPECT_EQ(Generations(), std::vector<std::string>{"gen-000001"});
+}
+
+}  // namespace
+}  // namespace spool
