@@ -286,7 +286,11 @@ Status PlanRewind(Store* store, const Pipeline& pipeline, const RewindSpec& spec
   SPOOL_RETURN_IF_ERROR(s);
   const std::vector<std::string> replayed = ReplayedFlows(pipeline, out);
   if (!replayed.empty()) {  // none: nothing is read again
-    s = pipeline.CheckSourcesRetain(out.target.version, replayed);
+    std::map<std::string, std::string> known;  // a point records its checkpoints
+    if (out.point) {
+      for (const RewindPointDataset& d : out.point->datasets) known.insert(d.checkpoints.begin(), d.checkpoints.end());
+    }
+    s = pipeline.CheckSourcesRetain(out.target.version, replayed, known);
     if (s.IsInvalidArgument()) return Refuse(rewind_error::kSourceRetentionExceeded, std::string(s.message()));
     SPOOL_RETURN_IF_ERROR(s);
   }

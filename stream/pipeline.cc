@@ -956,13 +956,19 @@ Pipeline::~Pipeline() = default;
 const PipelineSpec& Pipeline::spec() const { return impl_->spec; }
 const std::string& Pipeline::id() const { return impl_->pipeline_id; }
 
-Status Pipeline::CheckSourcesRetain(uint64_t version, const std::vector<std::string>& flows) const {
+Status Pipeline::CheckSourcesRetain(uint64_t version, const std::vector<std::string>& flows,
+                                    const std::map<std::string, std::string>& known) const {
   Impl& p = *impl_;
   for (CompiledFlow& flow : p.flows) {
     if (!flows.empty() && std::find(flows.begin(), flows.end(), flow.spec->name) == flows.end()) continue;
     std::string data;
     bool found = false;
-    SPOOL_RETURN_IF_ERROR(p.store->GetCheckpointAt(flow.spec->name, version, &data, &found));
+    if (auto it = known.find(flow.spec->name); it != known.end()) {
+      data = it->second;
+      found = true;
+    } else {
+      SPOOL_RETURN_IF_ERROR(p.store->GetCheckpointAt(flow.spec->name, version, &data, &found));
+    }
     Checkpoint cp;
     if (found) SPOOL_RETURN_IF_ERROR(cp.Decode(flow.spec->name, data));
     StateTables tables;

@@ -29,6 +29,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -133,7 +134,10 @@ class Pipeline {
   // replay from `version` of the store needs: a topic the offsets there, a
   // directory the files read after it. Errors: InvalidArgument naming the
   // flow and what is gone.
-  Status CheckSourcesRetain(uint64_t version, const std::vector<std::string>& flows = {}) const;
+  // `known` holds checkpoints at `version` already known (a rewind point
+  // records them), by flow; the others are read from the log.
+  Status CheckSourcesRetain(uint64_t version, const std::vector<std::string>& flows = {},
+                            const std::map<std::string, std::string>& known = {}) const;
 
   // Runs one update. Returns OK when the update ran, whatever its outcome
   // (result->state, result->error); an error when it could not start (the
