@@ -67,7 +67,8 @@ void AddHistoryRows(const Results& results, TextTable* table) {
          Cell(results, row, metric::kRewindExecuteS, kSecondsDecimals),
          Cell(results, row, metric::kRewindReopenCloseS, kSecondsDecimals),
          Cell(results, row, metric::kRewindReopenS, kSecondsDecimals), Cell(results, row, metric::kFullRefreshS, 3),
-         FormatNumber(Median(results, row, metric::kFullRefreshS) / Rewind(results, row), 1)});
+         FormatNumber(Median(results, row, metric::kFullRefreshS) / Rewind(results, row), 1),
+         Cell(results, row, metric::kRecordPointS, kSecondsDecimals)});
   }
 }
 
@@ -79,7 +80,7 @@ void AddRocksDbRow(const Results& results, TextTable* table) {
                  Cell(results, row, metric::kPipelineRewindS, kSecondsDecimals),
                  RangeCell(results, row, metric::kPipelineRewindS), "–", "–", "–",
                  Cell(results, row, metric::kRewindReopenCloseS, kSecondsDecimals),
-                 Cell(results, row, metric::kRewindReopenS, kSecondsDecimals), "–", "–"});
+                 Cell(results, row, metric::kRewindReopenS, kSecondsDecimals), "–", "–", "–"});
 }
 
 std::string Line(std::string_view label, double value, std::string_view target) {
@@ -97,7 +98,7 @@ TargetCheck Check(std::string target, std::string measured, double value, double
 void PrintPipelineRewind(const BenchConfig& config, const Results& results, std::ostream& out) {
   if (!config.Runs(kW6Pipeline)) return;
   TextTable table({"run", "updates after point", "events after", "store MB", "rewind s", "min–max", "÷ ×1", "plan s",
-                   "execute s", "close s", "open s", "full refresh s", "refresh ÷ rewind"});
+                   "execute s", "close s", "open s", "full refresh s", "refresh ÷ rewind", "point s"});
   AddHistoryRows(results, &table);
   AddRocksDbRow(results, &table);
   out << fmt::format(
@@ -113,9 +114,11 @@ void PrintPipelineRewind(const BenchConfig& config, const Results& results, std:
       << Line("Spool pipeline rewind (×1) ÷ RocksDB checkpoint restore of the table alone", OverRocksDb(results),
               "  (target ≤ 2.00)")
       << "  (rewind = from the store open at its newest version to the store and pipeline open at the point:\n"
-         "   PlanRewind + ExecuteRewind (rewind_point_id, whole pipeline: log cut after the point, state rebuilt\n"
-         "   from the point's snapshot), close, Store::Open + Pipeline::Open. Each history size is a store of its\n"
-         "   own, closed and reopened before its one rewind. full refresh = Pipeline::Update with full_refresh\n"
+         "   PlanRewind + ExecuteRewind (rewind_point_id, whole pipeline: log cut after the point, archived by\n"
+         "   hard links; the point's state copy swapped in; the old state deleted later in the background),\n"
+         "   close, Store::Open + Pipeline::Open. point s = recording the point (untimed in the rewind): its\n"
+         "   snapshot and its state copy. Each history size is a store of its own, closed and reopened before\n"
+         "   its one rewind. full refresh = Pipeline::Update with full_refresh\n"
          "   on the same store just before the point was recorded, rebuilding both tables from the topic (which\n"
          "   then held exactly the point's events). RocksDB: close, open the Checkpoint taken at the point, for a\n"
          "   key‖version table with as many rows as the pipeline's tables at the point (W6's table machinery,\n"

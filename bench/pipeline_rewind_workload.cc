@@ -64,9 +64,11 @@ class PipelineStore {
     Run(options, "spool full refresh");
     return watch.Seconds();
   }
-  RewindPoint RecordPoint() {
+  RewindPoint RecordPoint(double* seconds) {
     RewindPoint point;
+    Stopwatch watch;
     Expect(RecordRewindPoint(store_.get(), *pipeline_, "w6p rewind point", false, &point), "spool rewind point");
+    *seconds = watch.Seconds();
     point_events_ = produced_;
     return point;
   }
@@ -144,6 +146,7 @@ std::string RowOf(uint64_t multiplier) {
 struct HistoryRun {
   RewindPhases phases;
   double refresh_s = 0;
+  double point_s = 0;
   uint64_t updates_after = 0;
   uint64_t rows_at_point = 0;
   double store_mb = 0;
@@ -157,7 +160,7 @@ HistoryRun RunHistory(const BenchConfig& config, int rep, uint64_t multiplier) {
   HistoryRun out;
   out.refresh_s = run.FullRefresh();
   run.CheckTables(run.produced(), "after the full refresh");
-  const RewindPoint point = run.RecordPoint();
+  const RewindPoint point = run.RecordPoint(&out.point_s);
   out.rows_at_point = run.Rows();
   out.updates_after = multiplier * kW6pUpdatesAfterPoint;
   for (uint64_t u = 0; u < out.updates_after; ++u) run.Update(events);
@@ -184,6 +187,7 @@ void AddHistory(const std::string& row, const HistoryRun& run, uint64_t events_p
   results->Add(kW6Pipeline, row, metric::kRewindReopenCloseS, run.phases.close_s);
   results->Add(kW6Pipeline, row, metric::kRewindReopenS, run.phases.open_s);
   results->Add(kW6Pipeline, row, metric::kFullRefreshS, run.refresh_s);
+  results->Add(kW6Pipeline, row, metric::kRecordPointS, run.point_s);
   results->Add(kW6Pipeline, row, metric::kUpdatesAfterPoint, static_cast<double>(run.updates_after));
   results->Add(kW6Pipeline, row, metric::kEventsAfterPoint, static_cast<double>(run.updates_after * events_per_update));
   results->Add(kW6Pipeline, row, metric::kRowsAtPoint, static_cast<double>(run.rows_at_point));

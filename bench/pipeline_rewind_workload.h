@@ -68,6 +68,7 @@ inline constexpr char kRewindExecuteS[] = "rewind_execute_s";  // ExecuteRewind
 inline constexpr char kRewindReopenCloseS[] = "rewind_close_s";
 inline constexpr char kRewindReopenS[] = "rewind_open_s";  // Store::Open + Pipeline::Open
 inline constexpr char kFullRefreshS[] = "full_refresh_s";
+inline constexpr char kRecordPointS[] = "record_point_s";  // RecordRewindPoint: its snapshot and state copy
 inline constexpr char kUpdatesAfterPoint[] = "updates_after_point";
 inline constexpr char kEventsAfterPoint[] = "events_after_point";
 inline constexpr char kRowsAtPoint[] = "rows_at_point";  // both tables
