@@ -2,8 +2,12 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <map>
+#include <mutex>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "event_generated.h"
@@ -94,6 +98,10 @@ class EventLogImpl final : public EventLog {
     SPOOL_RETURN_IF_ERROR(log_->Append(LogWrite{kEventOperation, body, sync}, &commit));
     event->sequence = commit.position.version;
     event->timestamp_us = commit.timestamp_us;
+    {
+      std::lock_guard lock(index_mu_);
+      if (event->sequence == indexed_to_ + 1) Index(event->event_type, event->sequence);
+    }
     return Status::OK();
   }
 
@@ -104,6 +112,7 @@ class EventLogImpl final : public EventLog {
     uint64_t from = 0;  // the oldest
     if (query.since_us && *query.since_us > 0 && log_->VersionAtTime(*query.since_us - 1, &from).ok()) ++from;
     if (from > log_->Newest().version) return Status::OK();
+    if (query.event_type) return QueryType(query, std::max(from, log_->Oldest().version), events);
     std::unique_ptr<LogIterator> it;
     SPOOL_RETURN_IF_ERROR(log_->NewIterator(from, &it));
     LogEntry entry;
@@ -119,9 +128,61 @@ class EventLogImpl final : public EventLog {
   }
 
  private:
+  // REQUIRES: index_mu_ held.
+  void Index(const std::string& type, uint64_t sequence) {
+    by_type_[type].push_back(sequence);
+    indexed_to_ = sequence;
+  }
+
+  // Brings the index of event types up to the newest event: reads each
+  // event's type only.
+  Status CatchUpLocked() {
+    if (indexed_to_ >= log_->Newest().version) return Status::OK();
+    std::unique_ptr<LogIterator> it;
+    SPOOL_RETURN_IF_ERROR(log_->NewIterator(std::max(indexed_to_ + 1, log_->Oldest().version), &it));
+    LogEntry entry;
+    while (it->Next(&entry)) {
+      const auto* bytes = reinterpret_cast<const uint8_t*>(entry.body.data());
+      flatbuffers::Verifier verifier(bytes, entry.body.size());
+      if (entry.operation != kEventOperation || !fb::VerifyEventRecordBuffer(verifier)) {
+        return Status::Corruption("event " + std::to_string(entry.position.version) + " is not an event record");
+      }
+      Index(Str(fb::GetEventRecord(bytes)->event_type()), entry.position.version);
+    }
+    return it->status();
+  }
+
+  // A query for one type reads the events of that type only.
+  Status QueryType(const EventQuery& query, uint64_t from, std::vector<Event>* events) {
+    std::vector<uint64_t> sequences;
+    {
+      std::lock_guard lock(index_mu_);
+      SPOOL_RETURN_IF_ERROR(CatchUpLocked());
+      auto found = by_type_.find(*query.event_type);
+      if (found == by_type_.end()) return Status::OK();
+      sequences.assign(std::lower_bound(found->second.begin(), found->second.end(), from), found->second.end());
+    }
+    LogEntry entry;
+    for (uint64_t sequence : sequences) {
+      SPOOL_RETURN_IF_ERROR(log_->Read(sequence, &entry));
+      if (query.until_us && entry.timestamp_us > *query.until_us) break;
+      Event event;
+      SPOOL_RETURN_IF_ERROR(DecodeEvent(entry, &event));
+      if (!Matches(query, event)) continue;
+      events->push_back(std::move(event));
+      if (query.limit != 0 && events->size() >= query.limit) break;
+    }
+    return Status::OK();
+  }
+
   Env* env_;
   std::unique_ptr<Log> log_;
   std::atomic<uint64_t> counter_{0};
+  // Every event's sequence by its type, for the events up to indexed_to_
+  // (in memory, built on the first query for a type).
+  std::mutex index_mu_;
+  std::map<std::string, std::vector<uint64_t>, std::less<>> by_type_;
+  uint64_t indexed_to_ = 0;
 };
 
 }  // namespace

@@ -452,15 +452,14 @@ class TopicSource : public Source {
   // A replay reads again from the flow's offset at the point: the topic must
   // still retain it.
   Status CheckRetained(Store*, uint64_t, const std::string& offset, const stream_internal::StateTables&) override {
-    std::unique_ptr<Topic> reader;
-    SPOOL_RETURN_IF_ERROR(Topic::OpenForReading(env_, spec_.path, &reader));
-    const TopicInfo info = reader->Info();
+    uint64_t oldest = 0;
+    SPOOL_RETURN_IF_ERROR(Topic::OldestOffset(env_, spec_.path, &oldest));
     const uint64_t needed = offset.empty() ? 0 : std::stoull(offset);
-    if (needed >= info.oldest_offset) return Status::OK();
+    if (needed >= oldest) return Status::OK();
     return Status::InvalidArgument("the topic " + spec_.path + " no longer retains offsets " + std::to_string(needed) +
-                                   " to " + std::to_string(info.oldest_offset - 1) +
+                                   " to " + std::to_string(oldest - 1) +
                                    ", which a replay from the point reads (its oldest retained offset is " +
-                                   std::to_string(info.oldest_offset) + ")");
+                                   std::to_string(oldest) + ")");
   }
 
   Status FullRefreshLoss(Store*, const std::string& offset, const stream_internal::StateTables&,

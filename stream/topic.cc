@@ -54,6 +54,16 @@ class TopicImpl final : public Topic {
       : env_(env), dir_(std::move(dir)), segment_size_bytes_(config.segment_size_bytes), read_only_(read_only),
         log_(std::move(log)), config_(config) {}
 
+  // The offset of the oldest retained record; all a topic opened to read
+  // its oldest record (OpenFor::kOldest, not recovered) can answer.
+  Status OldestRecordOffset(uint64_t* offset) {
+    if (log_->Oldest().version == 0) return Status::NotFound("topic " + dir_ + " is empty");
+    RecordBound bound;
+    SPOOL_RETURN_IF_ERROR(ReadBound(log_->Oldest().version, &bound));
+    *offset = bound.offset;
+    return Status::OK();
+  }
+
   Status Recover();
 
   const std::string& dir() const override { return dir_; }
@@ -635,7 +645,11 @@ Status Topic::Create(Env* env, const std::string& dir, const TopicConfig& config
 
 namespace {
 
-Status OpenTopic(Env* env, const std::string& dir, bool read_only, std::unique_ptr<Topic>* topic) {
+// How a topic is opened: to produce, to read, or (read only, not
+// recovered) to read its oldest record alone.
+enum class OpenFor : unsigned char { kProducing, kReading, kOldest };
+
+Status OpenTopic(Env* env, const std::string& dir, OpenFor open_for, std::unique_ptr<TopicImpl>* topic) {
   const std::string config_path = JoinPath(dir, topicfmt::kConfigFileName);
   std::string text;
   Status s = ReadFileToString(env, config_path, &text);
@@ -645,13 +659,14 @@ Status OpenTopic(Env* env, const std::string& dir, bool read_only, std::unique_p
   SPOOL_RETURN_IF_ERROR(topicfmt::ParseConfig(text, &config).WithContext("topic " + dir + ": " + config_path));
   LogOptions options = TopicLogOptions(env, config);
   options.create_if_missing = false;
-  options.read_only = read_only;
+  options.read_only = open_for != OpenFor::kProducing;
+  options.oldest_only = open_for == OpenFor::kOldest;
   std::unique_ptr<Log> log;
   s = Log::Open(options, JoinPath(dir, topicfmt::kLogDirName), &log);
   if (s.IsNotFound()) return Status::Corruption("topic " + dir + ": its log is missing: " + std::string(s.message()));
   SPOOL_RETURN_IF_ERROR(s.WithContext("topic " + dir));
-  auto impl = std::make_unique<TopicImpl>(env, dir, config, std::move(log), read_only);
-  SPOOL_RETURN_IF_ERROR(impl->Recover());
+  auto impl = std::make_unique<TopicImpl>(env, dir, config, std::move(log), options.read_only);
+  if (open_for != OpenFor::kOldest) SPOOL_RETURN_IF_ERROR(impl->Recover());
   *topic = std::move(impl);
   return Status::OK();
 }
@@ -659,11 +674,29 @@ Status OpenTopic(Env* env, const std::string& dir, bool read_only, std::unique_p
 }  // namespace
 
 Status Topic::Open(Env* env, const std::string& dir, std::unique_ptr<Topic>* topic) {
-  return OpenTopic(env, dir, /*read_only=*/false, topic);
+  std::unique_ptr<TopicImpl> impl;
+  SPOOL_RETURN_IF_ERROR(OpenTopic(env, dir, OpenFor::kProducing, &impl));
+  *topic = std::move(impl);
+  return Status::OK();
 }
 
 Status Topic::OpenForReading(Env* env, const std::string& dir, std::unique_ptr<Topic>* topic) {
-  return OpenTopic(env, dir, /*read_only=*/true, topic);
+  std::unique_ptr<TopicImpl> impl;
+  SPOOL_RETURN_IF_ERROR(OpenTopic(env, dir, OpenFor::kReading, &impl));
+  *topic = std::move(impl);
+  return Status::OK();
+}
+
+Status Topic::OldestOffset(Env* env, const std::string& dir, uint64_t* offset) {
+  std::unique_ptr<TopicImpl> oldest;
+  SPOOL_RETURN_IF_ERROR(OpenTopic(env, dir, OpenFor::kOldest, &oldest));
+  if (oldest->OldestRecordOffset(offset).ok()) return Status::OK();
+  // No record to read there (an empty topic), or a damaged one: the whole
+  // open answers, or says what is wrong.
+  std::unique_ptr<Topic> topic;
+  SPOOL_RETURN_IF_ERROR(OpenForReading(env, dir, &topic));
+  *offset = topic->Info().oldest_offset;
+  return Status::OK();
 }
 
 }  // namespace spool

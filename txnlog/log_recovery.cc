@@ -305,6 +305,16 @@ Status LogImpl::Recover(LogRecoveryReport* report) {
   SPOOL_RETURN_IF_ERROR(BuildChain(found, &chain, &cut));
   SPOOL_RETURN_IF_ERROR(AdoptChain(chain));
   report->segments = segments_.size();
+  if (options_.read_only && options_.oldest_only) {
+    // The active segment's records are not looked for: one is assumed
+    // where there are bytes, for a read of the oldest commit to find.
+    Segment* active = segments_.back().get();
+    uint64_t size = 0;
+    SPOOL_RETURN_IF_ERROR(active->file->Size(&size));
+    active->data_end = size;
+    if (size > logfmt::kSegmentHeaderBytes) active->last_version = active->header.first_version;
+    return Status::OK();
+  }
   // The kept segment of an archived cut still holds the cut's records past
   // its end: only the successor says where it ends. A complete cut that
   // began a newer epoch than any segment left proves the successor lost.

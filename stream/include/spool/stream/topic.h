@@ -191,6 +191,10 @@ class Topic {
   // return NotSupported. Messages produced after this call are not seen:
   // open again to see them. Errors: as Open, but never Busy.
   static Status OpenForReading(Env* env, const std::string& dir, std::unique_ptr<Topic>* topic);
+  // The oldest offset the topic at `dir` retains (TopicInfo::oldest_offset),
+  // read from its oldest record alone: unlike an open, in time independent
+  // of how much the topic holds. Errors: as OpenForReading.
+  static Status OldestOffset(Env* env, const std::string& dir, uint64_t* offset);
 
   virtual ~Topic() = default;
 

@@ -75,6 +75,11 @@ struct LogOptions {
   // reported but left in place, an interrupted truncation is honoured but not
   // completed, no lock is taken and every mutating call returns NotSupported.
   bool read_only = false;
+  // With read_only: open for reading the oldest commits only, without
+  // reading the segment being written to its end (the cost of an open, in
+  // proportion to that segment). Newest() is then not the log's newest
+  // commit, and reads past the oldest segment's first commit may fail.
+  bool oldest_only = false;
   // The store id stamped on a new log (every checksum is seeded with it, so
   // records of another store never verify). 0: a random one. Tests set it to
   // make runs replay byte for byte.
