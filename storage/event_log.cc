@@ -116,14 +116,8 @@ class EventLogImpl final : public EventLog {
     std::unique_ptr<LogIterator> it;
     SPOOL_RETURN_IF_ERROR(log_->NewIterator(from, &it));
     LogEntry entry;
-    while (it->Next(&entry)) {
-      if (query.until_us && entry.timestamp_us > *query.until_us) break;
-      Event event;
-      SPOOL_RETURN_IF_ERROR(DecodeEvent(entry, &event));
-      if (!Matches(query, event)) continue;
-      events->push_back(std::move(event));
-      if (query.limit != 0 && events->size() >= query.limit) break;
-    }
+    bool more = true;
+    while (more && it->Next(&entry)) SPOOL_RETURN_IF_ERROR(Collect(query, entry, events, &more));
     return it->status();
   }
 
@@ -163,15 +157,26 @@ class EventLogImpl final : public EventLog {
       sequences.assign(std::lower_bound(found->second.begin(), found->second.end(), from), found->second.end());
     }
     LogEntry entry;
-    for (uint64_t sequence : sequences) {
-      SPOOL_RETURN_IF_ERROR(log_->Read(sequence, &entry));
-      if (query.until_us && entry.timestamp_us > *query.until_us) break;
-      Event event;
-      SPOOL_RETURN_IF_ERROR(DecodeEvent(entry, &event));
-      if (!Matches(query, event)) continue;
-      events->push_back(std::move(event));
-      if (query.limit != 0 && events->size() >= query.limit) break;
+    bool more = true;
+    for (size_t i = 0; more && i < sequences.size(); ++i) {
+      SPOOL_RETURN_IF_ERROR(log_->Read(sequences[i], &entry));
+      SPOOL_RETURN_IF_ERROR(Collect(query, entry, events, &more));
     }
+    return Status::OK();
+  }
+
+  // Adds the event in `entry` if it matches; `*more` turns false past the
+  // query's time range or limit.
+  static Status Collect(const EventQuery& query, const LogEntry& entry, std::vector<Event>* events, bool* more) {
+    if (query.until_us && entry.timestamp_us > *query.until_us) {
+      *more = false;
+      return Status::OK();
+    }
+    Event event;
+    SPOOL_RETURN_IF_ERROR(DecodeEvent(entry, &event));
+    if (!Matches(query, event)) return Status::OK();
+    events->push_back(std::move(event));
+    *more = query.limit == 0 || events->size() < query.limit;
     return Status::OK();
   }
 
