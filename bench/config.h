@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "progress.h"
+
 namespace spool::bench {
 
 // Workload ids, as --workloads names them.
@@ -24,6 +26,7 @@ struct BenchConfig {
   std::vector<std::string> workloads;
   std::string json_path;             // empty: no JSON
   std::string self_path;             // this executable, for W7's writer
+  cli::ProgressMode progress = cli::ProgressMode::kAuto;
 
   bool Runs(const std::string& workload) const {
     return std::find(workloads.begin(), workloads.end(), workload) != workloads.end();

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
+#include <chrono>
 #include <iostream>
 
 #include "check.h"
@@ -61,6 +62,11 @@ void AddOptions(CLI::App& app, BenchConfig* config, ChildArgs* child) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--json", config->json_path, "Also write the results as JSON to this file");
+  CLI::Option* on = app.add_flag_callback("--progress", [config] { config->progress = cli::ProgressMode::kOn; },
+                                          "Print a progress line (share done, time left) after each workload run");
+  app.add_flag_callback("--no-progress", [config] { config->progress = cli::ProgressMode::kOff; },
+                        "No progress lines (default: only when stderr is a terminal)")
+      ->excludes(on);
   app.add_option("--w7-writer", child->w7_engine, "Internal: run as W7's writer for this engine")->group("");
   app.add_option("--w7-bytes", child->w7_bytes, "Internal: W7 writer's payload bytes")->group("");
   app.add_option("--e2e-updater", child->e2e_dir, "Internal: run as the end-to-end updater in this directory")
@@ -71,18 +77,34 @@ void AddOptions(CLI::App& app, BenchConfig* config, ChildArgs* child) {
 // named in, one repetition of each at a time: figures compared across
 // workloads (W2 ÷ W1, W1 ÷ limits) are then measured minutes apart, not the
 // length of the run.
-void RunAll(const BenchConfig& config, Results* results) {
+void RunAll(const BenchConfig& config, bool show_progress, Results* results) {
+  using Step = void (*)(const BenchConfig&, int, Results*);
+  std::vector<Step> steps;
+  if (config.Runs(kLimits)) steps.push_back(RunLimits);
+  if (config.Runs(kW1)) steps.push_back(RunW1);
+  if (config.Runs(kW2)) steps.push_back(RunW2);
+  if (config.Runs(kW3)) steps.push_back(RunW3);
+  if (config.Runs(kW3Keyed)) steps.push_back(RunW3Keyed);
+  if (config.Runs(kW4)) steps.push_back(RunW4);
+  if (config.Runs(kW5) || config.Runs(kW6)) steps.push_back(RunW5W6);
+  if (config.Runs(kW6Pipeline)) steps.push_back(RunW6Pipeline);
+  if (config.Runs(kW7)) steps.push_back(RunW7);
+  if (config.Runs(kE2E)) steps.push_back(RunE2E);
+  // The workloads print a line per run; the bar, a line per workload run
+  // between them, with the time left.
+  const auto started = std::chrono::steady_clock::now();
+  const uint64_t total = steps.size() * static_cast<uint64_t>(config.reps);
+  uint64_t done = 0;
   for (int rep = 1; rep <= config.reps; ++rep) {
-    if (config.Runs(kLimits)) RunLimits(config, rep, results);
-    if (config.Runs(kW1)) RunW1(config, rep, results);
-    if (config.Runs(kW2)) RunW2(config, rep, results);
-    if (config.Runs(kW3)) RunW3(config, rep, results);
-    if (config.Runs(kW3Keyed)) RunW3Keyed(config, rep, results);
-    if (config.Runs(kW4)) RunW4(config, rep, results);
-    if (config.Runs(kW5) || config.Runs(kW6)) RunW5W6(config, rep, results);
-    if (config.Runs(kW6Pipeline)) RunW6Pipeline(config, rep, results);
-    if (config.Runs(kW7)) RunW7(config, rep, results);
-    if (config.Runs(kE2E)) RunE2E(config, rep, results);
+    for (Step step : steps) {
+      step(config, rep, results);
+      ++done;
+      if (show_progress) {
+        std::cerr << cli::ProgressBar::Render("spool-logbench", "workload runs", done, total,
+                                              std::chrono::steady_clock::now() - started)
+                  << "\n";
+      }
+    }
   }
 }
 
@@ -90,7 +112,7 @@ int Run(BenchConfig config) {
   config.self_path = std::filesystem::read_symlink("/proc/self/exe").string();
   PrepareRunDir(config.dir);
   Results results;
-  RunAll(config, &results);
+  RunAll(config, cli::ProgressEnabled(config.progress), &results);
   const std::vector<TargetCheck> checks = CheckTargets(results);
   PrintReport(config, results, checks, std::cout);
   if (!config.json_path.empty()) WriteJson(config, results, checks, config.json_path);

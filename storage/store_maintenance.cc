@@ -16,6 +16,7 @@ namespace spool {
 namespace {
 
 constexpr std::string_view kPinsName = "PINS";
+constexpr uint64_t kSnapshotProgressEvery = 4096;  // entries
 
 std::string Hours(uint64_t us) { return std::to_string(us / 3600000000ull) + "h"; }
 
@@ -24,12 +25,14 @@ std::string Hours(uint64_t us) { return std::to_string(us / 3600000000ull) + "h"
 // ---------------------------------------------------------------------------
 // Snapshots
 
-Status Store::TakeSnapshot(SnapshotInfo* info) {
+Status Store::TakeSnapshot(SnapshotInfo* info) { return TakeSnapshot(info, {}); }
+
+Status Store::TakeSnapshot(SnapshotInfo* info, const std::function<void(uint64_t entries)>& on_progress) {
   std::lock_guard lock(commit_mu_);
-  return TakeSnapshotLocked(info);
+  return TakeSnapshotLocked(info, on_progress);
 }
 
-Status Store::TakeSnapshotLocked(SnapshotInfo* info) {
+Status Store::TakeSnapshotLocked(SnapshotInfo* info, const std::function<void(uint64_t entries)>& on_progress) {
   const StatePosition position = state_->position();
   if (position.version == 0) return Status::InvalidArgument("the store has no commits to snapshot");
   Env* env = options_.env;
@@ -50,6 +53,7 @@ Status Store::TakeSnapshotLocked(SnapshotInfo* info) {
     // The position is the header's; the history index is not state a
     // rebuild needs (its floor becomes the snapshot's version).
     const std::string history_end = PrefixEnd(kStateHistoryPrefix);
+    uint64_t written = 0;
     while (view->Valid()) {
       const std::string_view key = view->key();
       if (key.starts_with(kStateHistoryPrefix)) {
@@ -58,11 +62,13 @@ Status Store::TakeSnapshotLocked(SnapshotInfo* info) {
       }
       if (key != kStatePositionKey && key != kStateHistoryFloorKey) {
         SPOOL_RETURN_IF_ERROR(writer->Add(key, view->value()));
+        if (on_progress && ++written % kSnapshotProgressEvery == 0) on_progress(written);
       }
       view->Next();
     }
     SPOOL_RETURN_IF_ERROR(view->status());
     SPOOL_RETURN_IF_ERROR(writer->Finish(&taken.bytes, &taken.entries));
+    if (on_progress) on_progress(written);
     std::unique_lock stats_lock(catalog_mu_);
     stats_.snapshots_taken++;
   } else {
@@ -447,9 +453,19 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
   // Each step is safe to interrupt and a later vacuum finishes it: the log
   // records its floor before deleting, a snapshot is one file, and a cut
   // loses its manifest and COMPLETE marker first.
+  const uint64_t total = report->paths.size();
+  uint64_t done = 0;
+  auto progress = [&](uint64_t files) {
+    done += files;
+    if (options.on_progress) options.on_progress(std::min(done, total), total);
+  };
   uint64_t deleted = 0;
   SPOOL_RETURN_IF_ERROR(log_->DeleteSegmentsBefore(log_floor, &deleted));
-  for (const std::string& path : doomed_files) SPOOL_RETURN_IF_ERROR(env->RemoveFile(path));
+  progress(deleted);
+  for (const std::string& path : doomed_files) {
+    SPOOL_RETURN_IF_ERROR(env->RemoveFile(path));
+    progress(1);
+  }
   // Index entries that end at or before the oldest kept version answer no
   // read any more.
   const uint64_t kept = log_->Oldest().version;
@@ -460,7 +476,12 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
                                       },
                                       &report->history_runs));
   if (!doomed_files.empty()) SPOOL_RETURN_IF_ERROR(env->SyncDir(snapshot_dir()));
-  for (const std::string& cut : doomed_cuts) SPOOL_RETURN_IF_ERROR(RemoveArchivedCut(env, cut));
+  for (const std::string& cut : doomed_cuts) {
+    std::vector<std::string> files;
+    (void)env->ListDir(cut, &files);
+    SPOOL_RETURN_IF_ERROR(RemoveArchivedCut(env, cut));
+    progress(files.size());
+  }
   if (!doomed_cuts.empty()) SPOOL_RETURN_IF_ERROR(env->SyncDir(archive));
 
   Event event;

@@ -1200,6 +1200,11 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
         if (committed) {
           result->batches++;
           if (options.on_batch) options.on_batch(flow.spec->name, stats.output_rows);
+          if (options.on_progress) {
+            const Source::Backlog backlog = flow.source->backlog();
+            options.on_progress(FlowProgress{flow.spec->name, stats.batches, stats.input_rows, stats.output_rows,
+                                             backlog.unit, backlog.amount});
+          }
         }
         if (!committed || options.continuous) break;
       }

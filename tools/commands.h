@@ -56,6 +56,10 @@ void RegisterServeCommand(CLI::App& app, int* exit_code);
 // returning its exit code; the demo runs its steps with it.
 int RunSpool(const std::vector<std::string>& args);
 
+// Whether this command line draws progress bars (--progress, --no-progress,
+// else when stderr is a terminal).
+bool ShowProgress();
+
 // Opens the existing store in `dir` for one command: default StoreOptions
 // (the state in DIR/state on the real file system), never creating one.
 // Errors as Store::Open; NotFound and Busy say what to do about them.

@@ -13,6 +13,7 @@
 #include "cli_format.h"
 #include "commands.h"
 #include "json_format.h"
+#include "progress.h"
 #include "spool/rewind/retries.h"
 #include "spool/rewind/rewind.h"
 #include "spool/rewind/rewind_points.h"
@@ -177,9 +178,19 @@ int RunRequest(Store* store, Pipeline* pipeline, const UpdateRequest& request, U
     points = MaybeRecordPeriodicRewindPoint(store, *pipeline, settings.interval_us, settings.retention_us, &recorded);
   };
   const bool runs_flows = !request.rewind_spec && !request.validate_only;
+  std::unique_ptr<ProgressBar> bar;  // the flow being run's
+  std::string bar_flow;
   if (runs_flows) {
     options.stop = &interrupted;
     options.on_batch = [&](const std::string&, uint64_t) { record_point(false); };
+    options.on_progress = [&, show = ShowProgress()](const FlowProgress& p) {
+      if (bar == nullptr || bar_flow != p.flow) {
+        bar.reset();  // the previous flow's line stays
+        bar_flow = std::string(p.flow);
+        bar = std::make_unique<ProgressBar>("flow " + bar_flow, std::string(p.backlog_unit), show);
+      }
+      bar->Update(p.input_rows, p.input_rows + p.backlog);
+    };
     std::signal(SIGINT, OnSignal);
     std::signal(SIGTERM, OnSignal);
   }
@@ -187,6 +198,7 @@ int RunRequest(Store* store, Pipeline* pipeline, const UpdateRequest& request, U
   // A person's triggered update fails fast; the API's, a job's or a
   // continuous one retries transient failures.
   Status s = RunUpdateRequest(store, pipeline, request, options, RetryPolicy{}, &outcome);
+  bar.reset();
   if (!s.ok()) return ReportError(s);
   switch (outcome.kind) {
     case UpdateOutcome::Kind::kRewind: {

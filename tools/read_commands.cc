@@ -10,6 +10,7 @@
 #include "cli_format.h"
 #include "commands.h"
 #include "json_format.h"
+#include "progress.h"
 #include "row_format.h"
 #include "spool/storage/store.h"
 #include "spool/stream/records.h"
@@ -210,7 +211,9 @@ int RunSnapshot(const std::string& dir, bool list, bool as_json) {
   if (s.ok() && list) s = store->ListSnapshots(&snapshots);
   if (s.ok() && !list) {
     SnapshotInfo taken;
-    s = store->TakeSnapshot(&taken);
+    ProgressBar bar("snapshot", "entries", ShowProgress());
+    s = store->TakeSnapshot(&taken, [&](uint64_t entries) { bar.Update(entries); });
+    bar.Finish();
     snapshots.push_back(taken);
   }
   if (!s.ok()) return ReportError(s);
@@ -269,7 +272,10 @@ int RunVacuum(const VacuumArgs& args) {
   std::unique_ptr<Store> store;
   if (s.ok()) s = OpenStore(args.dir, &store);
   VacuumReport report;
+  ProgressBar bar("vacuum", "files", ShowProgress() && !args.dry_run);
+  options.on_progress = [&](uint64_t done, uint64_t total) { bar.Update(done, total); };
   if (s.ok()) s = store->Vacuum(options, &report);
+  bar.Finish();
   if (s.IsInvalidArgument() && !args.force) s = WithHint(s, "use --force");
   if (!s.ok()) return ReportError(s);
   if (!args.as_json) {

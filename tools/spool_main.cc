@@ -2,12 +2,27 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
+#include "progress.h"
 
 namespace spool::cli {
+namespace {
+ProgressMode progress_mode = ProgressMode::kAuto;  // of the command line being run
+}  // namespace
+
+bool ShowProgress() { return ProgressEnabled(progress_mode); }
 
 int RunSpool(const std::vector<std::string>& args) {
   CLI::App app{"spool: a storage engine with time travel, and its pipelines"};
   app.require_subcommand(1);
+  app.fallthrough();  // the options below may follow the subcommand
+  progress_mode = ProgressMode::kAuto;
+  bool progress = false, no_progress = false;
+  CLI::Option* on = app.add_flag("--progress", progress, "Draw progress bars for long work even when stderr is not a terminal");
+  app.add_flag("--no-progress", no_progress, "Never draw progress bars (default: only on a terminal)")->excludes(on);
+  app.parse_complete_callback([&] {
+    if (progress) progress_mode = ProgressMode::kOn;
+    if (no_progress) progress_mode = ProgressMode::kOff;
+  });
   int exit_code = kExitOk;
   RegisterDemoCommand(app, &exit_code);
   RegisterLogCommands(app, &exit_code);

@@ -22,6 +22,9 @@ check() {  # check NAME EXPECTED_EXIT COMMAND... (stdin passes through; output i
 expect_output() {  # expect_output NAME PATTERN: $work/out has a line matching PATTERN
   if grep -qE -- "$2" "$work/out"; then echo "ok   $1"; else echo "FAIL $1: no /$2/ in:"; cat "$work/out"; failures=$((failures + 1)); fi
 }
+expect_no_output() {  # expect_no_output NAME PATTERN: no line of $work/out matches PATTERN
+  if grep -qE -- "$2" "$work/out"; then echo "FAIL $1: /$2/ in:"; cat "$work/out"; failures=$((failures + 1)); else echo "ok   $1"; fi
+}
 expect_equal() {  # expect_equal NAME GOT WANTED
   if [ "$2" = "$3" ]; then echo "ok   $1"; else echo "FAIL $1: got '$2', wanted '$3'"; failures=$((failures + 1)); fi
 }

@@ -47,6 +47,7 @@ expect_output "prints the spec" '"name": "main.shop.revenue"'
 
 check "update" 0 "$spool" update "$store"
 expect_output "completes" "COMPLETED"
+expect_no_output "no progress bar when stderr is not a terminal" "flow ingest  "
 check "read revenue" 0 "$spool" read "$store" main.shop.revenue --format csv
 expect_equal "revenue per country" "$(tail -n +2 "$work/out")" "de,2,15"
 check "update again: nothing new" 0 "$spool" update "$store"
@@ -54,8 +55,12 @@ expect_output "no batches" "ingest +0 +0"
 
 echo '{"id": 4, "country": "fr", "amount": 7}' | "$spool" topic produce "$work/orders" >/dev/null
 printf 'id\n1\n' >"$work/landing/.r1.csv" && mv "$work/landing/.r1.csv" "$work/landing/r1.csv"
-check "continuous update, bounded" 0 "$spool" update "$store" --continuous --max-batches 3
+check "continuous update, bounded, with --progress" 0 "$spool" update "$store" --continuous --max-batches 3 --progress
 expect_output "stops" "CANCELED|COMPLETED"
+expect_output "draws the flow's progress" "flow ingest  \[#+-*\] +[0-9]+%  [0-9,]+/[0-9,]+ records"
+check "snapshot --progress" 0 "$spool" --progress snapshot "$store"
+expect_output "draws the entries written" "snapshot  [0-9,]+ entries"
+check "--progress and --no-progress together" 2 "$spool" snapshot "$store" --progress --no-progress
 check "read revenue after" 0 "$spool" read "$store" main.shop.revenue --format csv
 expect_equal "the new message counted once" "$(tail -n +2 "$work/out" | tr '\n' ' ')" "de,2,15 fr,1,7 "
 check "read returns" 0 "$spool" read "$store" main.shop.returns --format csv

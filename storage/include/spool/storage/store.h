@@ -97,6 +97,9 @@ struct VacuumOptions {
   std::optional<uint64_t> retain_us;  // default: StoreOptions::retention_us
   bool dry_run = false;
   bool force = false;  // allow a window below StoreOptions::min_retention_us
+  // Called as the deletions go, with the files deleted of those doomed (for
+  // a progress bar).
+  std::function<void(uint64_t done, uint64_t total)> on_progress;
 };
 
 struct VacuumReport {
@@ -276,6 +279,9 @@ class Store {
   // Writes a snapshot of the current state, durably. Errors:
   // InvalidArgument (no commits yet), IOError, NoSpace.
   Status TakeSnapshot(SnapshotInfo* info = nullptr);
+  // The same, calling `on_progress` with the entries written so far (every
+  // 4,096, and at the end).
+  Status TakeSnapshot(SnapshotInfo* info, const std::function<void(uint64_t entries)>& on_progress);
   // Snapshots on the current history, oldest first.
   Status ListSnapshots(std::vector<SnapshotInfo>* snapshots);
 
@@ -326,7 +332,7 @@ class Store {
   Status StageCommit(const CommitRecord& record, const LogEntry& entry);
   Status WriteCommitLocked(const Pending& pending, CommitResult* result);
   bool PositionOnHistory(uint64_t epoch, uint64_t version);
-  Status TakeSnapshotLocked(SnapshotInfo* info);
+  Status TakeSnapshotLocked(SnapshotInfo* info, const std::function<void(uint64_t entries)>& on_progress = {});
   Status ListSnapshotFiles(std::vector<SnapshotInfo>* snapshots);
   std::string ArchiveDir() const;
   Status MaybeSnapshotLocked();

@@ -33,12 +33,23 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "spool/storage/store.h"
 #include "spool/stream/pipeline_spec.h"
 
 namespace spool {
+
+// Where a flow stands after a committed batch (UpdateOptions::on_progress).
+struct FlowProgress {
+  std::string_view flow;
+  uint64_t batches = 0;      // this update's, so far
+  uint64_t input_rows = 0;   // read from its source in this update, so far
+  uint64_t output_rows = 0;
+  std::string_view backlog_unit;  // what its source counts: "records", "files", "versions"
+  uint64_t backlog = 0;           // how many its source holds that it has not read yet
+};
 
 struct UpdateOptions {
   std::string update_id;  // empty: a new one
@@ -52,6 +63,8 @@ struct UpdateOptions {
   const std::atomic<bool>* stop = nullptr;
   // Called after each committed batch (from the updating thread).
   std::function<void(const std::string& flow, uint64_t rows_out)> on_batch;
+  // The same, with the flow's progress: for a progress bar.
+  std::function<void(const FlowProgress& progress)> on_progress;
 
   // Refresh kinds (DESIGN.md §6). The default refresh processes what is new.
   // A full refresh of a dataset truncates it, clears its flows' checkpoints
