@@ -13,6 +13,7 @@
 #include "cli_format.h"
 #include "commands.h"
 #include "json_format.h"
+#include "plots.h"
 #include "progress.h"
 #include "spool/rewind/retries.h"
 #include "spool/rewind/rewind.h"
@@ -51,7 +52,7 @@ int RunSet(const std::string& dir, const std::string& file) {
   return kExitOk;
 }
 
-int RunShow(const std::string& dir, bool as_json) {
+int RunShow(const std::string& dir, bool as_json, const std::string& plot) {
   std::unique_ptr<Store> store;
   Status s = OpenStore(dir, &store);
   PipelineSpec spec;
@@ -59,6 +60,12 @@ int RunShow(const std::string& dir, bool as_json) {
   int64_t number = 0;
   if (s.ok()) s = GetPipelineDefinition(store.get(), &spec, &id, &number);
   if (!s.ok()) return ReportError(s);
+  if (!plot.empty()) {
+    GraphNotes notes;
+    notes.title = fmt::format("pipeline {} ({}), definition #{}", spec.name.empty() ? "unnamed" : spec.name, id, number);
+    s = WritePlot(plot, PipelineGraphSvg(spec, notes));
+    return s.ok() ? kExitOk : ReportError(s);
+  }
   if (as_json) {
     std::cout << PipelineSpecToJson(spec) << "\n";
     return kExitOk;
@@ -164,7 +171,29 @@ Status BuildRequest(const UpdateArgs& args, UpdateRequest* request) {
 // Runs `request` (UpdateOutcome says what it was) and prints what it did.
 // A pipeline update records rewind points on their interval, and stops
 // after its batch on Ctrl-C.
-int RunRequest(Store* store, Pipeline* pipeline, const UpdateRequest& request, UpdateOptions options) {
+// A dry run's preview: the pipeline graph with what the rewind would bring
+// back — datasets, their table versions, the offsets their flows replay from.
+Status PlotRewindPreview(const Pipeline& pipeline, const RewindPlan& plan, const RewindPoint& point,
+                         const std::string& path) {
+  GraphNotes notes;
+  notes.title = fmt::format("rewind preview: {} to version {} ({} UTC)",
+                            plan.whole_pipeline ? "the pipeline" : "some datasets", plan.target.version,
+                            FormatTimestamp(plan.target_timestamp_us));
+  for (const RewindDataset& d : plan.datasets) {
+    notes.highlighted.insert(d.identifier);
+    for (const RewindPointDataset& at : point.datasets) {
+      if (at.identifier != d.identifier) continue;
+      notes.dataset_notes[d.identifier] =
+          fmt::format("back to table version {}{}", at.table_version, d.reset_checkpoints ? "" : ", offsets kept");
+      if (!d.reset_checkpoints) continue;
+      for (const auto& [flow, checkpoint] : at.checkpoints) notes.flow_notes[flow] = "replays from " + Preview(checkpoint, 36);
+    }
+  }
+  return WritePlot(path, PipelineGraphSvg(pipeline.spec(), notes));
+}
+
+int RunRequest(Store* store, Pipeline* pipeline, const UpdateRequest& request, UpdateOptions options,
+               const std::string& plot = {}) {
   // Looked at once a minute at most: listing the points reads the event log.
   RewindPointSettings settings;
   Status points = GetRewindPointSettings(pipeline->spec(), &settings);
@@ -206,6 +235,10 @@ int RunRequest(Store* store, Pipeline* pipeline, const UpdateRequest& request, U
       const std::string target =
           fmt::format("version {} ({})", plan.target.version, FormatTimestamp(plan.target_timestamp_us));
       if (outcome.dry_run_point) {
+        if (!plot.empty()) {
+          s = PlotRewindPreview(*pipeline, plan, *outcome.dry_run_point, plot);
+          if (!s.ok()) return ReportError(s);
+        }
         std::cout << fmt::format("dry run: a rewind to {} is valid; nothing was changed.\n"
                                  "rewind point {} records it: spool rewind {} --point {}\n",
                                  target, outcome.dry_run_point->id, store->dir(), outcome.dry_run_point->id);
@@ -279,6 +312,7 @@ struct RewindArgs {
   std::vector<std::string> datasets;  // each rewound with its downstream
   bool keep_checkpoints = false;
   bool dry_run = false;
+  std::string plot;  // with dry_run: the preview's SVG file
 };
 
 int RunRewindCommand(const RewindArgs& args) {
@@ -326,7 +360,7 @@ int RunRewindCommand(const RewindArgs& args) {
   UpdateRequest request;
   request.cause = UpdateCause::kUserAction;
   request.rewind_spec = std::move(rewind);
-  return RunRequest(store.get(), pipeline.get(), request, UpdateOptions{});
+  return RunRequest(store.get(), pipeline.get(), request, UpdateOptions{}, args.plot);
 }
 
 struct PointsArgs {
@@ -417,11 +451,17 @@ void RegisterPipelineCommands(CLI::App& app, int* exit_code) {
   set->add_option("spec", set_args->second, "The JSON spec (docs/pipelines.md); - for stdin")->required();
   set->callback([=] { *exit_code = RunSet(set_args->first, set_args->second); });
 
-  auto show_args = std::make_shared<std::pair<std::string, bool>>();
+  struct ShowArgs {
+    std::string dir, plot;
+    bool as_json = false;
+  };
+  auto show_args = std::make_shared<ShowArgs>();
   CLI::App* show = pipeline->add_subcommand("show", "The pipeline's id, datasets, flows and checkpoints");
-  show->add_option("dir", show_args->first, "Store directory")->required();
-  show->add_flag("--json", show_args->second, "Print the spec as JSON");
-  show->callback([=] { *exit_code = RunShow(show_args->first, show_args->second); });
+  show->add_option("dir", show_args->dir, "Store directory")->required();
+  CLI::Option* show_json = show->add_flag("--json", show_args->as_json, "Print the spec as JSON");
+  show->add_option("--plot", show_args->plot, "Draw the pipeline's graph (sources, flows, datasets) into this SVG file")
+      ->excludes(show_json);
+  show->callback([=] { *exit_code = RunShow(show_args->dir, show_args->as_json, show_args->plot); });
 
   auto args = std::make_shared<UpdateArgs>();
   CLI::App* update = app.add_subcommand("update", "Run an update of the pipeline: every flow processes what is available");
@@ -465,7 +505,12 @@ void RegisterPipelineCommands(CLI::App& app, int* exit_code) {
                      "Rewind only this dataset and those downstream of it (repeatable; default: all)");
   rewind->add_flag("--keep-checkpoints", rewind_args->keep_checkpoints,
                    "With --dataset: restore table data (and operator state) only, keeping source offsets");
-  rewind->add_flag("--dry-run", rewind_args->dry_run, "Validate and record a rewind point for it; change nothing");
+  CLI::Option* dry_run =
+      rewind->add_flag("--dry-run", rewind_args->dry_run, "Validate and record a rewind point for it; change nothing");
+  rewind->add_option("--plot", rewind_args->plot,
+                     "With --dry-run: draw what the rewind would bring back (datasets, versions, offsets) into this "
+                     "SVG file")
+      ->needs(dry_run);
   rewind->callback([=] { *exit_code = RunRewindCommand(*rewind_args); });
 
   auto points_args = std::make_shared<PointsArgs>();

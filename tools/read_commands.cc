@@ -10,8 +10,10 @@
 #include "cli_format.h"
 #include "commands.h"
 #include "json_format.h"
+#include "plots.h"
 #include "progress.h"
 #include "row_format.h"
+#include "spool/rewind/rewind_points.h"
 #include "spool/storage/store.h"
 #include "spool/stream/records.h"
 
@@ -118,10 +120,58 @@ std::string MetricsText(const Metrics& metrics) {
   return out;
 }
 
-int RunHistory(const std::string& dir, const std::string& name, uint64_t limit, bool as_json) {
+// The timeline of a table (or, `name` empty, of every commit of the store):
+// its commits, the rewind points on the current history, and the histories
+// rewinds cut.
+Status GatherTimeline(Store* store, const std::string& name, const TableId& id, Timeline* t) {
+  t->title = name.empty() ? "history of the store " + store->dir() : "history of " + name;
+  if (!name.empty()) {
+    std::vector<HistoryEntry> history;
+    SPOOL_RETURN_IF_ERROR(store->History(id, &history));
+    for (auto it = history.rbegin(); it != history.rend(); ++it) {
+      auto rows = it->metrics.find("numOutputRows");
+      t->commits.push_back({it->version, it->timestamp_us, it->operation, rows == it->metrics.end() ? -1 : rows->second});
+    }
+  } else {
+    std::unique_ptr<LogIterator> it;
+    SPOOL_RETURN_IF_ERROR(store->log()->NewIterator(store->log()->Oldest().version, &it));
+    LogEntry entry;
+    while (it->Next(&entry)) t->commits.push_back({entry.position.version, entry.timestamp_us, entry.operation, -1});
+    SPOOL_RETURN_IF_ERROR(it->status());
+  }
+  std::vector<RewindPoint> points;
+  SPOOL_RETURN_IF_ERROR(ListRewindPoints(store, 0, &points));
+  for (const RewindPoint& p : points) {
+    if (store->OnHistory(p.position)) t->points.push_back({p.id, p.position.version});
+  }
+  std::vector<Store::ArchivedCut> cuts;
+  SPOOL_RETURN_IF_ERROR(store->ListArchivedCuts(&cuts));
+  for (const Store::ArchivedCut& cut : cuts) {
+    if (cut.commits == 0) continue;
+    TimelineBranch branch{cut.dir.substr(cut.dir.rfind('/') + 1), cut.first_version - 1, {}};
+    SPOOL_RETURN_IF_ERROR(ScanArchivedCut(store->options().env, cut.dir, [&](const LogEntry& e) {
+      branch.commits.push_back({e.position.version, e.timestamp_us, e.operation, -1});
+      return true;
+    }));
+    t->branches.push_back(std::move(branch));
+  }
+  return Status::OK();
+}
+
+int RunHistory(const std::string& dir, const std::string& name, uint64_t limit, bool as_json, const std::string& plot) {
+  if (name.empty() && plot.empty()) {
+    return ReportError(Status::InvalidArgument("history: give the table (catalog.schema.table), or --plot FILE to "
+                                               "draw every commit of the store"));
+  }
   std::unique_ptr<Store> store;
   TableId id;
-  Status s = OpenTable(dir, name, &store, &id);
+  Status s = name.empty() ? OpenStore(dir, &store) : OpenTable(dir, name, &store, &id);
+  if (s.ok() && !plot.empty()) {
+    Timeline timeline;
+    s = GatherTimeline(store.get(), name, id, &timeline);
+    if (s.ok()) s = WritePlot(plot, TimelineSvg(timeline));
+    return s.ok() ? kExitOk : ReportError(s);
+  }
   std::vector<HistoryEntry> history;
   if (s.ok()) s = store->History(id, &history, limit);
   if (!s.ok()) return ReportError(s);
@@ -320,16 +370,21 @@ void RegisterRead(CLI::App& app, int* exit_code) {
 
 void RegisterHistoryAndChanges(CLI::App& app, int* exit_code) {
   struct Args {
-    std::string dir, table, format = "table";
+    std::string dir, table, format = "table", plot;
     uint64_t limit = 0, from = 0, to = 0, version = 0;
     bool as_json = false;
   };
   auto args = std::make_shared<Args>();
   CLI::App* history = app.add_subcommand("history", "Every retained commit of a table, newest first");
-  AddTableArgs(history, &args->dir, &args->table);
+  history->add_option("dir", args->dir, "Store directory")->required();
+  history->add_option("table", args->table, "Table: catalog.schema.table (with --plot, optional: the whole store)");
   history->add_option("--limit", args->limit, "At most this many commits (0: all)");
-  history->add_flag("--json", args->as_json, "JSON output");
-  history->callback([=] { *exit_code = RunHistory(args->dir, args->table, args->limit, args->as_json); });
+  CLI::Option* history_json = history->add_flag("--json", args->as_json, "JSON output");
+  history->add_option("--plot", args->plot,
+                      "Draw the timeline into this SVG file: the commits (operation, rows), rewind points, and the "
+                      "histories rewinds cut")
+      ->excludes(history_json);
+  history->callback([=] { *exit_code = RunHistory(args->dir, args->table, args->limit, args->as_json, args->plot); });
 
   CLI::App* changes = app.add_subcommand("changes", "The change data feed of versions FROM to TO, inclusive");
   AddTableArgs(changes, &args->dir, &args->table);

@@ -178,5 +178,31 @@ expect_equal "the tables are back" "$(tables "$store" | md5sum)" "$before_rewind
 check "undo again" 2 "$spool" rewind "$store" --undo
 expect_output "undone already" "REWIND_UNDO_NOT_POSSIBLE: the last rewind was undone already"
 
+# Pictures: the graph, a rewind's preview, the timelines.
+expect_svg() {  # expect_svg NAME FILE PATTERN...: FILE is an SVG document holding every PATTERN
+  local name=$1 file=$2
+  shift 2
+  if ! head -2 "$file" 2>/dev/null | grep -q "<svg xmlns=\"http://www.w3.org/2000/svg\"" || ! tail -1 "$file" | grep -q "</svg>"; then
+    echo "FAIL $name: $file is not an SVG document"; failures=$((failures + 1)); return
+  fi
+  for pattern in "$@"; do
+    if ! grep -qE -- "$pattern" "$file"; then echo "FAIL $name: no /$pattern/ in $file"; failures=$((failures + 1)); return; fi
+  done
+  echo "ok   $name"
+}
+check "pipeline show --plot" 0 "$spool" pipeline show "$store" --plot "$work/graph.svg"
+expect_output "says where" "wrote $work/graph.svg"
+expect_svg "the graph" "$work/graph.svg" "main.shop.orders" "main.shop.revenue" "topic " "marker-end"
+check "rewind --dry-run --plot" 0 "$spool" rewind "$store" --point "$point" --dry-run --plot "$work/preview.svg"
+expect_svg "the preview" "$work/preview.svg" "rewind preview: the pipeline to version" "back to table version" "replays from"
+check "--plot without --dry-run" 2 "$spool" rewind "$store" --point "$point" --plot "$work/nothing.svg"
+expect_equal "draws nothing" "$(test -e "$work/nothing.svg" && echo drawn || echo none)" "none"
+check "history --plot of a table" 0 "$spool" history "$store" main.shop.revenue --plot "$work/revenue.svg"
+expect_svg "the table's timeline" "$work/revenue.svg" "history of main.shop.revenue" "<circle" "version [0-9]+: RESTORE"
+check "history --plot of the store" 0 "$spool" history "$store" --plot "$work/store.svg"
+expect_svg "the store's timeline" "$work/store.svg" "epoch-[0-9]+ \(cut by a rewind\)" "rewind point"
+check "history without a table or --plot" 2 "$spool" history "$store"
+expect_output "says what to give" "give the table"
+
 if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
 echo "all rewind CLI checks passed"
