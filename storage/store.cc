@@ -737,6 +737,10 @@ Status Store::WriteCommitLocked(const Pending& pending, CommitResult* result) {
     }
     stats_.commits++;
     stats_.rows_written += pending.rows;
+    const uint64_t latency = options_.env->NowMicros() - pending.started_us;
+    const auto bucket = std::lower_bound(std::begin(kCommitLatencyBoundsUs), std::end(kCommitLatencyBoundsUs), latency);
+    stats_.commit_latency[static_cast<size_t>(bucket - std::begin(kCommitLatencyBoundsUs))]++;
+    stats_.commit_latency_sum_us += latency;
   }
   if (result != nullptr) {
     *result = CommitResult{commit.position.epoch, commit.position.version, commit.timestamp_us, record.metrics};

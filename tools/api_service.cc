@@ -11,6 +11,7 @@
 
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
@@ -514,15 +515,33 @@ ApiResponse ApiService::Impl::Metrics() {
   counter("spool_log_group_commits_total", "Group commits (one write each)", static_cast<double>(log_stats.groups));
   counter("spool_log_fsyncs_total", "Data syncs of the log", static_cast<double>(log_stats.syncs));
   counter("spool_log_bytes_total", "Bytes written to the log's segments", static_cast<double>(log_stats.bytes_appended));
+  prometheus::Histogram::BucketBoundaries bounds;
+  for (uint64_t us : kCommitLatencyBoundsUs) bounds.push_back(static_cast<double>(us) / 1e6);
+  std::vector<double> buckets;
+  for (uint64_t n : store_stats.commit_latency) buckets.push_back(static_cast<double>(n));
+  prometheus::BuildHistogram()
+      .Name("spool_commit_latency_seconds")
+      .Help("Commit latency since the store was opened, the log's sync included")
+      .Register(registry)
+      .Add({}, bounds)
+      .ObserveMultiple(buckets, static_cast<double>(store_stats.commit_latency_sum_us) / 1e6);
   // From the event log: every update, batch and rewind it holds.
   std::map<std::string, double> by_type;
-  for (const char* type : {"flow_progress", "rewind_completed", "create_update"}) {
+  double vacuumed_bytes = 0;
+  for (const char* type : {"flow_progress", "rewind_completed", "create_update", "vacuum"}) {
     EventQuery query;
     query.event_type = type;
     std::vector<Event> events;
     if (Status s = store->events()->Query(query, &events); !s.ok()) return FromStatus(s);
     by_type[type] = static_cast<double>(events.size());
+    if (std::string_view(type) != "vacuum") continue;
+    for (const Event& e : events) {
+      const json details = json::parse(e.details_json, nullptr, /*allow_exceptions=*/false);
+      if (details.is_object()) vacuumed_bytes += details.value("bytes", 0.0);
+    }
   }
+  counter("spool_vacuums_total", "Vacuums run", by_type["vacuum"]);
+  counter("spool_vacuum_bytes_total", "Bytes vacuum deleted", vacuumed_bytes);
   counter("spool_flow_batches_total", "Micro-batches (and flow failures) recorded", by_type["flow_progress"]);
   counter("spool_rewinds_total", "Rewinds completed (undos included)", by_type["rewind_completed"]);
   counter("spool_updates_total", "Updates started", by_type["create_update"]);

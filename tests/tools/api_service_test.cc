@@ -94,6 +94,11 @@ TEST_F(ApiServiceTest, AnUpdateStartsAtOnceAndItsStateIsFollowed) {
 
 TEST_F(ApiServiceTest, MetricsAreThePrometheusTextOfTheStoreAndItsEvents) {
   Update();
+  VacuumOptions vacuum;
+  vacuum.retain_us = 0;
+  vacuum.force = true;
+  VacuumReport report;
+  ASSERT_TRUE(store_->Vacuum(vacuum, &report).ok());
   const ApiResponse r = service_->Handle({"GET", "/metrics", std::string("Bearer ") + kToken, ""});
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(r.content_type, "text/plain; version=0.0.4");
@@ -101,6 +106,16 @@ TEST_F(ApiServiceTest, MetricsAreThePrometheusTextOfTheStoreAndItsEvents) {
   EXPECT_NE(r.body.find("\nspool_updates_total 1\n"), std::string::npos) << r.body;
   EXPECT_NE(r.body.find("\nspool_update_running 0\n"), std::string::npos) << r.body;
   EXPECT_EQ(r.body.find("\nspool_log_fsyncs_total 0\n"), std::string::npos) << r.body;  // the update synced
+  // Every commit in the latency histogram: its +Inf bucket counts them all.
+  const uint64_t commits = store_->Stats().commits;
+  ASSERT_GT(commits, 0u);
+  EXPECT_NE(r.body.find("# TYPE spool_commit_latency_seconds histogram"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("spool_commit_latency_seconds_bucket{le=\"+Inf\"} " + std::to_string(commits) + "\n"),
+            std::string::npos)
+      << r.body;
+  EXPECT_NE(r.body.find("spool_commit_latency_seconds_count " + std::to_string(commits) + "\n"), std::string::npos);
+  EXPECT_NE(r.body.find("\nspool_vacuums_total 1\n"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("\nspool_vacuum_bytes_total " + std::to_string(report.bytes)), std::string::npos) << r.body;
   EXPECT_EQ(service_->Handle({"GET", "/metrics", "", ""}).status, 401);
 }
 

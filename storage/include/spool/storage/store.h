@@ -25,6 +25,7 @@
 // to reads run without any store lock held, but must not close the store.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -114,9 +115,18 @@ struct VacuumReport {
   std::string held_by;             // what set the floor: "retention", "pin NAME", …
 };
 
+// The upper bounds (microseconds) of the commit latency histogram's buckets.
+inline constexpr uint64_t kCommitLatencyBoundsUs[] = {100, 250, 500, 1000, 2500, 5000, 10000, 25000, 100000, 1000000};
+
 struct StoreStats {
   uint64_t commits = 0;
   uint64_t rows_written = 0;
+  // Commit latency, from Commit's call to its return (the log's sync
+  // included), by the Env's clock: commit_latency[i] counts the commits of
+  // at most kCommitLatencyBoundsUs[i] µs that no lower bound holds; the last
+  // element, the slower ones.
+  std::array<uint64_t, std::size(kCommitLatencyBoundsUs) + 1> commit_latency{};
+  uint64_t commit_latency_sum_us = 0;
   uint64_t state_batches = 0;
   uint64_t snapshots_taken = 0;
   std::string snapshot_error;  // the last automatic snapshot that failed
