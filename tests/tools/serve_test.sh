@@ -79,6 +79,37 @@ call "events by type" 200 -H "Authorization: Bearer $DATABRICKS_TOKEN" "$api/eve
 expect_output "the rewinds' events" "Rewound the pipeline to version"
 call "stop" 200 -X POST -H "Authorization: Bearer $DATABRICKS_TOKEN" "$api/stop"
 
+# Under load: while an update works through 200,000 new orders, the server
+# keeps answering reads (at most 400 requests, each given 10 s), refuses a
+# second update with 409, and the update completes.
+awk 'BEGIN { for (i = 100001; i <= 300000; i++) printf "{\"order_id\": %d, \"customer_id\": %d, \"country\": \"de\", \"amount\": 1}\n", i, i % 5 + 1 }' \
+  >"$work/load.jsonl"
+"$spool" topic produce "$work/demo/orders" --file "$work/load.jsonl" >/dev/null || echo "FAIL producing the load"
+call "an update under load" 200 -X POST "$api/updates" -H "Authorization: Bearer $DATABRICKS_TOKEN" -d '{}'
+loaded=$(field update_id)
+answered=0 refused=0 while_running=0
+for i in $(seq 1 400); do
+  case $((i % 4)) in
+    0) path="events?max_results=5" ;; 1) path="updates/$loaded" ;; 2) path="rewind-points" ;; 3) path="updates?max_results=2" ;;
+  esac
+  status=$(curl -sS --max-time 10 -o "$work/out" -w '%{http_code}' -H "Authorization: Bearer $DATABRICKS_TOKEN" "$api/$path")
+  if [ "$status" = 200 ]; then answered=$((answered + 1)); else refused=$((refused + 1)); fi
+  if [ "$path" = "updates/$loaded" ]; then
+    case "$(field state)" in
+      RUNNING | SETTING_UP_TABLES | INITIALIZING) while_running=$((while_running + 1)) ;;
+      COMPLETED | FAILED | CANCELED) [ "$while_running" -gt 0 ] && break ;;
+    esac
+  fi
+  if [ "$i" = 8 ]; then
+    call "a second update while one runs" 409 -X POST "$api/updates" -H "Authorization: Bearer $DATABRICKS_TOKEN" -d '{}'
+    expect_output "says which runs" '"error_code":"RESOURCE_CONFLICT"'
+  fi
+done
+expect_equal "every read answered under load" "$refused" "0"
+expect_equal "answers came while the update ran" "$([ "$while_running" -ge 3 ] && echo yes || echo "only $while_running")" "yes"
+expect_equal "the loaded update completes" "$(await "$loaded")" "COMPLETED"
+echo "     ($answered reads answered, $while_running of them while the update ran)"
+
 # Refusals, each changing nothing (the newest event stays the newest).
 newest_event() { curl -sS -H "Authorization: Bearer $DATABRICKS_TOKEN" "$api/events?max_results=1" | sed -n 's/.*"sequence":\([0-9]*\).*/\1/p'; }
 before=$(newest_event)
