@@ -405,6 +405,7 @@ struct FindArgs {
   std::string table;
   std::string where;
   bool deletes = false;
+  bool as_json = false;
 };
 
 // The first commit that brought bad data, and a rewind point just before it.
@@ -420,13 +421,19 @@ int RunFindPoint(const FindArgs& args) {
   if (s.ok()) s = FindFirstBadCommit(store.get(), table, args.where, args.deletes, &bad);
   if (!s.ok()) return ReportError(s);
   if (!bad.found) {
+    if (args.as_json) {
+      std::cout << nlohmann::ordered_json{{"found", false}}.dump(2) << "\n";
+      return kExitOk;
+    }
     std::cout << fmt::format("no retained commit of {} has {} matching {}: nothing to rewind\n", args.table,
                              args.deletes ? "deletes" : "inserts or updates", args.where);
     return kExitOk;
   }
   const uint64_t point_version = bad.first_bad - 1;
-  std::cout << fmt::format("first bad commit: version {} ({}), {} matching row(s)\n", bad.first_bad,
-                           FormatTimestamp(bad.first_bad_timestamp_us), bad.matching_rows);
+  if (!args.as_json) {
+    std::cout << fmt::format("first bad commit: version {} ({}), {} matching row(s)\n", bad.first_bad,
+                             FormatTimestamp(bad.first_bad_timestamp_us), bad.matching_rows);
+  }
   if (Status can = store->CanRewindTo(point_version); !can.ok()) {
     return ReportError(can.WithContext("the version before it cannot be rewound to"));
   }
@@ -435,6 +442,16 @@ int RunFindPoint(const FindArgs& args) {
                           "The last version before the first commit of " + args.table + " matching " + args.where + ".",
                           /*dry_run=*/true, &point);
   if (!s.ok()) return ReportError(s);
+  if (args.as_json) {
+    std::cout << nlohmann::ordered_json{{"found", true},
+                      {"first_bad_version", bad.first_bad},
+                      {"first_bad_timestamp", FormatTimestamp(bad.first_bad_timestamp_us)},
+                      {"matching_rows", bad.matching_rows},
+                      {"rewind_point", RewindPointJson(point, /*on_history=*/true)}}
+                     .dump(2)
+              << "\n";
+    return kExitOk;
+  }
   std::cout << fmt::format("rewind point {} records version {} ({}), just before it:\n  spool update {} --rewind-point {}\n",
                            point.id, point_version, FormatTimestamp(point.timestamp_us), args.dir, point.id);
   return kExitOk;
@@ -534,6 +551,7 @@ void RegisterPipelineCommands(CLI::App& app, int* exit_code) {
   find->add_option("--table", find_args->table, "The table the bad data landed in (catalog.schema.table)")->required();
   find->add_option("--where", find_args->where, "An expression over its columns that selects the bad rows")->required();
   find->add_flag("--deletes", find_args->deletes, "Look for deleted rows instead of inserted or updated ones");
+  find->add_flag("--json", find_args->as_json, "JSON output");
   find->callback([=] { *exit_code = RunFindPoint(*find_args); });
 }
 

@@ -271,6 +271,7 @@ struct RetentionArgs {
   std::string age;  // empty: unchanged
   uint64_t bytes = 0;
   bool bytes_given = false;
+  bool as_json = false;
 };
 
 int RunRetention(const RetentionArgs& args) {
@@ -288,12 +289,22 @@ int RunRetention(const RetentionArgs& args) {
     if (args.bytes_given) retention.bytes = args.bytes;
     s = topic->SetRetention(retention);
     if (!s.ok()) return ReportError(s);
-    std::cout << fmt::format("retention now: {}\n", RetentionText(retention));
+    if (!args.as_json) std::cout << fmt::format("retention now: {}\n", RetentionText(retention));
   }
   TopicRetentionReport report;
   s = topic->ApplyRetention(&report);
   if (!s.ok()) return ReportError(s);
-  if (report.segments_deleted == 0) {
+  if (args.as_json) {
+    const TopicRetention retention = topic->Info().config.retention;
+    std::cout << ordered_json{{"retention", {{"age_us", retention.age_us}, {"bytes", retention.bytes}}},
+                              {"segments_deleted", report.segments_deleted},
+                              {"messages_deleted", report.messages_deleted},
+                              {"bytes_deleted", report.bytes_deleted},
+                              {"oldest_offset_before", report.oldest_offset_before},
+                              {"oldest_offset", report.oldest_offset}}
+                     .dump(2)
+              << "\n";
+  } else if (report.segments_deleted == 0) {
     std::cout << fmt::format("nothing to delete; oldest retained offset {}\n", report.oldest_offset);
   } else {
     std::cout << fmt::format("deleted {} segment(s): {} message(s), {}; oldest retained offset now {}\n",
@@ -360,6 +371,7 @@ void RegisterTopicCommands(CLI::App& app, int* exit_code) {
   CLI::Option* bytes =
       retention->add_option("--retention-bytes", retention_args->bytes, "New size limit in bytes (0: no limit)")
           ->check(WholeNumber());
+  retention->add_flag("--json", retention_args->as_json, "JSON output");
   retention->callback([=] {
     retention_args->bytes_given = bytes->count() > 0;
     *exit_code = RunRetention(*retention_args);

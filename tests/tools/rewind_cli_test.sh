@@ -67,6 +67,9 @@ check "find the first bad commit" 0 "$spool" rewind-points find "$store" --table
 expect_output "names it" "first bad commit: version [0-9]+ .*, 10 matching row"
 found=$(sed -n 's/^rewind point \([0-9a-f-]\{36\}\) records version.*/\1/p' "$work/out")
 expect_equal "records a point before it" "${#found}" "36"
+check "find it, as JSON" 0 "$spool" rewind-points find "$store" --table main.shop.orders --where "amount > 30" --json
+expect_output "the commit and the point" '"matching_rows": 10'
+expect_output "the point's id" '"rewind_point_id": "[0-9a-f-]{36}"'
 check "nothing matches" 0 "$spool" rewind-points find "$store" --table main.shop.orders --where "amount > 1000"
 expect_output "says so" "nothing to rewind"
 check "a bad predicate" 2 "$spool" rewind-points find "$store" --table main.shop.orders --where "amout > 30"

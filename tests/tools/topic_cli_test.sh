@@ -67,6 +67,9 @@ expect_equal info-json-retention "$(json_field "$topic" retention_age_us)" 60480
 
 check retention-nothing 0 "$spool" topic retention "$topic"
 expect_output retention-nothing-says "^nothing to delete; oldest retained offset 0$"
+check retention-json 0 "$spool" topic retention "$topic" --json
+expect_output retention-json-says '"segments_deleted": 0'
+expect_output retention-json-offset '"oldest_offset": 0'
 
 # stdin goes in durable batches of at most 10,000 lines
 check create-many 0 "$spool" topic create "$work/many"
