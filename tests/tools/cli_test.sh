@@ -40,6 +40,10 @@ printf '\xff' | dd of="$log/000000000001.seg" bs=1 seek=150 conv=notrunc status=
 check verify-corrupt 1 "$spool" log verify "$log"
 expect_output verify-names-segment "000000000001.seg offset"
 check verify-missing 2 "$spool" log verify "$work/nowhere"
+check inspect-missing 2 "$spool" log inspect "$work/nowhere"
+expect_output inspect-missing-says "nowhere"
+check archive-not-a-store 2 "$spool" archive "$work/foreign"
+expect_output archive-not-a-store-says "not a Spool store"
 check bad-arguments 2 "$spool" log dump
 check unknown-command 2 "$spool" log frobnicate
 

@@ -204,6 +204,8 @@ check "history --plot of a table" 0 "$spool" history "$store" main.shop.revenue 
 expect_svg "the table's timeline" "$work/revenue.svg" "history of main.shop.revenue" "<circle" "version [0-9]+: RESTORE"
 check "history --plot of the store" 0 "$spool" history "$store" --plot "$work/store.svg"
 expect_svg "the store's timeline" "$work/store.svg" "epoch-[0-9]+ \(cut by a rewind\)" "rewind point"
+check "a plot that cannot be written" 2 "$spool" pipeline show "$store" --plot "$work/no/such/dir/g.svg"
+expect_output "says why" "writing the plot"
 check "history without a table or --plot" 2 "$spool" history "$store"
 expect_output "says what to give" "give the table"
 
