@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <random>
 
+#include "progress.h"
 #include "spool/txnlog/mem_env.h"
 
 namespace spool::crashtest {
@@ -138,7 +139,9 @@ CrashFigures EnumerateCrashes(const LogWorkload& workload, bool crash_recovery) 
   CrashFigures figures;
   figures.workload = workload.name;
   figures.crash_points = CheckState(workload, CrashState{}).workload_calls;
+  cli::ProgressBar bar("crash points of " + workload.name, "points", cli::ProgressEnabled(cli::ProgressMode::kAuto));
   for (uint64_t call = 1; call <= figures.crash_points; ++call) {
+    bar.Update(call - 1, figures.crash_points);
     for (CrashMode mode : kAllCrashModes) {
       CrashState state{call, mode, Mix(call, static_cast<uint64_t>(mode)), 0, false, 0};
       StateResult result = CheckState(workload, state);
@@ -153,13 +156,16 @@ CrashFigures EnumerateCrashes(const LogWorkload& workload, bool crash_recovery) 
       }
     }
   }
+  bar.Update(figures.crash_points, figures.crash_points);
   return figures;
 }
 
 CrashFigures RunCampaign(uint64_t first_seed, uint64_t cycles) {
   CrashFigures figures;
   figures.workload = "random campaign from seed " + std::to_string(first_seed);
+  cli::ProgressBar bar("log campaign", "cycles", cli::ProgressEnabled(cli::ProgressMode::kAuto));
   for (uint64_t seed = first_seed; seed < first_seed + cycles; ++seed) {
+    bar.Update(seed - first_seed, cycles);
     LogWorkload workload = RandomWorkload(seed);
     std::mt19937_64 rng(Mix(seed, 0xca5e));
     const uint64_t calls = CheckState(workload, CrashState{}).workload_calls;
@@ -175,6 +181,7 @@ CrashFigures RunCampaign(uint64_t first_seed, uint64_t cycles) {
     if (state.recovery_crash_call != 0 && result.reached) ++figures.recovery_crash_states;
     RecordResult(DescribeState(workload, state), result, &figures);
   }
+  bar.Update(cycles, cycles);
   return figures;
 }
 
@@ -186,7 +193,9 @@ CrashFigures EnumerateCheckedCrashes(const std::string& name, const CheckFunctio
   const StateResult clean = check(CrashState{});
   figures.crash_points = clean.workload_calls;
   RecordResult(DescribeCrash(name, CrashState{}), clean, &figures);
+  cli::ProgressBar bar("crash points of " + name, "points", cli::ProgressEnabled(cli::ProgressMode::kAuto));
   for (uint64_t call = 1; call <= figures.crash_points; ++call) {
+    bar.Update(call - 1, figures.crash_points);
     for (CrashMode mode : kAllCrashModes) {
       CrashState state{call, mode, Mix(call, static_cast<uint64_t>(mode)), 0, false, 0};
       RecordResult(DescribeCrash(name, state), check(state), &figures);
@@ -200,6 +209,7 @@ CrashFigures EnumerateCheckedCrashes(const std::string& name, const CheckFunctio
       }
     }
   }
+  bar.Update(figures.crash_points, figures.crash_points);
   return figures;
 }
 
@@ -208,7 +218,9 @@ CrashFigures RunCheckedCampaign(const std::string& name, const CheckFunction& ch
   CrashFigures figures;
   figures.workload = name + "-campaign";
   const uint64_t calls = check(CrashState{}).workload_calls;
+  cli::ProgressBar bar(name + " campaign", "cycles", cli::ProgressEnabled(cli::ProgressMode::kAuto));
   for (uint64_t seed = first_seed; seed < first_seed + cycles; ++seed) {
+    bar.Update(seed - first_seed, cycles);
     std::mt19937_64 rng(Mix(seed, salt));
     CrashState state{1 + rng() % std::max<uint64_t>(calls, 1), kAllCrashModes[rng() % std::size(kAllCrashModes)],
                      rng(), 0, false, 0};
@@ -222,6 +234,7 @@ CrashFigures RunCheckedCampaign(const std::string& name, const CheckFunction& ch
     if (state.recovery_crash_call != 0) ++figures.recovery_crash_states;
     RecordResult(DescribeCrash(name, state), result, &figures);
   }
+  bar.Update(cycles, cycles);
   return figures;
 }
 
