@@ -1,0 +1,386 @@
+// spool-crashfuzz: Spool's crash-point fuzzing as a tool (TESTING.md). Every
+// workload of the crash engine — the log's (appends, concurrent committers,
+// segment roll, truncation, retention), the store's (multi-table commits,
+// snapshots, state apply, restore, rewinds, vacuum with pinned readers), the
+// pipeline's exactly-once updates and the rewinds (whole pipeline, some
+// datasets, undo) — crashed on FaultEnv and checked against its model.
+//
+//   spool-crashfuzz --enumerate [--families log,store,pipeline,rewind]
+//   spool-crashfuzz --random --seed S (--cycles N | --duration 1h)
+//   spool-crashfuzz --replay "FAMILY WORKLOAD call=… mode=… seed=… [recovery-call=…] [flip-bit] [fail-sync=…]"
+//   spool-crashfuzz merge A.json B.json … [--json OUT]
+//
+// Exit: 0 no violation, 1 violations (each printed with its replay line),
+// 2 bad arguments.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "crash_enumerator.h"
+#include "log_workloads.h"
+#include "pipeline_crash.h"
+#include "rewind_crash.h"
+#include "store_crash.h"
+
+namespace spool::crashtest {
+namespace {
+
+using nlohmann::ordered_json;
+
+constexpr int kExitViolations = 1;
+constexpr int kExitUsage = 2;
+
+// One workload the tool can enumerate and replay; a family's campaign
+// draws random workloads (or random crash states of its one workload).
+struct Workload {
+  std::string family;
+  std::string name;
+  std::function<CrashFigures()> enumerate;
+  std::function<StateResult(const CrashState&)> check;
+};
+
+struct Family {
+  std::string name;
+  std::function<CrashFigures(uint64_t first_seed, uint64_t cycles)> campaign;
+  // A workload named in a replay line that is not an enumerated one (a
+  // campaign's random workload): its check, or null.
+  std::function<std::function<StateResult(const CrashState&)>(const std::string& name)> random_check;
+};
+
+std::vector<Workload> AllWorkloads() {
+  std::vector<Workload> out;
+  for (const LogWorkload& w : StandardWorkloads()) {
+    out.push_back({"log", w.name, [w] { return EnumerateCrashes(w, true); },
+                   [w](const CrashState& s) { return CheckState(w, s); }});
+  }
+  for (const StoreWorkload& w : StandardStoreWorkloads()) {
+    out.push_back({"store", w.name, [w] { return EnumerateStoreCrashes(w, true); },
+                   [w](const CrashState& s) { return CheckStoreState(w, s); }});
+  }
+  out.push_back({"pipeline", "pipeline", [] { return EnumeratePipelineCrashes(true); }, CheckPipelineState});
+  for (RewindScope scope : {RewindScope::kWholePipeline, RewindScope::kSubset, RewindScope::kUndo}) {
+    out.push_back({"rewind", RewindScopeName(scope), [scope] { return EnumerateRewindCrashes(scope, true); },
+                   [scope](const CrashState& s) { return CheckRewindState(scope, s); }});
+  }
+  return out;
+}
+
+// "random-42" -> 42.
+bool RandomSeed(const std::string& name, uint64_t* seed) {
+  if (!name.starts_with("random-")) return false;
+  char* end = nullptr;
+  *seed = std::strtoull(name.c_str() + 7, &end, 10);
+  return end != nullptr && *end == '\0' && name.size() > 7;
+}
+
+std::vector<Family> AllFamilies() {
+  std::vector<Family> out;
+  out.push_back({"log", RunCampaign, [](const std::string& name) -> std::function<StateResult(const CrashState&)> {
+                   uint64_t seed = 0;
+                   if (!RandomSeed(name, &seed)) return nullptr;
+                   return [w = RandomWorkload(seed)](const CrashState& s) { return CheckState(w, s); };
+                 }});
+  out.push_back({"store", RunStoreCampaign, [](const std::string& name) -> std::function<StateResult(const CrashState&)> {
+                   uint64_t seed = 0;
+                   if (!RandomSeed(name, &seed)) return nullptr;
+                   return [w = RandomStoreWorkload(seed)](const CrashState& s) { return CheckStoreState(w, s); };
+                 }});
+  out.push_back({"pipeline", RunPipelineCampaign, nullptr});
+  out.push_back({"rewind",
+                 [](uint64_t first, uint64_t cycles) {
+                   CrashFigures all;
+                   all.workload = "rewind-campaigns";
+                   for (RewindScope scope : {RewindScope::kWholePipeline, RewindScope::kSubset, RewindScope::kUndo}) {
+                     const CrashFigures f = RunRewindCampaign(scope, first, cycles);
+                     all.crash_points += f.crash_points;
+                     all.states_checked += f.states_checked;
+                     all.recovery_crash_states += f.recovery_crash_states;
+                     all.recoveries += f.recoveries;
+                     all.violations += f.violations;
+                     all.failures.insert(all.failures.end(), f.failures.begin(), f.failures.end());
+                   }
+                   return all;
+                 },
+                 nullptr});
+  return out;
+}
+
+// --- Figures
+
+// Per workload (or campaign), summed over the runs.
+struct Summary {
+  std::map<std::string, CrashFigures> by_workload;  // key: "family/workload"
+  uint64_t cycles = 0;                              // random cycles run
+  double seconds = 0;
+};
+
+void Add(Summary* summary, const std::string& family, const CrashFigures& f) {
+  CrashFigures& into = summary->by_workload[family + "/" + f.workload];
+  into.workload = f.workload;
+  into.crash_points += f.crash_points;
+  into.states_checked += f.states_checked;
+  into.recovery_crash_states += f.recovery_crash_states;
+  into.recoveries += f.recoveries;
+  into.violations += f.violations;
+  for (const std::string& failure : f.failures) {
+    if (into.failures.size() < 20) into.failures.push_back(family + " " + failure);
+  }
+}
+
+ordered_json ToJson(const Summary& summary) {
+  ordered_json workloads = ordered_json::array();
+  CrashFigures total;
+  for (const auto& [key, f] : summary.by_workload) {
+    workloads.push_back({{"workload", key},
+                         {"crash_points", f.crash_points},
+                         {"states_checked", f.states_checked},
+                         {"recovery_crash_states", f.recovery_crash_states},
+                         {"recoveries", f.recoveries},
+                         {"violations", f.violations},
+                         {"failures", f.failures}});
+    total.crash_points += f.crash_points;
+    total.states_checked += f.states_checked;
+    total.recovery_crash_states += f.recovery_crash_states;
+    total.recoveries += f.recoveries;
+    total.violations += f.violations;
+  }
+  return {{"workloads", workloads},
+          {"total",
+           {{"crash_points", total.crash_points},
+            {"states_checked", total.states_checked},
+            {"recovery_crash_states", total.recovery_crash_states},
+            {"recoveries", total.recoveries},
+            {"violations", total.violations},
+            {"cycles", summary.cycles},
+            {"seconds", summary.seconds},
+            {"cycles_per_second", summary.seconds > 0 ? static_cast<double>(summary.cycles) / summary.seconds : 0.0}}}};
+}
+
+Status FromJson(const ordered_json& j, Summary* summary) {
+  if (!j.is_object() || !j.contains("workloads") || !j["workloads"].is_array() || !j.contains("total")) {
+    return Status::InvalidArgument("not a spool-crashfuzz summary (no \"workloads\" and \"total\")");
+  }
+  for (const ordered_json& w : j["workloads"]) {
+    const std::string key = w.value("workload", "");
+    const size_t slash = key.find('/');
+    if (slash == std::string::npos) return Status::InvalidArgument("a workload without its family: " + key);
+    CrashFigures f;
+    f.workload = key.substr(slash + 1);
+    f.crash_points = w.value("crash_points", uint64_t{0});
+    f.states_checked = w.value("states_checked", uint64_t{0});
+    f.recovery_crash_states = w.value("recovery_crash_states", uint64_t{0});
+    f.recoveries = w.value("recoveries", uint64_t{0});
+    f.violations = w.value("violations", uint64_t{0});
+    for (const auto& failure : w.value("failures", std::vector<std::string>{})) {
+      f.failures.push_back(failure.substr(failure.find(' ') + 1));
+    }
+    Add(summary, key.substr(0, slash), f);
+  }
+  summary->cycles += j["total"].value("cycles", uint64_t{0});
+  summary->seconds += j["total"].value("seconds", 0.0);
+  return Status::OK();
+}
+
+int Report(const Summary& summary, const std::string& json_path) {
+  uint64_t violations = 0;
+  std::printf("%-40s %12s %12s %12s %12s %10s\n", "workload", "crash points", "states", "in recovery", "recoveries",
+              "violations");
+  for (const auto& [key, f] : summary.by_workload) {
+    std::printf("%-40s %12llu %12llu %12llu %12llu %10llu\n", key.c_str(),
+                static_cast<unsigned long long>(f.crash_points), static_cast<unsigned long long>(f.states_checked),
+                static_cast<unsigned long long>(f.recovery_crash_states), static_cast<unsigned long long>(f.recoveries),
+                static_cast<unsigned long long>(f.violations));
+    violations += f.violations;
+  }
+  if (summary.cycles > 0) {
+    std::printf("random cycles: %llu in %.1f s (%.1f/s)\n", static_cast<unsigned long long>(summary.cycles),
+                summary.seconds, static_cast<double>(summary.cycles) / std::max(summary.seconds, 1e-9));
+  }
+  for (const auto& [key, f] : summary.by_workload) {
+    for (const std::string& failure : f.failures) std::printf("VIOLATION %s\n", failure.c_str());
+  }
+  std::printf("%llu violation(s)\n", static_cast<unsigned long long>(violations));
+  if (!json_path.empty()) {
+    std::ofstream out(json_path);
+    out << ToJson(summary).dump(2) << "\n";
+    if (!out) {
+      std::fprintf(stderr, "spool-crashfuzz: cannot write %s\n", json_path.c_str());
+      return kExitUsage;
+    }
+  }
+  return violations == 0 ? 0 : kExitViolations;
+}
+
+// --- Modes
+
+bool Selected(const std::vector<std::string>& families, const std::string& family) {
+  return families.empty() || std::find(families.begin(), families.end(), family) != families.end();
+}
+
+int Enumerate(const std::vector<std::string>& families, const std::string& json_path) {
+  Summary summary;
+  const auto started = std::chrono::steady_clock::now();
+  for (const Workload& w : AllWorkloads()) {
+    if (Selected(families, w.family)) Add(&summary, w.family, w.enumerate());
+  }
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return Report(summary, json_path);
+}
+
+// Campaigns in rounds of `chunk` cycles per family, from `seed` on, until
+// `cycles` are done or `duration_s` has passed.
+int Random(const std::vector<std::string>& families, uint64_t seed, uint64_t cycles, double duration_s,
+           const std::string& json_path) {
+  constexpr uint64_t kChunk = 25;
+  Summary summary;
+  const auto started = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+  uint64_t next = seed;
+  while (true) {
+    const uint64_t round = cycles > 0 ? std::min(kChunk, seed + cycles - next) : kChunk;
+    if (round == 0 || (duration_s > 0 && elapsed() >= duration_s)) break;
+    for (const Family& family : AllFamilies()) {
+      if (!Selected(families, family.name)) continue;
+      CrashFigures f = family.campaign(next, round);
+      f.workload = "random campaign";  // one row per family, however many rounds
+      Add(&summary, family.name, f);
+      summary.cycles += round;
+    }
+    next += round;
+  }
+  summary.seconds = elapsed();
+  std::printf("seeds %llu to %llu\n", static_cast<unsigned long long>(seed), static_cast<unsigned long long>(next - 1));
+  return Report(summary, json_path);
+}
+
+// "log truncate-and-retry call=81 mode=torn-512 seed=2890705660990841234 recovery-call=6"
+int Replay(const std::string& line) {
+  std::istringstream in(line);
+  std::string family, name, word;
+  in >> family >> name;
+  CrashState state;
+  bool have_call = false;
+  bool last = false;  // a printed violation goes on after "…: ": the case ends there
+  while (!last && in >> word) {
+    if (word.ends_with(':')) {
+      word.pop_back();
+      last = true;
+    }
+    const size_t eq = word.find('=');
+    const std::string key = word.substr(0, eq), value = eq == std::string::npos ? "" : word.substr(eq + 1);
+    if (key == "call") state.crash_call = std::strtoull(value.c_str(), nullptr, 10), have_call = true;
+    else if (key == "mode") {
+      if (Status s = ParseCrashMode(value, &state.mode); !s.ok()) {
+        std::fprintf(stderr, "spool-crashfuzz: %s\n", s.ToString().c_str());
+        return kExitUsage;
+      }
+    } else if (key == "seed") state.seed = std::strtoull(value.c_str(), nullptr, 10);
+    else if (key == "recovery-call") state.recovery_crash_call = std::strtoull(value.c_str(), nullptr, 10);
+    else if (key == "fail-sync") state.fail_sync_call = std::strtoull(value.c_str(), nullptr, 10);
+    else if (key == "flip-bit") state.flip_bit = true;
+    else {
+      std::fprintf(stderr, "spool-crashfuzz: --replay: unknown field '%s'\n", word.c_str());
+      return kExitUsage;
+    }
+  }
+  std::function<StateResult(const CrashState&)> check;
+  for (const Workload& w : AllWorkloads()) {
+    if (w.family == family && w.name == name) check = w.check;
+  }
+  for (const Family& f : AllFamilies()) {
+    if (!check && f.name == family && f.random_check) check = f.random_check(name);
+  }
+  if (!check || !have_call) {
+    std::fprintf(stderr,
+                 "spool-crashfuzz: --replay wants \"FAMILY WORKLOAD call=N mode=M seed=S …\" as a violation prints "
+                 "it; no workload '%s' in family '%s' (families: log, store, pipeline, rewind)\n",
+                 name.c_str(), family.c_str());
+    return kExitUsage;
+  }
+  const StateResult result = check(state);
+  std::printf("replayed %s %s: crash point %s, %llu I/O calls in the workload, %llu recoveries\n", family.c_str(),
+              DescribeCrash(name, state).c_str(), result.reached ? "reached" : "not reached",
+              static_cast<unsigned long long>(result.workload_calls), static_cast<unsigned long long>(result.recoveries));
+  for (const Violation& v : result.violations) std::printf("VIOLATION %s: %s\n", v.invariant.c_str(), v.detail.c_str());
+  std::printf("%zu violation(s)\n", result.violations.size());
+  return result.violations.empty() ? 0 : kExitViolations;
+}
+
+int Merge(const std::vector<std::string>& files, const std::string& json_path) {
+  Summary summary;
+  for (const std::string& file : files) {
+    std::ifstream in(file);
+    const ordered_json j = ordered_json::parse(in, nullptr, /*allow_exceptions=*/false);
+    Status s = j.is_discarded() ? Status::InvalidArgument("not JSON") : FromJson(j, &summary);
+    if (!s.ok()) {
+      std::fprintf(stderr, "spool-crashfuzz: %s: %s\n", file.c_str(), std::string(s.message()).c_str());
+      return kExitUsage;
+    }
+  }
+  return Report(summary, json_path);
+}
+
+// "90s", "30m", "1h", "2d" -> seconds.
+bool ParseDuration(const std::string& text, double* seconds) {
+  char* end = nullptr;
+  const double n = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || n <= 0) return false;
+  const std::string unit(end);
+  const double scale = unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400 : 0;
+  *seconds = n * scale;
+  return scale > 0;
+}
+
+}  // namespace
+}  // namespace spool::crashtest
+
+int main(int argc, char** argv) {
+  using namespace spool::crashtest;
+  CLI::App app{"spool-crashfuzz: crash-point fuzzing of every Spool layer against its model (TESTING.md)"};
+  bool enumerate = false, random = false;
+  std::string replay, json_path, duration;
+  uint64_t seed = 1, cycles = 0;
+  std::vector<std::string> families;
+  app.add_flag("--enumerate", enumerate, "Every crash point × every crash mode of every workload, and crashes in recovery");
+  app.add_flag("--random", random, "Random campaigns: random workloads, crash points, modes, media faults, failed syncs");
+  app.add_option("--seed", seed, "The first seed of --random")->capture_default_str();
+  app.add_option("--cycles", cycles, "Cycles of --random per family");
+  app.add_option("--duration", duration, "Run --random this long (90s, 30m, 1h, 2d) instead of --cycles");
+  app.add_option("--replay", replay, "Replay one case as a violation prints it, verbose");
+  app.add_option("--families", families, "Only these: log, store, pipeline, rewind")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"log", "store", "pipeline", "rewind"}));
+  app.add_option("--json", json_path, "Also write the summary as JSON to this file");
+  CLI::App* merge = app.add_subcommand("merge", "Merge JSON summaries (campaigns split by seed ranges)");
+  std::vector<std::string> merge_files;
+  merge->add_option("files", merge_files, "The summaries")->required();
+  merge->add_option("--json", json_path, "Write the merged summary to this file");
+  CLI11_PARSE(app, argc, argv);
+  if (merge->parsed()) return Merge(merge_files, json_path);
+  if (enumerate + random + !replay.empty() != 1) {
+    std::fprintf(stderr, "spool-crashfuzz: give exactly one of --enumerate, --random, --replay, or merge\n");
+    return kExitUsage;
+  }
+  if (!replay.empty()) return Replay(replay);
+  if (enumerate) return Enumerate(families, json_path);
+  double duration_s = 0;
+  if (!duration.empty() && !ParseDuration(duration, &duration_s)) {
+    std::fprintf(stderr, "spool-crashfuzz: --duration '%s' must be a number and a unit: 90s, 30m, 1h, 2d\n",
+                 duration.c_str());
+    return kExitUsage;
+  }
+  if ((cycles == 0) == (duration_s == 0)) {
+    std::fprintf(stderr, "spool-crashfuzz: --random needs --cycles N or --duration D\n");
+    return kExitUsage;
+  }
+  return Random(families, seed, cycles, duration_s, json_path);
+}
