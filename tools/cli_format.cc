@@ -1,5 +1,8 @@
 #include "cli_format.h"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -48,25 +51,70 @@ std::string Preview(std::string_view bytes, size_t max) {
   return out;
 }
 
-std::string Table::ToString() const {
+namespace {
+
+// Columns a UTF-8 string takes (one per code point).
+size_t DisplayWidth(std::string_view s) {
+  size_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+// `s` cut to `width` columns, "…" last when cut.
+std::string Cut(const std::string& s, size_t width) {
+  if (DisplayWidth(s) <= width) return s;
+  std::string out;
+  size_t columns = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const bool starts = (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
+    if (starts && ++columns > width - 1) break;
+    out += s[i];
+  }
+  return out + "…";
+}
+
+// The terminal's width when stdout is one (80 if it does not say), else 0.
+size_t TerminalWidth() {
+  if (::isatty(STDOUT_FILENO) != 1) return 0;
+  winsize size{};
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  return 80;
+}
+
+}  // namespace
+
+std::string Table::ToString() const { return ToString(TerminalWidth()); }
+
+std::string Table::ToString(size_t max_width) const {
+  constexpr size_t kGap = 2, kNarrowest = 6;
   std::vector<size_t> widths(header_.size(), 0);
   auto measure = [&](const std::vector<std::string>& row) {
-    for (size_t i = 0; i < row.size() && i < widths.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+    for (size_t i = 0; i < row.size() && i < widths.size(); ++i) widths[i] = std::max(widths[i], DisplayWidth(row[i]));
   };
   measure(header_);
   for (const auto& row : rows_) measure(row);
+  auto total = [&] {
+    size_t sum = 0;
+    for (size_t w : widths) sum += w + kGap;
+    return sum > kGap ? sum - kGap : 0;
+  };
+  // Narrow the widest column a column at a time until the table fits.
+  while (max_width > 0 && total() > max_width) {
+    auto widest = std::max_element(widths.begin(), widths.end());
+    if (*widest <= kNarrowest) break;
+    --*widest;
+  }
   auto render = [&](const std::vector<std::string>& row) {
     std::string line;
     for (size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
+      const std::string cell = i < widths.size() ? Cut(row[i], widths[i]) : row[i];
+      line += cell;
+      if (i + 1 < row.size()) line += std::string(widths[i] - DisplayWidth(cell) + kGap, ' ');
     }
     return line + "\n";
   };
   std::string out = render(header_);
-  size_t total = 0;
-  for (size_t w : widths) total += w + 2;
-  out += std::string(total > 2 ? total - 2 : 0, '-') + "\n";
+  out += std::string(total(), '-') + "\n";
   for (const auto& row : rows_) out += render(row);
   return out;
 }

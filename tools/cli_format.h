@@ -22,7 +22,12 @@ class Table {
  public:
   explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
   void AddRow(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  // Aligned columns. On a terminal the table fits its width (80 columns when
+  // it is not known): the widest columns are cut, ending in "…". Elsewhere
+  // (a pipe, a file) nothing is cut.
   std::string ToString() const;
+  // The same fitted to `max_width` columns (0: no limit).
+  std::string ToString(size_t max_width) const;
 
  private:
   std::vector<std::string> header_;
