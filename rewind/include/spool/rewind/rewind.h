@@ -112,6 +112,11 @@ struct UndoPlan {
 // undone already, something committed since, the cut vacuumed, the last
 // rewind incomplete), IOError.
 Status PlanUndo(Store* store, UndoPlan* plan);
+// Carries out `plan` as an update (as ExecuteRewind): the cut history
+// appended again (whole pipeline), or the RESTORE commit undone (some
+// datasets). Errors: Busy (RESOURCE_CONFLICT) while another update runs,
+// InvalidArgument starting with kUndoNotPossible (the archived cut is no
+// longer whole), Corruption (the archive), IOError.
 Status ExecuteUndo(Store* store, const Pipeline& pipeline, const UndoPlan& plan, RewindRun* run);
 
 // A rewind that started and did not complete (a crash or failure between
@@ -121,6 +126,8 @@ struct IncompleteRewind {
   LogPosition target;
   uint64_t started_us = 0;
 };
+// Sets `*incomplete` to the newest rewind's when it started and did not
+// complete, else to nothing. Errors: Corruption (the event log), IOError.
 Status FindIncompleteRewind(Store* store, std::optional<IncompleteRewind>* incomplete);
 
 // What every update but a rewind checks first: OK, unless a rewind is

@@ -76,7 +76,8 @@ Status RecordRewindPoint(Store* store, const Pipeline& pipeline, std::string_vie
 Status RecordRewindPointAt(Store* store, const Pipeline& pipeline, uint64_t version, std::string_view message,
                            bool dry_run, RewindPoint* point);
 
-// Points recorded at or after `since_us` (0: all), newest first.
+// Points recorded at or after `since_us` (0: all), newest first. Errors:
+// Corruption (an event that is not a point's), IOError.
 Status ListRewindPoints(Store* store, uint64_t since_us, std::vector<RewindPoint>* points);
 
 // The point with `id`. Errors: NotFound.
@@ -100,7 +101,9 @@ Status MaybeRecordPeriodicRewindPoint(Store* store, const Pipeline& pipeline, ui
 // columns, stream/expression.h) — inserts and update post-images, or deletes
 // with `deletes` — searched from the oldest retained version. *found is
 // false when none matches; else `first_bad` is that commit and the point to
-// rewind to is the version before it.
+// rewind to is the version before it. Errors: InvalidArgument (the
+// predicate does not parse or names an unknown column, saying where),
+// NotFound (no such table), Corruption, IOError.
 struct BadCommit {
   bool found = false;
   uint64_t first_bad = 0;

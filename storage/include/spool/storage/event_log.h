@@ -76,7 +76,8 @@ class EventLog {
   // sync = false: returns once the event is written; it becomes durable with
   // the next synced event, and a crash before then may lose it. For events
   // that report what a durable commit already holds (a batch's
-  // flow_progress), so that a batch costs one sync, not two.
+  // flow_progress), so that a batch costs one sync, not two. Errors: as
+  // Append(event).
   virtual Status Append(Event* event, bool sync) = 0;
   // Makes every event appended so far durable. Errors: Failed, IOError.
   virtual Status Sync() = 0;

@@ -215,7 +215,9 @@ class Store {
                  TableInfo* table = nullptr);
 
   // Brings a table back to `version` with one new RESTORE commit writing
-  // the difference (metrics numRestoredRows, numRemovedRows).
+  // the difference (metrics numRestoredRows, numRemovedRows). Errors:
+  // NotFound (no such table), InvalidArgument (a version outside the
+  // available range, saying which are), Failed, IOError.
   Status Restore(const TableId& id, uint64_t version, CommitResult* result = nullptr);
   // The same for several tables and flow checkpoints in one RESTORE commit
   // (a rewind of some datasets), whose parameters are {"version": version,
@@ -292,7 +294,7 @@ class Store {
   // The same, calling `on_progress` with the entries written so far (every
   // 4,096, and at the end).
   Status TakeSnapshot(SnapshotInfo* info, const std::function<void(uint64_t entries)>& on_progress);
-  // Snapshots on the current history, oldest first.
+  // Snapshots on the current history, oldest first. Errors: IOError.
   Status ListSnapshots(std::vector<SnapshotInfo>* snapshots);
 
   // Keeps a ready copy of the state at the newest version (as a rewind
@@ -305,7 +307,8 @@ class Store {
   // Keeps `version` (and everything reading it needs) from vacuum until the
   // pin is destroyed.
   std::unique_ptr<VersionPin> PinVersion(uint64_t version);
-  // Durable named pins (rewind points): kept until removed.
+  // Durable named pins (rewind points): kept until removed. Errors:
+  // IOError (the PINS file is written atomically).
   Status AddPin(const std::string& name, uint64_t version);
   Status RemovePin(const std::string& name);
   std::vector<std::pair<std::string, uint64_t>> Pins();
@@ -324,7 +327,7 @@ class Store {
   // The update holding the slot; empty when none.
   std::string RunningUpdate();
 
-  // Writes every staged commit to LMDB now.
+  // Writes every staged commit to LMDB now. Errors: IOError, NoSpace.
   Status FlushState();
   StoreStats Stats();
 

@@ -173,6 +173,15 @@ class Pipeline {
   std::unique_ptr<Impl> impl_;
 };
 
+// A new id for an update (or a pipeline): a random version-4 UUID.
+std::string NewUpdateId();
+
+// An update_progress event: the update `update_id` of the pipeline entered
+// `state` (as Pipeline::Update records them, and the rewind layer for the
+// updates it runs). Errors: as EventLog::Append.
+Status RecordUpdateProgress(Store* store, const std::string& pipeline_id, const std::string& update_id,
+                            UpdateState state);
+
 // The pipeline definition recorded in the store (the internal table
 // `__spool.pipeline.definition`: the pipeline id, the definition's number —
 // 1, 2, … — and its JSON spec), so that history shows every definition and
@@ -180,15 +189,6 @@ class Pipeline {
 // SetPipelineDefinition compiles `spec` first and changes nothing if it does
 // not compile or holds user operators (C++ code cannot be recorded); it keeps
 // the pipeline id, or makes one. Errors: InvalidArgument, as Store::Commit.
-// A new id for an update (or a pipeline): a random version-4 UUID.
-std::string NewUpdateId();
-
-// An update_progress event: the update `update_id` of the pipeline entered
-// `state` (as Pipeline::Update records them, and the rewind layer for the
-// updates it runs).
-Status RecordUpdateProgress(Store* store, const std::string& pipeline_id, const std::string& update_id,
-                            UpdateState state);
-
 Status SetPipelineDefinition(Store* store, const PipelineSpec& spec, std::string* pipeline_id = nullptr,
                              CommitResult* result = nullptr);
 // Any of the outputs may be null. Errors: NotFound (no definition

@@ -52,10 +52,10 @@ class File {
   // Errors: IOError.
   virtual Status Sync() = 0;
 
-  // The file's current size (including unsynced writes).
+  // The file's current size (including unsynced writes). Errors: IOError.
   virtual Status Size(uint64_t* size) = 0;
 
-  // Idempotent.
+  // Idempotent. Errors: IOError (what close(2) reports).
   virtual Status Close() = 0;
 };
 
@@ -101,7 +101,8 @@ class Env {
   virtual Status CreateDir(const std::string& dir) = 0;
   // Removes an empty directory. Errors: NotFound, IOError.
   virtual Status RemoveDir(const std::string& dir) = 0;
-  // Makes the entries of `dir` durable (see the top of this file).
+  // Makes the entries of `dir` durable (see the top of this file). Errors:
+  // NotFound, IOError.
   virtual Status SyncDir(const std::string& dir) = 0;
 
   // Takes an exclusive lock on `path` (created if missing). Errors: Busy when

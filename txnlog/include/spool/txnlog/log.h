@@ -213,6 +213,8 @@ class Log {
   // `pinned_version` (the oldest version any reader, point or snapshot still
   // needs). The segment being written is never deleted. Crash-safe: a retry
   // or a reopen completes it. Returns how many segments were deleted.
+  // Errors: Failed (an earlier failure poisoned the log), NotSupported
+  // (read-only), IOError (which poisons it).
   virtual Status DeleteSegmentsBefore(uint64_t pinned_version, uint64_t* deleted) = 0;
 
   virtual std::vector<LogSegmentInfo> Segments() = 0;
