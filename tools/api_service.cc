@@ -29,10 +29,15 @@ using json = nlohmann::ordered_json;
 constexpr uint64_t kDefaultPage = 25;
 constexpr uint64_t kMaxPage = 1000;
 
+// JSON text of a response. Requests may carry bytes that are not UTF-8 (a
+// path, a field a message quotes back): they are replaced (U+FFFD), never
+// allowed to throw.
+std::string Dump(const json& body) { return body.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 ApiResponse Error(int status, std::string_view code, std::string_view message) {
-  return {status, json{{"error_code", code}, {"message", message}}.dump()};
+  return {status, Dump(json{{"error_code", code}, {"message", message}})};
 }
-ApiResponse Ok(const json& body) { return {200, body.dump()}; }
+ApiResponse Ok(const json& body) { return {200, Dump(body)}; }
 
 // A refused request's response: its code and the status for it.
 ApiResponse FromStatus(const Status& s) {

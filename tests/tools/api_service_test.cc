@@ -225,6 +225,10 @@ TEST_F(ApiServiceTest, BadRequestsAreRefusedWithTheirStatusAndChangeNothing) {
       {"GET", "/events?level=LOUD", "", 400, "INVALID_PARAMETER_VALUE"},
       {"GET", "/nothing", "", 404, "ENDPOINT_NOT_FOUND"},
       {"DELETE", "/updates", "", 404, "ENDPOINT_NOT_FOUND"},
+      // Bytes that are not UTF-8, quoted back in the message (found by
+      // api_request_fuzzer: the JSON writer threw and the server died).
+      {"GET", "/d\xf4\xcb", "", 404, "ENDPOINT_NOT_FOUND"},
+      {"GET", "/updates/\xff\xfe", "", 404, "RESOURCE_DOES_NOT_EXIST"},
   };
   for (const Case& c : cases) {
     const ApiResponse r = Call(c.method, c.path, c.body);
