@@ -74,6 +74,18 @@ std::vector<Workload> AllWorkloads() {
   return out;
 }
 
+// Adds `f`'s counts to `*into`, and its first failures, each after `prefix`.
+void Accumulate(const CrashFigures& f, const std::string& prefix, CrashFigures* into) {
+  into->crash_points += f.crash_points;
+  into->states_checked += f.states_checked;
+  into->recovery_crash_states += f.recovery_crash_states;
+  into->recoveries += f.recoveries;
+  into->violations += f.violations;
+  for (const std::string& failure : f.failures) {
+    if (into->failures.size() < 20) into->failures.push_back(prefix + failure);
+  }
+}
+
 // "random-42" -> 42.
 bool RandomSeed(const std::string& name, uint64_t* seed) {
   if (!name.starts_with("random-")) return false;
@@ -100,13 +112,7 @@ std::vector<Family> AllFamilies() {
                    CrashFigures all;
                    all.workload = "rewind-campaigns";
                    for (RewindScope scope : {RewindScope::kWholePipeline, RewindScope::kSubset, RewindScope::kUndo}) {
-                     const CrashFigures f = RunRewindCampaign(scope, first, cycles);
-                     all.crash_points += f.crash_points;
-                     all.states_checked += f.states_checked;
-                     all.recovery_crash_states += f.recovery_crash_states;
-                     all.recoveries += f.recoveries;
-                     all.violations += f.violations;
-                     all.failures.insert(all.failures.end(), f.failures.begin(), f.failures.end());
+                     Accumulate(RunRewindCampaign(scope, first, cycles), "", &all);
                    }
                    return all;
                  },
@@ -126,14 +132,7 @@ struct Summary {
 void Add(Summary* summary, const std::string& family, const CrashFigures& f) {
   CrashFigures& into = summary->by_workload[family + "/" + f.workload];
   into.workload = f.workload;
-  into.crash_points += f.crash_points;
-  into.states_checked += f.states_checked;
-  into.recovery_crash_states += f.recovery_crash_states;
-  into.recoveries += f.recoveries;
-  into.violations += f.violations;
-  for (const std::string& failure : f.failures) {
-    if (into.failures.size() < 20) into.failures.push_back(family + " " + failure);
-  }
+  Accumulate(f, family + " ", &into);
 }
 
 ordered_json ToJson(const Summary& summary) {
