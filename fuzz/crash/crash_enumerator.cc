@@ -12,16 +12,59 @@ namespace {
 
 constexpr size_t kMaxFailuresKept = 5;
 
-// Flips one bit in a random segment's durable bytes.
-void FlipRandomBit(FaultEnv* env, uint64_t seed) {
+// Flips one bit in a random segment's durable bytes; false if there were none.
+bool FlipRandomBit(FaultEnv* env, uint64_t seed) {
   std::vector<std::string> names;
-  if (!env->ListDir(kLogDir, &names).ok()) return;
+  if (!env->ListDir(kLogDir, &names).ok()) return false;
   std::vector<std::string> segments;
   for (const std::string& name : names) {
     if (name.ends_with(".seg")) segments.push_back(name);
   }
-  if (segments.empty()) return;
-  (void)env->FlipBit(JoinPath(kLogDir, segments[seed % segments.size()]), seed);
+  if (segments.empty()) return false;
+  const std::string path = JoinPath(kLogDir, segments[seed % segments.size()]);
+  uint64_t size = 0;
+  if (!env->GetFileSize(path, &size).ok() || size == 0) return false;
+  return env->FlipBit(path, seed).ok();
+}
+
+// What the log reads back as after recovery: the open's or the read's error,
+// or its entries.
+struct Recovered {
+  Status status;
+  std::vector<LogEntry> entries;
+};
+
+Recovered Recover(FaultEnv* env, const LogWorkload& workload) {
+  Recovered out;
+  std::unique_ptr<Log> log;
+  out.status = OpenWorkloadLog(env, workload.options, &log);
+  if (out.status.ok()) out.status = ReadEntries(log.get(), &out.entries);
+  return out;
+}
+
+bool SameEntries(const std::vector<LogEntry>& a, const std::vector<LogEntry>& b, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i].position != b[i].position || a[i].body != b[i].body) return false;
+  }
+  return true;
+}
+
+// Classifies what a recovered log read back after a flip against what it
+// read back before.
+MediaFault ClassifyMediaFault(const Recovered& clean, const Recovered& flipped, std::string* detail) {
+  if (!flipped.status.ok()) {
+    if (flipped.status.IsCorruption()) return MediaFault::kDetected;
+    *detail = "recovery failed with a non-corruption error: " + flipped.status.ToString();
+    return MediaFault::kUndetected;
+  }
+  const size_t n = clean.entries.size();
+  if (flipped.entries.size() == n && SameEntries(flipped.entries, clean.entries, n)) return MediaFault::kNoEffect;
+  if (n > 0 && flipped.entries.size() == n - 1 && SameEntries(flipped.entries, clean.entries, n - 1)) {
+    return MediaFault::kTailDropped;
+  }
+  *detail = "read back " + std::to_string(flipped.entries.size()) + " records where the log holds " +
+            std::to_string(n) + ", without an error";
+  return MediaFault::kUndetected;
 }
 
 // Opens the recovered log and runs every check against the model.
@@ -78,6 +121,10 @@ uint64_t Mix(uint64_t a, uint64_t b) {
 void RecordResult(const std::string& description, const StateResult& result, CrashFigures* figures) {
   ++figures->states_checked;
   figures->recoveries += result.recoveries;
+  if (result.media_fault != MediaFault::kNone) ++figures->media_faults;
+  if (result.media_fault == MediaFault::kDetected) ++figures->media_faults_detected;
+  if (result.media_fault == MediaFault::kTailDropped) ++figures->media_faults_tail_dropped;
+  if (result.media_fault == MediaFault::kNoEffect) ++figures->media_faults_no_effect;
   figures->violations += result.violations.size();
   for (const Violation& v : result.violations) {
     if (figures->failures.size() >= kMaxFailuresKept) break;
@@ -91,6 +138,12 @@ void PrintFigures(const CrashFigures& f) {
               static_cast<unsigned long long>(f.states_checked),
               static_cast<unsigned long long>(f.recovery_crash_states),
               static_cast<unsigned long long>(f.recoveries), static_cast<unsigned long long>(f.violations));
+  if (f.media_faults > 0) {
+    std::printf("[crash] %-28s media faults %llu: detected %llu, torn tail dropped %llu, no effect %llu\n", "",
+                static_cast<unsigned long long>(f.media_faults), static_cast<unsigned long long>(f.media_faults_detected),
+                static_cast<unsigned long long>(f.media_faults_tail_dropped),
+                static_cast<unsigned long long>(f.media_faults_no_effect));
+  }
   for (const std::string& failure : f.failures) std::printf("[crash]   %s\n", failure.c_str());
 }
 
@@ -105,33 +158,54 @@ std::string DescribeCrash(const std::string& workload, const CrashState& s) {
   return out;
 }
 
+// Runs the workload to the state's crash (and recovery crash) and builds the
+// disk that survives; false when a crash point was not reached.
+bool Crash(const LogWorkload& workload, const CrashState& state, FaultEnv* env, LogModel* model, StateResult* result) {
+  if (state.crash_call != 0) env->CrashAtCall(state.crash_call);
+  if (state.fail_sync_call != 0) env->FailSyncAtCall(state.fail_sync_call);
+  LogOptions options = workload.options;
+  options.env = env;
+  workload.run(env, options, model);
+  result->workload_calls = env->io_calls();
+  result->reached = state.crash_call == 0 || env->crashed();
+  env->SimulateCrash(state.mode, state.seed);
+  if (state.recovery_crash_call == 0) return true;
+  env->CrashAtCall(env->io_calls() + state.recovery_crash_call);
+  {
+    std::unique_ptr<Log> log;
+    (void)OpenWorkloadLog(env, workload.options, &log);
+  }
+  if (!env->crashed()) {
+    result->reached = false;
+    return false;
+  }
+  env->SimulateCrash(state.mode, Mix(state.seed, state.recovery_crash_call));
+  return true;
+}
+
 StateResult CheckState(const LogWorkload& workload, const CrashState& state) {
   StateResult result;
   MemEnv mem;
   FaultEnv env(&mem);
   LogModel model;
-  if (state.crash_call != 0) env.CrashAtCall(state.crash_call);
-  if (state.fail_sync_call != 0) env.FailSyncAtCall(state.fail_sync_call);
-  LogOptions options = workload.options;
-  options.env = &env;
-  workload.run(&env, options, &model);
-  result.workload_calls = env.io_calls();
-  result.reached = state.crash_call == 0 || env.crashed();
-  env.SimulateCrash(state.mode, state.seed);
-  if (state.recovery_crash_call != 0) {
-    env.CrashAtCall(env.io_calls() + state.recovery_crash_call);
-    {
-      std::unique_ptr<Log> log;
-      (void)OpenWorkloadLog(&env, workload.options, &log);
+  if (!Crash(workload, state, &env, &model, &result)) return result;
+  bool flipped = false;
+  if (state.flip_bit) {
+    // The flip lands on a recovered log (what recovery wrote kept, as after
+    // a process kill), so whatever it changes is judged against that log
+    // read back without it.
+    const Recovered clean = Recover(&env, workload);
+    ++result.recoveries;
+    env.SimulateCrash(CrashMode::kProcessKill, state.seed);
+    flipped = clean.status.ok() && FlipRandomBit(&env, state.seed);
+    if (flipped) {
+      std::string detail;
+      result.media_fault = ClassifyMediaFault(clean, Recover(&env, workload), &detail);
+      ++result.recoveries;
+      if (result.media_fault == MediaFault::kUndetected) result.violations.push_back({"media fault detected", detail});
     }
-    if (!env.crashed()) {
-      result.reached = false;
-      return result;
-    }
-    env.SimulateCrash(state.mode, Mix(state.seed, state.recovery_crash_call));
   }
-  if (state.flip_bit) FlipRandomBit(&env, state.seed);
-  CheckRecovered(workload, &env, &model, state.flip_bit, &result);
+  CheckRecovered(workload, &env, &model, flipped, &result);
   return result;
 }
 

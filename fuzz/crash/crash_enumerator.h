@@ -27,8 +27,21 @@ struct CrashState {
   uint64_t fail_sync_call = 0;       // 0: no failed fsync
 };
 
+// What a flipped bit in a durable segment did (TESTING.md's media faults),
+// against a recovery of the same crash without the flip.
+enum class MediaFault {
+  kNone,        // none injected (or no durable segment byte to flip)
+  kNoEffect,    // the log reads back as without it: the byte was in a torn
+                // tail or past the records, which recovery drops anyway
+  kDetected,    // opening or reading failed with Corruption
+  kTailDropped, // its checksum failed in the log's last record, which
+                // recovery took for a torn write and dropped
+  kUndetected,  // anything else: a violation
+};
+
 struct StateResult {
   bool reached = true;           // the crash (and recovery crash) points were reached
+  MediaFault media_fault = MediaFault::kNone;
   uint64_t workload_calls = 0;   // I/O calls the workload made
   uint64_t recovery_calls = 0;   // I/O calls of the final recovery
   uint64_t recoveries = 0;       // opens performed while checking
@@ -49,6 +62,12 @@ struct CrashFigures {
   uint64_t recovery_crash_states = 0;
   uint64_t recoveries = 0;
   uint64_t violations = 0;
+  // Media faults injected, and how each was caught (detected: an error or
+  // a dropped torn tail; no effect: the flipped byte was never read).
+  uint64_t media_faults = 0;
+  uint64_t media_faults_detected = 0;
+  uint64_t media_faults_tail_dropped = 0;
+  uint64_t media_faults_no_effect = 0;
   std::vector<std::string> failures;  // the first few, each with its replay line and what broke
 };
 

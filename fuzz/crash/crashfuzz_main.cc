@@ -81,6 +81,10 @@ void Accumulate(const CrashFigures& f, const std::string& prefix, CrashFigures* 
   into->recovery_crash_states += f.recovery_crash_states;
   into->recoveries += f.recoveries;
   into->violations += f.violations;
+  into->media_faults += f.media_faults;
+  into->media_faults_detected += f.media_faults_detected;
+  into->media_faults_tail_dropped += f.media_faults_tail_dropped;
+  into->media_faults_no_effect += f.media_faults_no_effect;
   for (const std::string& failure : f.failures) {
     if (into->failures.size() < 20) into->failures.push_back(prefix + failure);
   }
@@ -135,33 +139,59 @@ void Add(Summary* summary, const std::string& family, const CrashFigures& f) {
   Accumulate(f, family + " ", &into);
 }
 
+// Every figure of `f` but its name and failures.
+ordered_json FiguresJson(const CrashFigures& f) {
+  return {{"crash_points", f.crash_points},
+          {"states_checked", f.states_checked},
+          {"recovery_crash_states", f.recovery_crash_states},
+          {"recoveries", f.recoveries},
+          {"violations", f.violations},
+          {"media_faults", f.media_faults},
+          {"media_faults_detected", f.media_faults_detected},
+          {"media_faults_tail_dropped", f.media_faults_tail_dropped},
+          {"media_faults_no_effect", f.media_faults_no_effect}};
+}
+
+void FiguresFromJson(const ordered_json& j, CrashFigures* f) {
+  f->crash_points = j.value("crash_points", uint64_t{0});
+  f->states_checked = j.value("states_checked", uint64_t{0});
+  f->recovery_crash_states = j.value("recovery_crash_states", uint64_t{0});
+  f->recoveries = j.value("recoveries", uint64_t{0});
+  f->violations = j.value("violations", uint64_t{0});
+  f->media_faults = j.value("media_faults", uint64_t{0});
+  f->media_faults_detected = j.value("media_faults_detected", uint64_t{0});
+  f->media_faults_tail_dropped = j.value("media_faults_tail_dropped", uint64_t{0});
+  f->media_faults_no_effect = j.value("media_faults_no_effect", uint64_t{0});
+}
+
+CrashFigures Total(const Summary& summary) {
+  CrashFigures total;
+  for (const auto& [key, f] : summary.by_workload) Accumulate(f, "", &total);
+  return total;
+}
+
+// Media faults caught (an error, or a dropped torn tail) per fault that
+// changed what recovery read; 1 when none did.
+double DetectionRate(const CrashFigures& f) {
+  const uint64_t effective = f.media_faults - f.media_faults_no_effect;
+  return effective == 0 ? 1.0 : static_cast<double>(f.media_faults_detected + f.media_faults_tail_dropped) / static_cast<double>(effective);
+}
+
 ordered_json ToJson(const Summary& summary) {
   ordered_json workloads = ordered_json::array();
-  CrashFigures total;
   for (const auto& [key, f] : summary.by_workload) {
-    workloads.push_back({{"workload", key},
-                         {"crash_points", f.crash_points},
-                         {"states_checked", f.states_checked},
-                         {"recovery_crash_states", f.recovery_crash_states},
-                         {"recoveries", f.recoveries},
-                         {"violations", f.violations},
-                         {"failures", f.failures}});
-    total.crash_points += f.crash_points;
-    total.states_checked += f.states_checked;
-    total.recovery_crash_states += f.recovery_crash_states;
-    total.recoveries += f.recoveries;
-    total.violations += f.violations;
+    ordered_json w = {{"workload", key}};
+    w.update(FiguresJson(f));
+    w["failures"] = f.failures;
+    workloads.push_back(std::move(w));
   }
-  return {{"workloads", workloads},
-          {"total",
-           {{"crash_points", total.crash_points},
-            {"states_checked", total.states_checked},
-            {"recovery_crash_states", total.recovery_crash_states},
-            {"recoveries", total.recoveries},
-            {"violations", total.violations},
-            {"cycles", summary.cycles},
-            {"seconds", summary.seconds},
-            {"cycles_per_second", summary.seconds > 0 ? static_cast<double>(summary.cycles) / summary.seconds : 0.0}}}};
+  const CrashFigures total = Total(summary);
+  ordered_json t = FiguresJson(total);
+  t["media_fault_detection"] = DetectionRate(total);
+  t["cycles"] = summary.cycles;
+  t["seconds"] = summary.seconds;
+  t["cycles_per_second"] = summary.seconds > 0 ? static_cast<double>(summary.cycles) / summary.seconds : 0.0;
+  return {{"workloads", workloads}, {"total", t}};
 }
 
 Status FromJson(const ordered_json& j, Summary* summary) {
@@ -174,11 +204,7 @@ Status FromJson(const ordered_json& j, Summary* summary) {
     if (slash == std::string::npos) return Status::InvalidArgument("a workload without its family: " + key);
     CrashFigures f;
     f.workload = key.substr(slash + 1);
-    f.crash_points = w.value("crash_points", uint64_t{0});
-    f.states_checked = w.value("states_checked", uint64_t{0});
-    f.recovery_crash_states = w.value("recovery_crash_states", uint64_t{0});
-    f.recoveries = w.value("recoveries", uint64_t{0});
-    f.violations = w.value("violations", uint64_t{0});
+    FiguresFromJson(w, &f);
     for (const auto& failure : w.value("failures", std::vector<std::string>{})) {
       f.failures.push_back(failure.substr(failure.find(' ') + 1));
     }
@@ -199,6 +225,16 @@ int Report(const Summary& summary, const std::string& json_path) {
                 static_cast<unsigned long long>(f.recovery_crash_states), static_cast<unsigned long long>(f.recoveries),
                 static_cast<unsigned long long>(f.violations));
     violations += f.violations;
+  }
+  const CrashFigures total = Total(summary);
+  if (total.media_faults > 0) {
+    std::printf("media faults injected: %llu; detected %llu (an error %llu, a dropped torn tail %llu), no effect %llu "
+                "(the flipped byte was never read); detection %.1f%%\n",
+                static_cast<unsigned long long>(total.media_faults),
+                static_cast<unsigned long long>(total.media_faults_detected + total.media_faults_tail_dropped),
+                static_cast<unsigned long long>(total.media_faults_detected),
+                static_cast<unsigned long long>(total.media_faults_tail_dropped),
+                static_cast<unsigned long long>(total.media_faults_no_effect), 100.0 * DetectionRate(total));
   }
   if (summary.cycles > 0) {
     std::printf("random cycles: %llu in %.1f s (%.1f/s)\n", static_cast<unsigned long long>(summary.cycles),

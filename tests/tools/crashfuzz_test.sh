@@ -12,6 +12,13 @@ check "the next seeds" 0 "$crashfuzz" --random --seed 5 --cycles 4 --families lo
 check "merged" 0 "$crashfuzz" merge "$work/a.json" "$work/b.json" --json "$work/merged.json"
 expect_output "sums the log's cycles" "^log/random campaign +8 +8 "
 expect_output "keeps the pipeline's" "^pipeline/random campaign +4 +4 "
+check "flipped bits are counted" 0 "$crashfuzz" --random --seed 1 --cycles 100 --families log --json "$work/c.json"
+expect_output "each caught" "^media faults injected: [1-9][0-9]*; detected [1-9].*detection 100.0%$"
+faults=$(grep -o '"media_faults": [0-9]*' "$work/c.json" | head -1 | grep -o '[0-9]*$')
+check "merged twice" 0 "$crashfuzz" merge "$work/c.json" "$work/c.json" --json "$work/cc.json"
+if ! grep -q "\"media_faults\": $((faults * 2))," "$work/cc.json"; then
+  echo "FAIL: merging does not sum the media faults ($faults each)"; failures=$((failures + 1))
+fi
 check "replay one case" 0 "$crashfuzz" --replay "log truncate-and-retry call=81 mode=torn-512 seed=7 recovery-call=6"
 expect_output "says what it ran" "replayed log truncate-and-retry call=81 mode=torn-512 seed=7 recovery-call=6: crash point reached"
 check "a workload it does not know" 2 "$crashfuzz" --replay "log nope call=1 mode=power-loss seed=1"

@@ -36,7 +36,29 @@ TEST(CrashCampaignTest, RandomWorkloadsCrashesAndFaultsKeepEveryInvariant) {
   CrashFigures figures = RunCampaign(seed, cycles);
   PrintFigures(figures);
   EXPECT_EQ(figures.crash_points, cycles);
-  EXPECT_EQ(figures.violations, 0u);
+  EXPECT_EQ(figures.violations, 0u);  // an undetected media fault is one
+  // One cycle in ten flips a bit; most flips land in a record and are caught.
+  EXPECT_GT(figures.media_faults, cycles / 20);
+  EXPECT_GT(figures.media_faults_detected + figures.media_faults_tail_dropped, figures.media_faults / 2);
+}
+
+// A flipped bit must never read back as data: the classification of a flip
+// against the log read back before it.
+TEST(MediaFaultTest, ClassifiesWhatAFlipDid) {
+  CrashState state;
+  state.flip_bit = true;
+  const LogWorkload roll = StandardWorkloads()[2];
+  ASSERT_EQ(roll.name, "segment-roll");  // 24 records of 6,000 bytes: the segments are mostly records
+  uint64_t detected = 0;
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    state.seed = seed;
+    const StateResult result = CheckState(roll, state);
+    EXPECT_NE(result.media_fault, MediaFault::kNone) << "seed " << seed;
+    EXPECT_NE(result.media_fault, MediaFault::kUndetected) << "seed " << seed;
+    EXPECT_TRUE(result.violations.empty()) << "seed " << seed << ": " << result.violations[0].detail;
+    detected += result.media_fault == MediaFault::kDetected;
+  }
+  EXPECT_GT(detected, 100u);
 }
 
 }  // namespace
