@@ -8,6 +8,7 @@
 
 #include "json_reader.h"
 #include "spool/storage/event_log.h"
+#include "spool/txnlog/kill_point.h"
 
 namespace spool {
 namespace {
@@ -233,10 +234,12 @@ Status Rewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, co
   // rewind that the next open sees.
   SPOOL_RETURN_IF_ERROR(AppendEvent(store, pipeline, run.update_id, kStartedEvent,
                                     "Rewinding " + what + " to " + target + ".", {{"rewind", where}}));
+  SPOOL_KILL_POINT("rewind.started_event");
   json done = where;  // and what an undo needs
   if (plan.whole_pipeline) {
     LogPosition cut;
     SPOOL_RETURN_IF_ERROR(store->RewindTo(plan.target.version, &cut));
+    SPOOL_KILL_POINT("rewind.store_rewound");
     SPOOL_RETURN_IF_ERROR(RecordDefinitionAgain(store, pipeline));
     done["cut_epoch"] = cut.epoch;
   } else {
@@ -247,6 +250,7 @@ Status Rewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, co
     SPOOL_RETURN_IF_ERROR(store->RestoreTables(tables, flows, plan.target.version, &restore));
     done["restore_version"] = restore.version;
   }
+  SPOOL_KILL_POINT("rewind.before_completed_event");
   const LogPosition head = store->log()->Newest();
   done["head"] = {{"epoch", head.epoch}, {"version", head.version}};
   return AppendEvent(store, pipeline, run.update_id, kCompletedEvent,

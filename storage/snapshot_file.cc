@@ -1,6 +1,7 @@
 #include "snapshot_file.h"
 
 #include "varint.h"
+#include "spool/txnlog/kill_point.h"
 
 #include <xxhash.h>
 #include <zstd.h>
@@ -209,8 +210,11 @@ Status SnapshotWriter::Finish(uint64_t* bytes, uint64_t* entries) {
   SPOOL_RETURN_IF_ERROR(file_->Write(offset_, trailer));
   SPOOL_RETURN_IF_ERROR(file_->Sync());
   SPOOL_RETURN_IF_ERROR(file_->Close());
+  SPOOL_KILL_POINT("snapshot.synced");
   SPOOL_RETURN_IF_ERROR(env_->RenameFile(path_ + ".tmp", path_));
+  SPOOL_KILL_POINT("snapshot.renamed");
   SPOOL_RETURN_IF_ERROR(env_->SyncDir(DirName(path_)));
+  SPOOL_KILL_POINT("snapshot.published");
   *bytes = offset_ + trailer.size();
   *entries = entries_;
   return Status::OK();

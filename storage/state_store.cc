@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "varint.h"
+#include "spool/txnlog/kill_point.h"
 
 namespace spool {
 namespace {
@@ -483,7 +484,9 @@ Status StateStore::WriteBatch(const StateOverlay& batch, const std::function<Sta
   const std::string position = EncodePosition(batch.position);
   MDB_val k = Val(kStatePositionKey), v = Val(position);
   if ((rc = mdb_put(txn, lmdb_->dbi, &k, &v, 0)) != 0) return fail(rc, "write position");
+  SPOOL_KILL_POINT("state.apply.before_commit");
   if ((rc = mdb_txn_commit(txn)) != 0) return LmdbError(rc, "commit batch");
+  SPOOL_KILL_POINT("state.apply.committed");
   return Status::OK();
 }
 
@@ -820,9 +823,11 @@ Status StateStore::SaveCopy(const std::string& name, StatePosition* position) {
   }
   fs::remove(fs::path(tmp) / "lock.mdb", ec);
   SPOOL_RETURN_IF_ERROR(SyncDirectory(tmp));
+  SPOOL_KILL_POINT("state.copy.synced");
   fs::remove_all(dir, ec);
   fs::rename(tmp, dir, ec);
   if (ec) return FsError("cannot publish", dir, ec);
+  SPOOL_KILL_POINT("state.copy.renamed");
   return SyncDirectory(copies_dir());
 }
 
@@ -862,7 +867,9 @@ Status StateStore::Adopt(const std::string& name) {
   fs::remove_all(dir, ec);
   fs::rename(copy, dir, ec);
   if (ec) return FsError("cannot adopt", copy, ec);
+  SPOOL_KILL_POINT("state.adopt.renamed");
   SPOOL_RETURN_IF_ERROR(SyncDirectory(options_.path));
+  SPOOL_KILL_POINT("state.adopt.synced");
   SPOOL_RETURN_IF_ERROR(SyncDirectory(copies_dir()));
   std::shared_ptr<LmdbEnv> adopted;
   StatePosition position;

@@ -12,6 +12,7 @@
 #include "state_store.h"
 #include "store_internal.h"
 #include "varint.h"
+#include "spool/txnlog/kill_point.h"
 
 namespace spool {
 namespace {
@@ -274,11 +275,14 @@ Status Store::RewindTo(uint64_t version, LogPosition* head) {
   SPOOL_RETURN_IF_ERROR(CanRewindTo(version));
   LogPosition cut;
   SPOOL_RETURN_IF_ERROR(log_->TruncateAfter(version, /*discard_suffix=*/false, &cut));
+  SPOOL_KILL_POINT("store.rewind.log_cut");
   // The cut is durable: the rest is what reopening the store would do, but
   // with the state of the point swapped in when a copy of it was kept.
   SPOOL_RETURN_IF_ERROR(state_->DropStaged());
   SPOOL_RETURN_IF_ERROR(AdoptStateCopy(version));
+  SPOOL_KILL_POINT("store.rewind.state_adopted");
   SPOOL_RETURN_IF_ERROR(Recover());
+  SPOOL_KILL_POINT("store.rewind.recovered");
   SPOOL_RETURN_IF_ERROR(PruneStateCopies(/*keep_newest=*/false));
   {
     // Versions up to the old newest name other data now: every table counts
@@ -725,6 +729,7 @@ Status Store::WriteCommitLocked(const Pending& pending, CommitResult* result) {
   const std::string body = EncodeCommit(record);
   LogCommit commit;
   SPOOL_RETURN_IF_ERROR(log_->Append(LogWrite{pending.operation, body}, &commit));
+  SPOOL_KILL_POINT("store.commit.durable");
   const LogEntry entry{commit.position, commit.timestamp_us, pending.operation, {}};
   Status staged = StageCommit(record, entry);
   {

@@ -11,6 +11,7 @@
 #include "spool/storage/store.h"
 #include "store_internal.h"
 #include "varint.h"
+#include "spool/txnlog/kill_point.h"
 
 namespace spool {
 namespace {
@@ -462,8 +463,10 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
   uint64_t deleted = 0;
   SPOOL_RETURN_IF_ERROR(log_->DeleteSegmentsBefore(log_floor, &deleted));
   progress(deleted);
+  SPOOL_KILL_POINT("vacuum.log_segments_deleted");
   for (const std::string& path : doomed_files) {
     SPOOL_RETURN_IF_ERROR(env->RemoveFile(path));
+    SPOOL_KILL_POINT("vacuum.snapshot_deleted");
     progress(1);
   }
   // Index entries that end at or before the oldest kept version answer no
@@ -480,6 +483,7 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
     std::vector<std::string> files;
     (void)env->ListDir(cut, &files);
     SPOOL_RETURN_IF_ERROR(RemoveArchivedCut(env, cut));
+    SPOOL_KILL_POINT("vacuum.cut_deleted");
     progress(files.size());
   }
   if (!doomed_cuts.empty()) SPOOL_RETURN_IF_ERROR(env->SyncDir(archive));

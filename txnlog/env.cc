@@ -1,4 +1,5 @@
 #include "spool/txnlog/env.h"
+#include "spool/txnlog/kill_point.h"
 
 namespace spool {
 
@@ -32,7 +33,9 @@ Status WriteFileAtomically(Env* env, const std::string& path, std::string_view d
   SPOOL_RETURN_IF_ERROR(file->Write(0, data));
   SPOOL_RETURN_IF_ERROR(file->Sync());
   SPOOL_RETURN_IF_ERROR(file->Close());
+  SPOOL_KILL_POINT("file.atomic.synced");
   SPOOL_RETURN_IF_ERROR(env->RenameFile(tmp, path));
+  SPOOL_KILL_POINT("file.atomic.renamed");
   return env->SyncDir(DirName(path));
 }
 

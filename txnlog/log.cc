@@ -8,6 +8,7 @@
 #include "log_impl.h"
 #include "payload.h"
 #include "record_scanner.h"
+#include "spool/txnlog/kill_point.h"
 
 namespace spool {
 
@@ -214,12 +215,15 @@ Status LogImpl::WriteGroup(const std::vector<Op*>& group) {
   }
   assert(group_buffer_.size() == bytes);
   s = Preallocate(start + bytes);
+  SPOOL_KILL_POINT("log.append.before_write");
   if (s.ok()) s = active->file->Write(start, group_buffer_);
+  SPOOL_KILL_POINT("log.append.written");
   const bool sync = options_.durability != Durability::kNoSync &&
                     std::any_of(group.begin(), group.end(), [](const Op* member) { return member->sync; });
   if (s.ok() && sync) {
     const uint64_t sync_start_us = options_.env->NowMicros();
     s = active->file->Sync();
+    SPOOL_KILL_POINT("log.append.synced");
     const uint64_t sync_us = options_.env->NowMicros() - sync_start_us;
     const uint64_t average = sync_micros_average_.load(std::memory_order_relaxed);
     sync_micros_average_.store((average * 7 + std::min(sync_us, kMaxSpinMicros * 4)) / 8, std::memory_order_relaxed);

@@ -8,6 +8,7 @@
 #include "log_impl.h"
 #include "record_scanner.h"
 #include "segment_index.h"
+#include "spool/txnlog/kill_point.h"
 
 namespace spool {
 
@@ -231,7 +232,9 @@ Status LogImpl::RecoverActiveTail(LogRecoveryReport* report) {
   report->torn_tail_bytes = size - end;
   if (options_.read_only) return Status::OK();
   allocated_end_ = end;
+  SPOOL_KILL_POINT("log.recovery.before_tail_truncate");
   SPOOL_RETURN_IF_ERROR(active->file->Truncate(end));
+  SPOOL_KILL_POINT("log.recovery.tail_truncated");
   return active->file->Sync();
 }
 

@@ -4,6 +4,7 @@
 
 #include "log_impl.h"
 #include "segment_index.h"
+#include "spool/txnlog/kill_point.h"
 
 namespace spool {
 namespace {
@@ -32,8 +33,11 @@ Status LogImpl::CreateSegment(const logfmt::SegmentHeader& header, std::shared_p
   SPOOL_RETURN_IF_ERROR(options_.env->OpenFile(tmp, OpenMode::kTruncate, &file));
   SPOOL_RETURN_IF_ERROR(file->Write(0, logfmt::EncodeSegmentHeader(header)));
   SPOOL_RETURN_IF_ERROR(file->Sync());
+  SPOOL_KILL_POINT("log.segment.header_synced");
   SPOOL_RETURN_IF_ERROR(options_.env->RenameFile(tmp, path));
+  SPOOL_KILL_POINT("log.segment.renamed");
   SPOOL_RETURN_IF_ERROR(options_.env->SyncDir(dir_));
+  SPOOL_KILL_POINT("log.segment.dir_synced");
   auto created = std::make_shared<Segment>();
   created->header = header;
   created->path = path;
@@ -57,7 +61,9 @@ Status LogImpl::EnsureRoomFor(uint64_t bytes) {
   if (unsynced_data_) SPOOL_RETURN_IF_ERROR(active->file->Sync());
   unsynced_data_ = false;
   // Drop the zero-filled tail; the successor's header says where data ends.
+  SPOOL_KILL_POINT("log.roll.sealed_synced");
   SPOOL_RETURN_IF_ERROR(active->file->Truncate(active->data_end));
+  SPOOL_KILL_POINT("log.roll.tail_truncated");
   SaveIndex(active.get());
   logfmt::SegmentHeader header;
   header.store_id = meta_.store_id;

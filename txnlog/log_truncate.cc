@@ -21,6 +21,7 @@
 #include "cut_manifest.h"
 #include "log_impl.h"
 #include "record_scanner.h"
+#include "spool/txnlog/kill_point.h"
 
 namespace spool {
 
@@ -87,8 +88,10 @@ Status LogImpl::DoTruncate(uint64_t version, bool discard_suffix, LogPosition* n
   }
   if (!discard_suffix) SPOOL_RETURN_IF_ERROR(PrepareCutDir(kept.get(), header, kept_end, std::move(moved)));
   std::shared_ptr<Segment> next;
+  SPOOL_KILL_POINT("log.truncate.cut_dir_prepared");
   Status s = CreateSegment(header, &next);  // the commit point
   if (!s.ok()) return Poison(s);
+  SPOOL_KILL_POINT("log.truncate.committed");
   ++next_segment_number_;
   allocated_end_ = next->data_end;
   previous_group_synced_ = true;
@@ -119,6 +122,7 @@ Status LogImpl::DoTruncate(uint64_t version, bool discard_suffix, LogPosition* n
   *new_head = LogPosition{header.epoch, version};
   s = CompleteCut(kept.get(), header, cut, discard_suffix);
   if (!s.ok()) return Poison(s);
+  SPOOL_KILL_POINT("log.truncate.completed");
   return Status::OK();
 }
 
@@ -175,6 +179,7 @@ Status LogImpl::CompleteCut(const Segment* kept, const logfmt::SegmentHeader& su
     if (!s.ok() && !s.IsNotFound()) return s;
   }
   if (!cut_segments.empty()) SPOOL_RETURN_IF_ERROR(env->SyncDir(dir_));
+  SPOOL_KILL_POINT("log.truncate.cut_segments_removed");
   if (discard_suffix || CutArchived(successor.epoch)) return Status::OK();
   const std::string dir = CutDir(successor.epoch);
   std::unique_ptr<File> marker;
@@ -195,8 +200,10 @@ Status LogImpl::DoRetention(uint64_t pinned_version, uint64_t* deleted) {
   const uint64_t floor = segments_[doomed.size()]->header.number;
   meta_.floor_segment = floor;
   Status s = WriteMeta();  // from here on, reopening finishes the deletion
+  SPOOL_KILL_POINT("log.retention.meta_written");
   for (size_t i = 0; s.ok() && i < doomed.size(); ++i) {
     s = options_.env->RemoveFile(doomed[i]->path);
+    SPOOL_KILL_POINT("log.retention.segment_removed");
     RemoveIndex(doomed[i]->header.number);
   }
   if (s.ok()) s = options_.env->SyncDir(dir_);

@@ -7,6 +7,7 @@
 //
 //   spool-crashfuzz --enumerate [--families log,store,pipeline,rewind]
 //   spool-crashfuzz --random --seed S (--cycles N | --duration 1h)
+//   spool-crashfuzz --blackbox [--dir D] [--seed S] (--cycles N | --duration 1h)
 //   spool-crashfuzz --replay "FAMILY WORKLOAD call=… mode=… seed=… [recovery-call=…] [flip-bit] [fail-sync=…]"
 //   spool-crashfuzz merge A.json B.json … [--json OUT]
 //
@@ -17,6 +18,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -25,10 +28,12 @@
 #include <string>
 #include <vector>
 
+#include "blackbox.h"
 #include "crash_enumerator.h"
 #include "log_workloads.h"
 #include "pipeline_crash.h"
 #include "rewind_crash.h"
+#include "spool/txnlog/kill_point.h"
 #include "store_crash.h"
 
 namespace spool::crashtest {
@@ -131,6 +136,7 @@ struct Summary {
   std::map<std::string, CrashFigures> by_workload;  // key: "family/workload"
   uint64_t cycles = 0;                              // random cycles run
   double seconds = 0;
+  std::optional<BlackboxFigures> blackbox;          // --blackbox's own figures
 };
 
 void Add(Summary* summary, const std::string& family, const CrashFigures& f) {
@@ -191,7 +197,20 @@ ordered_json ToJson(const Summary& summary) {
   t["cycles"] = summary.cycles;
   t["seconds"] = summary.seconds;
   t["cycles_per_second"] = summary.seconds > 0 ? static_cast<double>(summary.cycles) / summary.seconds : 0.0;
-  return {{"workloads", workloads}, {"total", t}};
+  ordered_json out = {{"workloads", workloads}, {"total", t}};
+  if (const auto& b = summary.blackbox) {
+    out["blackbox"] = {{"restarts", b->crash.crash_points},
+                       {"killed_by_parent", b->killed_by_parent},
+                       {"killed_at_points", b->killed_at_points},
+                       {"clean_exits", b->clean_exits},
+                       {"commits_acknowledged", b->commits_acknowledged},
+                       {"versions_checked", b->versions_checked},
+                       {"kill_points_defined", b->points_defined},
+                       {"kill_points_hit", b->points_hit},
+                       {"kill_points_killed", b->points_killed},
+                       {"kill_points_never_hit", b->points_never_hit}};
+  }
+  return out;
 }
 
 Status FromJson(const ordered_json& j, Summary* summary) {
@@ -235,6 +254,25 @@ int Report(const Summary& summary, const std::string& json_path) {
                 static_cast<unsigned long long>(total.media_faults_detected),
                 static_cast<unsigned long long>(total.media_faults_tail_dropped),
                 static_cast<unsigned long long>(total.media_faults_no_effect), 100.0 * DetectionRate(total));
+  }
+  if (const auto& b = summary.blackbox) {
+    std::printf("blackbox: %llu restarts (killed by the parent %llu, at a kill point %llu, clean exits %llu), "
+                "%llu commits acknowledged, %llu retained versions read back\n",
+                static_cast<unsigned long long>(b->crash.crash_points), static_cast<unsigned long long>(b->killed_by_parent),
+                static_cast<unsigned long long>(b->killed_at_points), static_cast<unsigned long long>(b->clean_exits),
+                static_cast<unsigned long long>(b->commits_acknowledged),
+                static_cast<unsigned long long>(b->versions_checked));
+    if (b->points_defined == 0) {
+      std::printf("kill points: not in this build (configure with -DSPOOL_KILL_POINTS=ON)\n");
+    } else {
+      std::printf("kill points: %llu defined, %llu hit (%.0f%%), %llu killed at\n",
+                  static_cast<unsigned long long>(b->points_defined), static_cast<unsigned long long>(b->points_hit),
+                  100.0 * static_cast<double>(b->points_hit) / static_cast<double>(b->points_defined),
+                  static_cast<unsigned long long>(b->points_killed));
+      std::string never;
+      for (const std::string& point : b->points_never_hit) never += (never.empty() ? "" : ", ") + point;
+      if (!never.empty()) std::printf("kill points never reached by this workload: %s\n", never.c_str());
+    }
   }
   if (summary.cycles > 0) {
     std::printf("random cycles: %llu in %.1f s (%.1f/s)\n", static_cast<unsigned long long>(summary.cycles),
@@ -294,6 +332,18 @@ int Random(const std::vector<std::string>& families, uint64_t seed, uint64_t cyc
   }
   summary.seconds = elapsed();
   std::printf("seeds %llu to %llu\n", static_cast<unsigned long long>(seed), static_cast<unsigned long long>(next - 1));
+  return Report(summary, json_path);
+}
+
+int Blackbox(const BlackboxOptions& options, const std::string& json_path) {
+  Summary summary;
+  const auto started = std::chrono::steady_clock::now();
+  BlackboxFigures figures = RunBlackbox(options);
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  Add(&summary, "blackbox", figures.crash);
+  summary.blackbox = figures;
+  std::printf("seeds %llu to %llu\n", static_cast<unsigned long long>(options.first_seed),
+              static_cast<unsigned long long>(options.first_seed + figures.crash.crash_points - 1));
   return Report(summary, json_path);
 }
 
@@ -364,6 +414,12 @@ int Merge(const std::vector<std::string>& files, const std::string& json_path) {
   return Report(summary, json_path);
 }
 
+// This executable, to run again as --blackbox's child.
+std::string SelfPath() {
+  std::error_code ec;
+  return std::filesystem::read_symlink("/proc/self/exe", ec).string();
+}
+
 // "90s", "30m", "1h", "2d" -> seconds.
 bool ParseDuration(const std::string& text, double* seconds) {
   char* end = nullptr;
@@ -381,13 +437,20 @@ bool ParseDuration(const std::string& text, double* seconds) {
 int main(int argc, char** argv) {
   using namespace spool::crashtest;
   CLI::App app{"spool-crashfuzz: crash-point fuzzing of every Spool layer against its model (TESTING.md)"};
-  bool enumerate = false, random = false;
-  std::string replay, json_path, duration;
-  uint64_t seed = 1, cycles = 0;
+  bool enumerate = false, random = false, blackbox = false;
+  std::string replay, json_path, duration, dir = "/tmp/spool-crashfuzz-blackbox", child_dir;
+  uint64_t seed = 1, cycles = 0, max_ops = 300;
   std::vector<std::string> families;
   app.add_flag("--enumerate", enumerate, "Every crash point × every crash mode of every workload, and crashes in recovery");
   app.add_flag("--random", random, "Random campaigns: random workloads, crash points, modes, media faults, failed syncs");
-  app.add_option("--seed", seed, "The first seed of --random")->capture_default_str();
+  app.add_flag("--blackbox", blackbox,
+               "A store on the real file system, written by a child process killed with SIGKILL at random times "
+               "(and at kill points, when built in); checked after every restart");
+  app.add_option("--dir", dir, "--blackbox's scratch directory (wiped first)")->capture_default_str();
+  app.add_option("--max-ops", max_ops, "--blackbox: operations of one child before it exits cleanly")
+      ->capture_default_str();
+  app.add_option("--blackbox-child", child_dir)->group("");  // the child's side, run by --blackbox
+  app.add_option("--seed", seed, "The first seed of --random and --blackbox")->capture_default_str();
   app.add_option("--cycles", cycles, "Cycles of --random per family");
   app.add_option("--duration", duration, "Run --random this long (90s, 30m, 1h, 2d) instead of --cycles");
   app.add_option("--replay", replay, "Replay one case as a violation prints it, verbose");
@@ -401,8 +464,9 @@ int main(int argc, char** argv) {
   merge->add_option("--json", json_path, "Write the merged summary to this file");
   CLI11_PARSE(app, argc, argv);
   if (merge->parsed()) return Merge(merge_files, json_path);
-  if (enumerate + random + !replay.empty() != 1) {
-    std::fprintf(stderr, "spool-crashfuzz: give exactly one of --enumerate, --random, --replay, or merge\n");
+  if (!child_dir.empty()) return RunBlackboxChild(child_dir, seed, max_ops);
+  if (enumerate + random + blackbox + !replay.empty() != 1) {
+    std::fprintf(stderr, "spool-crashfuzz: give exactly one of --enumerate, --random, --blackbox, --replay, or merge\n");
     return kExitUsage;
   }
   if (!replay.empty()) return Replay(replay);
@@ -414,8 +478,18 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   if ((cycles == 0) == (duration_s == 0)) {
-    std::fprintf(stderr, "spool-crashfuzz: --random needs --cycles N or --duration D\n");
+    std::fprintf(stderr, "spool-crashfuzz: --%s needs --cycles N or --duration D\n", blackbox ? "blackbox" : "random");
     return kExitUsage;
+  }
+  if (blackbox) {
+    BlackboxOptions options;
+    options.dir = dir;
+    options.self = SelfPath();
+    options.first_seed = seed;
+    options.cycles = cycles;
+    options.duration_s = duration_s;
+    options.max_ops = max_ops;
+    return Blackbox(options, json_path);
   }
   return Random(families, seed, cycles, duration_s, json_path);
 }

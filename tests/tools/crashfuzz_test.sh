@@ -19,6 +19,11 @@ check "merged twice" 0 "$crashfuzz" merge "$work/c.json" "$work/c.json" --json "
 if ! grep -q "\"media_faults\": $((faults * 2))," "$work/cc.json"; then
   echo "FAIL: merging does not sum the media faults ($faults each)"; failures=$((failures + 1))
 fi
+check "a blackbox campaign" 0 "$crashfuzz" --blackbox --cycles 12 --max-ops 60 --dir "$work/blackbox" --json "$work/bb.json"
+expect_output "restarts and checks" "^blackbox: 12 restarts \(killed by the parent [0-9]+, at a kill point [0-9]+, clean exits [0-9]+\), [1-9][0-9]* commits acknowledged, [1-9][0-9]* retained versions read back$"
+expect_output "kill points" "^kill points: "
+expect_output "no violation" "^0 violation\(s\)$"
+check "a blackbox campaign without a bound" 2 "$crashfuzz" --blackbox
 check "replay one case" 0 "$crashfuzz" --replay "log truncate-and-retry call=81 mode=torn-512 seed=7 recovery-call=6"
 expect_output "says what it ran" "replayed log truncate-and-retry call=81 mode=torn-512 seed=7 recovery-call=6: crash point reached"
 check "a workload it does not know" 2 "$crashfuzz" --replay "log nope call=1 mode=power-loss seed=1"
