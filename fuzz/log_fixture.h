@@ -18,4 +18,27 @@ inline constexpr uint64_t kFixtureStoreId = 0xf022f022ull;
 // after it. `*bodies` receives the live body of every version.
 void BuildFixtureLog(MemEnv* env, std::map<uint64_t, std::string>* bodies);
 
+// The fixture log's files, read back once: those of its directory (but
+// LOCK), by name; those of its archive (the truncation's cut), by path; and
+// the live body of every version.
+struct FixtureFiles {
+  std::map<std::string, std::string> files;
+  std::map<std::string, std::string> archive;
+  std::map<uint64_t, std::string> bodies;
+};
+const FixtureFiles& GetFixtureFiles();
+
+// A directory's files as bytes (log_directory_fuzzer's input): for each
+// file, a 1-byte name length, the name, a 4-byte little-endian size and the
+// bytes. Parsing is lenient (it stops at the first malformed entry; names
+// with '/' are skipped), as a fuzzer's input needs.
+std::string SerializeDirectory(const std::map<std::string, std::string>& files);
+std::map<std::string, std::string> ParseDirectory(const uint8_t* data, size_t size);
+
+// Writes `files` as the log's directory (and the fixture's archive whole)
+// into a fresh MemEnv, then opens the log strictly and in salvage mode and
+// reads it. Opening and reading may fail, but a commit returned that is not
+// the one written at its version (corruption returned as data) aborts.
+void RecoverAndCheck(const std::map<std::string, std::string>& files);
+
 }  // namespace spool::fuzz

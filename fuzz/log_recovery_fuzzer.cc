@@ -21,48 +21,6 @@
 
 namespace {
 
-using spool::Env;
-using spool::MemEnv;
-
-struct Fixture {
-  std::map<std::string, std::string> files;    // name -> bytes; damaged
-  std::map<std::string, std::string> archive;  // path -> bytes; kept whole
-  std::map<uint64_t, std::string> bodies;
-};
-
-// Every file below `dir` (recursively), by path.
-void ReadTree(Env* env, const std::string& dir, std::map<std::string, std::string>* files) {
-  std::vector<std::string> names;
-  if (!env->ListDir(dir, &names).ok()) return;
-  for (const std::string& name : names) {
-    const std::string path = spool::JoinPath(dir, name);
-    std::string bytes;
-    if (spool::ReadFileToString(env, path, &bytes).ok()) (*files)[path] = bytes;
-    else ReadTree(env, path, files);
-  }
-}
-
-const Fixture& GetFixture() {
-  static const Fixture* fixture = [] {
-    auto* f = new Fixture();
-    MemEnv env;
-    spool::fuzz::BuildFixtureLog(&env, &f->bodies);
-    std::vector<std::string> names;
-    if (!env.ListDir(spool::fuzz::kFixtureDir, &names).ok()) std::abort();
-    for (const std::string& name : names) {
-      std::string bytes;
-      if (name != "LOCK" && spool::ReadFileToString(&env, spool::JoinPath(spool::fuzz::kFixtureDir, name), &bytes).ok()) {
-        f->files[name] = bytes;
-      }
-    }
-    // The truncation's archived cut: it lets recovery tell a lost successor
-    // segment from a log that was never truncated.
-    ReadTree(&env, spool::JoinPath(spool::fuzz::kFixtureDir, "archive"), &f->archive);
-    return f;
-  }();
-  return *fixture;
-}
-
 void Damage(std::map<std::string, std::string>* files, const uint8_t* op) {
   if (files->empty()) return;
   uint32_t arg;
@@ -94,44 +52,13 @@ void Damage(std::map<std::string, std::string>* files, const uint8_t* op) {
   }
 }
 
-// Opens and reads the damaged log; aborts if a wrong commit is returned.
-void OpenAndCheck(MemEnv* env, bool salvage, const std::map<uint64_t, std::string>& bodies) {
-  spool::LogOptions options;
-  options.env = env;
-  options.salvage = salvage;
-  options.create_if_missing = false;
-  std::unique_ptr<spool::Log> log;
-  if (!spool::Log::Open(options, spool::fuzz::kFixtureDir, &log).ok()) return;
-  std::unique_ptr<spool::LogIterator> it;
-  if (!log->NewIterator(0, &it).ok()) return;
-  spool::LogEntry entry;
-  while (it->Next(&entry)) {
-    auto expected = bodies.find(entry.position.version);
-    if (expected == bodies.end() || expected->second != entry.body) std::abort();
-  }
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   constexpr size_t kOpBytes = 6;
   constexpr size_t kMaxOps = 32;
-  const Fixture& fixture = GetFixture();
-  std::map<std::string, std::string> files = fixture.files;
+  std::map<std::string, std::string> files = spool::fuzz::GetFixtureFiles().files;
   for (size_t i = 0; i + kOpBytes <= size && i / kOpBytes < kMaxOps; i += kOpBytes) Damage(&files, data + i);
-  for (bool salvage : {false, true}) {
-    MemEnv env;
-    if (!env.CreateDir(spool::fuzz::kFixtureDir).ok()) std::abort();
-    auto write = [&](const std::string& path, const std::string& bytes) {
-      std::unique_ptr<spool::File> file;
-      if (!env.CreateDir(spool::DirName(spool::DirName(path))).ok() || !env.CreateDir(spool::DirName(path)).ok() ||
-          !env.OpenFile(path, spool::OpenMode::kTruncate, &file).ok() || !file->Write(0, bytes).ok()) {
-        std::abort();
-      }
-    };
-    for (const auto& [name, bytes] : files) write(spool::JoinPath(spool::fuzz::kFixtureDir, name), bytes);
-    for (const auto& [path, bytes] : fixture.archive) write(path, bytes);
-    OpenAndCheck(&env, salvage, fixture.bodies);
-  }
+  spool::fuzz::RecoverAndCheck(files);
   return 0;
 }

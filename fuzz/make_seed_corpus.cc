@@ -4,13 +4,14 @@
 // entries, snapshot files and row images of the storage layer; JSON lines
 // and CSV for the record parser. Run it only to regenerate them:
 // `spool_make_seed_corpus fuzz/corpus [TARGET...]` (TARGET: record_decoder,
-// log_recovery, commit_decoder, snapshot_decoder, row_decoder, records; all
-// by default). Deterministic: the same build writes the same bytes.
+// log_recovery, commit_decoder, snapshot_decoder, row_decoder, records,
+// segment_header, log_directory, event_decoder; all by default). Deterministic: the same build writes the same bytes.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -20,6 +21,8 @@
 #include <vector>
 
 #include "commit_codec.h"
+#include "event_codec.h"
+#include "log_format.h"
 #include "log_fixture.h"
 #include "row_codec.h"
 #include "snapshot_file.h"
@@ -77,6 +80,63 @@ void WriteLogSeeds(const std::string& root, bool record_decoder, bool log_recove
   };
   for (size_t i = 0; i < programs.size(); ++i) Write(root + "/log_recovery/damage-" + std::to_string(i), programs[i]);
   std::printf("log_recovery: %zu damage programs\n", programs.size());
+}
+
+// The fixture's segment headers and META, for segment_header_fuzzer.
+void WriteSegmentHeaderSeeds(const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  int n = 0;
+  for (const auto& [name, bytes] : spool::fuzz::GetFixtureFiles().files) {
+    if (name == "META") {
+      Write(dir + "/META", std::string(1, '\1') + bytes);
+    } else {
+      Write(dir + "/" + name, std::string(1, '\0') + bytes.substr(0, spool::logfmt::kSegmentHeaderBytes));
+    }
+    ++n;
+  }
+  std::printf("segment_header: %d seeds\n", n);
+}
+
+// The fixture's directory whole, and with a few damages, for
+// log_directory_fuzzer (its custom mutator does the rest).
+void WriteLogDirectorySeeds(const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  const std::map<std::string, std::string>& whole = spool::fuzz::GetFixtureFiles().files;
+  Write(dir + "/whole", spool::fuzz::SerializeDirectory(whole));
+  auto damaged = [&](const std::string& name, auto damage) {
+    std::map<std::string, std::string> files = whole;
+    damage(files);
+    Write(dir + "/" + name, spool::fuzz::SerializeDirectory(files));
+  };
+  damaged("last-segment-torn", [](auto& f) { auto& b = f.rbegin()->second; b.resize(b.size() - 37); });
+  damaged("first-segment-missing", [](auto& f) { f.erase(f.begin()); });
+  damaged("garbage-tail", [](auto& f) {
+    auto& b = f.rbegin()->second;
+    for (int i = 0; i < 512; ++i) b.push_back(static_cast<char>(i * 131 + 7));
+  });
+  damaged("meta-missing", [](auto& f) { f.erase("META"); });
+  std::printf("log_directory: 5 seeds\n");
+}
+
+// Events of every level, with and without origin and details, for
+// event_decoder_fuzzer.
+void WriteEventSeeds(const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  spool::Event e;
+  e.id = "0f0e0d0c-0b0a-4908-8706-050403020100";
+  e.origin = {"pipeline-1", "update-7", "orders", "main.shop.orders"};
+  e.event_type = "flow_progress";
+  e.message = "Flow orders wrote 120 rows.";
+  e.details_json = R"({"flow_progress":{"metrics":{"num_output_rows":120}}})";
+  const spool::EventLevel levels[] = {spool::EventLevel::kInfo, spool::EventLevel::kWarn, spool::EventLevel::kError,
+                                      spool::EventLevel::kMetrics};
+  int n = 0;
+  for (spool::EventLevel level : levels) {
+    e.level = level;
+    Write(dir + "/event-" + std::to_string(n++), spool::EncodeEvent(e));
+  }
+  Write(dir + "/event-bare", spool::EncodeEvent(spool::Event{}));
+  std::printf("event_decoder: %d seeds\n", n + 1);
 }
 
 // ---- Storage seeds ----------------------------------------------------------
@@ -601,7 +661,7 @@ int main(int argc, char** argv) {
   const std::string root = argv[1];
   std::set<std::string> targets(argv + 2, argv + argc);
   const std::set<std::string> known{"record_decoder", "log_recovery", "commit_decoder", "snapshot_decoder", "row_decoder",
-                                    "records"};
+                                    "records",        "segment_header", "log_directory", "event_decoder"};
   for (const std::string& target : targets) {
     if (known.count(target) == 0) Die("unknown target " + target);
   }
@@ -613,5 +673,8 @@ int main(int argc, char** argv) {
   if (targets.count("snapshot_decoder") != 0) WriteSnapshotSeeds(root + "/snapshot_decoder");
   if (targets.count("row_decoder") != 0) WriteRowSeeds(root + "/row_decoder");
   if (targets.count("records") != 0) WriteRecordsSeeds(root + "/records");
+  if (targets.count("segment_header") != 0) WriteSegmentHeaderSeeds(root + "/segment_header");
+  if (targets.count("log_directory") != 0) WriteLogDirectorySeeds(root + "/log_directory");
+  if (targets.count("event_decoder") != 0) WriteEventSeeds(root + "/event_decoder");
   return 0;
 }

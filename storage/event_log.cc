@@ -10,6 +10,7 @@
 #include <vector>
 #include <nlohmann/json.hpp>
 
+#include "event_codec.h"
 #include "event_generated.h"
 #include "spool/txnlog/log.h"
 
@@ -30,6 +31,8 @@ namespace {
 constexpr std::string_view kEventOperation = "EVENT";
 constexpr std::string_view kLevelNames[] = {"INFO", "WARN", "ERROR", "METRICS"};
 
+std::string Str(const flatbuffers::String* s) { return s != nullptr ? s->str() : std::string(); }
+
 // A version-4 UUID from a hash of what makes this event unique.
 std::string NewEventId(uint64_t store_id, uint64_t now_us, uint64_t counter, const Event& event) {
   const std::string seed = std::to_string(store_id) + "/" + std::to_string(now_us) + "/" + std::to_string(counter) +
@@ -37,6 +40,8 @@ std::string NewEventId(uint64_t store_id, uint64_t now_us, uint64_t counter, con
   const XXH128_hash_t h = XXH3_128bits(seed.data(), seed.size());
   return FormatUuid4(h.high64, h.low64);
 }
+
+}  // namespace
 
 std::string EncodeEvent(const Event& e) {
   flatbuffers::FlatBufferBuilder fbb(256 + e.message.size() + e.details_json.size());
@@ -49,9 +54,6 @@ std::string EncodeEvent(const Event& e) {
   return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
 }
 
-std::string Str(const flatbuffers::String* s) { return s != nullptr ? s->str() : std::string(); }
-
-// Errors: Corruption when the bytes are not an event record.
 Status DecodeEvent(const LogEntry& entry, Event* e) {
   const auto* bytes = reinterpret_cast<const uint8_t*>(entry.body.data());
   flatbuffers::Verifier verifier(bytes, entry.body.size());
@@ -72,6 +74,8 @@ Status DecodeEvent(const LogEntry& entry, Event* e) {
   e->details_json = Str(r->details());
   return Status::OK();
 }
+
+namespace {
 
 bool Matches(const EventQuery& q, const Event& e) {
   auto same = [](const std::optional<std::string>& want, const std::string& have) { return !want || *want == have; };
