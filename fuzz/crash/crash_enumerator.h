@@ -34,8 +34,8 @@ enum class MediaFault {
   kNoEffect,    // the log reads back as without it: the byte was in a torn
                 // tail or past the records, which recovery drops anyway
   kDetected,    // opening or reading failed with Corruption
-  kTailDropped, // its checksum failed in the log's last record, which
-                // recovery took for a torn write and dropped
+  kTailDropped, // its checksum failed in the log's last group commit,
+                // which recovery took for a torn write and dropped
   kUndetected,  // anything else: a violation
 };
 
