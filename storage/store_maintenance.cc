@@ -307,6 +307,12 @@ Status Store::AddPin(const std::string& name, uint64_t version) {
                                    std::to_string(log_->Newest().version));
   }
   std::lock_guard commit_lock(commit_mu_);  // vacuum reads pins under it
+  // A pin keeps a version; it cannot bring back one vacuum removed.
+  const uint64_t oldest = log_->Oldest().version;
+  if (oldest > 1 && version < oldest) {
+    return Status::NotFound("cannot pin version " + std::to_string(version) +
+                            ": the oldest version the log keeps is " + std::to_string(oldest));
+  }
   std::lock_guard lock(pins_mu_);
   pins_[name] = version;
   return SavePinsLocked();

@@ -295,7 +295,9 @@ void StoreRunner::Vacuum(uint64_t retain_us) {
 
 void StoreRunner::AddPin(const std::string& name, uint64_t version) {
   if (dead_) return;
-  if (!store_->AddPin(name, version).ok()) {
+  Status s = store_->AddPin(name, version);
+  if (s.IsNotFound()) return;  // vacuumed already: refused, nothing changes
+  if (!s.ok()) {
     dead_ = true;
     return;
   }

@@ -467,6 +467,11 @@ TEST_F(TableTest, VacuumKeepsWhatPinsAndLiveReadersNeed) {
   ASSERT_TRUE(store_->Vacuum(vacuum, &report).ok());
   EXPECT_GT(store_->log()->Oldest().version, 150u);
   EXPECT_EQ(ReadAll(users_).size(), 300u);
+  // A pin cannot bring back what vacuum removed: refused, nothing pinned.
+  Status s = store_->AddPin("too-late", 150);
+  EXPECT_TRUE(s.IsNotFound()) << s.ToString();
+  EXPECT_NE(s.message().find("oldest version the log keeps"), std::string::npos) << s.ToString();
+  EXPECT_TRUE(store_->Pins().empty());
 }
 
 TEST_F(TableTest, VacuumDropsIndexEntriesNoRetainedVersionReads) {

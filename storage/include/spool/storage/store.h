@@ -308,7 +308,9 @@ class Store {
   // pin is destroyed.
   std::unique_ptr<VersionPin> PinVersion(uint64_t version);
   // Durable named pins (rewind points): kept until removed. Errors:
-  // IOError (the PINS file is written atomically).
+  // InvalidArgument (a bad name, a version past the newest), NotFound (a
+  // version vacuum removed already), IOError (the PINS file is written
+  // atomically).
   Status AddPin(const std::string& name, uint64_t version);
   Status RemovePin(const std::string& name);
   std::vector<std::pair<std::string, uint64_t>> Pins();
