@@ -5,6 +5,8 @@
 #include <cstring>
 #include <vector>
 
+#include <xxhash.h>
+
 #include "spool/txnlog/log.h"
 
 namespace spool::fuzz {
@@ -113,6 +115,45 @@ std::map<std::string, std::string> ParseDirectory(const uint8_t* data, size_t si
     at += n;
   }
   return files;
+}
+
+std::string OkOutcome(const std::map<uint64_t, std::pair<uint64_t, std::string>>& entries) {
+  std::string bytes;
+  for (const auto& [version, entry] : entries) bytes += std::to_string(version) + ":" + entry.second + ";";
+  const uint64_t last_epoch = entries.empty() ? 0 : entries.rbegin()->second.first;
+  const uint64_t last_version = entries.empty() ? 0 : entries.rbegin()->first;
+  char digest[20];
+  std::snprintf(digest, sizeof(digest), "%016llx",
+                static_cast<unsigned long long>(XXH3_64bits(bytes.data(), bytes.size())));
+  return "ok records=" + std::to_string(entries.size()) + " last=" + std::to_string(last_epoch) + "/" +
+         std::to_string(last_version) + " digest=" + digest;
+}
+
+std::string RecoveryOutcome(const std::map<std::string, std::string>& files) {
+  MemEnv env;
+  if (!env.CreateDir(kFixtureDir).ok()) std::abort();
+  for (const auto& [name, bytes] : files) {
+    std::unique_ptr<File> file;
+    if (!env.OpenFile(JoinPath(kFixtureDir, name), OpenMode::kTruncate, &file).ok() || !file->Write(0, bytes).ok()) {
+      std::abort();
+    }
+  }
+  LogOptions options;
+  options.env = &env;
+  options.create_if_missing = false;
+  std::unique_ptr<Log> log;
+  auto failed = [](const Status& s) {
+    return s.IsCorruption() ? std::string("corruption") : "error " + std::string(Status::CodeName(s.code()));
+  };
+  Status s = Log::Open(options, kFixtureDir, &log);
+  if (!s.ok()) return failed(s);
+  std::unique_ptr<LogIterator> it;
+  if (s = log->NewIterator(0, &it); !s.ok()) return failed(s);
+  std::map<uint64_t, std::pair<uint64_t, std::string>> entries;
+  LogEntry entry;
+  while (it->Next(&entry)) entries[entry.position.version] = {entry.position.epoch, entry.body};
+  if (!it->status().ok()) return failed(it->status());
+  return OkOutcome(entries);
 }
 
 void RecoverAndCheck(const std::map<std::string, std::string>& files) {

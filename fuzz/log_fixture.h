@@ -35,6 +35,17 @@ const FixtureFiles& GetFixtureFiles();
 std::string SerializeDirectory(const std::map<std::string, std::string>& files);
 std::map<std::string, std::string> ParseDirectory(const uint8_t* data, size_t size);
 
+// --- The fixed bad-segment corpus (fuzz/corpus/bad_segments/, EXPECTED)
+
+// What a strict open of a damaged log directory gives, as one line:
+// "ok records=N last=E/V digest=H" (H: XXH3 of every version and body read)
+// or "corruption" (the open or a read failed with Corruption) or
+// "error CODE" for any other failure.
+std::string RecoveryOutcome(const std::map<std::string, std::string>& files);
+// The "ok …" line for a log that reads back as exactly `entries` (version ->
+// (epoch, body)).
+std::string OkOutcome(const std::map<uint64_t, std::pair<uint64_t, std::string>>& entries);
+
 // Writes `files` as the log's directory (and the fixture's archive whole)
 // into a fresh MemEnv, then opens the log strictly and in salvage mode and
 // reads it. Opening and reading may fail, but a commit returned that is not

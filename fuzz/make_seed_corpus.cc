@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -34,6 +35,11 @@ namespace {
 void Write(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
   out << bytes;
+}
+
+[[noreturn]] void Die(const std::string& what) {
+  std::fprintf(stderr, "spool_make_seed_corpus: %s\n", what.c_str());
+  std::exit(1);
 }
 
 std::string Op(uint8_t op, uint8_t file, uint32_t arg) {
@@ -139,6 +145,177 @@ void WriteEventSeeds(const std::string& dir) {
   std::printf("event_decoder: %d seeds\n", n + 1);
 }
 
+// ---- The fixed bad-segment corpus ---------------------------------------
+//
+// Small base logs, damages done to them, and for each the outcome a strict
+// open must give (CASES), stated here from the format's rules — not
+// recorded from what the code happens to do:
+//   - a torn last record (cut at any byte of its header or payload) is a
+//     torn write: dropped, the rest reads;
+//   - a record whose payload is whole but whose zero padding was cut is
+//     whole: kept;
+//   - a bit flipped in the last record's header makes it fail its checksum,
+//     which recovery cannot tell from a torn write: dropped;
+//   - a bit flipped in an earlier record's header, with synced records after
+//     it, is corruption;
+//   - a bit flipped anywhere in a segment header is corruption (magic and
+//     checksum cover all of it);
+//   - zeros or garbage after the last record (a preallocated or torn tail)
+//     are not records: everything reads;
+//   - a missing, duplicated, swapped or foreign segment in the middle is
+//     corruption; a missing newest segment is not detectable by the log
+//     alone (nothing names it): the log reads as it was before that segment;
+//   - records of a cut epoch left past a truncation point in the kept
+//     segment are never read: the new epoch's commits read instead.
+
+using Files = std::map<std::string, std::string>;
+using Entries = std::map<uint64_t, std::pair<uint64_t, std::string>>;
+
+// Deterministic bytes zstd cannot shrink.
+std::string Noise(uint64_t seed, size_t n) {
+  std::string out;
+  uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+  while (out.size() < n) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    out.push_back(static_cast<char>(x));
+  }
+  return out;
+}
+
+// A log in a MemEnv written by `write`, its files read back (but LOCK).
+Files WriteLog(const std::function<void(spool::Log*, Entries*)>& write, Entries* entries,
+               uint64_t store_id = spool::fuzz::kFixtureStoreId) {
+  spool::MemEnv env;
+  spool::LogOptions options;
+  options.env = &env;
+  options.new_store_id = store_id;
+  options.segment_size_bytes = 64 << 10;
+  options.preallocate_bytes = 0;
+  {
+    std::unique_ptr<spool::Log> log;
+    if (!spool::Log::Open(options, spool::fuzz::kFixtureDir, &log).ok()) Die("open the bad-segment base log");
+    write(log.get(), entries);
+  }
+  Files files;
+  std::vector<std::string> names;
+  (void)env.ListDir(spool::fuzz::kFixtureDir, &names);
+  for (const std::string& name : names) {
+    std::string bytes;
+    if (name != "LOCK" && spool::ReadFileToString(&env, spool::JoinPath(spool::fuzz::kFixtureDir, name), &bytes).ok()) {
+      files[name] = bytes;
+    }
+  }
+  return files;
+}
+
+void Append(spool::Log* log, const std::string& body, Entries* entries) {
+  spool::LogCommit commit;
+  if (!log->Append(spool::LogWrite{"WRITE", body}, &commit).ok()) Die("append to the bad-segment base log");
+  (*entries)[commit.position.version] = {commit.position.epoch, body};
+}
+
+void WriteBadSegmentCorpus(const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  std::string cases_text =
+      "# The fixed bad-segment corpus (TESTING.md): each case is a base log directory (a .dir file,\n"
+      "# serialized as log_directory_fuzzer reads it), the damage done to it, and the outcome a strict\n"
+      "# open and read must give. Written by `spool_make_seed_corpus fuzz/corpus bad_segments` from the\n"
+      "# rules in fuzz/make_seed_corpus.cc; replayed in CI by bad_segment_replay.\n"
+      "# NAME BASE [OP ARGS]... => OUTCOME\n";
+  int cases = 0;
+  auto add = [&](const std::string& name, const std::string& base, const std::string& ops, const std::string& outcome) {
+    cases_text += name + " " + base + (ops.empty() ? "" : " " + ops) + " => " + outcome + "\n";
+    ++cases;
+  };
+  using spool::fuzz::OkOutcome;
+  // The base: 25,000-byte records, two to a segment (the third segment
+  // holds v5 and v6), then three small records in the third, each synced.
+  Entries all;
+  const Files base = WriteLog([](spool::Log* log, Entries* e) {
+    for (uint64_t i = 1; i <= 6; ++i) Append(log, Noise(i, 25000), e);
+    for (uint64_t i = 7; i <= 9; ++i) Append(log, "small record " + std::to_string(i) + " " + std::string(60, 'x'), e);
+  }, &all);
+  const std::string s1 = spool::logfmt::SegmentFileName(1), s2 = spool::logfmt::SegmentFileName(2),
+                    s3 = spool::logfmt::SegmentFileName(3), s4 = spool::logfmt::SegmentFileName(4);
+  if (base.count(s3) == 0 || base.count(s4) != 0) Die("the base log is not three segments");
+  Write(dir + "/base.dir", spool::fuzz::SerializeDirectory(base));
+  spool::logfmt::SegmentHeader newest_header;
+  if (!spool::logfmt::DecodeSegmentHeader(base.at(s3), &newest_header).ok()) Die("decode the newest segment's header");
+  Entries but_last = all, before_newest = all;  // before_newest: what the first two segments hold
+  but_last.erase(9);
+  before_newest.erase(before_newest.lower_bound(newest_header.first_version), before_newest.end());
+  add("intact", "base", "", OkOutcome(all));
+
+  // The records of the newest segment; the last two are v8 and v9.
+  const std::string& active = base.at(s3);
+  std::vector<std::pair<uint64_t, uint64_t>> records;  // start, bytes without padding
+  for (uint64_t at = spool::logfmt::kSegmentHeaderBytes; at < active.size();) {
+    uint32_t payload_length;
+    std::memcpy(&payload_length, active.data() + at + 8, 4);
+    records.emplace_back(at, spool::logfmt::kRecordHeaderBytes + payload_length);
+    at += spool::logfmt::RecordBytes(payload_length);
+  }
+  if (records.size() != 5 || records.back().first + spool::logfmt::RecordBytes(records.back().second - 40) != active.size()) {
+    Die("the newest segment is not five records");
+  }
+  const auto [last, last_unpadded] = records[4];
+  const uint64_t before_last = records[3].first;
+  for (uint64_t cut = 0; last + cut < active.size(); ++cut) {
+    add("last-record-cut-at-" + std::to_string(cut), "base", "cut " + s3 + " " + std::to_string(last + cut),
+        OkOutcome(cut < last_unpadded ? but_last : all));
+  }
+  auto flip = [](const std::string& file, uint64_t offset) {
+    return "flip " + file + " " + std::to_string(offset) + " " + std::to_string(offset % 8);
+  };
+  for (uint64_t byte = 0; byte < spool::logfmt::kRecordHeaderBytes; ++byte) {
+    add("last-record-header-flip-" + std::to_string(byte), "base", flip(s3, last + byte), OkOutcome(but_last));
+    add("earlier-record-header-flip-" + std::to_string(byte), "base", flip(s3, before_last + byte), "corruption");
+  }
+  for (uint64_t byte = 0; byte < spool::logfmt::kSegmentHeaderBytes; ++byte) {
+    add("newest-segment-header-flip-" + std::to_string(byte), "base", flip(s3, byte), "corruption");
+    add("middle-segment-header-flip-" + std::to_string(byte), "base", flip(s2, byte), "corruption");
+  }
+  add("zeroed-tail", "base", "zeros " + s3 + " 4096", OkOutcome(all));
+  add("preallocated-tail", "base", "zeros " + s3 + " " + std::to_string((1 << 20) - active.size()), OkOutcome(all));
+  add("garbage-tail", "base", "garbage " + s3 + " 4096 99", OkOutcome(all));
+  add("garbage-then-zeros", "base", "garbage " + s3 + " 700 7 zeros " + s3 + " 8192", OkOutcome(all));
+  add("middle-segment-missing", "base", "remove " + s2, "corruption");
+  add("oldest-segment-missing", "base", "remove " + s1, "corruption");
+  add("newest-segment-missing", "base", "remove " + s3, OkOutcome(before_newest));
+  add("meta-missing", "base", "remove META", "corruption");
+  add("segment-duplicated-as-next", "base", "copy " + s2 + " " + s4, "corruption");
+  add("newest-duplicated-as-next", "base", "copy " + s3 + " " + s4, "corruption");
+  add("segments-swapped", "base", "swap " + s1 + " " + s2, "corruption");
+  {
+    // The newest segment of another store (its id seeds every checksum).
+    Entries other;
+    const Files foreign = WriteLog([](spool::Log* log, Entries* e) {
+      for (uint64_t i = 1; i <= 9; ++i) Append(log, i <= 6 ? Noise(100 + i, 25000) : "foreign", e);
+    }, &other, spool::fuzz::kFixtureStoreId + 1);
+    Write(dir + "/foreign.dir", spool::fuzz::SerializeDirectory({{s3, foreign.at(s3)}}));
+    add("foreign-segment-as-next", "base", "take foreign " + s3 + " " + s4, "corruption");
+    add("foreign-segment-in-place", "base", "take foreign " + s3 + " " + s3, "corruption");
+  }
+  {
+    // Stale records past a truncation: v1..v5 in one segment, cut after
+    // v3, then v4 and v5 again in the new epoch; the kept segment still
+    // holds the old v4 and v5 past the cut. (The archive is not part of
+    // the directory: the log reads without it.)
+    Entries truncated;
+    const Files f = WriteLog([](spool::Log* log, Entries* e) {
+      for (uint64_t i = 1; i <= 5; ++i) Append(log, "epoch one, version " + std::to_string(i), e);
+      if (!log->TruncateAfter(3, /*discard_suffix=*/false, nullptr).ok()) Die("truncate the bad-segment log");
+      e->erase(e->upper_bound(3), e->end());
+      for (uint64_t i = 4; i <= 5; ++i) Append(log, "epoch two, version " + std::to_string(i), e);
+    }, &truncated);
+    Write(dir + "/truncated.dir", spool::fuzz::SerializeDirectory(f));
+    add("stale-records-past-a-truncation", "truncated", "", OkOutcome(truncated));
+    add("truncated-newest-epoch-segment-missing", "truncated", "remove " + s2, "corruption");
+  }
+  Write(dir + "/CASES", cases_text);
+  std::printf("bad_segments: %d cases\n", cases);
+}
+
 // ---- Storage seeds ----------------------------------------------------------
 
 using spool::Bytes;
@@ -175,10 +352,6 @@ struct Random {
   }
 };
 
-[[noreturn]] void Die(const std::string& what) {
-  std::fprintf(stderr, "spool_make_seed_corpus: %s\n", what.c_str());
-  std::exit(1);
-}
 
 void Must(const spool::Status& s, const char* what) {
   if (!s.ok()) Die(std::string(what) + ": " + s.ToString());
@@ -661,7 +834,8 @@ int main(int argc, char** argv) {
   const std::string root = argv[1];
   std::set<std::string> targets(argv + 2, argv + argc);
   const std::set<std::string> known{"record_decoder", "log_recovery", "commit_decoder", "snapshot_decoder", "row_decoder",
-                                    "records",        "segment_header", "log_directory", "event_decoder"};
+                                    "records",        "segment_header", "log_directory", "event_decoder",
+                                    "bad_segments"};
   for (const std::string& target : targets) {
     if (known.count(target) == 0) Die("unknown target " + target);
   }
@@ -676,5 +850,6 @@ int main(int argc, char** argv) {
   if (targets.count("segment_header") != 0) WriteSegmentHeaderSeeds(root + "/segment_header");
   if (targets.count("log_directory") != 0) WriteLogDirectorySeeds(root + "/log_directory");
   if (targets.count("event_decoder") != 0) WriteEventSeeds(root + "/event_decoder");
+  if (targets.count("bad_segments") != 0) WriteBadSegmentCorpus(root + "/bad_segments");
   return 0;
 }

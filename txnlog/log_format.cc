@@ -143,21 +143,25 @@ std::string EncodeMeta(const Meta& meta) {
   PutFixed32(&out, static_cast<uint32_t>(kMetaBytes));
   PutFixed64(&out, meta.store_id);
   PutFixed64(&out, meta.floor_segment);
+  PutFixed64(&out, meta.epoch);
   PutFixed64(&out, Hash64(out, 0));
   assert(out.size() == kMetaBytes);
   return out;
 }
 
 Status DecodeMeta(std::string_view bytes, Meta* meta) {
-  if (bytes.size() != kMetaBytes) return Status::Corruption("META has the wrong size");
+  const uint64_t size = bytes.size();
+  if (size != kMetaBytes && size != kMetaBytesWithoutEpoch) return Status::Corruption("META has the wrong size");
   const char* p = bytes.data();
   if (LoadFixed64(p) != kMetaMagic) return Status::Corruption("META has a bad magic number");
-  if (Hash64(bytes.substr(0, kMetaBytes - 8), 0) != LoadFixed64(p + kMetaBytes - 8)) {
+  if (Hash64(bytes.substr(0, size - 8), 0) != LoadFixed64(p + size - 8)) {
     return Status::Corruption("META checksum mismatch");
   }
   if (LoadFixed32(p + 8) != kFormatVersion) return Status::Corruption("META has an unsupported format version");
+  if (LoadFixed32(p + 12) != size) return Status::Corruption("META's size field disagrees with its size");
   meta->store_id = LoadFixed64(p + 16);
   meta->floor_segment = LoadFixed64(p + 24);
+  meta->epoch = size == kMetaBytes ? LoadFixed64(p + 32) : 0;
   if (meta->floor_segment == 0) return Status::Corruption("META names segment 0 as the oldest");
   return Status::OK();
 }

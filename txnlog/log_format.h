@@ -17,7 +17,8 @@ static_assert(std::endian::native == std::endian::little, "the log format is lit
 // --- Limits (TigerBeetle style: every quantity has a bound).
 inline constexpr uint64_t kSegmentHeaderBytes = 96;
 inline constexpr uint64_t kRecordHeaderBytes = 40;
-inline constexpr uint64_t kMetaBytes = 40;
+inline constexpr uint64_t kMetaBytes = 48;
+inline constexpr uint64_t kMetaBytesWithoutEpoch = 40;  // written before META had an epoch; still read
 // The largest payload one commit may carry (after compression).
 inline constexpr uint64_t kMaxPayloadBytes = 64ull << 20;
 // A group commit stops taking members past this many bytes or records.
@@ -110,6 +111,10 @@ inline constexpr uint64_t kMetaMagic = 0x54454d4c4f4f5053ull;  // "SPOOLMET"
 struct Meta {
   uint64_t store_id = 0;
   uint64_t floor_segment = 1;
+  // The epoch of the newest truncation that completed (0: none known). No
+  // segment of it left on opening means the log's newest segments are lost:
+  // reading on would bring back the commits it cut.
+  uint64_t epoch = 0;
 };
 
 std::string EncodeMeta(const Meta& meta);

@@ -36,20 +36,22 @@ Status LogImpl::OpenDirectory() {
   Env* env = options_.env;
   const std::string meta_path = JoinPath(dir_, logfmt::kMetaFileName);
   if (!env->FileExists(meta_path)) {
+    // Segments without META: its META is lost, this is not a new log.
+    std::vector<std::string> names;
+    if (env->ListDir(dir_, &names).ok()) {
+      for (const std::string& name : names) {
+        uint64_t number = 0;
+        if (logfmt::ParseSegmentFileName(name, &number)) {
+          return Status::Corruption("log " + dir_ + " has segments but no META file");
+        }
+      }
+    }
     if (options_.read_only || !options_.create_if_missing) return Status::NotFound("no log in " + dir_);
     SPOOL_RETURN_IF_ERROR(env->CreateDir(dir_));
     SPOOL_RETURN_IF_ERROR(env->SyncDir(DirName(dir_)));
   }
   if (!options_.read_only) SPOOL_RETURN_IF_ERROR(env->LockFile(JoinPath(dir_, logfmt::kLockFileName), &lock_file_));
   if (!env->FileExists(meta_path)) {
-    std::vector<std::string> names;
-    SPOOL_RETURN_IF_ERROR(env->ListDir(dir_, &names));
-    for (const std::string& name : names) {
-      uint64_t number = 0;
-      if (logfmt::ParseSegmentFileName(name, &number)) {
-        return Status::Corruption("log " + dir_ + " has segments but no META file");
-      }
-    }
     meta_.store_id = options_.new_store_id != 0 ? options_.new_store_id : RandomStoreId(env);
     meta_.floor_segment = 1;
     return WriteMeta();
@@ -322,6 +324,11 @@ Status LogImpl::Recover(LogRecoveryReport* report) {
   // its end: only the successor says where it ends. A complete cut that
   // began a newer epoch than any segment left proves the successor lost.
   const std::string next_cut = CutDir(epoch_ + 1);
+  if (meta_.epoch > epoch_) {
+    return Status::Corruption("log " + dir_ + ": META says a truncation began epoch " + std::to_string(meta_.epoch) +
+                              ", but the newest segment left is of epoch " + std::to_string(epoch_) +
+                              ": the log's newest segments are missing");
+  }
   if (CutArchived(epoch_ + 1)) {
     return Status::Corruption("log " + dir_ + ": " + next_cut + " holds the commits that the truncation starting epoch " +
                               std::to_string(epoch_ + 1) + " cut, but no segment of that epoch is left: the log's "
@@ -338,6 +345,12 @@ Status LogImpl::Recover(LogRecoveryReport* report) {
     if (!cut.empty() || (archiving && !CutArchived(newest.epoch))) {
       SPOOL_RETURN_IF_ERROR(CompleteCut(kept.get(), newest, cut, /*discard_suffix=*/!archiving));
       report->truncation_completed = true;
+    }
+    // A truncation (not the log's first segment, epoch 1) that stopped
+    // before META recorded its epoch.
+    if (truncated && newest.epoch > 1 && meta_.epoch < newest.epoch) {
+      meta_.epoch = newest.epoch;
+      SPOOL_RETURN_IF_ERROR(WriteMeta());
     }
   }
   if (options_.salvage) SPOOL_RETURN_IF_ERROR(SalvageSealed(report));

@@ -123,6 +123,11 @@ Status LogImpl::DoTruncate(uint64_t version, bool discard_suffix, LogPosition* n
   s = CompleteCut(kept.get(), header, cut, discard_suffix);
   if (!s.ok()) return Poison(s);
   SPOOL_KILL_POINT("log.truncate.completed");
+  // META remembers the epoch, so that losing its segments is detected even
+  // after the cut's archive is gone (vacuumed, or never kept).
+  meta_.epoch = header.epoch;
+  s = WriteMeta();
+  if (!s.ok()) return Poison(s);
   return Status::OK();
 }
 

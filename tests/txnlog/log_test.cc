@@ -12,6 +12,7 @@
 
 #include "../storage/temp_dir.h"
 #include "gated_sync_env.h"
+#include "log_format.h"
 #include "log_test_util.h"
 #include "spool/txnlog/fault_env.h"
 #include "spool/txnlog/mem_env.h"
@@ -422,6 +423,45 @@ TEST_F(LogTest, LosingTheSegmentsAfterAnArchivedCutIsCorruptionNotTheCutHistory)
   Status s = TryOpen(TestOptions(&env_));
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_NE(s.message().find("newest segments are missing"), std::string::npos) << s.ToString();
+}
+
+// The same, once the archive is gone (vacuumed, or the cut discarded):
+// META's epoch still says a truncation began epoch 2.
+TEST_F(LogTest, LosingTheSegmentsAfterACutWhoseArchiveIsGoneIsCorruption) {
+  for (bool discard : {false, true}) {
+    SCOPED_TRACE(discard ? "discarded cut" : "archived cut, then vacuumed");
+    ASSERT_TRUE(RemoveTree(&env_, "/log").ok());
+    Open();
+    AppendMany(1, 100);
+    ASSERT_TRUE(log_->TruncateAfter(40, discard, nullptr).ok());
+    AppendMany(41, 42);
+    log_.reset();
+    if (!discard) {
+      ASSERT_TRUE(RemoveArchivedCut(&env_, "/log/archive/epoch-000002").ok());
+    }
+    ASSERT_TRUE(env_.RemoveFile(SegmentPath(2)).ok());
+    Status s = TryOpen(TestOptions(&env_));
+    EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+    EXPECT_NE(s.message().find("META says a truncation began epoch 2"), std::string::npos) << s.ToString();
+  }
+}
+
+// A META written before it held an epoch (40 bytes) still opens the log.
+TEST_F(LogTest, AMetaWithoutAnEpochIsStillRead) {
+  Open();
+  AppendMany(1, 10);
+  log_.reset();
+  std::string meta = ReadFile("/log/META");
+  ASSERT_EQ(meta.size(), logfmt::kMetaBytes);
+  logfmt::Meta decoded;
+  ASSERT_TRUE(logfmt::DecodeMeta(meta, &decoded).ok());
+  // The older layout: no epoch field, its size field and checksum over 32 bytes.
+  std::string old = meta.substr(0, 32);
+  old[12] = static_cast<char>(logfmt::kMetaBytesWithoutEpoch);
+  logfmt::PutFixed64(&old, logfmt::Hash64(old, 0));
+  WriteFile("/log/META", old);
+  Open();
+  EXPECT_EQ(ReadAll(log_.get()).size(), 10u);
 }
 
 TEST_F(LogTest, ACutDirectoryOfATruncationThatNeverCommittedIsRemovedOnOpen) {
