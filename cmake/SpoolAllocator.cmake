@@ -4,7 +4,7 @@
 # (docs/benchmarks.md). The libraries link no allocator: an embedding program
 # chooses its own. Off under the sanitizers, which bring their own.
 option(SPOOL_JEMALLOC "Link Spool's programs with jemalloc" ON)
-if(SPOOL_JEMALLOC AND NOT SPOOL_SANITIZE AND NOT SPOOL_LIBFUZZER)
+if(SPOOL_JEMALLOC AND NOT SPOOL_SANITIZE AND NOT SPOOL_SANITIZE_THREAD AND NOT SPOOL_LIBFUZZER)
   pkg_check_modules(JEMALLOC REQUIRED IMPORTED_TARGET GLOBAL jemalloc)
 endif()
 

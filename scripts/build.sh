@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Configures and builds Spool (Release) in $SPOOL_BUILD_DIR (default ./build).
-# Usage: scripts/build.sh [--target T] [extra cmake arguments...]
+# Usage: scripts/build.sh [--target T]... [extra cmake arguments...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${SPOOL_BUILD_DIR:-build}
 targets=()
-if [ "${1:-}" = "--target" ]; then
-  targets=(--target "$2")
+while [ "${1:-}" = "--target" ]; do
+  targets+=(--target "$2")
   shift 2
-fi
+done
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
 cmake --build "$build_dir" -j2 "${targets[@]}"

@@ -5,11 +5,16 @@
 #      random crash campaign, fuzz corpus replay, CLI end-to-end, install
 #      consumer, benchmark smoke run);
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build (with the
-#      whitebox kill points compiled in) and its unit and crash tests, and a
-#      blackbox campaign killed at those points (TESTING.md);
-#   3. spool-crashfuzz's figures, printed last: the full crash enumeration
-#      of every workload, a seeded random campaign of 12,000 cycles and a
-#      blackbox campaign (the README records them; they must not shrink).
+#      whitebox kill points compiled in): its unit and crash tests, and a
+#      blackbox campaign killed at those points;
+#   3. a ThreadSanitizer build of the concurrency tests (group commit,
+#      concurrent producers, continuous updates, a rewind requested while a
+#      continuous update runs, the API read from many threads during an
+#      update);
+#   4. the crash figures, printed last: those of the Release run's crash
+#      tests (every workload's enumeration and a random campaign of 3,000
+#      cycles per family: 18,000 in all), merged, and a blackbox campaign.
+#      The README records them; they must not shrink (TESTING.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -17,10 +22,9 @@ bash scripts/setup.sh
 echo "== Release build"
 SPOOL_BUILD_DIR=build bash scripts/build.sh -DSPOOL_BUILD_TESTS=ON -DSPOOL_BUILD_BENCH=ON -DSPOOL_BUILD_FUZZ=ON -DSPOOL_SANITIZE=OFF
 echo "== Release tests"
-# The crash campaigns run 1,000 cycles each here: spool-crashfuzz's campaign
-# below runs 3,000 per family.
-(cd build && SPOOL_CAMPAIGN_CYCLES=1000 SPOOL_STORE_CAMPAIGN_CYCLES=1000 SPOOL_PIPELINE_CAMPAIGN_CYCLES=1000 \
-  SPOOL_REWIND_CAMPAIGN_CYCLES=1000 ctest --output-on-failure -j2 --timeout 900)
+figures=${TMPDIR:-/tmp}/spool-ci-crash-figures
+rm -rf "$figures"
+(cd build && SPOOL_CRASH_FIGURES_DIR="$figures" ctest --output-on-failure -j2 --timeout 900)
 
 if [ "${SPOOL_SKIP_SANITIZERS:-0}" != "1" ]; then
   echo "== ASan+UBSan build"
@@ -33,19 +37,30 @@ if [ "${SPOOL_SKIP_SANITIZERS:-0}" != "1" ]; then
   build-asan/fuzz/crash/spool-crashfuzz --blackbox --seed 1 --cycles 60 --dir "${TMPDIR:-/tmp}/spool-ci-blackbox-asan"
 fi
 
-echo "== Crash figures (spool-crashfuzz, Release)"
+if [ "${SPOOL_SKIP_SANITIZERS:-0}" != "1" ]; then
+  echo "== ThreadSanitizer build (the concurrency tests)"
+  SPOOL_BUILD_DIR=build-tsan bash scripts/build.sh --target spool_txnlog_tests --target spool_topic_tests \
+    --target spool_pipeline_tests --target spool_rewind_tests --target spool_api_tests \
+    -DSPOOL_SANITIZE_THREAD=ON -DSPOOL_BUILD_BENCH=OFF -DSPOOL_BUILD_FUZZ=OFF
+  echo "== ThreadSanitizer concurrency tests"
+  export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
+  build-tsan/tests/txnlog/spool_txnlog_tests --gtest_filter='*Concurrent*:*GroupCommit*'
+  build-tsan/tests/stream/spool_topic_tests --gtest_filter='*Concurrent*:TopicGroupTest.*'
+  build-tsan/tests/stream/spool_pipeline_tests --gtest_filter='*Continuous*:*WhileProducers*'
+  build-tsan/tests/rewind/spool_rewind_tests --gtest_filter='*ContinuousUpdateRuns*:*OneUpdateRunsAtATime*'
+  build-tsan/tests/tools/spool_api_tests --gtest_filter='*ManyThreads*:*SecondUpdate*:*AnUpdateStartsAtOnce*'
+  unset TSAN_OPTIONS
+fi
+
+echo "== Crash figures"
 crashfuzz=build/fuzz/crash/spool-crashfuzz
-scratch=${TMPDIR:-/tmp}/spool-ci-crashfuzz
-mkdir -p "$scratch"
+mkdir -p "$figures"
 status=0
-"$crashfuzz" --enumerate --json "$scratch/enumerate.json" >"$scratch/enumerate.txt" || status=1
-"$crashfuzz" --random --seed 1 --cycles 3000 --json "$scratch/random.json" >"$scratch/random.txt" || status=1
-"$crashfuzz" --blackbox --seed 1 --cycles 200 --dir "$scratch/blackbox" --json "$scratch/blackbox.json" \
-  >"$scratch/blackbox.txt" || status=1
-echo "-- every crash point x every mode, and crashes in recovery"
-cat "$scratch/enumerate.txt"
-echo "-- random campaign: 3,000 cycles per family (12,000 in all), seeds 1-3000"
-cat "$scratch/random.txt"
+"$crashfuzz" --blackbox --seed 1 --cycles 200 --dir "${TMPDIR:-/tmp}/spool-ci-blackbox" \
+  --json "$figures/blackbox.json" >"$figures/blackbox.txt" || status=1
+echo "-- the Release run's crash tests: every crash point x every mode (and crashes in recovery) of every"
+echo "-- workload, and random campaigns of 3,000 cycles per family"
+"$crashfuzz" merge $(ls "$figures"/*.json | grep -v blackbox.json) || status=1
 echo "-- blackbox campaign: a child process on the real file system killed with SIGKILL"
-cat "$scratch/blackbox.txt"
+cat "$figures/blackbox.txt"
 exit $status

@@ -6,6 +6,7 @@
 
 #include "log_format.h"
 #include "progress.h"
+#include "summary.h"
 #include "spool/txnlog/mem_env.h"
 
 namespace spool::crashtest {
@@ -163,7 +164,8 @@ void RecordResult(const std::string& description, const StateResult& result, Cra
   }
 }
 
-void PrintFigures(const CrashFigures& f) {
+void PrintFigures(const std::string& family, const CrashFigures& f, bool campaign) {
+  RecordFigures(family, f, campaign);
   std::printf("[crash] %-28s crash points %5llu  states %7llu  recovery-crash states %6llu  recoveries %7llu  violations %llu\n",
               f.workload.c_str(), static_cast<unsigned long long>(f.crash_points),
               static_cast<unsigned long long>(f.states_checked),

@@ -76,8 +76,10 @@ struct CrashFigures {
 void RecordResult(const std::string& description, const StateResult& result, CrashFigures* figures);
 
 // Prints the figures on one line ("[crash] workload crash points …") and
-// the failures kept, each with the line that replays it.
-void PrintFigures(const CrashFigures& figures);
+// the failures kept, each with the line that replays it; with
+// SPOOL_CRASH_FIGURES_DIR set, also records them there under `family`
+// (summary.h; `campaign`: its crash points are random cycles).
+void PrintFigures(const std::string& family, const CrashFigures& figures, bool campaign = false);
 
 // A seed derived from two numbers (a crash point and a mode, …).
 uint64_t Mix(uint64_t a, uint64_t b);

@@ -14,7 +14,6 @@
 // Exit: 0 no violation, 1 violations (each printed with its replay line),
 // 2 bad arguments.
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -35,11 +34,10 @@
 #include "rewind_crash.h"
 #include "spool/txnlog/kill_point.h"
 #include "store_crash.h"
+#include "summary.h"
 
 namespace spool::crashtest {
 namespace {
-
-using nlohmann::ordered_json;
 
 constexpr int kExitViolations = 1;
 constexpr int kExitUsage = 2;
@@ -79,22 +77,6 @@ std::vector<Workload> AllWorkloads() {
   return out;
 }
 
-// Adds `f`'s counts to `*into`, and its first failures, each after `prefix`.
-void Accumulate(const CrashFigures& f, const std::string& prefix, CrashFigures* into) {
-  into->crash_points += f.crash_points;
-  into->states_checked += f.states_checked;
-  into->recovery_crash_states += f.recovery_crash_states;
-  into->recoveries += f.recoveries;
-  into->violations += f.violations;
-  into->media_faults += f.media_faults;
-  into->media_faults_detected += f.media_faults_detected;
-  into->media_faults_tail_dropped += f.media_faults_tail_dropped;
-  into->media_faults_no_effect += f.media_faults_no_effect;
-  for (const std::string& failure : f.failures) {
-    if (into->failures.size() < 20) into->failures.push_back(prefix + failure);
-  }
-}
-
 // "random-42" -> 42.
 bool RandomSeed(const std::string& name, uint64_t* seed) {
   if (!name.starts_with("random-")) return false;
@@ -129,170 +111,6 @@ std::vector<Family> AllFamilies() {
   return out;
 }
 
-// --- Figures
-
-// Per workload (or campaign), summed over the runs.
-struct Summary {
-  std::map<std::string, CrashFigures> by_workload;  // key: "family/workload"
-  uint64_t cycles = 0;                              // random cycles run
-  double seconds = 0;
-  std::optional<BlackboxFigures> blackbox;          // --blackbox's own figures
-};
-
-void Add(Summary* summary, const std::string& family, const CrashFigures& f) {
-  CrashFigures& into = summary->by_workload[family + "/" + f.workload];
-  into.workload = f.workload;
-  Accumulate(f, family + " ", &into);
-}
-
-// Every figure of `f` but its name and failures.
-ordered_json FiguresJson(const CrashFigures& f) {
-  return {{"crash_points", f.crash_points},
-          {"states_checked", f.states_checked},
-          {"recovery_crash_states", f.recovery_crash_states},
-          {"recoveries", f.recoveries},
-          {"violations", f.violations},
-          {"media_faults", f.media_faults},
-          {"media_faults_detected", f.media_faults_detected},
-          {"media_faults_tail_dropped", f.media_faults_tail_dropped},
-          {"media_faults_no_effect", f.media_faults_no_effect}};
-}
-
-void FiguresFromJson(const ordered_json& j, CrashFigures* f) {
-  f->crash_points = j.value("crash_points", uint64_t{0});
-  f->states_checked = j.value("states_checked", uint64_t{0});
-  f->recovery_crash_states = j.value("recovery_crash_states", uint64_t{0});
-  f->recoveries = j.value("recoveries", uint64_t{0});
-  f->violations = j.value("violations", uint64_t{0});
-  f->media_faults = j.value("media_faults", uint64_t{0});
-  f->media_faults_detected = j.value("media_faults_detected", uint64_t{0});
-  f->media_faults_tail_dropped = j.value("media_faults_tail_dropped", uint64_t{0});
-  f->media_faults_no_effect = j.value("media_faults_no_effect", uint64_t{0});
-}
-
-CrashFigures Total(const Summary& summary) {
-  CrashFigures total;
-  for (const auto& [key, f] : summary.by_workload) Accumulate(f, "", &total);
-  return total;
-}
-
-// Media faults caught (an error, or a dropped torn tail) per fault that
-// changed what recovery read; 1 when none did.
-double DetectionRate(const CrashFigures& f) {
-  const uint64_t effective = f.media_faults - f.media_faults_no_effect;
-  return effective == 0 ? 1.0 : static_cast<double>(f.media_faults_detected + f.media_faults_tail_dropped) / static_cast<double>(effective);
-}
-
-ordered_json ToJson(const Summary& summary) {
-  ordered_json workloads = ordered_json::array();
-  for (const auto& [key, f] : summary.by_workload) {
-    ordered_json w = {{"workload", key}};
-    w.update(FiguresJson(f));
-    w["failures"] = f.failures;
-    workloads.push_back(std::move(w));
-  }
-  const CrashFigures total = Total(summary);
-  ordered_json t = FiguresJson(total);
-  t["media_fault_detection"] = DetectionRate(total);
-  t["cycles"] = summary.cycles;
-  t["seconds"] = summary.seconds;
-  t["cycles_per_second"] = summary.seconds > 0 ? static_cast<double>(summary.cycles) / summary.seconds : 0.0;
-  ordered_json out = {{"workloads", workloads}, {"total", t}};
-  if (const auto& b = summary.blackbox) {
-    out["blackbox"] = {{"restarts", b->crash.crash_points},
-                       {"killed_by_parent", b->killed_by_parent},
-                       {"killed_at_points", b->killed_at_points},
-                       {"clean_exits", b->clean_exits},
-                       {"commits_acknowledged", b->commits_acknowledged},
-                       {"versions_checked", b->versions_checked},
-                       {"kill_points_defined", b->points_defined},
-                       {"kill_points_hit", b->points_hit},
-                       {"kill_points_killed", b->points_killed},
-                       {"kill_points_never_hit", b->points_never_hit}};
-  }
-  return out;
-}
-
-Status FromJson(const ordered_json& j, Summary* summary) {
-  if (!j.is_object() || !j.contains("workloads") || !j["workloads"].is_array() || !j.contains("total")) {
-    return Status::InvalidArgument("not a spool-crashfuzz summary (no \"workloads\" and \"total\")");
-  }
-  for (const ordered_json& w : j["workloads"]) {
-    const std::string key = w.value("workload", "");
-    const size_t slash = key.find('/');
-    if (slash == std::string::npos) return Status::InvalidArgument("a workload without its family: " + key);
-    CrashFigures f;
-    f.workload = key.substr(slash + 1);
-    FiguresFromJson(w, &f);
-    for (const auto& failure : w.value("failures", std::vector<std::string>{})) {
-      f.failures.push_back(failure.substr(failure.find(' ') + 1));
-    }
-    Add(summary, key.substr(0, slash), f);
-  }
-  summary->cycles += j["total"].value("cycles", uint64_t{0});
-  summary->seconds += j["total"].value("seconds", 0.0);
-  return Status::OK();
-}
-
-int Report(const Summary& summary, const std::string& json_path) {
-  uint64_t violations = 0;
-  std::printf("%-40s %12s %12s %12s %12s %10s\n", "workload", "crash points", "states", "in recovery", "recoveries",
-              "violations");
-  for (const auto& [key, f] : summary.by_workload) {
-    std::printf("%-40s %12llu %12llu %12llu %12llu %10llu\n", key.c_str(),
-                static_cast<unsigned long long>(f.crash_points), static_cast<unsigned long long>(f.states_checked),
-                static_cast<unsigned long long>(f.recovery_crash_states), static_cast<unsigned long long>(f.recoveries),
-                static_cast<unsigned long long>(f.violations));
-    violations += f.violations;
-  }
-  const CrashFigures total = Total(summary);
-  if (total.media_faults > 0) {
-    std::printf("media faults injected: %llu; detected %llu (an error %llu, a dropped torn tail %llu), no effect %llu "
-                "(the flipped byte was never read); detection %.1f%%\n",
-                static_cast<unsigned long long>(total.media_faults),
-                static_cast<unsigned long long>(total.media_faults_detected + total.media_faults_tail_dropped),
-                static_cast<unsigned long long>(total.media_faults_detected),
-                static_cast<unsigned long long>(total.media_faults_tail_dropped),
-                static_cast<unsigned long long>(total.media_faults_no_effect), 100.0 * DetectionRate(total));
-  }
-  if (const auto& b = summary.blackbox) {
-    std::printf("blackbox: %llu restarts (killed by the parent %llu, at a kill point %llu, clean exits %llu), "
-                "%llu commits acknowledged, %llu retained versions read back\n",
-                static_cast<unsigned long long>(b->crash.crash_points), static_cast<unsigned long long>(b->killed_by_parent),
-                static_cast<unsigned long long>(b->killed_at_points), static_cast<unsigned long long>(b->clean_exits),
-                static_cast<unsigned long long>(b->commits_acknowledged),
-                static_cast<unsigned long long>(b->versions_checked));
-    if (b->points_defined == 0) {
-      std::printf("kill points: not in this build (configure with -DSPOOL_KILL_POINTS=ON)\n");
-    } else {
-      std::printf("kill points: %llu defined, %llu hit (%.0f%%), %llu killed at\n",
-                  static_cast<unsigned long long>(b->points_defined), static_cast<unsigned long long>(b->points_hit),
-                  100.0 * static_cast<double>(b->points_hit) / static_cast<double>(b->points_defined),
-                  static_cast<unsigned long long>(b->points_killed));
-      std::string never;
-      for (const std::string& point : b->points_never_hit) never += (never.empty() ? "" : ", ") + point;
-      if (!never.empty()) std::printf("kill points never reached by this workload: %s\n", never.c_str());
-    }
-  }
-  if (summary.cycles > 0) {
-    std::printf("random cycles: %llu in %.1f s (%.1f/s)\n", static_cast<unsigned long long>(summary.cycles),
-                summary.seconds, static_cast<double>(summary.cycles) / std::max(summary.seconds, 1e-9));
-  }
-  for (const auto& [key, f] : summary.by_workload) {
-    for (const std::string& failure : f.failures) std::printf("VIOLATION %s\n", failure.c_str());
-  }
-  std::printf("%llu violation(s)\n", static_cast<unsigned long long>(violations));
-  if (!json_path.empty()) {
-    std::ofstream out(json_path);
-    out << ToJson(summary).dump(2) << "\n";
-    if (!out) {
-      std::fprintf(stderr, "spool-crashfuzz: cannot write %s\n", json_path.c_str());
-      return kExitUsage;
-    }
-  }
-  return violations == 0 ? 0 : kExitViolations;
-}
-
 // --- Modes
 
 bool Selected(const std::vector<std::string>& families, const std::string& family) {
@@ -303,10 +121,10 @@ int Enumerate(const std::vector<std::string>& families, const std::string& json_
   Summary summary;
   const auto started = std::chrono::steady_clock::now();
   for (const Workload& w : AllWorkloads()) {
-    if (Selected(families, w.family)) Add(&summary, w.family, w.enumerate());
+    if (Selected(families, w.family)) AddToSummary(&summary, w.family, w.enumerate());
   }
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  return Report(summary, json_path);
+  return ReportSummary(summary, json_path);
 }
 
 // Campaigns in rounds of `chunk` cycles per family, from `seed` on, until
@@ -325,14 +143,14 @@ int Random(const std::vector<std::string>& families, uint64_t seed, uint64_t cyc
       if (!Selected(families, family.name)) continue;
       CrashFigures f = family.campaign(next, round);
       f.workload = "random campaign";  // one row per family, however many rounds
-      Add(&summary, family.name, f);
+      AddToSummary(&summary, family.name, f);
       summary.cycles += round;
     }
     next += round;
   }
   summary.seconds = elapsed();
   std::printf("seeds %llu to %llu\n", static_cast<unsigned long long>(seed), static_cast<unsigned long long>(next - 1));
-  return Report(summary, json_path);
+  return ReportSummary(summary, json_path);
 }
 
 int Blackbox(const BlackboxOptions& options, const std::string& json_path) {
@@ -340,11 +158,11 @@ int Blackbox(const BlackboxOptions& options, const std::string& json_path) {
   const auto started = std::chrono::steady_clock::now();
   BlackboxFigures figures = RunBlackbox(options);
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  Add(&summary, "blackbox", figures.crash);
+  AddToSummary(&summary, "blackbox", figures.crash);
   summary.blackbox = figures;
   std::printf("seeds %llu to %llu\n", static_cast<unsigned long long>(options.first_seed),
               static_cast<unsigned long long>(options.first_seed + figures.crash.crash_points - 1));
-  return Report(summary, json_path);
+  return ReportSummary(summary, json_path);
 }
 
 // "log truncate-and-retry call=81 mode=torn-512 seed=2890705660990841234 recovery-call=6"
@@ -404,14 +222,15 @@ int Merge(const std::vector<std::string>& files, const std::string& json_path) {
   Summary summary;
   for (const std::string& file : files) {
     std::ifstream in(file);
-    const ordered_json j = ordered_json::parse(in, nullptr, /*allow_exceptions=*/false);
-    Status s = j.is_discarded() ? Status::InvalidArgument("not JSON") : FromJson(j, &summary);
+    std::stringstream text;
+    text << in.rdbuf();
+    Status s = in ? MergeSummaryJson(text.str(), &summary) : Status::NotFound("cannot read it");
     if (!s.ok()) {
       std::fprintf(stderr, "spool-crashfuzz: %s: %s\n", file.c_str(), std::string(s.message()).c_str());
       return kExitUsage;
     }
   }
-  return Report(summary, json_path);
+  return ReportSummary(summary, json_path);
 }
 
 // This executable, to run again as --blackbox's child.

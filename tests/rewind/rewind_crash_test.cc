@@ -19,7 +19,7 @@ std::string Name(RewindScope scope) {
 
 TEST_P(RewindCrashTest, EveryCrashPointInEveryModeConvergesAndReplaysExactlyOnce) {
   const CrashFigures f = EnumerateRewindCrashes(GetParam(), /*crash_recovery=*/true);
-  PrintFigures(f);
+  PrintFigures("rewind", f);
   EXPECT_GT(f.crash_points, 10u);
   EXPECT_GT(f.recovery_crash_states, 0u);
   EXPECT_EQ(f.states_checked - f.recovery_crash_states, 1 + f.crash_points * std::size(kAllCrashModes));
@@ -30,7 +30,7 @@ TEST_P(RewindCrashTest, RandomCampaignConvergesAndReplaysExactlyOnce) {
   const CampaignSeeds seeds = CampaignSeedsFromEnv("SPOOL_REWIND_CAMPAIGN", 3000);
   const CrashFigures f = RunRewindCampaign(GetParam(), seeds.first_seed, seeds.cycles);
   PrintCampaignSeeds(RewindScopeName(GetParam()), seeds);
-  PrintFigures(f);
+  PrintFigures("rewind", f, /*campaign=*/true);
   EXPECT_EQ(f.crash_points, seeds.cycles);
   EXPECT_EQ(f.violations, 0u);
 }

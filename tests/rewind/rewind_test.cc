@@ -15,7 +15,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <condition_variable>
 #include <map>
+#include <mutex>
+#include <thread>
 
 #include "spool/stream/topic.h"
 #include "spool/txnlog/mem_env.h"
@@ -512,6 +515,46 @@ TEST_F(RewindTest, OneUpdateRunsAtATimeASecondIsRefusedWithAConflict) {
   UpdateResult next;
   ASSERT_TRUE(second->Update(UpdateOptions{}, &next).ok());
   EXPECT_EQ(next.state, UpdateState::kCompleted) << next.error;
+}
+
+// The same with threads (run under ThreadSanitizer in CI): a continuous
+// update runs on its own thread while a rewind is requested from another;
+// the rewind is refused while the update runs, without disturbing it, and
+// goes through once it is stopped.
+TEST_F(RewindTest, ARewindRequestedWhileAContinuousUpdateRunsIsRefusedThenGoesThrough) {
+  Shop shop(&dir_, "shop");
+  const RewindPoint point = GoodThenBad(shop);
+  std::mutex mu;
+  std::condition_variable cv;
+  uint64_t batches = 0;
+  UpdateOptions options;
+  options.update_id = "continuous";
+  options.continuous = true;
+  options.trigger_interval_us = 1000;
+  options.on_batch = [&](const std::string&, uint64_t) {
+    std::lock_guard lock(mu);
+    ++batches;
+    cv.notify_all();
+  };
+  shop.Produce(20, 5);
+  Status updated;
+  UpdateResult result;
+  std::thread update([&] { updated = shop.pipeline_->Update(options, &result); });
+  {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return batches > 0; });  // the update is running
+  }
+  const Status refused = shop.RewindTo(point.id);
+  EXPECT_TRUE(refused.IsBusy()) << refused.ToString();
+  EXPECT_TRUE(refused.message().starts_with("RESOURCE_CONFLICT: update continuous is running")) << refused.ToString();
+  shop.pipeline_->Stop();
+  update.join();
+  ASSERT_TRUE(updated.ok()) << updated.ToString();
+  EXPECT_EQ(result.state, UpdateState::kCanceled) << result.error;
+  const Status s = shop.RewindTo(point.id);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  shop.Update(kGood);  // the fix, then the replay: 10..24 again
+  EXPECT_EQ(shop.Rows("main.shop.orders").size(), 25u);
 }
 
 TEST_F(RewindTest, ReferenceBodiesRunThroughOneCall) {

@@ -17,7 +17,7 @@ class StoreCrashTest : public ::testing::TestWithParam<size_t> {};
 TEST_P(StoreCrashTest, EveryCrashPointInEveryModeRecoversToTheModel) {
   const StoreWorkload& workload = StandardStoreWorkloads()[GetParam()];
   const CrashFigures f = EnumerateStoreCrashes(workload, /*crash_recovery=*/true);
-  PrintFigures(f);
+  PrintFigures("store", f);
   EXPECT_GT(f.crash_points, 20u);
   EXPECT_EQ(f.states_checked - f.recovery_crash_states, 1 + f.crash_points * std::size(kAllCrashModes));
   EXPECT_EQ(f.violations, 0u);
@@ -36,7 +36,7 @@ TEST(StoreCrashCampaignTest, RandomWorkloadsAndCrashesKeepEveryInvariant) {
   const CampaignSeeds seeds = CampaignSeedsFromEnv("SPOOL_STORE_CAMPAIGN", 3000);
   const CrashFigures f = RunStoreCampaign(seeds.first_seed, seeds.cycles);
   PrintCampaignSeeds("store", seeds);
-  PrintFigures(f);
+  PrintFigures("store", f, /*campaign=*/true);
   EXPECT_EQ(f.crash_points, seeds.cycles);
   EXPECT_EQ(f.violations, 0u);
 }

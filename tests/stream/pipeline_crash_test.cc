@@ -14,7 +14,7 @@ namespace {
 
 TEST(PipelineCrashTest, EveryCrashPointInEveryModeGivesTheCrashFreeTables) {
   const CrashFigures f = EnumeratePipelineCrashes(/*crash_recovery=*/true);
-  PrintFigures(f);
+  PrintFigures("pipeline", f);
   EXPECT_GT(f.crash_points, 100u);
   EXPECT_GT(f.recovery_crash_states, 0u);
   EXPECT_EQ(f.states_checked - f.recovery_crash_states, 1 + f.crash_points * std::size(kAllCrashModes));
@@ -25,7 +25,7 @@ TEST(PipelineCrashTest, RandomCampaignGivesTheCrashFreeTables) {
   const CampaignSeeds seeds = CampaignSeedsFromEnv("SPOOL_PIPELINE_CAMPAIGN", 3000);
   const CrashFigures f = RunPipelineCampaign(seeds.first_seed, seeds.cycles);
   PrintCampaignSeeds("pipeline", seeds);
-  PrintFigures(f);
+  PrintFigures("pipeline", f, /*campaign=*/true);
   EXPECT_EQ(f.crash_points, seeds.cycles);
   EXPECT_EQ(f.violations, 0u);
 }

@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <fstream>
+#include <thread>
+#include <vector>
 
 #include "spool/rewind/rewind_points.h"
 #include "spool/storage/store.h"
@@ -259,6 +262,42 @@ TEST_F(ApiServiceTest, ASecondUpdateWhileOneRunsIsAConflict) {
   // A stop while nothing runs does not stop the next update.
   EXPECT_EQ(Call("POST", "/stop").status, 200);
   EXPECT_EQ(State(Update()), "COMPLETED");
+}
+
+// Reads from several threads while an update runs on the service's own
+// (run under ThreadSanitizer in CI): every read is answered, none waits for
+// the update, and the update completes.
+TEST_F(ApiServiceTest, ReadsFromManyThreadsAreAnsweredWhileAnUpdateRuns) {
+  Update();  // the tables exist
+  for (int f = 0; f < 20; ++f) {
+    std::string lines;
+    for (int i = 0; i < 200; ++i) {
+      const int id = 100 + f * 200 + i;
+      lines += "{\"id\": " + std::to_string(id) + ", \"country\": \"" + (id % 2 ? "de" : "fr") + "\", \"amount\": 1}\n";
+    }
+    AddFile("load-" + std::to_string(f) + ".jsonl", lines);
+  }
+  const ApiResponse started = Call("POST", "/updates");
+  ASSERT_EQ(started.status, 200) << started.body;
+  const std::string id = Json(started).value("update_id", "");
+  std::atomic<int> answered{0}, failed{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 4; ++t) {
+    readers.emplace_back([&, t] {
+      const char* paths[] = {"/events?max_results=5", "/updates", "/tables/main.shop.revenue/rows",
+                             "/tables/main.shop.orders/history?max_results=3"};
+      for (int i = 0; i < 50; ++i) {
+        const ApiResponse r = Call("GET", paths[(t + i) % 4]);
+        (r.status == 200 ? answered : failed)++;
+      }
+    });
+  }
+  for (std::thread& reader : readers) reader.join();
+  service_->WaitIdle();
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(answered.load(), 200);
+  EXPECT_EQ(State(id), "COMPLETED");
+  EXPECT_EQ(Json(Call("GET", "/tables/main.shop.orders/rows?max_results=10000"))["rows"].size(), 4002u);
 }
 
 TEST_F(ApiServiceTest, AValidationWritesNothingAndReportsWhatAFullRefreshWouldLose) {

@@ -16,7 +16,7 @@ class CrashEnumerationTest : public ::testing::TestWithParam<size_t> {};
 TEST_P(CrashEnumerationTest, EveryCrashPointInEveryModeRecoversToTheModel) {
   const LogWorkload workload = StandardWorkloads()[GetParam()];
   CrashFigures figures = EnumerateCrashes(workload, /*crash_recovery=*/true);
-  PrintFigures(figures);
+  PrintFigures("log", figures);
   EXPECT_GT(figures.crash_points, 10u);
   EXPECT_EQ(figures.states_checked - figures.recovery_crash_states, figures.crash_points * std::size(kAllCrashModes));
   EXPECT_EQ(figures.violations, 0u);
@@ -34,7 +34,7 @@ INSTANTIATE_TEST_SUITE_P(Workloads, CrashEnumerationTest, ::testing::Range<size_
 TEST(CrashCampaignTest, RandomWorkloadsCrashesAndFaultsKeepEveryInvariant) {
   const auto [seed, cycles] = CampaignSeedsFromEnv("SPOOL_CAMPAIGN", 3000);
   CrashFigures figures = RunCampaign(seed, cycles);
-  PrintFigures(figures);
+  PrintFigures("log", figures, /*campaign=*/true);
   EXPECT_EQ(figures.crash_points, cycles);
   EXPECT_EQ(figures.violations, 0u);  // an undetected media fault is one
   // One cycle in ten flips a bit; most flips land in a record and are caught.
