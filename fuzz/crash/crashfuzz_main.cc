@@ -70,7 +70,7 @@ std::vector<Workload> AllWorkloads() {
                    [w](const CrashState& s) { return CheckStoreState(w, s); }});
   }
   out.push_back({"pipeline", "pipeline", [] { return EnumeratePipelineCrashes(true); }, CheckPipelineState});
-  for (RewindScope scope : {RewindScope::kWholePipeline, RewindScope::kSubset, RewindScope::kUndo}) {
+  for (RewindScope scope : kAllRewindScopes) {
     out.push_back({"rewind", RewindScopeName(scope), [scope] { return EnumerateRewindCrashes(scope, true); },
                    [scope](const CrashState& s) { return CheckRewindState(scope, s); }});
   }
@@ -102,7 +102,7 @@ std::vector<Family> AllFamilies() {
                  [](uint64_t first, uint64_t cycles) {
                    CrashFigures all;
                    all.workload = "rewind-campaigns";
-                   for (RewindScope scope : {RewindScope::kWholePipeline, RewindScope::kSubset, RewindScope::kUndo}) {
+                   for (RewindScope scope : kAllRewindScopes) {
                      Accumulate(RunRewindCampaign(scope, first, cycles), "", &all);
                    }
                    return all;

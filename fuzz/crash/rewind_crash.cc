@@ -2,9 +2,11 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include "pipeline_crash.h"
 #include "spool/rewind/rewind.h"
+#include "spool/rewind/updates.h"
 #include "spool/txnlog/fault_env.h"
 #include "spool/txnlog/mem_env.h"
 
@@ -12,6 +14,14 @@ namespace spool::crashtest {
 namespace {
 
 constexpr uint64_t kBatchesBeforePoint = 5;
+// By timestamp: the clock at the point's commits, then a minute later for
+// the rest; the rewind asks for the time half a minute after the point.
+constexpr uint64_t kPointTimeUs = 1790671000ull * 1000000;
+constexpr uint64_t kMinuteUs = 60ull * 1000000;
+
+bool IsRefresh(RewindScope scope) { return scope == RewindScope::kFullRefresh || scope == RewindScope::kCheckpointReset; }
+// The operations that cut the log (the store goes back to the point).
+bool IsCut(RewindScope scope) { return scope == RewindScope::kWholePipeline || scope == RewindScope::kTimestamp; }
 
 // The store before the rewind: part of the input, a rewind point, the rest.
 struct Setup {
@@ -39,7 +49,17 @@ Status Prepare(RewindScope scope, MemEnv* mem, const std::string& state_dir, Set
   }
   SPOOL_RETURN_IF_ERROR(WriteCrashInputs(mem));
   std::string error;
-  const uint64_t batches = scope == RewindScope::kWholePipeline ? kBatchesBeforePoint : 0;
+  if (IsRefresh(scope)) {  // the whole input, then more, which the request's update reads
+    if (!RunCrashUpdate(mem, state_dir, &error)) return Status::Aborted(error);
+    SPOOL_RETURN_IF_ERROR(WriteMoreCrashInputs(mem));
+    std::unique_ptr<Store> store;
+    SPOOL_RETURN_IF_ERROR(Store::Open(CrashStoreOptions(mem, state_dir), kCrashStoreDir, &store));
+    setup->newest = store->log()->Newest();
+    setup->epoch = store->log()->CurrentEpoch();
+    return Status::OK();
+  }
+  if (scope == RewindScope::kTimestamp) mem->SetNowMicros(kPointTimeUs);
+  const uint64_t batches = IsCut(scope) ? kBatchesBeforePoint : 0;
   if (!RunCrashUpdate(mem, state_dir, &error, batches)) return Status::Aborted(error);
   {
     std::unique_ptr<Store> store;
@@ -49,6 +69,7 @@ Status Prepare(RewindScope scope, MemEnv* mem, const std::string& state_dir, Set
     SPOOL_RETURN_IF_ERROR(RecordRewindPoint(store.get(), *pipeline, "before the rest", false, &setup->point));
   }
   if (scope == RewindScope::kSubset) SPOOL_RETURN_IF_ERROR(WriteMoreCrashInputs(mem));
+  if (scope == RewindScope::kTimestamp) mem->SetNowMicros(kPointTimeUs + kMinuteUs);
   if (!RunCrashUpdate(mem, state_dir, &error)) return Status::Aborted(error);
   std::unique_ptr<Store> store;
   SPOOL_RETURN_IF_ERROR(Store::Open(CrashStoreOptions(mem, state_dir), kCrashStoreDir, &store));
@@ -73,8 +94,24 @@ bool Rewind(RewindScope scope, Env* env, const std::string& state_dir, const Rew
     if (!s.ok()) *error = s.ToString();
     return s.ok();
   }
+  if (IsRefresh(scope)) {
+    UpdateRequest request;
+    if (scope == RewindScope::kFullRefresh) request.full_refresh = true;
+    else request.reset_checkpoint_selection = {"revenue"};
+    RetryPolicy once;  // a crash is not retried in the process
+    once.max_retries = 0;
+    UpdateOutcome outcome;
+    if (s.ok()) s = RunUpdateRequest(store.get(), pipeline.get(), request, UpdateOptions{}, once, &outcome);
+    if (s.ok() && outcome.result.state != UpdateState::kCompleted) s = Status::Aborted(outcome.result.error);
+    if (!s.ok()) *error = s.ToString();
+    return s.ok();
+  }
   RewindSpec spec;
-  spec.rewind_point_id = point.id;
+  if (scope == RewindScope::kTimestamp) {
+    spec.rewind_timestamp = FormatTimestampMicros(static_cast<int64_t>(kPointTimeUs + kMinuteUs / 2)).substr(0, 19);
+  } else {
+    spec.rewind_point_id = point.id;
+  }
   if (scope == RewindScope::kSubset) {
     spec.datasets = std::vector<RewindDataset>{{"main.s.orders", true, true}};  // events and latest stay
   }
@@ -108,7 +145,9 @@ References MakeReferences(RewindScope scope) {
   if (s.ok()) s = ReadCrashTables(&mem, dir + "/state", &r.at_point);
   if (s.ok() && !RunCrashUpdate(&mem, dir + "/state", &error)) s = Status::Aborted(error);
   if (s.ok()) s = ReadCrashTables(&mem, dir + "/state", &r.replayed);
-  const CrashTables& unrewound = scope == RewindScope::kUndo ? r.at_point : r.before;
+  // The replay gives the tables of a run without the rewind; after a
+  // refresh or reset, those the request gave.
+  const CrashTables& unrewound = scope == RewindScope::kUndo || IsRefresh(scope) ? r.at_point : r.before;
   if (s.ok() && r.replayed != unrewound) s = Status::Aborted("the replay differs from the run without a rewind");
   if (s.ok() && r.at_point == r.before) s = Status::Aborted("the rewind changed no table");
   if (!s.ok()) {
@@ -121,10 +160,12 @@ References MakeReferences(RewindScope scope) {
 }
 
 const References& Expected(RewindScope scope) {
-  static const References whole = MakeReferences(RewindScope::kWholePipeline);
-  static const References subset = MakeReferences(RewindScope::kSubset);
-  static const References undo = MakeReferences(RewindScope::kUndo);
-  return scope == RewindScope::kWholePipeline ? whole : scope == RewindScope::kSubset ? subset : undo;
+  static const std::map<RewindScope, References> references = [] {
+    std::map<RewindScope, References> all;
+    for (RewindScope s : kAllRewindScopes) all[s] = MakeReferences(s);
+    return all;
+  }();
+  return references.at(scope);
 }
 
 void CompareTables(const std::string& invariant, const CrashTables& want, const CrashTables& got, StateResult* result) {
@@ -195,7 +236,7 @@ void CheckAfterCrash(RewindScope scope, Env* env, const std::string& state_dir, 
   const bool cut = store->log()->CurrentEpoch() > setup.epoch;
   // Whether the rewind took effect: the cut, or the RESTORE commit.
   bool rewound = cut;
-  if (scope == RewindScope::kWholePipeline) {
+  if (IsCut(scope)) {
     if (cut ? newest.version != setup.point.position.version : !(newest == setup.newest)) {
       result->violations.push_back({"atomic", "newest version " + std::to_string(newest.version) + " in epoch " +
                                                   std::to_string(store->log()->CurrentEpoch()) +
@@ -233,6 +274,32 @@ void CheckAfterCrash(RewindScope scope, Env* env, const std::string& state_dir, 
   if (rewound && started.empty()) result->violations.push_back({"guard", "the store was rewound without rewind_started"});
 }
 
+// What a user does after the crash: a rewind or undo is run again; a
+// refresh or reset is run again if its RESET commit is not in the log, and
+// otherwise the pipeline is updated (running the reset twice would reset
+// twice).
+bool CarryOn(RewindScope scope, Env* env, const std::string& state_dir, const Setup& setup, std::string* error) {
+  if (IsRefresh(scope)) {
+    std::unique_ptr<Store> store;
+    Status s = Store::Open(CrashStoreOptions(env, state_dir), kCrashStoreDir, &store);
+    bool reset = false;
+    std::unique_ptr<LogIterator> it;
+    if (s.ok() && store->log()->Newest().version > setup.newest.version) {
+      s = store->log()->NewIterator(setup.newest.version + 1, &it);
+      LogEntry entry;
+      while (s.ok() && it->Next(&entry)) reset |= entry.operation == "FULL REFRESH" || entry.operation == "RESET CHECKPOINTS";
+      if (s.ok()) s = it->status();
+    }
+    store.reset();
+    if (!s.ok()) {
+      *error = s.ToString();
+      return false;
+    }
+    if (reset) return RunCrashUpdate(env, state_dir, error);
+  }
+  return Rewind(scope, env, state_dir, setup.point, error);
+}
+
 }  // namespace
 
 StateResult CheckRewindState(RewindScope scope, const CrashState& state) {
@@ -259,7 +326,11 @@ StateResult CheckRewindState(RewindScope scope, const CrashState& state) {
   if (state.crash_call == 0 && !finished) result.violations.push_back({"workload", "the crash-free rewind failed: " + error});
   env.SimulateCrash(state.mode, state.seed);
   if (result.reached) {
-    if (scope == RewindScope::kUndo) {
+    if (IsRefresh(scope)) {
+      // An update of many commits: only that it recovers, here; the rest
+      // is what carrying on gives.
+      Recover(&env, state_dir, &result);
+    } else if (scope == RewindScope::kUndo) {
       CheckAfterUndoCrash(&env, state_dir, &result);
     } else {
       CheckAfterCrash(scope, &env, state_dir, setup, &result);
@@ -267,7 +338,7 @@ StateResult CheckRewindState(RewindScope scope, const CrashState& state) {
     // The retried rewind, crashed again when asked, then retried once more.
     if (state.recovery_crash_call != 0) {
       env.CrashAtCall(env.io_calls() + state.recovery_crash_call);
-      (void)Rewind(scope, &env, state_dir, setup.point, &error);
+      (void)CarryOn(scope, &env, state_dir, setup, &error);
       if (!env.crashed()) result.reached = false;
       else env.SimulateCrash(state.mode, Mix(state.seed, state.recovery_crash_call));
     }
@@ -276,8 +347,8 @@ StateResult CheckRewindState(RewindScope scope, const CrashState& state) {
     ++result.recoveries;
     CrashTables tables;
     std::optional<IncompleteRewind> incomplete;
-    if (!Rewind(scope, &env, state_dir, setup.point, &error)) {
-      result.violations.push_back({"converges", "rewinding again failed: " + error});
+    if (!CarryOn(scope, &env, state_dir, setup, &error)) {
+      result.violations.push_back({"converges", "carrying on failed: " + error});
     } else if (Status s = ReadCrashTables(&env, state_dir, &tables); !s.ok()) {
       result.violations.push_back({"converges", s.ToString()});
     } else {
@@ -302,7 +373,15 @@ StateResult CheckRewindState(RewindScope scope, const CrashState& state) {
 }
 
 const char* RewindScopeName(RewindScope scope) {
-  return scope == RewindScope::kWholePipeline ? "rewind" : scope == RewindScope::kSubset ? "rewind-subset" : "rewind-undo";
+  switch (scope) {
+    case RewindScope::kWholePipeline: return "rewind";
+    case RewindScope::kSubset: return "rewind-subset";
+    case RewindScope::kUndo: return "rewind-undo";
+    case RewindScope::kTimestamp: return "rewind-timestamp";
+    case RewindScope::kFullRefresh: return "full-refresh";
+    case RewindScope::kCheckpointReset: return "checkpoint-reset";
+  }
+  return "?";
 }
 
 CrashFigures EnumerateRewindCrashes(RewindScope scope, bool crash_recovery) {

@@ -21,6 +21,18 @@
 // the tables are still rewound, or undone (those of the run without any
 // rewind), or an incomplete rewind is reported; undoing again gives the
 // run's tables, as does the next update.
+// By timestamp: the whole pipeline rewound to a time between the point's
+// commits and the next ones (the log's version at that time; no state copy
+// is kept for it, so the state is rebuilt from a snapshot), checked as the
+// rewind to the point.
+// Full refresh and checkpoint reset, the reference's other ways back: more
+// input arrives after the run, then an update request with full_refresh
+// (every dataset truncated, every checkpoint reset) or
+// reset_checkpoint_selection ["revenue"] (its checkpoint and state reset,
+// its table kept) runs and is crashed. After recovery, the request is run
+// again if its RESET commit is not in the log, or a plain update runs if it
+// is; the tables must equal a crash-free run of the request's, row for row,
+// as must the tables after one more update.
 #pragma once
 
 #include <cstdint>
@@ -29,8 +41,12 @@
 
 namespace spool::crashtest {
 
-enum class RewindScope { kWholePipeline, kSubset, kUndo };
-// "rewind", "rewind-subset", "rewind-undo": how figures name the workload.
+enum class RewindScope { kWholePipeline, kSubset, kUndo, kTimestamp, kFullRefresh, kCheckpointReset };
+inline constexpr RewindScope kAllRewindScopes[] = {RewindScope::kWholePipeline, RewindScope::kSubset,
+                                                   RewindScope::kUndo,          RewindScope::kTimestamp,
+                                                   RewindScope::kFullRefresh,   RewindScope::kCheckpointReset};
+// "rewind", "rewind-subset", "rewind-undo", "rewind-timestamp", "full-refresh",
+// "checkpoint-reset": how figures name the workload.
 const char* RewindScopeName(RewindScope scope);
 
 StateResult CheckRewindState(RewindScope scope, const CrashState& state);

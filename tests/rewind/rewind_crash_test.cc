@@ -1,10 +1,15 @@
-// A rewind under crashes (DESIGN.md §6, §10; TESTING.md), of the whole
-// pipeline and of some datasets: crashed at every I/O call in every crash
-// mode, and in the retried rewind after some of them, then in a seeded
-// random campaign. After each: the rewind was atomic, the incomplete-rewind
-// record told the truth, rewinding again gave the uninterrupted rewind's
-// tables, and the replay gave the tables of a run without any rewind.
+// A rewind under crashes (DESIGN.md §6, §10; TESTING.md) — of the whole
+// pipeline by point and by timestamp, of some datasets, an undo — and the
+// full refresh and checkpoint reset: crashed at every I/O call in every
+// crash mode, and in the retried operation after some of them, then in a
+// seeded random campaign. After each: a rewind was atomic, the
+// incomplete-rewind record told the truth, carrying on gave the
+// uninterrupted operation's tables, and the replay gave the tables of a
+// run without any rewind (rewind_crash.h says exactly what is checked).
 #include <gtest/gtest.h>
+
+#include <cctype>
+#include <string>
 
 #include "rewind_crash.h"
 
@@ -13,8 +18,19 @@ namespace {
 
 class RewindCrashTest : public ::testing::TestWithParam<RewindScope> {};
 
+// "rewind-subset" -> "RewindSubset".
 std::string Name(RewindScope scope) {
-  return scope == RewindScope::kWholePipeline ? "WholePipeline" : scope == RewindScope::kSubset ? "Subset" : "Undo";
+  std::string out;
+  bool upper = true;
+  for (const char* c = RewindScopeName(scope); *c != '\0'; ++c) {
+    if (*c == '-') {
+      upper = true;
+      continue;
+    }
+    out.push_back(upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(*c))) : *c);
+    upper = false;
+  }
+  return out;
 }
 
 TEST_P(RewindCrashTest, EveryCrashPointInEveryModeConvergesAndReplaysExactlyOnce) {
@@ -36,7 +52,7 @@ TEST_P(RewindCrashTest, RandomCampaignConvergesAndReplaysExactlyOnce) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Scopes, RewindCrashTest,
-                         ::testing::Values(RewindScope::kWholePipeline, RewindScope::kSubset, RewindScope::kUndo),
+                         ::testing::ValuesIn(kAllRewindScopes),
                          [](const ::testing::TestParamInfo<RewindScope>& param) { return Name(param.param); });
 
 }  // namespace
