@@ -31,8 +31,8 @@ if [ "${SPOOL_SKIP_SANITIZERS:-0}" != "1" ]; then
   SPOOL_BUILD_DIR=build-asan bash scripts/build.sh -DSPOOL_SANITIZE=ON -DSPOOL_KILL_POINTS=ON -DSPOOL_BUILD_BENCH=OFF \
     -DSPOOL_BUILD_FUZZ=OFF
   echo "== ASan+UBSan unit and crash tests"
-  # The campaigns run 1,000 cycles here (500 for the rewinds).
-  (cd build-asan && SPOOL_CAMPAIGN_CYCLES=1000 SPOOL_STORE_CAMPAIGN_CYCLES=1000 SPOOL_PIPELINE_CAMPAIGN_CYCLES=1000 SPOOL_REWIND_CAMPAIGN_CYCLES=500 ctest --output-on-failure -j2 --timeout 900 -L 'unit|crash')
+  # The campaigns run 1,000 cycles here (500 for the rewinds, 100 mixed).
+  (cd build-asan && SPOOL_CAMPAIGN_CYCLES=1000 SPOOL_STORE_CAMPAIGN_CYCLES=1000 SPOOL_PIPELINE_CAMPAIGN_CYCLES=1000 SPOOL_REWIND_CAMPAIGN_CYCLES=500 SPOOL_MIXED_CAMPAIGN_CYCLES=100 ctest --output-on-failure -j2 --timeout 900 -L 'unit|crash')
   echo "== ASan+UBSan blackbox campaign, killed at the kill points"
   build-asan/fuzz/crash/spool-crashfuzz --blackbox --seed 1 --cycles 60 --dir "${TMPDIR:-/tmp}/spool-ci-blackbox-asan"
 fi

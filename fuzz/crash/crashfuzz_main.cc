@@ -5,7 +5,7 @@
 // pipeline's exactly-once updates and the rewinds (whole pipeline, some
 // datasets, undo) — crashed on FaultEnv and checked against its model.
 //
-//   spool-crashfuzz --enumerate [--families log,store,pipeline,rewind]
+//   spool-crashfuzz --enumerate [--families log,store,pipeline,rewind]   (mixed: campaigns only)
 //   spool-crashfuzz --random --seed S (--cycles N | --duration 1h)
 //   spool-crashfuzz --blackbox [--dir D] [--seed S] (--cycles N | --duration 1h)
 //   spool-crashfuzz --replay "FAMILY WORKLOAD call=… mode=… seed=… [recovery-call=…] [flip-bit] [fail-sync=…]"
@@ -30,6 +30,7 @@
 #include "blackbox.h"
 #include "crash_enumerator.h"
 #include "log_workloads.h"
+#include "mixed_crash.h"
 #include "pipeline_crash.h"
 #include "rewind_crash.h"
 #include "spool/txnlog/kill_point.h"
@@ -108,6 +109,11 @@ std::vector<Family> AllFamilies() {
                    return all;
                  },
                  nullptr});
+  out.push_back({"mixed", RunMixedCampaign, [](const std::string& name) -> std::function<StateResult(const CrashState&)> {
+                   if (!name.starts_with("mixed-")) return nullptr;
+                   const uint64_t seed = std::strtoull(name.c_str() + 6, nullptr, 10);
+                   return [seed](const CrashState& s) { return CheckMixedState(seed, s); };
+                 }});
   return out;
 }
 
@@ -205,7 +211,7 @@ int Replay(const std::string& line) {
   if (!check || !have_call) {
     std::fprintf(stderr,
                  "spool-crashfuzz: --replay wants \"FAMILY WORKLOAD call=N mode=M seed=S …\" as a violation prints "
-                 "it; no workload '%s' in family '%s' (families: log, store, pipeline, rewind)\n",
+                 "it; no workload '%s' in family '%s' (families: log, store, pipeline, rewind, mixed)\n",
                  name.c_str(), family.c_str());
     return kExitUsage;
   }
@@ -273,9 +279,9 @@ int main(int argc, char** argv) {
   app.add_option("--cycles", cycles, "Cycles of --random per family");
   app.add_option("--duration", duration, "Run --random this long (90s, 30m, 1h, 2d) instead of --cycles");
   app.add_option("--replay", replay, "Replay one case as a violation prints it, verbose");
-  app.add_option("--families", families, "Only these: log, store, pipeline, rewind")
+  app.add_option("--families", families, "Only these: log, store, pipeline, rewind, mixed")
       ->delimiter(',')
-      ->check(CLI::IsMember({"log", "store", "pipeline", "rewind"}));
+      ->check(CLI::IsMember({"log", "store", "pipeline", "rewind", "mixed"}));
   app.add_option("--json", json_path, "Also write the summary as JSON to this file");
   CLI::App* merge = app.add_subcommand("merge", "Merge JSON summaries (campaigns split by seed ranges)");
   std::vector<std::string> merge_files;

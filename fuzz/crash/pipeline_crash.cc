@@ -186,6 +186,11 @@ const CrashTables& Reference() {
 
 Status WriteMoreCrashInputs(Env* env) { return WriteOrderFiles(env, 5, 2); }
 
+Status WriteCrashOrderFiles(Env* env, int first, int count) {
+  SPOOL_RETURN_IF_ERROR(WriteOrderFiles(env, first, count));
+  return env->SyncDir(kFilesDir);
+}
+
 std::string TempCrashDir() {
   const std::filesystem::path shm = "/dev/shm";
   std::error_code ec;

@@ -26,6 +26,10 @@ using CrashTables = std::map<std::string, std::vector<Row>>;  // dataset -> rows
 Status WriteCrashInputs(Env* env);
 // Two more files of orders, after the first.
 Status WriteMoreCrashInputs(Env* env);
+// Files of orders orders-<first>.jsonl onwards (five orders each), each
+// written whole and synced, then their directory: rewriting one gives the
+// same bytes.
+Status WriteCrashOrderFiles(Env* env, int first, int count);
 PipelineSpec CrashPipelineSpec();
 // The store at "/store" on `env`, its LMDB state in `state_dir`.
 StoreOptions CrashStoreOptions(Env* env, const std::string& state_dir);

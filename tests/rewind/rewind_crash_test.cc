@@ -11,6 +11,7 @@
 #include <cctype>
 #include <string>
 
+#include "mixed_crash.h"
 #include "rewind_crash.h"
 
 namespace spool::crashtest {
@@ -54,6 +55,20 @@ TEST_P(RewindCrashTest, RandomCampaignConvergesAndReplaysExactlyOnce) {
 INSTANTIATE_TEST_SUITE_P(Scopes, RewindCrashTest,
                          ::testing::ValuesIn(kAllRewindScopes),
                          [](const ::testing::TestParamInfo<RewindScope>& param) { return Name(param.param); });
+
+// The mixed workload (mixed_crash.h): random sequences of updates, points,
+// rewinds, undos, refreshes and resets with input arriving between them,
+// each crashed at a random point; carrying on must give the crash-free
+// run's tables and outcomes.
+TEST(MixedCrashTest, RandomSequencesOfUpdatesRewindsRefreshesAndResetsStayExactlyOnce) {
+  const CampaignSeeds seeds = CampaignSeedsFromEnv("SPOOL_MIXED_CAMPAIGN", 500);
+  const CrashFigures f = RunMixedCampaign(seeds.first_seed, seeds.cycles);
+  PrintCampaignSeeds("mixed", seeds);
+  PrintFigures("mixed", f, /*campaign=*/true);
+  EXPECT_EQ(f.crash_points, seeds.cycles);
+  EXPECT_GT(f.recovery_crash_states, 0u);
+  EXPECT_EQ(f.violations, 0u);
+}
 
 }  // namespace
 }  // namespace spool::crashtest

@@ -6,7 +6,7 @@ source "$(dirname "$0")/cli_test_lib.sh" "$1"
 crashfuzz=$spool
 
 check "a campaign over every family" 0 "$crashfuzz" --random --seed 1 --cycles 4 --json "$work/a.json"
-for family in log store pipeline rewind; do expect_output "$family ran" "^$family/random campaign +[1-9]"; done
+for family in log store pipeline rewind mixed; do expect_output "$family ran" "^$family/random campaign +[1-9]"; done
 expect_output "no violation" "^0 violation\(s\)$"
 check "the next seeds" 0 "$crashfuzz" --random --seed 5 --cycles 4 --families log,store --json "$work/b.json"
 check "merged" 0 "$crashfuzz" merge "$work/a.json" "$work/b.json" --json "$work/merged.json"
