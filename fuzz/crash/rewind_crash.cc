@@ -19,6 +19,8 @@ constexpr uint64_t kBatchesBeforePoint = 5;
 constexpr uint64_t kPointTimeUs = 1790671000ull * 1000000;
 constexpr uint64_t kMinuteUs = 60ull * 1000000;
 
+bool IsSubset(RewindScope scope) { return scope == RewindScope::kSubset || scope == RewindScope::kSubsetTimestamp; }
+bool ByTimestamp(RewindScope scope) { return scope == RewindScope::kTimestamp || scope == RewindScope::kSubsetTimestamp; }
 bool IsRefresh(RewindScope scope) { return scope == RewindScope::kFullRefresh || scope == RewindScope::kCheckpointReset; }
 // The operations that cut the log (the store goes back to the point).
 bool IsCut(RewindScope scope) { return scope == RewindScope::kWholePipeline || scope == RewindScope::kTimestamp; }
@@ -58,7 +60,7 @@ Status Prepare(RewindScope scope, MemEnv* mem, const std::string& state_dir, Set
     setup->epoch = store->log()->CurrentEpoch();
     return Status::OK();
   }
-  if (scope == RewindScope::kTimestamp) mem->SetNowMicros(kPointTimeUs);
+  if (ByTimestamp(scope)) mem->SetNowMicros(kPointTimeUs);
   const uint64_t batches = IsCut(scope) ? kBatchesBeforePoint : 0;
   if (!RunCrashUpdate(mem, state_dir, &error, batches)) return Status::Aborted(error);
   {
@@ -68,8 +70,8 @@ Status Prepare(RewindScope scope, MemEnv* mem, const std::string& state_dir, Set
     SPOOL_RETURN_IF_ERROR(Pipeline::Open(store.get(), CrashPipelineSpec(), &pipeline, PipelineOptions{mem}));
     SPOOL_RETURN_IF_ERROR(RecordRewindPoint(store.get(), *pipeline, "before the rest", false, &setup->point));
   }
-  if (scope == RewindScope::kSubset) SPOOL_RETURN_IF_ERROR(WriteMoreCrashInputs(mem));
-  if (scope == RewindScope::kTimestamp) mem->SetNowMicros(kPointTimeUs + kMinuteUs);
+  if (IsSubset(scope)) SPOOL_RETURN_IF_ERROR(WriteMoreCrashInputs(mem));
+  if (ByTimestamp(scope)) mem->SetNowMicros(kPointTimeUs + kMinuteUs);
   if (!RunCrashUpdate(mem, state_dir, &error)) return Status::Aborted(error);
   std::unique_ptr<Store> store;
   SPOOL_RETURN_IF_ERROR(Store::Open(CrashStoreOptions(mem, state_dir), kCrashStoreDir, &store));
@@ -107,12 +109,12 @@ bool Rewind(RewindScope scope, Env* env, const std::string& state_dir, const Rew
     return s.ok();
   }
   RewindSpec spec;
-  if (scope == RewindScope::kTimestamp) {
+  if (ByTimestamp(scope)) {
     spec.rewind_timestamp = FormatTimestampMicros(static_cast<int64_t>(kPointTimeUs + kMinuteUs / 2)).substr(0, 19);
   } else {
     spec.rewind_point_id = point.id;
   }
-  if (scope == RewindScope::kSubset) {
+  if (IsSubset(scope)) {
     spec.datasets = std::vector<RewindDataset>{{"main.s.orders", true, true}};  // events and latest stay
   }
   RewindPlan plan;
@@ -378,6 +380,7 @@ const char* RewindScopeName(RewindScope scope) {
     case RewindScope::kSubset: return "rewind-subset";
     case RewindScope::kUndo: return "rewind-undo";
     case RewindScope::kTimestamp: return "rewind-timestamp";
+    case RewindScope::kSubsetTimestamp: return "rewind-subset-timestamp";
     case RewindScope::kFullRefresh: return "full-refresh";
     case RewindScope::kCheckpointReset: return "checkpoint-reset";
   }

@@ -21,10 +21,10 @@
 // the tables are still rewound, or undone (those of the run without any
 // rewind), or an incomplete rewind is reported; undoing again gives the
 // run's tables, as does the next update.
-// By timestamp: the whole pipeline rewound to a time between the point's
-// commits and the next ones (the log's version at that time; no state copy
-// is kept for it, so the state is rebuilt from a snapshot), checked as the
-// rewind to the point.
+// By timestamp: the whole pipeline (or the same datasets) rewound to a time
+// between the point's commits and the next ones (the log's version at that
+// time; no state copy is kept for it, so a whole rewind rebuilds the state
+// from a snapshot), checked as the rewind to the point.
 // Full refresh and checkpoint reset, the reference's other ways back: more
 // input arrives after the run, then an update request with full_refresh
 // (every dataset truncated, every checkpoint reset) or
@@ -41,12 +41,21 @@
 
 namespace spool::crashtest {
 
-enum class RewindScope { kWholePipeline, kSubset, kUndo, kTimestamp, kFullRefresh, kCheckpointReset };
-inline constexpr RewindScope kAllRewindScopes[] = {RewindScope::kWholePipeline, RewindScope::kSubset,
-                                                   RewindScope::kUndo,          RewindScope::kTimestamp,
-                                                   RewindScope::kFullRefresh,   RewindScope::kCheckpointReset};
-// "rewind", "rewind-subset", "rewind-undo", "rewind-timestamp", "full-refresh",
-// "checkpoint-reset": how figures name the workload.
+enum class RewindScope {
+  kWholePipeline,
+  kSubset,
+  kUndo,
+  kTimestamp,
+  kSubsetTimestamp,
+  kFullRefresh,
+  kCheckpointReset,
+};
+inline constexpr RewindScope kAllRewindScopes[] = {
+    RewindScope::kWholePipeline,    RewindScope::kSubset,      RewindScope::kUndo,           RewindScope::kTimestamp,
+    RewindScope::kSubsetTimestamp, RewindScope::kFullRefresh, RewindScope::kCheckpointReset};
+// "rewind", "rewind-subset", "rewind-undo", "rewind-timestamp",
+// "rewind-subset-timestamp", "full-refresh", "checkpoint-reset": how
+// figures name the workload.
 const char* RewindScopeName(RewindScope scope);
 
 StateResult CheckRewindState(RewindScope scope, const CrashState& state);
