@@ -10,7 +10,7 @@
 #   3. a ThreadSanitizer build of the concurrency tests (group commit,
 #      concurrent producers, continuous updates, a rewind requested while a
 #      continuous update runs, the API read from many threads during an
-#      update);
+#      update, the HTTP server under load);
 #   4. the crash figures, printed last: those of the Release run's crash
 #      tests (every workload's enumeration and a random campaign of 3,000
 #      cycles per family: 18,000 in all), merged, and a blackbox campaign.
@@ -40,7 +40,7 @@ fi
 if [ "${SPOOL_SKIP_SANITIZERS:-0}" != "1" ]; then
   echo "== ThreadSanitizer build (the concurrency tests)"
   SPOOL_BUILD_DIR=build-tsan bash scripts/build.sh --target spool_txnlog_tests --target spool_topic_tests \
-    --target spool_pipeline_tests --target spool_rewind_tests --target spool_api_tests \
+    --target spool_pipeline_tests --target spool_rewind_tests --target spool_api_tests --target spool \
     -DSPOOL_SANITIZE_THREAD=ON -DSPOOL_BUILD_BENCH=OFF -DSPOOL_BUILD_FUZZ=OFF
   echo "== ThreadSanitizer concurrency tests"
   export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
@@ -49,6 +49,8 @@ if [ "${SPOOL_SKIP_SANITIZERS:-0}" != "1" ]; then
   build-tsan/tests/stream/spool_pipeline_tests --gtest_filter='*Continuous*:*WhileProducers*'
   build-tsan/tests/rewind/spool_rewind_tests --gtest_filter='*ContinuousUpdateRuns*:*OneUpdateRunsAtATime*'
   build-tsan/tests/tools/spool_api_tests --gtest_filter='*ManyThreads*:*SecondUpdate*:*AnUpdateStartsAtOnce*'
+  # The HTTP server under load: 400 reads while an update works through 200,000 orders.
+  bash tests/tools/serve_test.sh build-tsan/tools/spool
   unset TSAN_OPTIONS
 fi
 
