@@ -408,6 +408,7 @@ CrashFigures RunStoreCampaign(uint64_t first_seed, uint64_t cycles) {
     CrashState state{1 + rng() % std::max<uint64_t>(calls, 1), kAllCrashModes[rng() % std::size(kAllCrashModes)],
                      rng(), 0, false, 0};
     if (rng() % 5 == 0) state.recovery_crash_call = 1 + rng() % 12;
+    if (rng() % 10 == 0) state.fail_sync_call = 1 + rng() % std::max<uint64_t>(calls, 1);
     StateResult result = CheckStoreState(workload, state);
     if (!result.reached && state.recovery_crash_call != 0) {  // recovery was shorter: crash it at its end
       state.recovery_crash_call = 0;
@@ -443,12 +444,15 @@ StateResult CheckStoreState(const StoreWorkload& workload, const CrashState& sta
   options.state_dir = state_dir + "/state";
   StoreModel model;
   if (state.crash_call != 0) env.CrashAtCall(state.crash_call);
+  // A failed fsync: the store refuses what it could not make durable, and
+  // the process stops there (then crashes).
+  if (state.fail_sync_call != 0) env.FailSyncAtCall(state.fail_sync_call);
   {
     StoreRunner runner(&env, &mem, options, &model, &result.violations);
     workload.run(runner);
     result.workload_calls = env.io_calls();
-    result.reached = state.crash_call == 0 || env.crashed();
-    if (state.crash_call == 0 && runner.dead()) {
+    result.reached = state.crash_call == 0 || env.crashed() || (state.fail_sync_call != 0 && runner.dead());
+    if (state.crash_call == 0 && state.fail_sync_call == 0 && runner.dead()) {
       result.violations.push_back({"workload", "the crash-free run stopped early"});
     }
     runner.Kill();
