@@ -529,8 +529,12 @@ void StateStore::ApplierLoop() {
   std::unique_lock lock(apply_mu_);
   while (true) {
     const auto woken = [&] { return stopping_ || imm_ != nullptr; };
-    const bool work = trash_.empty() ? (apply_cv_.wait(lock, woken), true)
-                                     : apply_cv_.wait_until(lock, trash_.front().due, woken);
+    // The deadline by value: a Discard while this waits may grow trash_ and
+    // move its elements (a reference here read freed memory; found by
+    // spool-crashfuzz --blackbox under AddressSanitizer).
+    const std::optional<std::chrono::steady_clock::time_point> due =
+        trash_.empty() ? std::nullopt : std::optional(trash_.front().due);
+    const bool work = !due ? (apply_cv_.wait(lock, woken), true) : apply_cv_.wait_until(lock, *due, woken);
     if (stopping_ && imm_ == nullptr) return;  // stopping with nothing pending
     if (!work) {
       // The oldest discarded generation is due for its next step.
