@@ -207,11 +207,6 @@ namespace {
 
 // --- The parent
 
-// What the child said, in order.
-struct Told {
-  std::vector<std::string> lines;
-};
-
 // The parent's model: the digest of every version the children made and
 // the one operation in flight.
 struct Model {

@@ -78,24 +78,24 @@ std::vector<Workload> AllWorkloads() {
   return out;
 }
 
-// "random-42" -> 42.
-bool RandomSeed(const std::string& name, uint64_t* seed) {
-  if (!name.starts_with("random-")) return false;
+// ("random-42", "random-") -> 42: a campaign's workload, named by its seed.
+bool SeedOf(const std::string& name, const std::string& prefix, uint64_t* seed) {
+  if (!name.starts_with(prefix) || name.size() == prefix.size()) return false;
   char* end = nullptr;
-  *seed = std::strtoull(name.c_str() + 7, &end, 10);
-  return end != nullptr && *end == '\0' && name.size() > 7;
+  *seed = std::strtoull(name.c_str() + prefix.size(), &end, 10);
+  return end != nullptr && *end == '\0';
 }
 
 std::vector<Family> AllFamilies() {
   std::vector<Family> out;
   out.push_back({"log", RunCampaign, [](const std::string& name) -> std::function<StateResult(const CrashState&)> {
                    uint64_t seed = 0;
-                   if (!RandomSeed(name, &seed)) return nullptr;
+                   if (!SeedOf(name, "random-", &seed)) return nullptr;
                    return [w = RandomWorkload(seed)](const CrashState& s) { return CheckState(w, s); };
                  }});
   out.push_back({"store", RunStoreCampaign, [](const std::string& name) -> std::function<StateResult(const CrashState&)> {
                    uint64_t seed = 0;
-                   if (!RandomSeed(name, &seed)) return nullptr;
+                   if (!SeedOf(name, "random-", &seed)) return nullptr;
                    return [w = RandomStoreWorkload(seed)](const CrashState& s) { return CheckStoreState(w, s); };
                  }});
   out.push_back({"pipeline", RunPipelineCampaign, nullptr});
@@ -110,8 +110,8 @@ std::vector<Family> AllFamilies() {
                  },
                  nullptr});
   out.push_back({"mixed", RunMixedCampaign, [](const std::string& name) -> std::function<StateResult(const CrashState&)> {
-                   if (!name.starts_with("mixed-")) return nullptr;
-                   const uint64_t seed = std::strtoull(name.c_str() + 6, nullptr, 10);
+                   uint64_t seed = 0;
+                   if (!SeedOf(name, "mixed-", &seed)) return nullptr;
                    return [seed](const CrashState& s) { return CheckMixedState(seed, s); };
                  }});
   return out;

@@ -7,7 +7,6 @@
 
 #include "pipeline_crash.h"
 #include "spool/rewind/rewind.h"
-#include "spool/rewind/updates.h"
 #include "spool/txnlog/fault_env.h"
 #include "spool/txnlog/mem_env.h"
 
@@ -76,17 +75,6 @@ Status OpenPipeline(const Run& run, std::unique_ptr<Store>* store, std::unique_p
   return Pipeline::Open(store->get(), CrashPipelineSpec(), pipeline, PipelineOptions{run.env});
 }
 
-// Whether a RESET commit (a full refresh's or a checkpoint reset's) follows `after`.
-Status ResetSince(Store* store, uint64_t after, bool* reset) {
-  *reset = false;
-  if (store->log()->Newest().version <= after) return Status::OK();
-  std::unique_ptr<LogIterator> it;
-  SPOOL_RETURN_IF_ERROR(store->log()->NewIterator(after + 1, &it));
-  LogEntry entry;
-  while (it->Next(&entry)) *reset |= entry.operation == "FULL REFRESH" || entry.operation == "RESET CHECKPOINTS";
-  return it->status();
-}
-
 // Runs `op` (`again`: carrying on after a crash in it, which began when the
 // log's newest version was `began`). A refusal (a point a later rewind cut
 // off, an undo with nothing to undo) is no error: the operation changes
@@ -139,26 +127,18 @@ Status RunOp(const Op& op, Run* run, bool again, uint64_t began) {
       if (result.state == UpdateState::kCompleted) return Status::OK();
       UpdateRequest refresh;
       refresh.full_refresh = true;
-      RetryPolicy once;
-      once.max_retries = 0;
-      UpdateOutcome outcome;
-      SPOOL_RETURN_IF_ERROR(RunUpdateRequest(store.get(), pipeline.get(), refresh, UpdateOptions{}, once, &outcome));
-      return outcome.result.state == UpdateState::kCompleted ? Status::OK() : Status::Aborted(outcome.result.error);
+      return RunCrashRequest(store.get(), pipeline.get(), refresh);
     }
     case OpKind::kFullRefresh:
     case OpKind::kReset: {
       bool reset = false;
-      if (again) SPOOL_RETURN_IF_ERROR(ResetSince(store.get(), began, &reset));
+      if (again) SPOOL_RETURN_IF_ERROR(ResetCommittedSince(store.get(), began, &reset));
       UpdateRequest request;
       if (!reset) {  // a reset already committed is carried on by a plain update
         if (op.kind == OpKind::kFullRefresh) request.full_refresh = true;
         else request.reset_checkpoint_selection = {"revenue"};
       }
-      RetryPolicy once;
-      once.max_retries = 0;
-      UpdateOutcome outcome;
-      SPOOL_RETURN_IF_ERROR(RunUpdateRequest(store.get(), pipeline.get(), request, UpdateOptions{}, once, &outcome));
-      return outcome.result.state == UpdateState::kCompleted ? Status::OK() : Status::Aborted(outcome.result.error);
+      return RunCrashRequest(store.get(), pipeline.get(), request);
     }
     case OpKind::kInput: break;
   }

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "spool/storage/store.h"
+#include "spool/rewind/updates.h"
 #include "spool/stream/pipeline.h"
 #include "spool/stream/topic.h"
 #include "spool/txnlog/fault_env.h"
@@ -132,6 +133,24 @@ bool RunCrashUpdate(Env* env, const std::string& state_dir, std::string* error, 
   if (s.ok() && result.state != UpdateState::kCompleted && !stopped) s = Status::Aborted(result.error);
   if (!s.ok()) *error = s.ToString();
   return s.ok();
+}
+
+Status RunCrashRequest(Store* store, Pipeline* pipeline, const UpdateRequest& request) {
+  RetryPolicy once;
+  once.max_retries = 0;
+  UpdateOutcome outcome;
+  SPOOL_RETURN_IF_ERROR(RunUpdateRequest(store, pipeline, request, UpdateOptions{}, once, &outcome));
+  return outcome.result.state == UpdateState::kCompleted ? Status::OK() : Status::Aborted(outcome.result.error);
+}
+
+Status ResetCommittedSince(Store* store, uint64_t after, bool* reset) {
+  *reset = false;
+  if (store->log()->Newest().version <= after) return Status::OK();
+  std::unique_ptr<LogIterator> it;
+  SPOOL_RETURN_IF_ERROR(store->log()->NewIterator(after + 1, &it));
+  LogEntry entry;
+  while (it->Next(&entry)) *reset |= entry.operation == "FULL REFRESH" || entry.operation == "RESET CHECKPOINTS";
+  return it->status();
 }
 
 Status ReadCrashTables(Env* env, const std::string& state_dir, CrashTables* tables) {

@@ -16,6 +16,7 @@
 
 #include "crash_enumerator.h"
 #include "spool/storage/store.h"
+#include "spool/rewind/update_request.h"
 #include "spool/stream/pipeline.h"
 
 namespace spool::crashtest {
@@ -38,6 +39,14 @@ inline constexpr char kCrashStoreDir[] = "/store";
 // end); false when the process died or the update failed.
 bool RunCrashUpdate(Env* env, const std::string& state_dir, std::string* error, uint64_t max_batches = 0);
 Status ReadCrashTables(Env* env, const std::string& state_dir, CrashTables* tables);
+// Runs an update request once (a crash is not retried in the process).
+// Errors: the request's, or Aborted with the update's error unless it
+// completed.
+Status RunCrashRequest(Store* store, Pipeline* pipeline, const UpdateRequest& request);
+// Whether a RESET commit (a full refresh's or a checkpoint reset's) follows
+// version `after`: carrying on after a crash runs the request again only
+// if not (running a reset twice would reset twice).
+Status ResetCommittedSince(Store* store, uint64_t after, bool* reset);
 Status ReadCrashTables(Store* store, CrashTables* tables);
 // What differs between two row lists, as TESTING.md classifies it.
 std::string ClassifyRows(const std::vector<Row>& want, const std::vector<Row>& got);

@@ -6,7 +6,6 @@
 
 #include "pipeline_crash.h"
 #include "spool/rewind/rewind.h"
-#include "spool/rewind/updates.h"
 #include "spool/txnlog/fault_env.h"
 #include "spool/txnlog/mem_env.h"
 
@@ -100,11 +99,7 @@ bool Rewind(RewindScope scope, Env* env, const std::string& state_dir, const Rew
     UpdateRequest request;
     if (scope == RewindScope::kFullRefresh) request.full_refresh = true;
     else request.reset_checkpoint_selection = {"revenue"};
-    RetryPolicy once;  // a crash is not retried in the process
-    once.max_retries = 0;
-    UpdateOutcome outcome;
-    if (s.ok()) s = RunUpdateRequest(store.get(), pipeline.get(), request, UpdateOptions{}, once, &outcome);
-    if (s.ok() && outcome.result.state != UpdateState::kCompleted) s = Status::Aborted(outcome.result.error);
+    if (s.ok()) s = RunCrashRequest(store.get(), pipeline.get(), request);
     if (!s.ok()) *error = s.ToString();
     return s.ok();
   }
@@ -285,13 +280,7 @@ bool CarryOn(RewindScope scope, Env* env, const std::string& state_dir, const Se
     std::unique_ptr<Store> store;
     Status s = Store::Open(CrashStoreOptions(env, state_dir), kCrashStoreDir, &store);
     bool reset = false;
-    std::unique_ptr<LogIterator> it;
-    if (s.ok() && store->log()->Newest().version > setup.newest.version) {
-      s = store->log()->NewIterator(setup.newest.version + 1, &it);
-      LogEntry entry;
-      while (s.ok() && it->Next(&entry)) reset |= entry.operation == "FULL REFRESH" || entry.operation == "RESET CHECKPOINTS";
-      if (s.ok()) s = it->status();
-    }
+    if (s.ok()) s = ResetCommittedSince(store.get(), setup.newest.version, &reset);
     store.reset();
     if (!s.ok()) {
       *error = s.ToString();
