@@ -77,6 +77,15 @@ void W3Baseline(const std::string& dir, double payload_bytes, Results* results) 
   std::cerr << fmt::format("w3 raw: sequential write {:.0f} MB/s\n", mb_per_s);
 }
 
+// W2's writers, `writers` of them, each with its own records.
+std::vector<RecordSet> WriterSets(const BenchConfig& config, uint64_t writers) {
+  std::vector<RecordSet> sets;
+  for (uint32_t t = 0; t < writers; ++t) sets.emplace_back(t + 1, 0, config.Scaled(kW2CommitsPerThread));
+  return sets;
+}
+
+double CommitCount(const std::vector<RecordSet>& sets) { return static_cast<double>(sets.size() * sets.front().size()); }
+
 }  // namespace
 
 void RunW1(const BenchConfig& config, int rep, Results* results) {
@@ -98,16 +107,30 @@ void RunW1(const BenchConfig& config, int rep, Results* results) {
 }
 
 void RunW2(const BenchConfig& config, int rep, Results* results) {
-  std::vector<RecordSet> sets;
-  for (uint32_t t = 0; t < kW2Threads; ++t) sets.emplace_back(t + 1, 0, config.Scaled(kW2CommitsPerThread));
-  const double commits = static_cast<double>(kW2Threads * sets.front().size());
+  const std::vector<RecordSet> sets = WriterSets(config, kW2Threads);
   ForEachEngineRun(config, kW2, rep, EngineOptions{}, [&](EngineRun& run) {
-    const double per_s = commits / CommitConcurrently(run.engine, sets);
+    const double per_s = CommitCount(sets) / CommitConcurrently(run.engine, sets);
     const std::string engine(run.engine.name());
     results->Add(kW2, engine, metric::kCommitsPerS, per_s);
     if (auto per_sync = run.engine.CommitsPerSync()) results->Add(kW2, engine, metric::kCommitsPerSync, *per_sync);
     Progress(kW2, run, config.reps, fmt::format("{:.0f} commits/s", per_s));
   });
+}
+
+void RunW2Writers(const BenchConfig& config, int rep, Results* results) {
+  for (uint64_t writers = 1; writers <= kW2Threads; ++writers) {
+    const std::vector<RecordSet> sets = WriterSets(config, writers);
+    const Results::Point point{kWritersPoint, static_cast<double>(writers)};
+    ForEachEngineRun(config, kW2Writers, rep, EngineOptions{}, [&](EngineRun& run) {
+      const double per_s = CommitCount(sets) / CommitConcurrently(run.engine, sets);
+      const std::string engine(run.engine.name());
+      results->AddAt(kW2Writers, engine, point, metric::kCommitsPerS, per_s);
+      if (auto per_sync = run.engine.CommitsPerSync()) {
+        results->AddAt(kW2Writers, engine, point, metric::kCommitsPerSync, *per_sync);
+      }
+      Progress(kW2Writers, run, config.reps, fmt::format("{} writers: {:.0f} commits/s", writers, per_s));
+    });
+  }
 }
 
 void RunW3(const BenchConfig& config, int rep, Results* results) {

@@ -21,6 +21,12 @@ inline constexpr uint64_t kW3BatchRecords = 1'000;
 void RunW1(const BenchConfig& config, int rep, Results* results);
 // W2: kW2Threads writers, one record per durable commit each.
 void RunW2(const BenchConfig& config, int rep, Results* results);
+// W2's writers series (a scaling series, workload kW2Writers): W2 with 1 to
+// kW2Threads writers (rows at Results::Point{kWritersPoint, writers}), each
+// writer committing as many records as in W2.
+inline constexpr char kW2Writers[] = "w2-writers";
+inline constexpr char kWritersPoint[] = "writers";
+void RunW2Writers(const BenchConfig& config, int rep, Results* results);
 // W3: batches of kW3BatchRecords records, one durable commit per batch.
 void RunW3(const BenchConfig& config, int rep, Results* results);
 

@@ -1,4 +1,4 @@
-// What one run of spool-logbench measures, from its command line.
+// What one run of spool-bench measures, from its command line.
 #pragma once
 
 #include <algorithm>

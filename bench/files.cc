@@ -13,7 +13,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr char kMarkerFileName[] = ".spool-logbench";
+constexpr char kMarkerFileName[] = ".spool-bench";
 constexpr uint64_t kStatBlockBytes = 512;
 
 // Sums `measure` over the regular files under `dir` named "*<suffix>".
@@ -37,7 +37,7 @@ void PrepareRunDir(const std::string& root) {
   if (fs::exists(root, ec)) {
     const bool ours = fs::is_directory(root, ec) &&
                       (fs::exists(fs::path(root) / kMarkerFileName, ec) || fs::is_empty(root, ec));
-    if (!ours) throw BenchError("--dir " + root + " exists and was not made by spool-logbench; refusing to wipe it");
+    if (!ours) throw BenchError("--dir " + root + " exists and was not made by spool-bench; refusing to wipe it");
   }
   FreshDir(root);
   std::ofstream marker(fs::path(root) / kMarkerFileName);

@@ -4,30 +4,18 @@
 
 #include <cmath>
 
+#include "commit_workloads.h"
 #include "end_to_end_workload.h"
 #include "engine.h"
+#include "history_workloads.h"
 #include "pipeline_rewind_report.h"
+#include "scaling_report.h"
 #include "stream_step_workload.h"
 #include "table_report.h"
 #include "text_table.h"
 
 namespace spool::bench {
 namespace {
-
-// A column of a workload's table: the median of one metric.
-struct Column {
-  const char* metric;
-  const char* header;
-  int decimals;
-};
-
-// A workload's table: its main figure with range and ratio, then extras.
-struct TableSpec {
-  const char* workload;
-  const char* title;
-  Column main;
-  std::vector<Column> extras;
-};
 
 std::string Range(const Summary& s, int decimals) {
   return FormatNumber(s.min, decimals) + "–" + FormatNumber(s.max, decimals);
@@ -47,23 +35,15 @@ std::vector<std::string> EngineRow(const Results& results, const TableSpec& spec
     cells.push_back(row.note.empty() ? "n/a" : row.note);
     return cells;
   }
-  const double spool = SpoolMedian(results, spec.workload, spec.main.metric);
+  const auto ratio = RatioToSpool(results, row, spec.main.metric);
   cells.push_back(FormatNumber(main->median, spec.main.decimals));
   cells.push_back(Range(*main, spec.main.decimals));
-  cells.push_back(FormatNumber(main->median / spool, 2));
+  cells.push_back(ratio ? FormatNumber(ratio->median, 2) : "–");
   for (const Column& extra : spec.extras) {
     const auto summary = results.Get(spec.workload, row.engine, extra.metric);
     cells.push_back(summary ? FormatNumber(summary->median, extra.decimals) : "–");
   }
   return cells;
-}
-
-void PrintTable(const Results& results, const TableSpec& spec, std::ostream& out) {
-  std::vector<std::string> header = {"engine", spec.main.header, "min–max", "÷ Spool"};
-  for (const Column& extra : spec.extras) header.emplace_back(extra.header);
-  TextTable table(std::move(header));
-  for (const Results::Row* row : results.RowsOf(spec.workload)) table.AddRow(EngineRow(results, spec, *row));
-  out << "\n== " << spec.title << " ==\n" << table.ToString();
 }
 
 void PrintLimits(const Results& results, std::ostream& out) {
@@ -143,6 +123,11 @@ void PrintWorkloads(const BenchConfig& config, const Results& results, std::ostr
     out << RatioLine("Spool W2 ÷ Spool W1", SpoolMedian(results, kW2, metric::kCommitsPerS),
                      SpoolMedian(results, kW1, metric::kCommitsPerS), "  (target ≥ 3.00)");
   }
+  if (config.Runs(kW2Writers)) {
+    PrintSeries(results, {kW2Writers, metric::kCommitsPerS, "W2 scaling: durable commits/s against the writers", 0},
+                out);
+    out << "  (Each writer commits W2's records for its thread; 1 writer is W1 with W2's count.)\n";
+  }
   if (config.Runs(kW3)) {
     PrintTable(results, {kW3, "W3: batches of 1,000 records, 1 durable commit per batch",
                          {metric::kRecordsPerS, "records/s", 0},
@@ -167,6 +152,7 @@ void PrintWorkloads(const BenchConfig& config, const Results& results, std::ostr
            "   wal_autocheckpoint=0; LevelDB's memtable is capped at 1 GiB, so its log may rotate near the end.)\n";
   }
   PrintTableWorkloads(config, results, out);
+  PrintHistoryOps(config, results, out);
   PrintPipelineRewind(config, results, out);
   if (config.Runs(kE2E)) PrintE2E(config, results, out);
 }
@@ -183,11 +169,20 @@ void PrintTargets(const std::vector<TargetCheck>& checks, std::ostream& out) {
 
 }  // namespace
 
+void PrintTable(const Results& results, const TableSpec& spec, std::ostream& out) {
+  std::vector<std::string> header = {"engine", spec.main.header, "min–max", "÷ Spool"};
+  for (const Column& extra : spec.extras) header.emplace_back(extra.header);
+  TextTable table(std::move(header));
+  for (const Results::Row* row : results.RowsOf(spec.workload)) table.AddRow(EngineRow(results, spec, *row));
+  out << "\n== " << spec.title << " ==\n" << table.ToString();
+}
+
 void PrintReport(const BenchConfig& config, const Results& results, const std::vector<TargetCheck>& checks,
                  std::ostream& out) {
-  out << fmt::format("spool-logbench: {} repetition(s) per figure, --scale {}, records {} B key + {} B value, "
+  out << fmt::format("spool-bench: {} repetition(s) per figure, --scale {}, records {} B key + {} B value, "
                      "every commit durable (fdatasync/fsync before it returns).\n"
-                     "Figures are medians with min–max; \"÷ Spool\" is the row's median over Spool's.\n"
+                     "Figures are medians with min–max; \"÷ Spool\" is the median of the row's ratios to Spool's,\n"
+                     "repetition by repetition.\n"
                      "\"raw\" rows are the workload's ceiling, measured first in each repetition of the workload.\n",
                      config.reps, config.scale, kKeyBytes, kValueBytes);
   if (config.Runs(kLimits)) PrintLimits(results, out);

@@ -3,23 +3,42 @@
 namespace spool::bench {
 
 void Results::Add(std::string_view workload, std::string_view engine, std::string_view metric, double value) {
-  Row& row = FindOrAdd(workload, engine);
-  auto it = row.samples.find(metric);
-  if (it == row.samples.end()) it = row.samples.emplace(std::string(metric), std::vector<double>()).first;
-  it->second.push_back(value);
+  Row& row = FindOrAdd(workload, engine, std::nullopt);
+  row.samples[std::string(metric)].push_back(value);
+}
+
+void Results::AddAt(std::string_view workload, std::string_view engine, const Point& point, std::string_view metric,
+                    double value) {
+  Row& row = FindOrAdd(workload, engine, point);
+  row.samples[std::string(metric)].push_back(value);
 }
 
 void Results::SetNote(std::string_view workload, std::string_view engine, std::string note) {
-  FindOrAdd(workload, engine).note = std::move(note);
+  FindOrAdd(workload, engine, std::nullopt).note = std::move(note);
 }
 
-std::optional<Summary> Results::Get(std::string_view workload, std::string_view engine,
-                                    std::string_view metric) const {
-  const Row* row = Find(workload, engine);
+std::optional<Summary> Results::SummaryOf(const Row* row, std::string_view metric) {
   if (row == nullptr) return std::nullopt;
   auto it = row->samples.find(metric);
   if (it == row->samples.end() || it->second.empty()) return std::nullopt;
   return Summarize(it->second);
+}
+
+std::optional<Summary> Results::Get(std::string_view workload, std::string_view engine,
+                                    std::string_view metric) const {
+  return SummaryOf(Find(workload, engine, std::nullopt), metric);
+}
+
+std::optional<Summary> Results::GetAt(std::string_view workload, std::string_view engine, const Point& point,
+                                      std::string_view metric) const {
+  return SummaryOf(Find(workload, engine, point), metric);
+}
+
+const std::vector<double>* Results::SamplesOf(const Row& row, std::string_view engine, std::string_view metric) const {
+  const Row* other = Find(row.workload, engine, row.point);
+  if (other == nullptr) return nullptr;
+  auto it = other->samples.find(metric);
+  return it == other->samples.end() || it->second.empty() ? nullptr : &it->second;
 }
 
 std::vector<const Results::Row*> Results::RowsOf(std::string_view workload) const {
@@ -30,19 +49,35 @@ std::vector<const Results::Row*> Results::RowsOf(std::string_view workload) cons
   return rows;
 }
 
-Results::Row& Results::FindOrAdd(std::string_view workload, std::string_view engine) {
+Results::Row& Results::FindOrAdd(std::string_view workload, std::string_view engine,
+                                 const std::optional<Point>& point) {
   for (Row& row : rows_) {
-    if (row.workload == workload && row.engine == engine) return row;
+    if (row.workload == workload && row.engine == engine && row.point == point) return row;
   }
-  rows_.push_back(Row{std::string(workload), std::string(engine), {}, {}});
+  rows_.push_back(Row{std::string(workload), std::string(engine), point, {}, {}});
   return rows_.back();
 }
 
-const Results::Row* Results::Find(std::string_view workload, std::string_view engine) const {
+const Results::Row* Results::Find(std::string_view workload, std::string_view engine,
+                                  const std::optional<Point>& point) const {
   for (const Row& row : rows_) {
-    if (row.workload == workload && row.engine == engine) return &row;
+    if (row.workload == workload && row.engine == engine && row.point == point) return &row;
   }
   return nullptr;
+}
+
+std::optional<Summary> RatioToSpool(const Results& results, const Results::Row& row, std::string_view metric) {
+  const std::vector<double>* spool = results.SamplesOf(row, "spool", metric);
+  auto it = row.samples.find(metric);
+  if (spool == nullptr || it == row.samples.end() || it->second.empty()) return std::nullopt;
+  const std::vector<double>& mine = it->second;
+  if (mine.size() != spool->size()) {
+    const double ratio = Summarize(mine).median / Summarize(*spool).median;
+    return Summary{ratio, ratio, ratio};
+  }
+  std::vector<double> ratios;
+  for (size_t i = 0; i < mine.size(); ++i) ratios.push_back(mine[i] / (*spool)[i]);
+  return Summarize(std::move(ratios));
 }
 
 }  // namespace spool::bench

@@ -49,27 +49,52 @@ inline constexpr char kRawSequential[] = "raw-sequential";
 
 class Results {
  public:
+  // Where a row of a scaling series sits: the size it was measured at
+  // ("writers" 2, "rows" 100000, "history" 10, …).
+  struct Point {
+    std::string name;
+    double value = 0;
+    bool operator==(const Point&) const = default;
+  };
+
   struct Row {
     std::string workload;
     std::string engine;
-    std::string note;  // e.g. "(no log)"
+    std::optional<Point> point;  // set for the rows of a scaling series
+    std::string note;            // e.g. "(no log)"
     std::map<std::string, std::vector<double>, std::less<>> samples;
   };
 
   void Add(std::string_view workload, std::string_view engine, std::string_view metric, double value);
+  // A sample of a scaling series' row: `engine` measured at `point`.
+  void AddAt(std::string_view workload, std::string_view engine, const Point& point, std::string_view metric,
+             double value);
   void SetNote(std::string_view workload, std::string_view engine, std::string note);
 
   // Median and range of a metric; nullopt when it has no samples.
   std::optional<Summary> Get(std::string_view workload, std::string_view engine, std::string_view metric) const;
+  std::optional<Summary> GetAt(std::string_view workload, std::string_view engine, const Point& point,
+                               std::string_view metric) const;
+  // The samples of the row that `row` is compared with: the same workload,
+  // point and metric, measured on `engine`; null when there are none.
+  const std::vector<double>* SamplesOf(const Row& row, std::string_view engine, std::string_view metric) const;
   // The rows of one workload, in the order engines were first recorded.
   std::vector<const Row*> RowsOf(std::string_view workload) const;
   const std::vector<Row>& rows() const { return rows_; }
 
  private:
-  Row& FindOrAdd(std::string_view workload, std::string_view engine);
-  const Row* Find(std::string_view workload, std::string_view engine) const;
+  Row& FindOrAdd(std::string_view workload, std::string_view engine, const std::optional<Point>& point);
+  const Row* Find(std::string_view workload, std::string_view engine, const std::optional<Point>& point) const;
+  static std::optional<Summary> SummaryOf(const Row* row, std::string_view metric);
 
   std::vector<Row> rows_;
 };
+
+// A row's `metric` ÷ Spool's in the same workload (and point), pair by
+// pair: repetition i's sample over Spool's repetition i (engines take turns
+// within a repetition, so a pair was measured minutes apart); median and
+// range of those ratios. When the counts differ, the ratio of the medians
+// (min = max = it). Nullopt when either side has no samples.
+std::optional<Summary> RatioToSpool(const Results& results, const Results::Row& row, std::string_view metric);
 
 }  // namespace spool::bench

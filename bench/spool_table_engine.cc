@@ -61,11 +61,7 @@ class SpoolTableEngine final : public VersionedEngine {
     for (const Record& r : rows) txn.Write(BenchTable(), Row{Bytes{std::string(r.key)}, Bytes{std::string(r.value)}});
     CommitResult result;
     SPOOL_RETURN_IF_ERROR(store_->Commit(txn, &result));
-    if (result.version != version) {
-      return Status::InvalidArgument("spool committed version " + std::to_string(result.version) +
-                                     ", the workload expected " + std::to_string(version));
-    }
-    return Status::OK();
+    return ExpectVersion(result, version);
   }
 
   Status ReadAsOf(uint64_t version, const RowVisitor& visit) override {
@@ -99,7 +95,56 @@ class SpoolTableEngine final : public VersionedEngine {
     return Status::OK();
   }
 
+  Status ScanChanges(uint64_t from, uint64_t to, const ChangeVisitor& visit) override {
+    Status visited;
+    SPOOL_RETURN_IF_ERROR(store_->Changes(BenchTable(), from + 1, to, [&](const ChangeRow& change) {
+      // An upsert of an existing row is a pre-image and a post-image; a
+      // change is the row a commit wrote, as the peers' entries are.
+      if (change.change_type == ChangeType::kUpdatePreimage) return true;
+      const Row& row = change.row;
+      if (row.size() != 2 || !std::holds_alternative<Bytes>(row[0]) || !std::holds_alternative<Bytes>(row[1])) {
+        visited = Status::Corruption("spool's change feed returned a row that is not (bytes, bytes)");
+        return false;
+      }
+      visit(change.commit_version, std::get<Bytes>(row[0]).data, std::get<Bytes>(row[1]).data);
+      return true;
+    }));
+    return visited;
+  }
+
+  Status TakeSnapshot(const std::string& /*snapshot_dir*/) override { return store_->TakeSnapshot(); }
+
+  Status RestoreAsNewVersion(uint64_t version, uint64_t new_version) override {
+    CommitResult result;
+    SPOOL_RETURN_IF_ERROR(store_->Restore(BenchTable(), version, &result));
+    return ExpectVersion(result, new_version);
+  }
+
+  Status Vacuum(uint64_t floor) override {
+    // A pin holds the floor; retention 0 lets everything older go.
+    constexpr char kPin[] = "spool-bench-vacuum";
+    SPOOL_RETURN_IF_ERROR(store_->AddPin(kPin, floor));
+    VacuumOptions options;
+    options.retain_us = 0;
+    options.force = true;
+    VacuumReport report;
+    Status vacuumed = store_->Vacuum(options, &report);
+    SPOOL_RETURN_IF_ERROR(store_->RemovePin(kPin));
+    SPOOL_RETURN_IF_ERROR(vacuumed);
+    if (report.floor_version != floor) {
+      return Status::InvalidArgument("spool's vacuum kept from version " + std::to_string(report.floor_version) +
+                                     ", the workload asked for " + std::to_string(floor));
+    }
+    return Status::OK();
+  }
+
  private:
+  static Status ExpectVersion(const CommitResult& result, uint64_t version) {
+    if (result.version == version) return Status::OK();
+    return Status::InvalidArgument("spool committed version " + std::to_string(result.version) +
+                                   ", the workload expected " + std::to_string(version));
+  }
+
   Status Read(const ReadOptions& options, const RowVisitor& visit) {
     Status visited;
     SPOOL_RETURN_IF_ERROR(store_->Scan(BenchTable(), options, [&](const RowView& row) {

@@ -19,12 +19,11 @@
 // it open there (Spool: Store::Restore, close, reopen; peers: close, then
 // open RocksDB's checkpoint / LevelDB's hard-linked copy, or copy LMDB's or
 // SQLite's backup back and reopen). The table is then checked to read as
-// v50. Spool alone is also run with 10× and 100× more history after v50
-// (500 and 5,000 update commits after it instead of 50), on stores of its
-// own built the same way, to show how the rewind grows with history. Those
-// two counts are multiplied by --scale (at least 50; a run equal to ×1 is
-// skipped), so the multipliers are 10 and 100 at --scale 1 only: the
-// report names the multiplier each run had.
+// v50. Every engine is also run with 10× and 100× more history after v50
+// (500 and 5,000 update commits after it instead of 50; --scale shrinks the
+// rows, not the commits, so the multipliers hold at every scale), on stores
+// of their own built the same way, to show how the as-of read and the
+// rewind grow with history (workload w6-history).
 //
 // Keyed W3: W3's records (2,000,000, 1,000 per durable commit, ascending
 // keys) written as rows of a keyed Spool table, in the same rotation as
@@ -44,13 +43,18 @@ namespace spool::bench {
 inline constexpr char kW3Keyed[] = "w3k";
 inline constexpr char kW5[] = "w5";
 inline constexpr char kW6[] = "w6";
-// W6's history series, Spool only: rows kHistoryX1, kHistoryX10, kHistoryX100
-// (×10 and ×100 at --scale 1; metric::kVersionsAfterPoint says how many
-// commits followed the point in each).
+// W6's history series (its own workload id, a scaling series): every
+// engine's as-of read of v50 and rewind to it with ×1, ×10 and ×100 W6's
+// history after v50 (rows at Results::Point{kHistoryPoint, multiplier};
+// ×1 is W6's run, when W6 runs too; the others are stores of their own).
 inline constexpr char kW6History[] = "w6-history";
-inline constexpr char kHistoryX1[] = "x1";
-inline constexpr char kHistoryX10[] = "x10";
-inline constexpr char kHistoryX100[] = "x100";
+// W5's table-size series (a scaling series): every engine's reads as of
+// v50 and of the latest version, W5's history on tables of kW5RowsPercents
+// % of W5's rows (rows at Results::Point{kRowsPoint, rows}).
+inline constexpr char kW5RowsSeries[] = "w5-rows";
+inline constexpr char kRowsPoint[] = "rows";
+inline constexpr uint64_t kW5RowsPercents[] = {10, 100, 1000};
+inline constexpr char kHistoryPoint[] = "history after the point (×)";
 // Keyed W3's row for Spool's log alone (plain W3).
 inline constexpr char kSpoolLogRow[] = "spool-log";
 
@@ -63,7 +67,7 @@ inline constexpr uint64_t kW5LoadBatchRows = 1'000;
 inline constexpr uint64_t kW5UpdateRowsDivisor = 100;  // 1% of the rows per update commit
 inline constexpr uint64_t kW5Updates = 100;
 inline constexpr uint64_t kW5Point = 50;
-inline constexpr uint64_t kW6HistoryMultipliers[] = {10, 100};  // at --scale 1
+inline constexpr uint64_t kW6HistoryMultipliers[] = {10, 100};  // stores of their own (×1 is W6's)
 inline constexpr int kReadRepeats = 3;  // timed reads of each kind per repetition (their median is the sample)
 
 namespace metric {
@@ -86,6 +90,9 @@ inline constexpr char kRecordsPerSInclClose[] = "records_per_s_incl_close";
 
 // W5's as-of version and W6's rewind point ("v50") at this --scale.
 uint64_t W5PointVersion(const BenchConfig& config);
+
+// Repetition `rep` of W5's table-size series on every engine.
+void RunW5Rows(const BenchConfig& config, int rep, Results* results);
 
 // W6's rewind of a table alone on `engine` (a peer: its checkpoint or copy
 // restore), for a keyed table of `rows` rows (at least kW5MinRows) built as

@@ -15,6 +15,19 @@
 // hard-linked (the mutable ones copied) while closed, LMDB's mdb_env_copy
 // and SQLite's online backup, both copied back over the store's file.
 //
+// The history operations (history_workloads.h): Spool's own — its change
+// data feed (Store::Changes), Store::TakeSnapshot, Store::Restore (a new
+// version) and Store::Vacuum (a pin holding the floor) — against the
+// peers by hand (VersionedPeer): the change feed is one ordered scan of
+// every entry keeping those of the versions asked for (key‖version entries
+// have no index by version); a snapshot is the rewind point's copy; a
+// restore reads the table as of the version and commits, as a new
+// version, every row whose latest value differs; a vacuum deletes, in one
+// durable write, every entry older than its key's newest entry at or
+// before the floor, then reclaims the space as the engine's users do
+// (RocksDB and LevelDB: a full CompactRange; LMDB and SQLite: none — the
+// pages go to the free list, as without VACUUM).
+//
 // Every commit is durable (Spool's default kSync; peers fsync per commit).
 // Thread-safety: one thread at a time.
 #pragma once
@@ -38,6 +51,8 @@ inline constexpr uint64_t kFirstDataVersion = 2;
 
 // Called with each row of a read, in key order.
 using RowVisitor = std::function<void(std::string_view key, std::string_view value)>;
+// Called with each row a commit wrote, and the commit's version.
+using ChangeVisitor = std::function<void(uint64_t version, std::string_view key, std::string_view value)>;
 
 // The phases of a rewind, in seconds.
 struct RewindTimes {
@@ -69,6 +84,47 @@ class VersionedEngine {
   virtual Status Rewind(RewindTimes* times) = 0;
   // Closes the store; idempotent.
   virtual Status Close() = 0;
+
+  // The history operations (see the top of this file).
+  // Every row written by the versions in (from, to], each once.
+  virtual Status ScanChanges(uint64_t from, uint64_t to, const ChangeVisitor& visit) = 0;
+  // A durable snapshot of the newest version (peers: in `snapshot_dir`,
+  // which does not exist yet; Spool: in the store).
+  virtual Status TakeSnapshot(const std::string& snapshot_dir) = 0;
+  // Brings the table back to `version` with one durable commit at
+  // `new_version` (the next version); the history stays.
+  virtual Status RestoreAsNewVersion(uint64_t version, uint64_t new_version) = 0;
+  // Drops the history no read as of `floor` or later needs.
+  virtual Status Vacuum(uint64_t floor) = 0;
+};
+
+// A peer's versioned table: reads, the change feed, the restore, the
+// vacuum and the rewind point built on a few calls each peer implements.
+class VersionedPeer : public VersionedEngine {
+ public:
+  Status ReadAsOf(uint64_t version, const RowVisitor& visit) final;
+  Status ReadLatest(const RowVisitor& visit) final;
+  Status MarkRewindPoint(const std::string& point_dir) final;
+  Status ScanChanges(uint64_t from, uint64_t to, const ChangeVisitor& visit) final;
+  Status RestoreAsNewVersion(uint64_t version, uint64_t new_version) final;
+  Status Vacuum(uint64_t floor) final;
+
+ protected:
+  // Called with each stored entry, key‖version and value; an error stops the scan.
+  using EntryVisitor = std::function<Status(std::string_view versioned_key, std::string_view value)>;
+
+  // Every entry in key order.
+  virtual Status ScanEntries(const EntryVisitor& visit) = 0;
+  // Deletes these entries in one durable write.
+  virtual Status DeleteEntries(std::span<const std::string> versioned_keys) = 0;
+  // Reclaims the space of deleted entries as the engine's users do.
+  virtual Status Compact() { return Status::OK(); }
+
+  // The rewind point's copy (MarkRewindPoint), for Rewind.
+  const std::string& point_dir() const { return point_dir_; }
+
+ private:
+  std::string point_dir_;
 };
 
 // A new, closed engine; null for engines without a table variant ("spool-group").
@@ -87,6 +143,8 @@ inline constexpr size_t kVersionBytes = 8;
 
 // key‖version(be64), into `out` (replaced).
 void EncodeKey(std::string_view key, uint64_t version, std::string* out);
+// The inverse. Errors: Corruption (too short to hold a version).
+Status SplitKey(std::string_view versioned_key, std::string_view* key, uint64_t* version);
 
 // Folds an ordered scan of key‖version entries into the rows as of one
 // version: Add each entry in order, then Finish.

@@ -9,7 +9,6 @@
 #include <leveldb/write_batch.h>
 
 #include <filesystem>
-#include <limits>
 
 #include "engine.h"
 #include "engine_status.h"
@@ -46,7 +45,7 @@ Status CopyClosedStore(const std::string& from, const std::string& to) {
   return versioned::SyncPath(to);
 }
 
-class VersionedLevelDb final : public VersionedEngine {
+class VersionedLevelDb final : public VersionedPeer {
  public:
   std::string_view name() const override { return kLevelDb; }
 
@@ -72,26 +71,10 @@ class VersionedLevelDb final : public VersionedEngine {
     return FromLevel(db_->Write(write_options, &batch), "leveldb write");
   }
 
-  Status ReadAsOf(uint64_t version, const RowVisitor& visit) override {
-    versioned::AsOfFolder folder(version, visit);
-    std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(leveldb::ReadOptions()));
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      SPOOL_RETURN_IF_ERROR(folder.Add(ToView(it->key()), ToView(it->value())));
-    }
-    SPOOL_RETURN_IF_ERROR(FromLevel(it->status(), "leveldb scan"));
-    folder.Finish();
-    return Status::OK();
-  }
-
-  Status ReadLatest(const RowVisitor& visit) override {
-    return ReadAsOf(std::numeric_limits<uint64_t>::max(), visit);
-  }
-
-  Status MarkRewindPoint(const std::string& point_dir) override {
+  Status TakeSnapshot(const std::string& snapshot_dir) override {
     const std::string dir = dir_;
     SPOOL_RETURN_IF_ERROR(Close());
-    SPOOL_RETURN_IF_ERROR(CopyClosedStore(dir, point_dir));
-    point_dir_ = point_dir;
+    SPOOL_RETURN_IF_ERROR(CopyClosedStore(dir, snapshot_dir));
     return Open(dir);
   }
 
@@ -100,7 +83,7 @@ class VersionedLevelDb final : public VersionedEngine {
     SPOOL_RETURN_IF_ERROR(Close());
     times->close_s = watch.Seconds();
     watch.Restart();
-    SPOOL_RETURN_IF_ERROR(Open(point_dir_));
+    SPOOL_RETURN_IF_ERROR(Open(point_dir()));
     times->open_s = watch.Seconds();
     return Status::OK();
   }
@@ -110,10 +93,29 @@ class VersionedLevelDb final : public VersionedEngine {
     return Status::OK();
   }
 
+ protected:
+  Status ScanEntries(const EntryVisitor& visit) override {
+    std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(leveldb::ReadOptions()));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) SPOOL_RETURN_IF_ERROR(visit(ToView(it->key()), ToView(it->value())));
+    return FromLevel(it->status(), "leveldb scan");
+  }
+
+  Status DeleteEntries(std::span<const std::string> versioned_keys) override {
+    leveldb::WriteBatch batch;
+    for (const std::string& key : versioned_keys) batch.Delete(ToSlice(key));
+    leveldb::WriteOptions write_options;
+    write_options.sync = true;
+    return FromLevel(db_->Write(write_options, &batch), "leveldb write");
+  }
+
+  Status Compact() override {
+    db_->CompactRange(nullptr, nullptr);
+    return Status::OK();
+  }
+
  private:
   std::unique_ptr<leveldb::DB> db_;
   std::string dir_;
-  std::string point_dir_;
 };
 
 }  // namespace

@@ -1,13 +1,13 @@
 // RocksDB with key‖version entries (versioned_engine.h): a WriteBatch of
 // puts per commit with WriteOptions::sync, default options otherwise; the
-// rewind point is a Checkpoint (memtable flushed, table files hard-linked)
-// and a rewind opens the checkpoint directory.
+// rewind point (and a snapshot) is a Checkpoint (memtable flushed, table
+// files hard-linked) and a rewind opens the checkpoint directory; a vacuum's
+// deletes are one synced WriteBatch, then a full CompactRange.
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
 #include <rocksdb/utilities/checkpoint.h>
 #include <rocksdb/write_batch.h>
 
-#include <limits>
 
 #include "engine.h"
 #include "engine_status.h"
@@ -22,7 +22,7 @@ Status FromRocks(const rocksdb::Status& s, std::string_view what) { return FromE
 rocksdb::Slice ToSlice(std::string_view bytes) { return rocksdb::Slice(bytes.data(), bytes.size()); }
 std::string_view ToView(const rocksdb::Slice& s) { return std::string_view(s.data(), s.size()); }
 
-class VersionedRocksDb final : public VersionedEngine {
+class VersionedRocksDb final : public VersionedPeer {
  public:
   ~VersionedRocksDb() override { (void)Close(); }
 
@@ -49,28 +49,11 @@ class VersionedRocksDb final : public VersionedEngine {
     return FromRocks(db_->Write(write_options, &batch), "rocksdb write");
   }
 
-  Status ReadAsOf(uint64_t version, const RowVisitor& visit) override {
-    versioned::AsOfFolder folder(version, visit);
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      SPOOL_RETURN_IF_ERROR(folder.Add(ToView(it->key()), ToView(it->value())));
-    }
-    SPOOL_RETURN_IF_ERROR(FromRocks(it->status(), "rocksdb scan"));
-    folder.Finish();
-    return Status::OK();
-  }
-
-  Status ReadLatest(const RowVisitor& visit) override {
-    return ReadAsOf(std::numeric_limits<uint64_t>::max(), visit);
-  }
-
-  Status MarkRewindPoint(const std::string& point_dir) override {
+  Status TakeSnapshot(const std::string& snapshot_dir) override {
     rocksdb::Checkpoint* checkpoint = nullptr;
     SPOOL_RETURN_IF_ERROR(FromRocks(rocksdb::Checkpoint::Create(db_.get(), &checkpoint), "rocksdb checkpoint"));
     std::unique_ptr<rocksdb::Checkpoint> owned(checkpoint);
-    SPOOL_RETURN_IF_ERROR(FromRocks(owned->CreateCheckpoint(point_dir), "rocksdb create checkpoint " + point_dir));
-    point_dir_ = point_dir;
-    return Status::OK();
+    return FromRocks(owned->CreateCheckpoint(snapshot_dir), "rocksdb create checkpoint " + snapshot_dir);
   }
 
   Status Rewind(RewindTimes* times) override {
@@ -78,7 +61,7 @@ class VersionedRocksDb final : public VersionedEngine {
     SPOOL_RETURN_IF_ERROR(Close());
     times->close_s = watch.Seconds();
     watch.Restart();
-    SPOOL_RETURN_IF_ERROR(Open(point_dir_));
+    SPOOL_RETURN_IF_ERROR(Open(point_dir()));
     times->open_s = watch.Seconds();
     return Status::OK();
   }
@@ -90,9 +73,29 @@ class VersionedRocksDb final : public VersionedEngine {
     return s;
   }
 
+ protected:
+  Status ScanEntries(const EntryVisitor& visit) override {
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) SPOOL_RETURN_IF_ERROR(visit(ToView(it->key()), ToView(it->value())));
+    return FromRocks(it->status(), "rocksdb scan");
+  }
+
+  Status DeleteEntries(std::span<const std::string> versioned_keys) override {
+    rocksdb::WriteBatch batch;
+    for (const std::string& key : versioned_keys) {
+      SPOOL_RETURN_IF_ERROR(FromRocks(batch.Delete(ToSlice(key)), "rocksdb batch delete"));
+    }
+    rocksdb::WriteOptions write_options;
+    write_options.sync = true;
+    return FromRocks(db_->Write(write_options, &batch), "rocksdb write");
+  }
+
+  Status Compact() override {
+    return FromRocks(db_->CompactRange(rocksdb::CompactRangeOptions(), nullptr, nullptr), "rocksdb compact");
+  }
+
  private:
   std::unique_ptr<rocksdb::DB> db_;
-  std::string point_dir_;
 };
 
 }  // namespace

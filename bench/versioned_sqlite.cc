@@ -3,11 +3,12 @@
 // INSERT OR REPLACE per commit; a read is SELECT … ORDER BY k (the primary
 // key's order, no sort). The rewind point is an online backup
 // (sqlite3_backup) into a file of its own; a rewind closes the database,
-// copies the backup back over it, syncs it and reopens.
+// copies the backup back over it, syncs it and reopens. A snapshot is the
+// same backup; a vacuum's deletes are one transaction of DELETEs (the pages
+// go to the free list; no VACUUM, which rewrites the whole file).
 #include <sqlite3.h>
 
 #include <filesystem>
-#include <limits>
 
 #include "engine.h"
 #include "sqlite_db.h"
@@ -23,7 +24,7 @@ constexpr char kSchema[] =
     "PRAGMA synchronous=FULL;"
     "CREATE TABLE IF NOT EXISTS kv(k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID;";
 
-class VersionedSqlite final : public VersionedEngine {
+class VersionedSqlite final : public VersionedPeer {
  public:
   ~VersionedSqlite() override { (void)Close(); }
 
@@ -35,6 +36,7 @@ class VersionedSqlite final : public VersionedEngine {
     SPOOL_RETURN_IF_ERROR(sqlite::Prepare(db_, "BEGIN", &begin_));
     SPOOL_RETURN_IF_ERROR(sqlite::Prepare(db_, "COMMIT", &commit_));
     SPOOL_RETURN_IF_ERROR(sqlite::Prepare(db_, "INSERT OR REPLACE INTO kv(k, v) VALUES(?1, ?2)", &put_));
+    SPOOL_RETURN_IF_ERROR(sqlite::Prepare(db_, "DELETE FROM kv WHERE k = ?1", &delete_));
     return sqlite::Prepare(db_, "SELECT k, v FROM kv ORDER BY k", &scan_);
   }
 
@@ -54,27 +56,11 @@ class VersionedSqlite final : public VersionedEngine {
     return Step(commit_, "COMMIT");
   }
 
-  Status ReadAsOf(uint64_t version, const RowVisitor& visit) override {
-    versioned::AsOfFolder folder(version, visit);
-    int rc = SQLITE_ROW;
-    Status s;
-    while (s.ok() && (rc = sqlite3_step(scan_)) == SQLITE_ROW) s = folder.Add(sqlite::ColumnBytes(scan_, 0), sqlite::ColumnBytes(scan_, 1));
-    sqlite3_reset(scan_);
-    SPOOL_RETURN_IF_ERROR(s);
-    if (rc != SQLITE_DONE) return sqlite::Error(db_, "scan");
-    folder.Finish();
-    return Status::OK();
-  }
-
-  Status ReadLatest(const RowVisitor& visit) override {
-    return ReadAsOf(std::numeric_limits<uint64_t>::max(), visit);
-  }
-
-  Status MarkRewindPoint(const std::string& point_dir) override {
+  Status TakeSnapshot(const std::string& snapshot_dir) override {
     std::error_code ec;
-    std::filesystem::create_directories(point_dir, ec);
-    if (ec) return Status::IOError("create " + point_dir + ": " + ec.message());
-    const std::string path = point_dir + kDbFileName;
+    std::filesystem::create_directories(snapshot_dir, ec);
+    if (ec) return Status::IOError("create " + snapshot_dir + ": " + ec.message());
+    const std::string path = snapshot_dir + kDbFileName;
     sqlite3* copy = nullptr;
     if (sqlite3_open_v2(path.c_str(), &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
       sqlite3_close(copy);
@@ -89,9 +75,7 @@ class VersionedSqlite final : public VersionedEngine {
     sqlite3_close(copy);
     if (rc != SQLITE_DONE) return Status::IOError("sqlite backup to " + path + ": " + message);
     SPOOL_RETURN_IF_ERROR(versioned::SyncPath(path));
-    SPOOL_RETURN_IF_ERROR(versioned::SyncPath(point_dir));
-    point_path_ = path;
-    return Status::OK();
+    return versioned::SyncPath(snapshot_dir);
   }
 
   Status Rewind(RewindTimes* times) override {
@@ -104,7 +88,7 @@ class VersionedSqlite final : public VersionedEngine {
       std::error_code ec;
       std::filesystem::remove(dir + kDbFileName + suffix, ec);
     }
-    SPOOL_RETURN_IF_ERROR(versioned::CopyFileDurably(point_path_, dir + kDbFileName));
+    SPOOL_RETURN_IF_ERROR(versioned::CopyFileDurably(point_dir() + kDbFileName, dir + kDbFileName));
     times->restore_s = watch.Seconds();
     watch.Restart();
     SPOOL_RETURN_IF_ERROR(Open(dir));
@@ -113,8 +97,33 @@ class VersionedSqlite final : public VersionedEngine {
   }
 
   Status Close() override {
-    for (sqlite3_stmt** stmt : {&begin_, &commit_, &put_, &scan_}) sqlite::Finalize(stmt);
+    for (sqlite3_stmt** stmt : {&begin_, &commit_, &put_, &delete_, &scan_}) sqlite::Finalize(stmt);
     return sqlite::CloseConnection(&db_);
+  }
+
+ protected:
+  Status ScanEntries(const EntryVisitor& visit) override {
+    int rc = SQLITE_ROW;
+    Status s;
+    while (s.ok() && (rc = sqlite3_step(scan_)) == SQLITE_ROW) {
+      s = visit(sqlite::ColumnBytes(scan_, 0), sqlite::ColumnBytes(scan_, 1));
+    }
+    sqlite3_reset(scan_);
+    SPOOL_RETURN_IF_ERROR(s);
+    return rc == SQLITE_DONE ? Status::OK() : sqlite::Error(db_, "scan");
+  }
+
+  Status DeleteEntries(std::span<const std::string> versioned_keys) override {
+    SPOOL_RETURN_IF_ERROR(Step(begin_, "BEGIN"));
+    for (const std::string& key : versioned_keys) {
+      sqlite::Bind(delete_, 1, key);
+      Status s = Step(delete_, "DELETE");
+      if (!s.ok()) {
+        (void)sqlite::Exec(db_, "ROLLBACK");
+        return s;
+      }
+    }
+    return Step(commit_, "COMMIT");
   }
 
  private:
@@ -125,11 +134,11 @@ class VersionedSqlite final : public VersionedEngine {
   }
 
   std::string dir_;
-  std::string point_path_;
   sqlite3* db_ = nullptr;
   sqlite3_stmt* begin_ = nullptr;
   sqlite3_stmt* commit_ = nullptr;
   sqlite3_stmt* put_ = nullptr;
+  sqlite3_stmt* delete_ = nullptr;
   sqlite3_stmt* scan_ = nullptr;
 };
 

@@ -1,4 +1,4 @@
-// spool-logbench: Spool's transaction log side by side with RocksDB, LMDB,
+// spool-bench: Spool's transaction log side by side with RocksDB, LMDB,
 // SQLite and LevelDB, in one run, on the workloads of BENCHMARKS.md that a
 // log alone can run (W1, W2, W3, W7) and the machine's limits; with
 // Spool's table API, W3 keyed, W5 time travel and W6 rewind
@@ -20,6 +20,7 @@
 #include "end_to_end_workload.h"
 #include "engine.h"
 #include "files.h"
+#include "history_workloads.h"
 #include "machine_limits.h"
 #include "pipeline_rewind_workload.h"
 #include "recovery.h"
@@ -34,7 +35,7 @@ constexpr char kDefaultDir[] = "/var/tmp/spool-bench";
 constexpr int kExitError = 1;
 
 std::vector<std::string> AllWorkloads() {
-  return {kLimits, kW1, kW2, kW3, kW3Keyed, kW4, kW5, kW6, kW6Pipeline, kW7, kE2E};
+  return {kLimits, kW1, kW2, kW2Writers, kW3, kW3Keyed, kW4, kW5, kW5RowsSeries, kW6, kW6History, kChangeFeed, kSnapshot, kVacuum, kW6Pipeline, kW7, kE2E};
 }
 
 // Hidden options: how RunKilledWriter starts W7's writer, and RunE2E the
@@ -83,10 +84,13 @@ void RunAll(const BenchConfig& config, bool show_progress, Results* results) {
   if (config.Runs(kLimits)) steps.push_back(RunLimits);
   if (config.Runs(kW1)) steps.push_back(RunW1);
   if (config.Runs(kW2)) steps.push_back(RunW2);
+  if (config.Runs(kW2Writers)) steps.push_back(RunW2Writers);
   if (config.Runs(kW3)) steps.push_back(RunW3);
   if (config.Runs(kW3Keyed)) steps.push_back(RunW3Keyed);
   if (config.Runs(kW4)) steps.push_back(RunW4);
-  if (config.Runs(kW5) || config.Runs(kW6)) steps.push_back(RunW5W6);
+  if (config.Runs(kW5) || config.Runs(kW6) || config.Runs(kW6History)) steps.push_back(RunW5W6);
+  if (config.Runs(kW5RowsSeries)) steps.push_back(RunW5Rows);
+  if (config.Runs(kChangeFeed) || config.Runs(kSnapshot) || config.Runs(kVacuum)) steps.push_back(RunHistoryOps);
   if (config.Runs(kW6Pipeline)) steps.push_back(RunW6Pipeline);
   if (config.Runs(kW7)) steps.push_back(RunW7);
   if (config.Runs(kE2E)) steps.push_back(RunE2E);
@@ -100,7 +104,7 @@ void RunAll(const BenchConfig& config, bool show_progress, Results* results) {
       step(config, rep, results);
       ++done;
       if (show_progress) {
-        std::cerr << cli::ProgressBar::Render("spool-logbench", "workload runs", done, total,
+        std::cerr << cli::ProgressBar::Render("spool-bench", "workload runs", done, total,
                                               std::chrono::steady_clock::now() - started)
                   << "\n";
       }
@@ -130,7 +134,7 @@ int main(int argc, char** argv) {
   config.engines = DefaultEngines();
   config.workloads = AllWorkloads();
   ChildArgs child;
-  CLI::App app{"spool-logbench: Spool's log, tables and pipelines against RocksDB, LMDB, SQLite and LevelDB "
+  CLI::App app{"spool-bench: Spool's log, tables and pipelines against RocksDB, LMDB, SQLite and LevelDB "
                "(BENCHMARKS.md)"};
   AddOptions(app, &config, &child);
   CLI11_PARSE(app, argc, argv);
@@ -139,7 +143,7 @@ int main(int argc, char** argv) {
     if (!child.e2e_dir.empty()) return RunE2EUpdater(child.e2e_dir);
     return Run(std::move(config));
   } catch (const std::exception& e) {
-    std::cerr << "spool-logbench: " << e.what() << "\n";
+    std::cerr << "spool-bench: " << e.what() << "\n";
     return kExitError;
   }
 }
