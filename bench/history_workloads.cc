@@ -63,14 +63,8 @@ void RunOnEngine(const BenchConfig& config, const std::string& name, int rep, co
   std::unique_ptr<VersionedEngine> engine = MakeVersionedEngine(name);
   if (engine == nullptr) return;  // no table variant (spool-group)
   const std::string run_dir = config.RunDir("history", name, rep);
+  BuildAndReopen(*engine, shape, kHistoryUpdates, run_dir);
   const std::string db = run_dir + "/db";
-  FreshDir(run_dir);
-  FreshDir(db);
-  Expect(engine->Open(db), name + " open");
-  BuildTable(*engine, shape, kHistoryUpdates, run_dir + "/point");
-  Expect(engine->Close(), name + " close");
-  SyncAll();
-  Expect(engine->Open(db), name + " reopen");
   const Digest at_floor = ModelDigest(shape, kHistoryFloor);
   CheckReads(*engine, shape, at_floor, ModelDigest(shape, kHistoryUpdates), "(warm-up)");
   std::string line = fmt::format("history {} rep {}/{}:", name, rep, config.reps);

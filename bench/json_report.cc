@@ -4,29 +4,72 @@
 #include <cmath>
 #include <fstream>
 
+#include "catalog.h"
 #include "check.h"
 #include "report.h"
 
 namespace spool::bench {
 namespace {
 
+// Bumped when a field changes meaning or goes away.
+constexpr int kJsonFormat = 2;
+
 nlohmann::json Number(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(); }
 
-nlohmann::json MetricJson(const std::vector<double>& samples) {
-  const Summary s = Summarize(samples);
+nlohmann::json SummaryJson(const Summary& s) {
+  return {{"median", Number(s.median)}, {"min", Number(s.min)}, {"max", Number(s.max)}};
+}
+
+// One object per result: a metric of one row (an engine, or a raw
+// measurement), at one point of a scaling series or at none.
+nlohmann::json ResultJson(const Results& results, const Results::Row& row, const std::string& metric,
+                          const std::vector<double>& samples) {
+  const MetricInfo info = DescribeMetric(metric);
   nlohmann::json values = nlohmann::json::array();
   for (double v : samples) values.push_back(Number(v));
-  return {{"median", Number(s.median)}, {"min", Number(s.min)}, {"max", Number(s.max)}, {"samples", values}};
+  nlohmann::json result = {
+      {"workload", row.workload},
+      {"title", WorkloadTitle(row.workload)},
+      {"engine", row.engine},
+      {"engine_label", RowLabel(row.workload, row.engine)},
+      {"metric", metric},
+      {"metric_label", info.label},
+      {"unit", info.unit},
+      {"higher_is_better", info.higher_is_better},
+      {"headline", !row.point && IsHeadline(row.workload, metric)},
+      {"x_name", row.point ? nlohmann::json(row.point->name) : nlohmann::json()},
+      {"x", row.point ? Number(row.point->value) : nlohmann::json()},
+  };
+  result.update(SummaryJson(Summarize(samples)));
+  result["samples"] = values;
+  const std::optional<Summary> ratio = row.engine == "spool" ? std::nullopt : RatioToSpool(results, row, metric);
+  result["ratio_to_spool"] = ratio ? SummaryJson(*ratio) : nlohmann::json();
+  return result;
 }
 
 nlohmann::json ResultsJson(const Results& results) {
-  nlohmann::json rows = nlohmann::json::array();
+  nlohmann::json out = nlohmann::json::array();
   for (const Results::Row& row : results.rows()) {
-    nlohmann::json metrics = nlohmann::json::object();
-    for (const auto& [name, samples] : row.samples) metrics[name] = MetricJson(samples);
-    rows.push_back({{"workload", row.workload}, {"engine", row.engine}, {"note", row.note}, {"metrics", metrics}});
+    for (const auto& [metric, samples] : row.samples) {
+      if (!samples.empty()) out.push_back(ResultJson(results, row, metric, samples));
+    }
   }
-  return rows;
+  return out;
+}
+
+// Rows that say why they have no figures ("(no log)").
+nlohmann::json NotesJson(const Results& results) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Results::Row& row : results.rows()) {
+    if (!row.note.empty()) out.push_back({{"workload", row.workload}, {"engine", row.engine}, {"note", row.note}});
+  }
+  return out;
+}
+
+nlohmann::json FieldsJson(const Fields& fields) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, value] : fields) out[key] = value;
+  return out;
 }
 
 nlohmann::json TargetsJson(const std::vector<TargetCheck>& checks) {
@@ -41,13 +84,17 @@ nlohmann::json TargetsJson(const std::vector<TargetCheck>& checks) {
 
 }  // namespace
 
-void WriteJson(const BenchConfig& config, const Results& results, const std::vector<TargetCheck>& checks,
+void WriteJson(const RunInfo& info, const Results& results, const std::vector<TargetCheck>& checks,
                const std::string& path) {
   const nlohmann::json doc = {
-      {"config",
-       {{"dir", config.dir}, {"reps", config.reps}, {"scale", config.scale}, {"engines", config.engines},
-        {"workloads", config.workloads}}},
+      {"tool", "spool-bench"},
+      {"format", kJsonFormat},
+      {"started_at", info.started_at_utc},
+      {"machine", FieldsJson(info.machine)},
+      {"versions", FieldsJson(info.versions)},
+      {"settings", FieldsJson(info.settings)},
       {"results", ResultsJson(results)},
+      {"notes", NotesJson(results)},
       {"targets", TargetsJson(checks)},
   };
   std::ofstream file(path);

@@ -40,6 +40,7 @@
 #include "commit_codec.h"  // storage internals: the commit record
 #include "log_format.h"    // txnlog internals: record framing and checksum
 #include "payload.h"       // txnlog internals: the payload codec
+#include "micro_bench.h"
 #include "records.h"
 #include "row_codec.h"
 
@@ -58,21 +59,6 @@ constexpr char kOperation[] = "WRITE";
 uint64_t CompressMinBytes() {
   static const uint64_t bytes = LogOptions().compress_min_bytes;
   return bytes;
-}
-
-void SetBytes(benchmark::State& state, size_t bytes_per_iteration) {
-  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes_per_iteration));
-}
-
-void SetItems(benchmark::State& state, size_t items_per_iteration) {
-  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(items_per_iteration));
-}
-
-// Reports `s` as the benchmark's error when it is not OK.
-bool Ok(benchmark::State& state, const Status& s, std::string_view what) {
-  if (s.ok()) return true;
-  state.SkipWithError((std::string(what) + ": " + s.ToString()).c_str());
-  return false;
 }
 
 // --- The record checksum and compression.

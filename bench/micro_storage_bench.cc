@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "commit_codec.h"
+#include "micro_bench.h"
 #include "records.h"
 #include "row_codec.h"
 #include "spool/storage/store.h"
@@ -31,12 +32,6 @@ static_assert(kKeyStride * kUpserts == kTableKeys, "a batch's keys are distinct"
 constexpr uint64_t kStoreId = 0x5eed'5eed'5eed'5eedull;
 constexpr uint64_t kTableUid = 1ull << TableInfo::kUidIndexBits;  // the first table of version 1
 constexpr int64_t kEpochUs = 1'700'000'000'000'000;
-
-bool Ok(benchmark::State& state, const Status& s, std::string_view what) {
-  if (s.ok()) return true;
-  state.SkipWithError((std::string(what) + ": " + s.ToString()).c_str());
-  return false;
-}
 
 Status AccountSchema(Schema* schema) {
   return Schema::Make({{"id", ColumnType::kInt64, false},
@@ -166,7 +161,7 @@ void BM_StateApplyUpserts(benchmark::State& state) {
     ++staged;
   }
   if (!Ok(state, CheckStaged(overlay, records[version % kRevisions], version), "staged state")) return;
-  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(kUpserts));
+  SetItems(state, kUpserts);
 }
 BENCHMARK(BM_StateApplyUpserts);
 
@@ -227,7 +222,7 @@ void BM_StoreCommitUpserts(benchmark::State& state) {
       return;
     }
   }
-  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(kUpserts));
+  SetItems(state, kUpserts);
 }
 BENCHMARK(BM_StoreCommitUpserts)->Unit(benchmark::kMicrosecond);
 

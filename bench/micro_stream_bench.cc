@@ -21,6 +21,7 @@
 
 #include "flow_parts.h"  // stream internals: Operator, CompileStep
 #include "operators_internal.h"
+#include "micro_bench.h"
 #include "records.h"
 #include "spool/storage/store.h"
 #include "spool/stream/expression.h"
@@ -40,12 +41,6 @@ constexpr int64_t kEpochUs = 1'700'000'000'000'000;
 constexpr std::array<std::string_view, 5> kNames = {"x", "X", "alice", "Bob", "carol"};
 constexpr char kFilter[] = "amount > 10 AND lower(name) = 'x'";
 constexpr char kCaseWhen[] = "CASE WHEN amount > 500 THEN 'large' WHEN amount > 0 THEN 'small' ELSE 'refund' END";
-
-bool Ok(benchmark::State& state, const Status& s, std::string_view what) {
-  if (s.ok()) return true;
-  state.SkipWithError((std::string(what) + ": " + s.ToString()).c_str());
-  return false;
-}
 
 // --- The events: key (one of 10,000), name, amount (-99 to 900; about 2%
 // of names and 2.5% of amounts NULL), at (a millisecond apart).
@@ -143,7 +138,7 @@ void BM_ExprFilter(benchmark::State& state) {
     state.SkipWithError("the filter passed another number of rows than the model");
     return;
   }
-  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(rows.size()));
+  SetItems(state, rows.size());
   state.counters["selectivity"] = static_cast<double>(expected) / static_cast<double>(rows.size());
 }
 BENCHMARK(BM_ExprFilter);
@@ -187,7 +182,7 @@ void BM_ExprCaseWhen(benchmark::State& state) {
     state.SkipWithError("the CASE WHEN gave another number of 'large' rows than the model");
     return;
   }
-  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(rows.size()));
+  SetItems(state, rows.size());
 }
 BENCHMARK(BM_ExprCaseWhen);
 
@@ -297,7 +292,7 @@ void BM_OpFilterSelect(benchmark::State& state) {
     state.SkipWithError("filter + select output differs from the model");
     return;
   }
-  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(input.size()));
+  SetItems(state, input.size());
 }
 BENCHMARK(BM_OpFilterSelect);
 
@@ -364,7 +359,7 @@ void BM_OpAggregate(benchmark::State& state) {
     state.SkipWithError("the aggregate's output differs from the model's totals");
     return;
   }
-  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(kBatchRows));
+  SetItems(state, kBatchRows);
   state.counters["groups_out"] = static_cast<double>(touched.size());
 }
 BENCHMARK(BM_OpAggregate);
@@ -436,7 +431,7 @@ void BM_OpDedup(benchmark::State& state) {
     state.SkipWithError("dedup kept other rows than each new id once, or dropped rows as late");
     return;
   }
-  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(kBatchRows));
+  SetItems(state, kBatchRows);
 }
 BENCHMARK(BM_OpDedup);
 

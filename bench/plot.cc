@@ -77,6 +77,7 @@ struct Result {
   std::string engine;
   std::string engine_label;
   std::string metric;
+  std::string metric_label;  // the metric in words; the metric where the file has none
   std::string unit;
   std::string x_name;
   bool headline = false;
@@ -113,6 +114,7 @@ class ResultReader {
     Expect(value.is_string(), key, "a string");
     return value.get<std::string>();
   }
+  bool Has(const char* key) const { return object_.contains(key); }
   bool Bool(const char* key) const {
     const Json& value = Field(key);
     Expect(value.is_boolean(), key, "true or false");
@@ -151,6 +153,7 @@ std::optional<Result> ReadResult(const ResultReader& reader) {
   r.engine = reader.String("engine");
   r.engine_label = reader.String("engine_label");
   r.metric = reader.String("metric");
+  r.metric_label = reader.Has("metric_label") ? reader.String("metric_label") : r.metric;
   r.unit = reader.String("unit");
   r.headline = reader.Bool("headline");
   r.x_name = reader.String("x_name", /*null_allowed=*/true);
@@ -508,7 +511,7 @@ std::string ScalingChart(const Rows& rows) {
   const Result& first = *rows.front();
   return fmt::format(
       "set title {}\nset ylabel {}\nset key outside top center horizontal\nset grid xtics\n{}{}{}plot {}\n",
-      Quote(fmt::format("{} — {}", first.title, first.metric)), Quote(UnitsOf(rows)), ScalingXAxis(rows),
+      Quote(fmt::format("{} — {}", first.title, first.metric_label)), Quote(UnitsOf(rows)), ScalingXAxis(rows),
       YAxis(rows, true), blocks, Join(plots, ", \\\n     "));
 }
 

@@ -29,7 +29,8 @@ struct PlotOptions {
 //
 // Each result needs workload, title, engine, engine_label, metric and unit
 // (strings), headline (true or false), x_name (string or null), and x,
-// median, min and max (numbers or null); other fields are not read. A null
+// median, min and max (numbers or null); metric_label (a string) is read
+// where present, for a series chart's title; other fields are not read. A null
 // min or max is taken as the median. Results whose median is null are left
 // out; a file with nothing left to draw gives an empty list and writes
 // nothing.

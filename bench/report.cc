@@ -4,10 +4,12 @@
 
 #include <cmath>
 
+#include "catalog.h"
 #include "commit_workloads.h"
 #include "end_to_end_workload.h"
 #include "engine.h"
 #include "history_workloads.h"
+#include "latency_workload.h"
 #include "pipeline_rewind_report.h"
 #include "scaling_report.h"
 #include "stream_step_workload.h"
@@ -21,15 +23,8 @@ std::string Range(const Summary& s, int decimals) {
   return FormatNumber(s.min, decimals) + "–" + FormatNumber(s.max, decimals);
 }
 
-std::string RowLabel(std::string_view row) {
-  if (row == kRawOverwrite) return "raw 4-KiB overwrite + fdatasync";
-  if (row == kRawAppend) return "raw 4-KiB append + fdatasync";
-  if (row == kRawSequential) return "raw sequential write + 1 fdatasync";
-  return std::string(DisplayName(row));
-}
-
 std::vector<std::string> EngineRow(const Results& results, const TableSpec& spec, const Results::Row& row) {
-  std::vector<std::string> cells = {RowLabel(row.engine)};
+  std::vector<std::string> cells = {RowLabel(spec.workload, row.engine)};
   const auto main = results.Get(spec.workload, row.engine, spec.main.metric);
   if (!main) {
     cells.push_back(row.note.empty() ? "n/a" : row.note);
@@ -143,6 +138,7 @@ void PrintWorkloads(const BenchConfig& config, const Results& results, std::ostr
                      MachineMedian(results, metric::kSeqDirectMBPerS), "");
   }
   if (config.Runs(kW4)) PrintW4(results, out);
+  if (config.Runs(kLatency)) PrintLatency(config, results, out);
   if (config.Runs(kW7)) {
     PrintTable(results, {kW7, "W7: reopen after the writer was killed", {metric::kReopenS, "reopen s", 3},
                          {{metric::kRecoveredMBPerS, "log MB/s", 0}, {metric::kLogMB, "log MB", 0},
@@ -177,14 +173,15 @@ void PrintTable(const Results& results, const TableSpec& spec, std::ostream& out
   out << "\n== " << spec.title << " ==\n" << table.ToString();
 }
 
-void PrintReport(const BenchConfig& config, const Results& results, const std::vector<TargetCheck>& checks,
-                 std::ostream& out) {
+void PrintReport(const BenchConfig& config, const RunInfo& info, const Results& results,
+                 const std::vector<TargetCheck>& checks, std::ostream& out) {
   out << fmt::format("spool-bench: {} repetition(s) per figure, --scale {}, records {} B key + {} B value, "
                      "every commit durable (fdatasync/fsync before it returns).\n"
                      "Figures are medians with min–max; \"÷ Spool\" is the median of the row's ratios to Spool's,\n"
                      "repetition by repetition.\n"
                      "\"raw\" rows are the workload's ceiling, measured first in each repetition of the workload.\n",
                      config.reps, config.scale, kKeyBytes, kValueBytes);
+  PrintRunInfo(info, out);
   if (config.Runs(kLimits)) PrintLimits(results, out);
   PrintWorkloads(config, results, out);
   PrintTargets(checks, out);

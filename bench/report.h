@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "results.h"
+#include "run_info.h"
 #include "targets.h"
 
 namespace spool::bench {
@@ -31,12 +32,17 @@ struct TableSpec {
 // Spool's (pair by pair, PairRatio), then the extras' medians.
 void PrintTable(const Results& results, const TableSpec& spec, std::ostream& out);
 
-void PrintReport(const BenchConfig& config, const Results& results, const std::vector<TargetCheck>& checks,
-                 std::ostream& out);
+// The run's conditions, a table per workload run, then the targets.
+void PrintReport(const BenchConfig& config, const RunInfo& info, const Results& results,
+                 const std::vector<TargetCheck>& checks, std::ostream& out);
 
-// Writes config, every sample with its summary, and the target checks to
-// `path`. Throws BenchError when the file cannot be written.
-void WriteJson(const BenchConfig& config, const Results& results, const std::vector<TargetCheck>& checks,
+// Writes the run's conditions (machine, versions, settings), one object per
+// result (a metric of one engine or raw measurement, at one point of a
+// scaling series or none: its title, unit, median, min–max, samples and
+// ratio to Spool's, pair by pair), the rows' notes and the target checks to
+// `path`; docs/benchmarks.md lists the fields. Throws BenchError when the
+// file cannot be written.
+void WriteJson(const RunInfo& info, const Results& results, const std::vector<TargetCheck>& checks,
                const std::string& path);
 
 }  // namespace spool::bench

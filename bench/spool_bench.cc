@@ -21,10 +21,13 @@
 #include "engine.h"
 #include "files.h"
 #include "history_workloads.h"
+#include "latency_workload.h"
 #include "machine_limits.h"
 #include "pipeline_rewind_workload.h"
+#include "plot.h"
 #include "recovery.h"
 #include "report.h"
+#include "run_info.h"
 #include "stream_step_workload.h"
 #include "table_workloads.h"
 
@@ -35,7 +38,7 @@ constexpr char kDefaultDir[] = "/var/tmp/spool-bench";
 constexpr int kExitError = 1;
 
 std::vector<std::string> AllWorkloads() {
-  return {kLimits, kW1, kW2, kW2Writers, kW3, kW3Keyed, kW4, kW5, kW5RowsSeries, kW6, kW6History, kChangeFeed, kSnapshot, kVacuum, kW6Pipeline, kW7, kE2E};
+  return {kLimits, kW1, kW2, kW2Writers, kW3, kW3Keyed, kW4, kLatency, kW5, kW5RowsSeries, kW6, kW6History, kChangeFeed, kSnapshot, kVacuum, kW6Pipeline, kW7, kE2E};
 }
 
 // Hidden options: how RunKilledWriter starts W7's writer, and RunE2E the
@@ -88,6 +91,7 @@ void RunAll(const BenchConfig& config, bool show_progress, Results* results) {
   if (config.Runs(kW3)) steps.push_back(RunW3);
   if (config.Runs(kW3Keyed)) steps.push_back(RunW3Keyed);
   if (config.Runs(kW4)) steps.push_back(RunW4);
+  if (config.Runs(kLatency)) steps.push_back(RunLatency);
   if (config.Runs(kW5) || config.Runs(kW6) || config.Runs(kW6History)) steps.push_back(RunW5W6);
   if (config.Runs(kW5RowsSeries)) steps.push_back(RunW5Rows);
   if (config.Runs(kChangeFeed) || config.Runs(kSnapshot) || config.Runs(kVacuum)) steps.push_back(RunHistoryOps);
@@ -112,14 +116,31 @@ void RunAll(const BenchConfig& config, bool show_progress, Results* results) {
   }
 }
 
+// `spool-bench plot FILE --out DIR`: charts of a --json file (plot.h).
+CLI::App* AddPlotCommand(CLI::App& app, PlotOptions* options) {
+  CLI::App* plot = app.add_subcommand("plot", "Draw charts of a spool-bench --json file with gnuplot");
+  plot->add_option("json", options->json_path, "A file spool-bench --json wrote")->required();
+  plot->add_option("--out", options->out_dir, "Directory for the charts (created when missing)")->required();
+  plot->add_option("--format", options->format, "png or svg")
+      ->check(CLI::IsMember({"png", "svg"}))
+      ->capture_default_str();
+  return plot;
+}
+
+int Plot(const PlotOptions& options) {
+  for (const std::string& chart : DrawPlots(options)) std::cout << chart << "\n";
+  return 0;
+}
+
 int Run(BenchConfig config) {
   config.self_path = std::filesystem::read_symlink("/proc/self/exe").string();
   PrepareRunDir(config.dir);
   Results results;
+  const RunInfo info = CollectRunInfo(config);
   RunAll(config, cli::ProgressEnabled(config.progress), &results);
   const std::vector<TargetCheck> checks = CheckTargets(results);
-  PrintReport(config, results, checks, std::cout);
-  if (!config.json_path.empty()) WriteJson(config, results, checks, config.json_path);
+  PrintReport(config, info, results, checks, std::cout);
+  if (!config.json_path.empty()) WriteJson(info, results, checks, config.json_path);
   RemoveDir(config.dir);
   return 0;
 }
@@ -137,8 +158,11 @@ int main(int argc, char** argv) {
   CLI::App app{"spool-bench: Spool's log, tables and pipelines against RocksDB, LMDB, SQLite and LevelDB "
                "(BENCHMARKS.md)"};
   AddOptions(app, &config, &child);
+  PlotOptions plot;
+  CLI::App* plot_command = AddPlotCommand(app, &plot);
   CLI11_PARSE(app, argc, argv);
   try {
+    if (*plot_command) return Plot(plot);
     if (!child.w7_engine.empty()) RunW7Writer(child.w7_engine, config.dir, child.w7_bytes);
     if (!child.e2e_dir.empty()) return RunE2EUpdater(child.e2e_dir);
     return Run(std::move(config));

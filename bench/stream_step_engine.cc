@@ -64,64 +64,19 @@ class PeerStreamStep final : public StreamStepEngine {
   Status Run(const StepDone& done) override {
     while (next_offset_ < staged_) {
       uint64_t output_rows = 0;
-      SPOOL_RETURN_IF_ERROR(Step(std::min(events_per_step_, staged_ - next_offset_), &output_rows));
+      const uint64_t count = std::min(events_per_step_, staged_ - next_offset_);
+      SPOOL_RETURN_IF_ERROR(RunPeerStep(*store_, next_offset_, count, &output_rows));
+      next_offset_ += count;
       done(output_rows);
     }
     return Status::OK();
   }
 
-  Status ReadOutput(std::vector<KeyTotals>* totals) override {
-    totals->assign(kStreamKeys, KeyTotals{});
-    Status fits;
-    SPOOL_RETURN_IF_ERROR(store_->ReadOutput([&](int64_t key, const KeyTotals& t) {
-      if (key < 0 || static_cast<uint64_t>(key) >= kStreamKeys) {
-        fits = Status::Corruption(std::string(name()) + "'s output has key " + std::to_string(key));
-      } else {
-        (*totals)[static_cast<size_t>(key)] = t;
-      }
-    }));
-    return fits;
-  }
+  Status ReadOutput(std::vector<KeyTotals>* totals) override { return ReadPeerTotals(*store_, totals); }
 
   Status Close() override { return store_->Close(); }
 
  private:
-  // One step: the events' deltas per key (in key order, so the writes go
-  // to the trees in order), then a read-modify-write of each key's state,
-  // its output row and the offset, committed durably.
-  Status Step(uint64_t count, uint64_t* output_rows) {
-    SPOOL_RETURN_IF_ERROR(store_->Begin());
-    std::map<int64_t, KeyTotals> deltas;
-    uint64_t read = 0;
-    bool parsed = true;
-    SPOOL_RETURN_IF_ERROR(store_->ReadEvents(next_offset_, count, [&](std::string_view message) {
-      StreamEvent e;
-      parsed = parsed && ParseEventMessage(message, &e);
-      KeyTotals& d = deltas[e.key];
-      ++d.count;
-      d.sum += e.amount;
-      ++read;
-    }));
-    if (!parsed || read != count) {
-      return Status::Corruption(std::string(name()) + " read " + std::to_string(read) + " events from offset " +
-                                std::to_string(next_offset_) + (parsed ? "" : ", not all of them events"));
-    }
-    for (const auto& [key, delta] : deltas) {
-      KeyTotals state;
-      bool found = false;
-      SPOOL_RETURN_IF_ERROR(store_->GetState(key, &state, &found));
-      state.count += delta.count;
-      state.sum += delta.sum;
-      SPOOL_RETURN_IF_ERROR(store_->PutState(key, state));
-      SPOOL_RETURN_IF_ERROR(store_->PutOutput(key, state));
-    }
-    SPOOL_RETURN_IF_ERROR(store_->PutOffset(next_offset_ + count));
-    SPOOL_RETURN_IF_ERROR(store_->Commit());
-    next_offset_ += count;
-    *output_rows = deltas.size();
-    return Status::OK();
-  }
-
   const std::unique_ptr<PeerStepStore> store_;
   uint64_t events_per_step_ = 0;
   uint64_t staged_ = 0;
@@ -130,13 +85,65 @@ class PeerStreamStep final : public StreamStepEngine {
 
 }  // namespace
 
+// The events' deltas per key (in key order, so that the writes go to the
+// trees in order), then a read-modify-write of each key's state, its output
+// row and the offset, committed durably.
+Status RunPeerStep(PeerStepStore& store, uint64_t from, uint64_t count, uint64_t* output_rows) {
+  SPOOL_RETURN_IF_ERROR(store.Begin());
+  std::map<int64_t, KeyTotals> deltas;
+  uint64_t read = 0;
+  bool parsed = true;
+  SPOOL_RETURN_IF_ERROR(store.ReadEvents(from, count, [&](std::string_view message) {
+    StreamEvent e;
+    parsed = parsed && ParseEventMessage(message, &e);
+    KeyTotals& d = deltas[e.key];
+    ++d.count;
+    d.sum += e.amount;
+    ++read;
+  }));
+  if (!parsed || read != count) {
+    return Status::Corruption(std::string(store.name()) + " read " + std::to_string(read) + " events from offset " +
+                              std::to_string(from) + (parsed ? "" : ", not all of them events"));
+  }
+  for (const auto& [key, delta] : deltas) {
+    KeyTotals state;
+    bool found = false;
+    SPOOL_RETURN_IF_ERROR(store.GetState(key, &state, &found));
+    state.count += delta.count;
+    state.sum += delta.sum;
+    SPOOL_RETURN_IF_ERROR(store.PutState(key, state));
+    SPOOL_RETURN_IF_ERROR(store.PutOutput(key, state));
+  }
+  SPOOL_RETURN_IF_ERROR(store.PutOffset(from + count));
+  SPOOL_RETURN_IF_ERROR(store.Commit());
+  *output_rows = deltas.size();
+  return Status::OK();
+}
+
+Status ReadPeerTotals(PeerStepStore& store, std::vector<KeyTotals>* totals) {
+  totals->assign(kStreamKeys, KeyTotals{});
+  Status fits;
+  SPOOL_RETURN_IF_ERROR(store.ReadOutput([&](int64_t key, const KeyTotals& t) {
+    if (key < 0 || static_cast<uint64_t>(key) >= kStreamKeys) {
+      fits = Status::Corruption(std::string(store.name()) + "'s output has key " + std::to_string(key));
+    } else {
+      (*totals)[static_cast<size_t>(key)] = t;
+    }
+  }));
+  return fits;
+}
+
+std::unique_ptr<PeerStepStore> MakePeerStepStore(std::string_view engine) {
+  if (engine == kRocksDb) return NewRocksDbStepStore();
+  if (engine == kLevelDb) return NewLevelDbStepStore();
+  if (engine == kLmdb) return NewLmdbStepStore();
+  if (engine == kSqlite) return NewSqliteStepStore();
+  return nullptr;
+}
+
 std::unique_ptr<StreamStepEngine> MakeStreamStepEngine(std::string_view engine) {
-  std::unique_ptr<PeerStepStore> store;
   if (engine == kSpool) return NewSpoolStreamStep();
-  if (engine == kRocksDb) store = NewRocksDbStepStore();
-  if (engine == kLevelDb) store = NewLevelDbStepStore();
-  if (engine == kLmdb) store = NewLmdbStepStore();
-  if (engine == kSqlite) store = NewSqliteStepStore();
+  std::unique_ptr<PeerStepStore> store = MakePeerStepStore(engine);
   if (store == nullptr) return nullptr;
   return std::make_unique<PeerStreamStep>(std::move(store));
 }

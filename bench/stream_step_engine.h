@@ -51,8 +51,8 @@ class StreamStepEngine {
 };
 
 // A peer's store, holding the events, the state, the output and the offset;
-// the step itself (PeerStreamStep in stream_step_engine.cc) is the same for
-// every peer. Errors: the engine's, as Status.
+// the step itself (RunPeerStep below) is the same for every peer. Errors:
+// the engine's, as Status.
 class PeerStepStore {
  public:
   virtual ~PeerStepStore() = default;
@@ -86,6 +86,18 @@ class PeerStepStore {
 // A new, closed engine; null for engines without a stream variant
 // ("spool-group").
 std::unique_ptr<StreamStepEngine> MakeStreamStepEngine(std::string_view engine);
+
+// The step by hand, for steps of any size (W4's and the latency workload's):
+// one write transaction reading events [from, from + count), updating each
+// key's state, writing its output row and the offset from + count, committed
+// durably. `*output_rows`: the keys it touched. Errors: the store's;
+// Corruption when the events are not all there.
+Status RunPeerStep(PeerStepStore& store, uint64_t from, uint64_t count, uint64_t* output_rows);
+// The per-key totals (indexed by key) of the store's output. Errors: the
+// store's; Corruption for a key out of range.
+Status ReadPeerTotals(PeerStepStore& store, std::vector<KeyTotals>* totals);
+// A new, closed peer store; null for Spool's engines and unknown names.
+std::unique_ptr<PeerStepStore> MakePeerStepStore(std::string_view engine);
 
 std::unique_ptr<StreamStepEngine> NewSpoolStreamStep();
 std::unique_ptr<PeerStepStore> NewRocksDbStepStore();

@@ -147,4 +147,17 @@ Built BuildTable(VersionedEngine& engine, const TableShape& shape, uint64_t upda
   return built;
 }
 
+Built BuildAndReopen(VersionedEngine& engine, const TableShape& shape, uint64_t updates, const std::string& run_dir) {
+  const std::string name(engine.name());
+  const std::string db = run_dir + "/db";
+  FreshDir(run_dir);
+  FreshDir(db);
+  Expect(engine.Open(db), name + " open");
+  const Built built = BuildTable(engine, shape, updates, run_dir + "/point");
+  Expect(engine.Close(), name + " close");
+  SyncAll();
+  Expect(engine.Open(db), name + " reopen");
+  return built;
+}
+
 }  // namespace spool::bench

@@ -108,6 +108,11 @@ struct Built {
 // Times the commits alone, not the making of their rows.
 Built BuildTable(VersionedEngine& engine, const TableShape& shape, uint64_t updates, const std::string& point_dir);
 
+// BuildTable in `run_dir`/db (both made anew, the point's copies in
+// `run_dir`/point), then close (Spool's state flushed), sync and reopen:
+// the table as a store that has run holds it.
+Built BuildAndReopen(VersionedEngine& engine, const TableShape& shape, uint64_t updates, const std::string& run_dir);
+
 // A timed full read, checked against `expected`.
 template <typename ReadFn>
 double TimedRead(std::string_view engine, std::string_view what, const Digest& expected, ReadFn read) {

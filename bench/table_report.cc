@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 
+#include "catalog.h"
 #include "engine.h"
 #include "scaling_report.h"
 #include "table_workloads.h"
@@ -45,12 +46,6 @@ std::string RangeCell(const Results& results, std::string_view workload, std::st
   return s ? FormatNumber(s->min, decimals) + "–" + FormatNumber(s->max, decimals) : "–";
 }
 
-std::string Label(std::string_view workload, std::string_view row) {
-  if (row == kSpool) return workload == kW3Keyed ? "Spool keyed table" : "Spool table";
-  if (row == kSpoolLogRow) return "Spool log only (plain W3)";
-  return std::string(DisplayName(row));
-}
-
 std::string PeerName(const BestPeer& peer) { return peer.engine.empty() ? "none" : std::string(DisplayName(peer.engine)); }
 
 std::string Line(std::string_view label, double value, std::string_view target) {
@@ -66,7 +61,7 @@ void PrintW5(const BenchConfig& config, const Results& results, std::ostream& ou
   for (const Results::Row* row : results.RowsOf(kW5)) {
     const std::string& e = row->engine;
     const double as_of = Median(results, kW5, e, metric::kAsOfReadS);
-    table.AddRow({Label(kW5, e), Cell(results, kW5, e, metric::kAsOfReadS, kSecondsDecimals),
+    table.AddRow({RowLabel(kW5, e), Cell(results, kW5, e, metric::kAsOfReadS, kSecondsDecimals),
                   RangeCell(results, kW5, e, metric::kAsOfReadS, kSecondsDecimals), FormatNumber(as_of / spool_as_of, 2),
                   Cell(results, kW5, e, metric::kLatestReadS, kSecondsDecimals),
                   RangeCell(results, kW5, e, metric::kLatestReadS, kSecondsDecimals),
@@ -103,7 +98,7 @@ void PrintW6(const Results& results, std::ostream& out) {
   const double spool = Median(results, kW6, kSpool, metric::kRewindS);
   for (const Results::Row* row : results.RowsOf(kW6)) {
     const std::string& e = row->engine;
-    table.AddRow({Label(kW6, e), Cell(results, kW6, e, metric::kRewindS, kSecondsDecimals),
+    table.AddRow({RowLabel(kW6, e), Cell(results, kW6, e, metric::kRewindS, kSecondsDecimals),
                   RangeCell(results, kW6, e, metric::kRewindS, kSecondsDecimals),
                   FormatNumber(Median(results, kW6, e, metric::kRewindS) / spool, 2),
                   Cell(results, kW6, e, metric::kRewindRestoreS, kSecondsDecimals),
@@ -149,7 +144,7 @@ void PrintW3Keyed(const Results& results, std::ostream& out) {
   const double spool = Median(results, kW3Keyed, kSpool, metric::kRecordsPerS);
   for (const Results::Row* row : results.RowsOf(kW3Keyed)) {
     const std::string& e = row->engine;
-    table.AddRow({Label(kW3Keyed, e), Cell(results, kW3Keyed, e, metric::kRecordsPerS, 0),
+    table.AddRow({RowLabel(kW3Keyed, e), Cell(results, kW3Keyed, e, metric::kRecordsPerS, 0),
                   RangeCell(results, kW3Keyed, e, metric::kRecordsPerS, 0),
                   FormatNumber(Median(results, kW3Keyed, e, metric::kRecordsPerS) / spool, 2),
                   Cell(results, kW3Keyed, e, metric::kRecordsPerSInclClose, 0),

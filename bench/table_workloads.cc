@@ -104,14 +104,7 @@ void RunW5RowsOnce(const BenchConfig& config, const std::string& name, int rep, 
   std::unique_ptr<VersionedEngine> engine = MakeVersionedEngine(name);
   if (engine == nullptr) return;  // no table variant (spool-group)
   const std::string run_dir = config.RunDir(kW5RowsSeries, name + "-" + std::to_string(shape.rows), rep);
-  const std::string db = run_dir + "/db";
-  FreshDir(run_dir);
-  FreshDir(db);
-  Expect(engine->Open(db), name + " open");
-  BuildTable(*engine, shape, kW5Updates, run_dir + "/point");
-  Expect(engine->Close(), name + " close");
-  SyncAll();
-  Expect(engine->Open(db), name + " reopen");
+  BuildAndReopen(*engine, shape, kW5Updates, run_dir);
   const TableReads reads =
       TimedReads(*engine, shape, Expected{ModelDigest(shape, shape.point), ModelDigest(shape, kW5Updates)});
   const Results::Point point{kRowsPoint, static_cast<double>(shape.rows)};
@@ -167,7 +160,7 @@ void RunW5W6Engine(const BenchConfig& config, const std::string& name, int rep, 
       results->Add(kW6, name, metric::kPointWrittenMB,
                    static_cast<double>(built.point_written.syscall_bytes) / kBytesPerMB);
     }
-    AddHistoryPoint(results, name, 1, kW5Updates - shape.point, as_of, total_s);
+    if (config.Runs(kW6History)) AddHistoryPoint(results, name, 1, kW5Updates - shape.point, as_of, total_s);
     std::cerr << fmt::format("w6 {} rep {}/{}: rewind to v{} {:.4f} s\n", name, rep, config.reps,
                              shape.point_version(), total_s);
   }
@@ -183,15 +176,8 @@ void RunW6HistoryOnce(const BenchConfig& config, const std::string& name, int re
   std::unique_ptr<VersionedEngine> engine = MakeVersionedEngine(name);
   if (engine == nullptr) return;  // no table variant (spool-group)
   const std::string run_dir = config.RunDir(kW6History, name + "-x" + std::to_string(multiplier), rep);
-  const std::string db = run_dir + "/db";
-  FreshDir(run_dir);
-  FreshDir(db);
-  Expect(engine->Open(db), name + " open");
-  const Built built = BuildTable(*engine, shape, shape.point + after, run_dir + "/point");
   // As W5's store: closed (Spool's state flushed), synced, reopened.
-  Expect(engine->Close(), name + " close");
-  SyncAll();
-  Expect(engine->Open(db), name + " reopen");
+  const Built built = BuildAndReopen(*engine, shape, shape.point + after, run_dir);
   const double as_of = TimedRead(name, "the read as of the point", at_point, [&](const RowVisitor& visit) {
     return engine->ReadAsOf(shape.point_version(), visit);
   });
@@ -286,14 +272,7 @@ TableRewind MeasureTableRewind(std::string_view engine_name, uint64_t rows, cons
   const std::string name(engine_name);
   std::unique_ptr<VersionedEngine> engine = MakeVersionedEngine(engine_name);
   if (engine == nullptr) throw BenchError(name + " has no table variant");
-  const std::string db = run_dir + "/db";
-  FreshDir(run_dir);
-  FreshDir(db);
-  Expect(engine->Open(db), name + " open");
-  BuildTable(*engine, shape, kW5Updates, run_dir + "/point");
-  Expect(engine->Close(), name + " close");
-  SyncAll();
-  Expect(engine->Open(db), name + " reopen");
+  BuildAndReopen(*engine, shape, kW5Updates, run_dir);
   Digest warm;
   Expect(engine->ReadLatest(DigestInto(&warm)), name + " warm-up read");
   CheckRead(warm, ModelDigest(shape, kW5Updates), name, "the warm-up read");
