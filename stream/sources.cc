@@ -476,9 +476,16 @@ class TopicSource : public Source {
   }
 
  private:
-  // Opens the topic again to see what producers added; the next cursor
-  // resumes where this one stopped.
+  // Sees what producers added: the reader takes in the new records, or,
+  // when it cannot (the topic started a new segment), the topic is opened
+  // again and the next cursor resumes where this one stopped.
   Status OpenReader() {
+    bool stale = true;
+    if (reader_ != nullptr) SPOOL_RETURN_IF_ERROR(reader_->Refresh(&stale));
+    if (!stale) return Status::OK();
+    return ReopenReader();
+  }
+  Status ReopenReader() {
     if (cursor_ != nullptr) resume_ = cursor_->position();
     cursor_.reset();
     reader_.reset();
@@ -506,7 +513,7 @@ class TopicSource : public Source {
     Status s = ReadWith(from, max_rows, batch, more);
     if (!s.ok() && !s.IsOutOfRange() && !s.IsInvalidArgument()) {
       batch->rows.resize(rows_before);
-      SPOOL_RETURN_IF_ERROR(OpenReader());
+      SPOOL_RETURN_IF_ERROR(ReopenReader());
       s = ReadWith(from, max_rows, batch, more);
     }
     return s;

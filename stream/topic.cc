@@ -72,6 +72,7 @@ class TopicImpl final : public Topic {
   Status NewCursor(uint64_t from_offset, std::unique_ptr<TopicCursor>* cursor) override;
   Status ResumeCursor(const TopicPosition& from, std::unique_ptr<TopicCursor>* cursor) override;
   TopicInfo Info() override;
+  Status Refresh(bool* stale) override;
   Status ApplyRetention(TopicRetentionReport* report) override;
   Status SetRetention(const TopicRetention& retention) override;
 
@@ -144,6 +145,32 @@ Status TopicImpl::Recover() {
   }
   std::lock_guard<std::mutex> retention_lock(retention_mu_);
   ResetRollCheckLocked();
+  std::lock_guard<std::mutex> lock(mu_);
+  oldest_ = oldest;
+  newest_ = last;
+  return Status::OK();
+}
+
+Status TopicImpl::Refresh(bool* stale) {
+  if (!read_only_) return Status::NotSupported("topic " + dir_ + " is open to produce: Refresh is for readers");
+  SPOOL_RETURN_IF_ERROR(log_->Refresh(stale).WithContext("topic " + dir_));
+  const uint64_t newest_version = log_->Newest().version;
+  RecordBound oldest;
+  RecordBound known;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    oldest = oldest_;
+    known = newest_;
+  }
+  if (*stale || newest_version == known.version) return Status::OK();
+  RecordBound last;
+  SPOOL_RETURN_IF_ERROR(ReadBound(newest_version, &last));
+  if (oldest.version == 0) SPOOL_RETURN_IF_ERROR(ReadBound(log_->Oldest().version, &oldest));
+  if (last.offset < known.offset + known.count) {
+    return Status::Corruption("topic " + dir_ + ": the newest record (version " + std::to_string(last.version) +
+                              ") starts at offset " + std::to_string(last.offset) + ", before the end of the one before (" +
+                              std::to_string(known.offset + known.count) + ")");
+  }
   std::lock_guard<std::mutex> lock(mu_);
   oldest_ = oldest;
   newest_ = last;

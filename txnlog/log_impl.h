@@ -75,6 +75,7 @@ class LogImpl final : public Log {
   std::vector<LogSegmentInfo> Segments() override;
   LogStats Stats() override;
   Status Flush() override;
+  Status Refresh(bool* stale) override;
 
   // Opening (log_recovery.cc).
   Status Recover(LogRecoveryReport* report);

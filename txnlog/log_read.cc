@@ -262,4 +262,55 @@ Status VerifyLog(Env* env, const std::string& dir, uint64_t* records) {
   return it->status();
 }
 
+// Scans on from where the active segment's verified records end; only the
+// writer changes the file, and only by appending there (a truncation starts
+// a newer segment, which marks this handle stale instead). A record being
+// written when the scan meets it marks the handle stale too: rare, and the
+// open that follows sorts it out.
+Status LogImpl::Refresh(bool* stale) {
+  *stale = false;
+  if (!options_.read_only || options_.oldest_only) {
+    return Status::NotSupported("log " + dir_ + ": Refresh needs a log opened read-only, not oldest_only");
+  }
+  std::shared_ptr<Segment> active;
+  uint64_t data_end = 0;
+  uint64_t last_version = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    active = segments_.back();
+    data_end = active->data_end;
+    last_version = active->last_version;
+  }
+  if (options_.env->FileExists(SegmentPath(active->header.number + 1))) {
+    *stale = true;
+    return Status::OK();
+  }
+  uint64_t size = 0;
+  SPOOL_RETURN_IF_ERROR(active->file->Size(&size));
+  RecordScanner scanner(active->file.get(), meta_.store_id, active->header.epoch, data_end, size, last_version + 1);
+  logfmt::RecordHeader header;
+  std::string_view payload;
+  uint64_t last_timestamp_us = 0;
+  while (scanner.Next(&header, &payload)) last_timestamp_us = header.timestamp_us;
+  SPOOL_RETURN_IF_ERROR(scanner.status());
+  if (scanner.stop() != logfmt::RecordCheck::kValid) {
+    // Zeros are the space preallocated past the last record. Anything else
+    // is a record being written, or damage that only an open (reading on
+    // to tell a torn tail from a synced record after it) can judge.
+    std::string next;
+    SPOOL_RETURN_IF_ERROR(active->file->Read(scanner.offset(), logfmt::kRecordHeaderBytes, &next));
+    if (!std::all_of(next.begin(), next.end(), [](char c) { return c == 0; })) {
+      *stale = true;
+      return Status::OK();
+    }
+  }
+  if (scanner.offset() == data_end) return Status::OK();
+  assert(scanner.next_version() > last_version + 1);
+  std::lock_guard<std::mutex> lock(mu_);
+  active->data_end = scanner.offset();
+  active->last_version = scanner.next_version() - 1;
+  active->last_timestamp_us = last_timestamp_us;
+  return Status::OK();
+}
+
 }  // namespace spool

@@ -545,6 +545,38 @@ TEST_F(TopicTest, ReadersOpenBesideTheProducerAndSeeWhatWasThereWhenOpened) {
   ExpectMessages(ReadFrom(reader.get(), 0), model_, 0);
 }
 
+// A reader that refreshes (the topic source in continuous mode) sees each
+// new batch through the same handle and cursor, from an empty topic on,
+// until the log starts a new segment, which only a new open sees past.
+TEST_F(TopicTest, ARefreshedReaderReadsOnThroughTheSameCursorUntilANewSegmentNeedsAReopen) {
+  auto topic = CreateAndOpen();
+  std::unique_ptr<Topic> reader;
+  ASSERT_TRUE(Topic::OpenForReading(&env_, kDir, &reader).ok());
+  auto cursor = NewCursorAt(reader.get(), 0);
+  std::vector<TopicMessage> got;
+  bool stale = true;
+  const uint64_t segments = topic->Info().segments;
+  while (topic->Info().segments == segments) {
+    ProduceToModel(topic.get(), MakeBatch(rng_, model_.size(), 3, 200));
+    const uint64_t produced = model_.size();
+    ASSERT_TRUE(reader->Refresh(&stale).ok());
+    if (stale) break;
+    EXPECT_EQ(reader->Info().oldest_offset, 0u);
+    ASSERT_EQ(reader->Info().next_offset, produced);
+    ASSERT_TRUE(ReadOn(cursor.get(), &got).ok());
+    ASSERT_EQ(got.size(), produced);
+  }
+  ASSERT_TRUE(stale) << "the log's new segment makes the reader stale";
+  EXPECT_LT(reader->Info().next_offset, model_.size());
+  const TopicPosition position = cursor->position();
+  cursor.reset();
+  ASSERT_TRUE(Topic::OpenForReading(&env_, kDir, &reader).ok());
+  ASSERT_TRUE(reader->ResumeCursor(position, &cursor).ok());
+  ASSERT_TRUE(ReadOn(cursor.get(), &got).ok());
+  ExpectMessages(got, model_, 0);
+  EXPECT_EQ(topic->Refresh(&stale).code(), Status::Code::kNotSupported);
+}
+
 TEST_F(TopicTest, BadBatchesAreRefusedWithNothingWritten) {
   auto topic = CreateAndOpen();
   TopicProduced produced;

@@ -703,6 +703,93 @@ TEST_F(LogTest, ReadOnlyOpenChangesNothing) {
   EXPECT_EQ(ReadFile(SegmentPath(1)), bytes);
 }
 
+// A reader's Refresh takes in what its writer appended since, reading on
+// from where it stopped, and says when only an open can see past a change.
+class LogRefreshTest : public LogTest {
+ protected:
+  void OpenReader() {
+    LogOptions options = TestOptions(&env_);
+    options.read_only = true;
+    ASSERT_TRUE(Log::Open(options, kDir, &reader_).ok());
+  }
+  bool Refresh() {
+    bool stale = true;
+    Status s = reader_->Refresh(&stale);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return stale;
+  }
+  std::unique_ptr<Log> reader_;
+};
+
+TEST_F(LogRefreshTest, ARefreshedReaderSeesAndReadsWhatItsWriterAppendedSince) {
+  Open();
+  AppendMany(1, 3);
+  OpenReader();
+  AppendMany(4, 9);
+  EXPECT_EQ(reader_->Newest().version, 3u);
+  EXPECT_FALSE(Refresh());
+  EXPECT_EQ(reader_->Newest().version, 9u);
+  const std::vector<LogEntry> entries = ReadAll(reader_.get());
+  ASSERT_EQ(entries.size(), 9u);
+  for (size_t i = 0; i < entries.size(); ++i) EXPECT_EQ(entries[i].body, CommitBody(i + 1));
+  LogEntry entry;
+  ASSERT_TRUE(reader_->Read(7, &entry).ok());
+  EXPECT_EQ(entry.body, CommitBody(7));
+  uint64_t version = 0;
+  ASSERT_TRUE(reader_->VersionAtTime(entry.timestamp_us, &version).ok());
+  EXPECT_EQ(version, 7u);
+  // Nothing new: nothing changes.
+  EXPECT_FALSE(Refresh());
+  EXPECT_EQ(reader_->Newest().version, 9u);
+}
+
+TEST_F(LogRefreshTest, AReaderOfAnEmptyLogSeesItsFirstCommits) {
+  Open();
+  OpenReader();
+  EXPECT_EQ(reader_->Newest().version, 0u);
+  AppendMany(1, 2);
+  EXPECT_FALSE(Refresh());
+  EXPECT_EQ(reader_->Oldest().version, 1u);
+  EXPECT_EQ(reader_->Newest().version, 2u);
+}
+
+TEST_F(LogRefreshTest, ANewSegmentSinceMakesTheReaderStale) {
+  Open();
+  AppendMany(1, 2);
+  OpenReader();
+  const uint64_t segments = log_->Segments().size();
+  uint64_t v = 3;
+  while (log_->Segments().size() == segments) {
+    AppendMany(v, v);
+    ++v;
+  }
+  EXPECT_TRUE(Refresh());
+  EXPECT_EQ(reader_->Newest().version, 2u);  // took in nothing
+  OpenReader();
+  EXPECT_EQ(reader_->Newest().version, v - 1);
+}
+
+TEST_F(LogRefreshTest, ARecordStillBeingWrittenMakesTheReaderStaleNotCorrupt) {
+  Open();
+  AppendMany(1, 4);
+  OpenReader();
+  const size_t data_end = log_->Segments().back().data_end_bytes;
+  log_.reset();
+  // The first bytes of a record header, the rest not written yet.
+  std::unique_ptr<File> file;
+  ASSERT_TRUE(env_.OpenFile(SegmentPath(1), OpenMode::kReadWrite, &file).ok());
+  ASSERT_TRUE(file->Write(data_end, std::string(12, '\x5a')).ok());
+  EXPECT_TRUE(Refresh());
+  EXPECT_EQ(reader_->Newest().version, 4u);
+}
+
+TEST_F(LogRefreshTest, OnlyAReadOnlyLogRefreshes) {
+  Open();
+  AppendMany(1, 2);
+  bool stale = false;
+  EXPECT_EQ(log_->Refresh(&stale).code(), Status::Code::kNotSupported);
+}
+
 TEST_F(LogTest, NoSyncModeStillRecoversAPrefix) {
   FaultEnv fault(&env_);
   LogOptions options = TestOptions(&fault);

@@ -231,6 +231,17 @@ class Topic {
 
   virtual TopicInfo Info() = 0;
 
+  // A topic opened for reading: takes in the batches producers appended
+  // since the open or the last Refresh, reading only their records (not the
+  // whole segment being written, as an open does), so that Info, Read and
+  // cursors of this handle see them. Sets *stale, taking in nothing, when
+  // that cannot be done (the log started a new segment since, or a batch
+  // was being written as it looked): open the topic again then, and
+  // ResumeCursor there. Errors: NotSupported (a topic opened to produce:
+  // it sees every batch already), Corruption (a new record that does not
+  // decode as the topic's), IOError.
+  virtual Status Refresh(bool* stale) = 0;
+
   // Deletes whole sealed segments whose every message is older than the age
   // limit, then the oldest sealed segments while the log exceeds the size
   // limit. The segment holding the newest message is always kept (it holds

@@ -222,6 +222,19 @@ class Log {
 
   // Syncs anything appended in Durability::kNoSync mode. Errors: Failed, IOError.
   virtual Status Flush() = 0;
+
+  // For a read-only log whose writer (another handle, in this process or
+  // another) goes on appending: takes in the commits appended to the
+  // segment being written since the open or the last Refresh, reading only
+  // their bytes, so that Newest() and reads see them — what opening the log
+  // again would see of that segment, without scanning it from its start. A
+  // record being written, or the zero-filled space after the last one, ends
+  // what is taken in; a later Refresh goes on from there. Sets *stale (and
+  // takes in nothing) when the writer has started a newer segment since,
+  // which a new segment, a roll or a truncation does: open the log again to
+  // see past it. Errors: NotSupported (not read-only, or oldest_only),
+  // IOError. Thread-safety: as reads; one Refresh at a time.
+  virtual Status Refresh(bool* stale) = 0;
 };
 
 // Reads commits in version order. Not thread-safe.
