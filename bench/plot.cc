@@ -523,7 +523,9 @@ void AddWorkloadCharts(const Rows& rows, std::vector<Chart>& charts) {
   if (HasMetric(latency, kPercentiles[0].metric) && HasMetric(latency, kPercentiles[1].metric)) {
     charts.push_back({stem + "-latency", LatencyChart(latency)});
   }
-  const Rows scaled = Select(rows, [](const Result& r) { return r.x.has_value(); });
+  // A count (no unit: the versions a series point holds) describes the
+  // point rather than measures it.
+  const Rows scaled = Select(rows, [](const Result& r) { return r.x.has_value() && !r.unit.empty(); });
   for (const Rows& series : GroupBy(scaled, [](const Result& r) { return r.metric; })) {
     charts.push_back({stem + "-" + FileStem(series.front()->metric), ScalingChart(series)});
   }

@@ -19,8 +19,9 @@ struct PlotOptions {
 //                                 row, the median, with a min–max whisker
 //   <workload>-latency.<format>   when it has p50_us and p99_us (and maybe
 //                                 p999_us) for x null: a cluster per engine
-//   <workload>-<metric>.<format>  each scaling series (x not null): a line
-//                                 per engine over x, min–max whiskers
+//   <workload>-<metric>.<format>  each scaling series (x not null) of a
+//                                 metric with a unit (counts are left out):
+//                                 a line per engine over x, min–max whiskers
 // Characters other than letters, digits, '.', '-' and '_' in a workload or
 // metric become '_' in the file name, and a name taken already gets "-2",
 // "-3", …. Each chart's gnuplot script, data inline, is written beside it as

@@ -21,10 +21,10 @@ perf record -q -F 999 --call-graph dwarf,16384 -o "$out/perf.data" -- \
   >"$out/bench.txt"
 {
   echo "# spool-bench --engines spool --workloads $workload --scale $scale: inclusive share (children)"
-  perf report -q -i "$out/perf.data" --children --percent-limit 2 --stdio -g none 2>/dev/null |
+  perf report -q -i "$out/perf.data" --children --percent-limit 2 --stdio -g none 2>/dev/null | cut -c1-200 |
     head -60
   echo
   echo "# self share"
-  perf report -q -i "$out/perf.data" --no-children --percent-limit 1 --stdio -g none 2>/dev/null | head -40
+  perf report -q -i "$out/perf.data" --no-children --percent-limit 1 --stdio -g none 2>/dev/null | cut -c1-200 | head -40
 } >"$out/report.txt"
 cat "$out/report.txt"
