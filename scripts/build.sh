@@ -9,5 +9,12 @@ while [ "${1:-}" = "--target" ]; do
   targets+=(--target "$2")
   shift 2
 done
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+# ccache, when installed (setup.sh installs it), serves objects compiled
+# before from any checkout of the tree: paths below it are hashed relative.
+launcher=()
+if command -v ccache >/dev/null; then
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "$@" >/dev/null
 cmake --build "$build_dir" -j2 "${targets[@]}"
