@@ -70,6 +70,10 @@ std::string RateUnit(std::string_view what) {
 MetricInfo UnitOf(std::string_view metric) {
   constexpr std::string_view kRate = "_per_s";
   if (EndsWith(metric, kRate)) return {"", RateUnit(metric.substr(0, metric.size() - kRate.size())), true};
+  // A rate with a qualifier after it: "records_per_s_incl_close".
+  if (const size_t at = metric.find("_per_s_"); at != std::string_view::npos) {
+    return {"", RateUnit(metric.substr(0, at)), true};
+  }
   if (EndsWith(metric, "_per_payload_byte")) return {"", "× payload", false};
   if (EndsWith(metric, "ratio")) return {"", "×", true};
   if (EndsWith(metric, "_per_sync")) return {"", "commits/sync", true};
@@ -79,7 +83,8 @@ MetricInfo UnitOf(std::string_view metric) {
   return {"", "", false};
 }
 
-// "asof_read_s" → "asof read"; "commits_per_sync" → "commits per sync".
+// "asof_read_s" → "asof read"; "commits_per_sync" → "commits per sync";
+// "records_per_s_incl_close" → "records per s incl close".
 std::string LabelOf(std::string_view metric) {
   for (std::string_view suffix : {"_per_s", "_us", "_s", "_mb"}) {
     if (EndsWith(metric, suffix) && metric.size() > suffix.size()) {
