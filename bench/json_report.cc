@@ -6,6 +6,7 @@
 
 #include "catalog.h"
 #include "check.h"
+#include "engine.h"
 #include "report.h"
 
 namespace spool::bench {
@@ -42,7 +43,7 @@ nlohmann::json ResultJson(const Results& results, const Results::Row& row, const
   };
   result.update(SummaryJson(Summarize(samples)));
   result["samples"] = values;
-  const std::optional<Summary> ratio = row.engine == "spool" ? std::nullopt : RatioToSpool(results, row, metric);
+  const std::optional<Summary> ratio = row.engine == kSpool ? std::nullopt : RatioToSpool(results, row, metric);
   result["ratio_to_spool"] = ratio ? SummaryJson(*ratio) : nlohmann::json();
   return result;
 }

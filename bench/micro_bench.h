@@ -3,12 +3,18 @@
 #pragma once
 
 #include <benchmark/benchmark.h>
+#include <stdlib.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <system_error>
 
+#include "spool/storage/store.h"
+#include "spool/txnlog/mem_env.h"
 #include "spool/txnlog/status.h"
 
 namespace spool::bench {
@@ -28,5 +34,35 @@ inline bool Ok(benchmark::State& state, const Status& s, std::string_view what) 
   state.SkipWithError((std::string(what) + ": " + s.ToString()).c_str());
   return false;
 }
+
+// A store on a MemEnv (the log in memory) with its LMDB state in a
+// temporary directory, both removed when it goes.
+class ScratchStore {
+ public:
+  ScratchStore() = default;
+  ScratchStore(const ScratchStore&) = delete;
+  ScratchStore& operator=(const ScratchStore&) = delete;
+  ~ScratchStore() {
+    store_.reset();
+    std::error_code ignored;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
+  }
+
+  // `options`' env and state_dir are this scratch store's.
+  Status Open(StoreOptions options) {
+    std::string pattern = (std::filesystem::temp_directory_path() / "spool-micro-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) return Status::IOError("mkdtemp " + pattern + " failed");
+    dir_ = pattern;
+    options.env = &env_;
+    options.state_dir = dir_ + "/state";
+    return Store::Open(options, "/store", &store_);
+  }
+  Store* get() const { return store_.get(); }
+
+ private:
+  MemEnv env_;
+  std::string dir_;
+  std::unique_ptr<Store> store_;
+};
 
 }  // namespace spool::bench

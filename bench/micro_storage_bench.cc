@@ -2,15 +2,12 @@
 // 10,000 keys, staged into the in-memory state and committed whole
 // (micro_bench.cc lists every benchmark).
 #include <benchmark/benchmark.h>
-#include <stdlib.h>
 
 #include <cstdint>
-#include <filesystem>
 #include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <vector>
 
 #include "commit_codec.h"
@@ -18,7 +15,6 @@
 #include "records.h"
 #include "row_codec.h"
 #include "spool/storage/store.h"
-#include "spool/txnlog/mem_env.h"
 #include "state_store.h"
 #include "store_internal.h"
 
@@ -52,35 +48,6 @@ Row AccountRow(uint64_t id, uint64_t revision) {
 // its start moving from batch to batch, so that every batch writes 1,000
 // distinct keys and ten batches write all 10,000.
 uint64_t UpsertKey(uint64_t revision, size_t i) { return (revision * 7919 + i * kKeyStride) % kTableKeys; }
-
-// A store on a MemEnv (the log in memory) with its LMDB state in a
-// temporary directory, both removed when it goes.
-class ScratchStore {
- public:
-  ScratchStore() = default;
-  ScratchStore(const ScratchStore&) = delete;
-  ScratchStore& operator=(const ScratchStore&) = delete;
-  ~ScratchStore() {
-    store_.reset();
-    std::error_code ignored;
-    if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
-  }
-
-  Status Open(StoreOptions options) {
-    std::string pattern = (std::filesystem::temp_directory_path() / "spool-micro-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) return Status::IOError("mkdtemp " + pattern + " failed");
-    dir_ = pattern;
-    options.env = &env_;
-    options.state_dir = dir_ + "/state";
-    return Store::Open(options, "/store", &store_);
-  }
-  Store* get() const { return store_.get(); }
-
- private:
-  MemEnv env_;
-  std::string dir_;
-  std::unique_ptr<Store> store_;
-};
 
 // --- Staging: the state changes of a committed record, applied in memory.
 

@@ -4,19 +4,16 @@
 // copied in outside the timing; their state writes go to a Transaction that
 // is not committed (micro_storage_bench.cc measures commits).
 #include <benchmark/benchmark.h>
-#include <stdlib.h>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdint>
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <vector>
 
 #include "flow_parts.h"  // stream internals: Operator, CompileStep
@@ -25,7 +22,6 @@
 #include "records.h"
 #include "spool/storage/store.h"
 #include "spool/stream/expression.h"
-#include "spool/txnlog/mem_env.h"
 
 namespace spool::bench {
 namespace {
@@ -188,37 +184,13 @@ BENCHMARK(BM_ExprCaseWhen);
 
 // --- Operators.
 
-// A store on a MemEnv (the log in memory) with its LMDB state in a
-// temporary directory, both removed when it goes: where the stateful
-// operators keep their state tables.
-class ScratchStore {
- public:
-  ScratchStore() = default;
-  ScratchStore(const ScratchStore&) = delete;
-  ScratchStore& operator=(const ScratchStore&) = delete;
-  ~ScratchStore() {
-    store_.reset();
-    std::error_code ignored;
-    if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
-  }
-
-  Status Open() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "spool-micro-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) return Status::IOError("mkdtemp " + pattern + " failed");
-    dir_ = pattern;
-    StoreOptions options;
-    options.env = &env_;
-    options.state_dir = dir_ + "/state";
-    options.log.durability = Durability::kNoSync;
-    return Store::Open(options, "/store", &store_);
-  }
-  Store* get() const { return store_.get(); }
-
- private:
-  MemEnv env_;
-  std::string dir_;
-  std::unique_ptr<Store> store_;
-};
+// Where the stateful operators keep their state tables: a scratch store
+// whose log does not sync (the step's CPU is what is measured).
+StoreOptions OperatorStoreOptions() {
+  StoreOptions options;
+  options.log.durability = Durability::kNoSync;
+  return options;
+}
 
 // Compiles `step` over `input` as a flow named `flow` would, creates its
 // state tables and starts it.
@@ -315,7 +287,7 @@ void BM_OpAggregate(benchmark::State& state) {
   ScratchStore scratch;
   std::unique_ptr<Operator> op;
   const AggregateStep step{{"key"}, {{"events", AggregateFn::kCount, ""}, {"total", AggregateFn::kSum, "amount"}}, {}};
-  if (!Ok(state, EventSchema(&schema), "EventSchema") || !Ok(state, scratch.Open(), "Store::Open") ||
+  if (!Ok(state, EventSchema(&schema), "EventSchema") || !Ok(state, scratch.Open(OperatorStoreOptions()), "Store::Open") ||
       !Ok(state, StartOperator(step, schema, "bench_aggregate", scratch.get(), &op), "aggregate")) {
     return;
   }
@@ -403,7 +375,7 @@ void BM_OpDedup(benchmark::State& state) {
   ScratchStore scratch;
   std::unique_ptr<Operator> op;
   const DedupStep step{{"id"}, WatermarkSpec{"at", kDedupDelayUs}};
-  if (!Ok(state, DedupSchema(&schema), "DedupSchema") || !Ok(state, scratch.Open(), "Store::Open") ||
+  if (!Ok(state, DedupSchema(&schema), "DedupSchema") || !Ok(state, scratch.Open(OperatorStoreOptions()), "Store::Open") ||
       !Ok(state, StartOperator(step, schema, "bench_dedup", scratch.get(), &op), "dedup")) {
     return;
   }

@@ -1,5 +1,7 @@
 #include "results.h"
 
+#include "engine.h"
+
 namespace spool::bench {
 
 void Results::Add(std::string_view workload, std::string_view engine, std::string_view metric, double value) {
@@ -67,7 +69,7 @@ const Results::Row* Results::Find(std::string_view workload, std::string_view en
 }
 
 std::optional<Summary> RatioToSpool(const Results& results, const Results::Row& row, std::string_view metric) {
-  const std::vector<double>* spool = results.SamplesOf(row, "spool", metric);
+  const std::vector<double>* spool = results.SamplesOf(row, kSpool, metric);
   auto it = row.samples.find(metric);
   if (spool == nullptr || it == row.samples.end() || it->second.empty()) return std::nullopt;
   const std::vector<double>& mine = it->second;
