@@ -94,22 +94,30 @@ std::string_view StateOverlay::GroupOf(std::string_view key) {
   return key.substr(0, per_table ? kStateRowPrefixBytes : 1);
 }
 
-void StateOverlay::Set(std::string_view group_name, std::string_view suffix, StateValue value) {
-  auto group = groups_.find(group_name);
-  if (group == groups_.end()) group = groups_.try_emplace(std::string(group_name)).first;
-  auto it = group->second.find(suffix);
-  if (it == group->second.end()) {
-    group->second.emplace(std::string(suffix), std::move(value));
-    ++size_;
-  } else {
-    it->second = std::move(value);
-  }
+StateOverlay::Group& StateOverlay::GroupNamed(std::string_view name) {
+  auto group = groups_.find(name);
+  if (group == groups_.end()) group = groups_.try_emplace(std::string(name)).first;
+  return group->second;
+}
+
+void StateOverlay::Set(Group& group, std::string_view suffix, StateValue value) {
+  auto [it, inserted] = group.try_emplace(suffix);
+  it->second = std::move(value);
+  size_ += inserted ? 1 : 0;
 }
 
 void StateOverlay::Add(StateDelta&& delta) {
+  // A commit's changes come table by table: the group of the last key
+  // usually holds the next.
+  std::string_view last_name;
+  Group* group = nullptr;
   for (auto& [key, value] : delta.changes) {
-    const std::string_view group = GroupOf(key);
-    Set(group, std::string_view(key).substr(group.size()), std::move(value));
+    const std::string_view name = GroupOf(key);
+    if (group == nullptr || name != last_name) {
+      group = &GroupNamed(name);
+      last_name = name;
+    }
+    Set(*group, std::string_view(key).substr(name.size()), std::move(value));
   }
   position = delta.position;
   ++commits;
@@ -118,7 +126,8 @@ void StateOverlay::Add(StateDelta&& delta) {
 
 void StateOverlay::Merge(const StateOverlay& later) {
   for (const auto& [name, group] : later.groups_) {
-    for (const auto& [suffix, value] : group) Set(name, suffix, value);
+    Group& into = GroupNamed(name);
+    for (const auto& [suffix, value] : group) Set(into, suffix, value);
   }
   position = later.position;
   commits += later.commits;
@@ -131,6 +140,12 @@ const StateValue* StateOverlay::Find(std::string_view key) const {
   if (group == groups_.end()) return nullptr;
   auto it = group->second.find(key.substr(name.size()));
   return it == group->second.end() ? nullptr : &it->second;
+}
+
+void StateOverlay::Prefetch(std::string_view key) const {
+  const std::string_view name = GroupOf(key);
+  auto group = groups_.find(name);
+  if (group != groups_.end()) group->second.prefetch(key.substr(name.size()));
 }
 
 void StateOverlay::VisitSorted(std::string_view begin, std::string_view end, const Visitor& visit) const {
@@ -716,6 +731,11 @@ StateReader::~StateReader() = default;
 
 Status StateReader::Get(std::string_view key, std::string* value, bool* found) {
   return Lookup(mem_, imm_.get(), txn_->txn, txn_->dbi, key, value, found);
+}
+
+void StateReader::Prefetch(std::string_view key) const {
+  if (mem_ != nullptr) mem_->Prefetch(key);
+  if (imm_ != nullptr) imm_->Prefetch(key);
 }
 
 Status StateStore::NewReader(std::unique_ptr<StateReader>* out) {

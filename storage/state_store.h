@@ -129,6 +129,8 @@ class StateOverlay {
   void Merge(const StateOverlay& later);
   // The staged value of `key`, or null when the overlay does not hold it.
   const StateValue* Find(std::string_view key) const;
+  // Starts loading the memory a Find of `key` will read.
+  void Prefetch(std::string_view key) const;
   // Visits the entries in [begin, end) (`end` empty: no bound) in key order
   // until `visit` returns false.
   void VisitSorted(std::string_view begin, std::string_view end, const Visitor& visit) const;
@@ -147,7 +149,8 @@ class StateOverlay {
   using Group = StringMap<StateValue>;
 
   static std::string_view GroupOf(std::string_view key);
-  void Set(std::string_view group, std::string_view suffix, StateValue value);
+  Group& GroupNamed(std::string_view name);  // made empty on first use
+  void Set(Group& group, std::string_view suffix, StateValue value);
 
   StringMap<Group> groups_;
   size_t size_ = 0;
@@ -189,6 +192,9 @@ class StateReader {
  public:
   ~StateReader();
   Status Get(std::string_view key, std::string* value, bool* found);
+  // Starts loading the staged entry a Get of `key` will read, so that a
+  // writer with many keys to read has them arrive together.
+  void Prefetch(std::string_view key) const;
 
  private:
   friend class StateStore;

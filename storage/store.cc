@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -49,6 +50,32 @@ std::string TableError(const TableId& id, std::string_view what) { return "table
 
 }  // namespace
 
+namespace {
+
+// A row change with the first 16 bytes of its key as two integers that
+// order as the bytes do: most pairs of keys differ there, so sorting a
+// commit's changes by key seldom reads the keys themselves.
+struct SortedChange {
+  explicit SortedChange(const RowChangeRecord& c) : change(&c) {
+    uint8_t bytes[16] = {};  // a shorter key: zeros, and the tie goes to the keys
+    std::memcpy(bytes, c.key.data(), std::min(c.key.size(), sizeof(bytes)));
+    for (int i = 0; i < 8; ++i) {
+      high = high << 8 | bytes[i];
+      low = low << 8 | bytes[8 + i];
+    }
+  }
+  friend bool operator<(const SortedChange& a, const SortedChange& b) {
+    if (a.high != b.high) return a.high < b.high;
+    if (a.low != b.low) return a.low < b.low;
+    return a.change->key < b.change->key;
+  }
+  uint64_t high = 0;
+  uint64_t low = 0;
+  const RowChangeRecord* change;
+};
+
+}  // namespace
+
 StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, uint64_t store_id) {
   StateDelta delta;
   for (const DdlRecord& ddl : record.ddl) {
@@ -64,7 +91,10 @@ StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, ui
     delta.Put(StateDdlKey(entry.position.version), EncodeCommit(history));
   }
   const uint64_t version = entry.position.version;
-  std::vector<const RowChangeRecord*> replaced;
+  size_t changes = record.checkpoints.size();
+  for (const TableChangeSet& table : record.tables) changes += table.changes.size() + 1;
+  delta.changes.reserve(delta.changes.size() + changes);
+  std::vector<SortedChange> replaced;
   for (const TableChangeSet& table : record.tables) {
     uint32_t keyless_index = 0;
     replaced.clear();
@@ -74,7 +104,7 @@ StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, ui
       // The row this change replaces goes to the history index, unless an
       // earlier change of this commit wrote it: no version ever showed it.
       // So each key has at most one entry in the run.
-      if (change.kind != RowChangeKind::kInsert && change.pre_version != version) replaced.push_back(&change);
+      if (change.kind != RowChangeKind::kInsert && change.pre_version != version) replaced.emplace_back(change);
       if (change.kind == RowChangeKind::kDelete) {
         delta.Delete(std::move(key));
       } else {
@@ -82,14 +112,14 @@ StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, ui
       }
     }
     if (replaced.empty()) continue;
-    std::stable_sort(replaced.begin(), replaced.end(),
-                     [](const RowChangeRecord* a, const RowChangeRecord* b) { return a->key < b->key; });
+    std::sort(replaced.begin(), replaced.end());  // the keys are distinct
     size_t bytes = 0;
-    for (const RowChangeRecord* change : replaced) bytes += change->key.size() + change->pre.size() + 16;
+    for (const SortedChange& sorted : replaced) bytes += sorted.change->key.size() + sorted.change->pre.size() + 16;
     std::string run;
     run.reserve(bytes);
-    for (const RowChangeRecord* change : replaced) {
-      AppendHistoryEntry(&run, change->key, change->pre_version, change->pre);
+    for (const SortedChange& sorted : replaced) {
+      const RowChangeRecord& change = *sorted.change;
+      AppendHistoryEntry(&run, change.key, change.pre_version, change.pre);
     }
     delta.Put(StateHistoryKey(table.uid, version), std::move(run));
   }
@@ -449,8 +479,58 @@ class Store::Builder {
     catalog_ = store->catalog_;
   }
 
-  Status Add(const Transaction::Op& op) {
+  // Makes room for the row changes of `ops`, so that a big transaction
+  // does not grow its maps and vectors change by change.
+  void Reserve(const std::vector<Transaction::Op>& ops) {
+    size_t rows = 0;
+    for (const Transaction::Op& op : ops) {
+      const TableId* id = nullptr;
+      if (const auto* write = std::get_if<Transaction::WriteOp>(&op)) id = &write->id;
+      else if (const auto* del = std::get_if<Transaction::DeleteOp>(&op)) id = &del->id;
+      if (id == nullptr) continue;
+      ++rows;
+      // Rows come table by table: the last table counted is usually this one.
+      auto it = std::find_if(reserved_.rbegin(), reserved_.rend(), [&](const auto& entry) { return entry.first == *id; });
+      if (it == reserved_.rend()) reserved_.emplace_back(*id, 1);
+      else ++it->second;
+    }
+    local_.reserve(rows);
+  }
+
+  // Applies `op`, the transaction's operation number `index` (when it has
+  // one: operations the store adds itself have none).
+  static constexpr size_t kNoIndex = SIZE_MAX;
+  Status Add(const Transaction::Op& op, size_t index = kNoIndex) {
+    current_op_ = index;
+    const bool rows_only = std::holds_alternative<Transaction::WriteOp>(op) ||
+                           std::holds_alternative<Transaction::DeleteOp>(op) ||
+                           std::holds_alternative<Transaction::TruncateOp>(op) ||
+                           std::holds_alternative<Transaction::CheckpointOp>(op);
+    if (!rows_only) ++ddl_ops_;  // what Prefetch computed before it may be stale
     return std::visit([this](const auto& o) { return Apply(o); }, op);
+  }
+
+  // Called up to kLookAhead operations before Add(op, index), after the
+  // Add of operation index - kLookAhead: for an upsert into
+  // a keyed table, computes the row's state key (kept for Add) and starts
+  // loading the staged entry its pre-image lookup will read. The lookups of
+  // a big transaction then wait for memory together rather than one by one.
+  static constexpr size_t kLookAhead = 8;
+  void Prefetch(const Transaction::Op& op, size_t index) {
+    const auto* write = std::get_if<Transaction::WriteOp>(&op);
+    TableInfo* table = nullptr;
+    if (write == nullptr || !Find(write->id, &table).ok() || !table->schema.has_key() ||
+        !table->schema.Validate(write->row).ok()) {
+      return;
+    }
+    if (reader_ == nullptr && !store_->state_->NewReader(&reader_).ok()) return;
+    Ahead& ahead = ahead_[index % kLookAhead];
+    ahead.valid = true;
+    ahead.op = index;
+    ahead.ddl_ops = ddl_ops_;
+    ahead.state_key = StateRowPrefix(table->uid);
+    EncodeKey(table->schema, write->row, &ahead.state_key);
+    reader_->Prefetch(ahead.state_key);
   }
 
   // Raw row changes (restore): `key` is the row's key within the table.
@@ -547,8 +627,15 @@ class Store::Builder {
   Status Apply(const Transaction::WriteOp& op) {
     TableInfo* table = nullptr;
     SPOOL_RETURN_IF_ERROR(Find(op.id, &table));
-    Status s = table->schema.Validate(op.row);
-    if (!s.ok()) return Status::InvalidArgument(TableError(op.id, s.message()));
+    // Prefetch validated the row and computed its key, against the same
+    // catalog when no definition changed since.
+    Ahead* ahead = current_op_ == kNoIndex ? nullptr : &ahead_[current_op_ % kLookAhead];
+    const bool computed = ahead != nullptr && ahead->valid && ahead->op == current_op_ && ahead->ddl_ops == ddl_ops_;
+    if (ahead != nullptr) ahead->valid = false;
+    if (!computed) {
+      Status s = table->schema.Validate(op.row);
+      if (!s.ok()) return Status::InvalidArgument(TableError(op.id, s.message()));
+    }
     std::string row;
     EncodeRow(table->schema, op.row, &row);
     if (!table->schema.has_key()) {
@@ -557,8 +644,13 @@ class Store::Builder {
       Record(*table, StateRowKey(table->uid, key), std::nullopt, std::move(row), /*keyless_insert=*/true);
       return Status::OK();
     }
-    std::string state_key = StateRowPrefix(table->uid);
-    EncodeKey(table->schema, op.row, &state_key);
+    std::string state_key;
+    if (computed) {
+      state_key = std::move(ahead->state_key);
+    } else {
+      state_key = StateRowPrefix(table->uid);
+      EncodeKey(table->schema, op.row, &state_key);
+    }
     std::optional<Image> before;
     SPOOL_RETURN_IF_ERROR(Lookup(state_key, &before));
     Record(*table, std::move(state_key), std::move(before), std::move(row), false);
@@ -651,7 +743,12 @@ class Store::Builder {
   // The table's change set in the record, created empty on first use.
   TableChangeSet& Touch(const TableInfo& table) {
     auto [it, inserted] = table_index_.try_emplace(table.uid, record_.tables.size());
-    if (inserted) record_.tables.push_back(TableChangeSet{table.uid, {}});
+    if (inserted) {
+      record_.tables.push_back(TableChangeSet{table.uid, {}});
+      for (const auto& [id, rows] : reserved_) {
+        if (id == table.id) record_.tables.back().changes.reserve(rows);
+      }
+    }
     return record_.tables[it->second];
   }
 
@@ -691,6 +788,17 @@ class Store::Builder {
   std::unique_ptr<StateReader> reader_;  // made on the first lookup
   CommitRecord record_;
   uint64_t rows_ = 0;
+  std::vector<std::pair<TableId, size_t>> reserved_;  // row operations per table
+  // Prefetch's work for operation `op`, valid while ddl_ops_ is unchanged.
+  struct Ahead {
+    bool valid = false;
+    size_t op = 0;
+    uint64_t ddl_ops = 0;
+    std::string state_key;
+  };
+  Ahead ahead_[kLookAhead];
+  size_t current_op_ = 0;
+  uint64_t ddl_ops_ = 0;  // operations applied that may change a table's definition
 };
 
 // What Commit needs of a built record to write it.
@@ -708,12 +816,17 @@ Status Store::Commit(const Transaction& txn, CommitResult* result) {
   const uint64_t started = options_.env->NowMicros();
   std::lock_guard commit_lock(commit_mu_);
   Builder builder(this, log_->Newest().version + 1);
-  for (size_t i = 0; i < txn.ops().size(); ++i) {
-    Status s = builder.Add(txn.ops()[i]);
+  builder.Reserve(txn.ops());
+  const std::vector<Transaction::Op>& ops = txn.ops();
+  for (size_t i = 0; i < Builder::kLookAhead && i < ops.size(); ++i) builder.Prefetch(ops[i], i);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    Status s = builder.Add(ops[i], i);
     if (!s.ok()) {
       return Status(s.IsNotFound() ? Status::InvalidArgument(s.message()) : s)
           .WithContext("operation " + std::to_string(i + 1) + " of " + std::to_string(txn.ops().size()));
     }
+    // Into the slot operation i used.
+    if (i + Builder::kLookAhead < ops.size()) builder.Prefetch(ops[i + Builder::kLookAhead], i + Builder::kLookAhead);
   }
   CommitRecord& record = builder.record();
   record.parameters_json = txn.parameters_json();

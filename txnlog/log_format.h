@@ -45,6 +45,7 @@ static_assert(kMaxGroupRecords <= kMaxQueuedAppends);
 
 // --- Record header.
 enum class RecordType : uint8_t { kCommit = 1 };
+// The payload is one or more zstd frames, concatenated (payload.h).
 inline constexpr uint8_t kFlagCompressed = 1u << 0;
 // Set on every record of a group written after the previous group was
 // durable (the sync modes). Recovery uses it to tell a torn tail from

@@ -1,5 +1,7 @@
 // Commit payloads: the FlatBuffers LogEntry table (log_entry.fbs), zstd-
-// compressed when that pays. Internal to txnlog.
+// compressed when that pays: as one frame, or from 64 KiB as two frames,
+// the halves compressed on two cores at once. A decoder reads the frames
+// as one stream. Internal to txnlog.
 #pragma once
 
 #include <cstdint>
