@@ -64,11 +64,14 @@ void EncodeKeyPart(const Value& value, std::string* out) {
   }
 }
 
+uint64_t ZigZag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
+int64_t UnZigZag(uint64_t u) { return static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1); }
+
 void EncodeValue(const Value& value, std::string* out) {
   if (const auto* i = std::get_if<int64_t>(&value)) {
-    PutFixed64(out, static_cast<uint64_t>(*i));
+    PutVarint(out, ZigZag(*i));
   } else if (const auto* t = std::get_if<Timestamp>(&value)) {
-    PutFixed64(out, static_cast<uint64_t>(t->micros));
+    PutVarint(out, ZigZag(t->micros));
   } else if (const auto* d = std::get_if<double>(&value)) {
     PutFixed64(out, std::bit_cast<uint64_t>(*d));
   } else if (const auto* b = std::get_if<bool>(&value)) {
@@ -155,7 +158,13 @@ class RowParser {
     size_t size = 0;
     switch (type) {
       case ColumnType::kInt64:
-      case ColumnType::kTimestamp:
+      case ColumnType::kTimestamp: {
+        std::string_view rest = *in;
+        uint64_t unused = 0;
+        if (!GetVarint(&rest, &unused)) return Status::Corruption("row has a bad integer");
+        size = in->size() - rest.size();
+        break;
+      }
       case ColumnType::kDouble:
         if (in->size() < 8) return Status::Corruption("row is truncated inside a fixed-width value");
         size = 8;
@@ -198,7 +207,12 @@ uint64_t RowView::Fixed64(size_t column) const {
   return bits;  // as PutFixed64 wrote it
 }
 
-int64_t RowView::Int64(size_t column) const { return static_cast<int64_t>(Fixed64(column)); }
+int64_t RowView::Int64(size_t column) const {
+  std::string_view field = fields_[column];
+  uint64_t u = 0;
+  GetVarint(&field, &u);  // checked when the row was parsed
+  return UnZigZag(u);
+}
 double RowView::Double(size_t column) const { return std::bit_cast<double>(Fixed64(column)); }
 bool RowView::Bool(size_t column) const { return fields_[column].front() == '\x01'; }
 Timestamp RowView::TimestampOf(size_t column) const { return Timestamp{Int64(column)}; }

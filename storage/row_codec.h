@@ -12,7 +12,9 @@
 // Row:
 //   row       := varint(column_count) null_bitmap value*   (non-null only;
 //                the bitmap has a bit per column of the row)
-//   value     := fixed64_le                 int64, timestamp, double
+//   value     := varint(zigzag(i))          int64, timestamp: small numbers
+//                                           of either sign in few bytes
+//              | fixed64_le                 double
 //              | 0x00 | 0x01                bool
 //              | varint(length) bytes       string, bytes
 #pragma once

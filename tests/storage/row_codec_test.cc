@@ -128,6 +128,38 @@ TEST(RowCodecTest, RowViewsReadEveryValueInPlace) {
   }
 }
 
+TEST(RowCodecTest, IntegersTakeBytesByTheirMagnitude) {
+  // Zigzag varints: counts, sums and small keys of either sign in a byte or
+  // two; the extremes in ten; every one read back exactly.
+  Schema schema;
+  ASSERT_TRUE(Schema::Make({{"a", ColumnType::kInt64, false},
+                            {"b", ColumnType::kInt64, false},
+                            {"c", ColumnType::kInt64, false},
+                            {"t", ColumnType::kTimestamp, false}},
+                           {}, &schema)
+                  .ok());
+  auto encoded = [&](const Row& row) {
+    std::string bytes;
+    EncodeRow(schema, row, &bytes);
+    Row decoded;
+    EXPECT_TRUE(DecodeRow(schema, bytes, &decoded).ok());
+    EXPECT_EQ(decoded, row);
+    return bytes.size();
+  };
+  // 1 byte of column count, 1 of null bitmap, then the values.
+  EXPECT_EQ(encoded(Row{int64_t{0}, int64_t{-1}, int64_t{63}, Timestamp{-64}}), 2u + 4u);
+  EXPECT_EQ(encoded(Row{int64_t{64}, int64_t{-65}, int64_t{8191}, Timestamp{-8192}}), 2u + 8u);
+  EXPECT_EQ(encoded(Row{std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), int64_t{1} << 40,
+                        Timestamp{1'700'000'000'000'000}}),
+            2u + 10u + 10u + 6u + 8u);
+  // An integer whose varint never ends is corruption, not a value.
+  std::string bytes = "\x04";
+  bytes += '\0';
+  bytes += std::string(11, '\x80');
+  Row decoded;
+  EXPECT_TRUE(DecodeRow(schema, bytes, &decoded).IsCorruption());
+}
+
 TEST(RowCodecTest, TruncatedOrPaddedRowsAreCorruption) {
   std::mt19937_64 rng(11);
   const Schema schema = AllTypes(false);
