@@ -205,6 +205,9 @@ class AggregateOp : public Operator {
     batch->rows = std::move(out);
     return Status::OK();
   }
+  // Every group a commit of the flow wrote is in groups_ (Find reads the
+  // store only for a group this run has not seen, none after a Reset).
+  bool ProcessesAhead() const override { return true; }
 
  private:
   // Nodes: Process keeps pointers to the groups it touched while it adds more.

@@ -102,6 +102,7 @@ class FilterOp : public Operator {
     batch->rows.resize(kept);
     return Status::OK();
   }
+  bool ProcessesAhead() const override { return true; }
 
  private:
   Expression condition_;
@@ -119,6 +120,7 @@ class SelectOp : public Operator {
     }
     return Status::OK();
   }
+  bool ProcessesAhead() const override { return true; }
 
  private:
   std::vector<Expression> exprs_;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
+#include <thread>
 
 #include "flow_parts.h"
 #include "operators_internal.h"
@@ -97,6 +98,20 @@ struct Checkpoint {
   }
 };
 
+// One micro-batch read and processed: its commit, and what its report needs.
+struct PreparedBatch {
+  Transaction txn;
+  Checkpoint next;       // the flow's checkpoint once it commits
+  bool skipped = false;  // nothing to do: no commit
+  bool more = false;     // the source has more after it
+  uint64_t input_rows = 0;
+  uint64_t output_rows = 0;
+  uint64_t deleted_rows = 0;
+  uint64_t late_rows = 0;
+  Source::Backlog backlog;  // after its read
+  std::chrono::steady_clock::time_point started;
+};
+
 struct CompiledDataset {
   DatasetSpec spec;
   TableId id;
@@ -124,6 +139,22 @@ struct CompiledFlow {
   std::vector<size_t> rank;      // per step: its rank among the stateful steps
   // State tables per component: [0] the source, then the steps.
   std::vector<std::vector<std::pair<TableId, Schema>>> state;
+  // The source and every step may work on the next batch while one commits.
+  bool runs_ahead = false;
+  // The next batch, being prepared on another thread while the one before
+  // it commits; `ahead_status` is its preparation's once `ahead` is joined.
+  std::thread ahead;
+  PreparedBatch ahead_batch;
+  Status ahead_status;
+  Source::Backlog backlog;  // after the last committed batch's read
+
+  // Waits for the batch prepared ahead, when there is one.
+  void JoinAhead() {
+    if (ahead.joinable()) ahead.join();
+  }
+  CompiledFlow() = default;
+  CompiledFlow(CompiledFlow&&) = default;
+  ~CompiledFlow() { JoinAhead(); }
 };
 
 std::string DescribeColumns(const Schema& s) {
@@ -196,8 +227,13 @@ struct Pipeline::Impl {
   Status RefreshLosses(const RefreshPlan& plan, std::vector<std::string>* losses);
   Status SetUpTables(const std::string& update_id);
   Status WriteDifference(const TableId& id, const Schema& schema, std::vector<Row> rows, Transaction& txn, Batch* batch);
+  // Reads and processes one micro-batch of `flow` after `cp`.
+  Status PrepareBatch(CompiledFlow& flow, const Checkpoint& cp, const std::string& update_id, PreparedBatch* prepared);
+  // Runs one micro-batch: prepares it (or takes the one prepared ahead),
+  // commits it and reports it. `ahead_allowed`: the next batch may be
+  // prepared while this one commits, when the flow can.
   Status RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::string& update_id, FlowUpdateStats& stats,
-                  bool* more, bool* committed, bool* commit_failed);
+                  bool ahead_allowed, bool* more, bool* committed, bool* commit_failed);
   Status SaveIdleOffset(CompiledFlow& flow, Checkpoint& cp, const std::string& update_id, uint64_t min_lag,
                         bool* committed);
   // Appends an event. A batch's flow_progress (`progress`) is written without
@@ -410,6 +446,10 @@ Status Pipeline::Impl::CompileFlow(CompiledFlow& flow) {
   }
   // The source is always part of it: its offsets mean nothing to another one.
   flow.fingerprint = fingerprint;
+  flow.runs_ahead = !flow.materialized && !f.once && flow.source->ReadsAhead() &&
+                    std::all_of(flow.ops.begin(), flow.ops.end(), [](const std::unique_ptr<Operator>& op) {
+                      return op->ProcessesAhead() && op->side() == nullptr;
+                    });
   const std::vector<std::string> no_key;
   SPOOL_RETURN_IF_ERROR(FitTarget(flow, schema, flow.ops.empty() ? no_key : flow.ops.back()->output_key()));
   // State tables.
@@ -806,19 +846,22 @@ Status Pipeline::Impl::WriteDifference(const TableId& id, const Schema& schema, 
   return Status::OK();
 }
 
-Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::string& update_id,
-                                FlowUpdateStats& stats, bool* more, bool* committed, bool* commit_failed) {
-  const auto started = std::chrono::steady_clock::now();
-  *committed = false;
-  Transaction txn("STREAMING UPDATE", json{{"outputMode", flow.upserts ? "Update" : "Append"},
-                                           {"flow", flow.spec->name},
-                                           {"epochId", cp.batch_id}}.dump());
+Status Pipeline::Impl::PrepareBatch(CompiledFlow& flow, const Checkpoint& cp, const std::string& update_id,
+                                    PreparedBatch* prepared) {
+  prepared->started = std::chrono::steady_clock::now();
+  Transaction& txn = prepared->txn;
+  txn = Transaction("STREAMING UPDATE", json{{"outputMode", flow.upserts ? "Update" : "Append"},
+                                             {"flow", flow.spec->name},
+                                             {"epochId", cp.batch_id}}.dump());
   txn.SetUpdateId(update_id);
   BatchContext ctx;
   ctx.store = store;
   ctx.txn = &txn;
   Batch batch;
-  Checkpoint next = cp;
+  Checkpoint& next = prepared->next;
+  next = cp;
+  bool* more = &prepared->more;
+  *more = false;
   const Schema& t = *datasets[flow.target_dataset].schema;
   bool recompute = false;
   if (flow.materialized) {
@@ -826,7 +869,6 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
     // (its query over the new rows, the aggregate's state carried on) when
     // its source only gained rows since and nothing else it reads changed;
     // otherwise recomputed whole, writing the difference.
-    *more = false;
     const VersionRange range = store->AvailableVersions();
     const uint64_t from = std::max<uint64_t>(cp.version + 1, range.oldest);
     // Never refreshed, or the log no longer holds what changed since.
@@ -844,7 +886,10 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
         return !recompute;
       }));
     }
-    if (!changed) return Status::OK();
+    if (!changed) {
+      prepared->skipped = true;
+      return Status::OK();
+    }
     txn.SetOperation("MATERIALIZED VIEW REFRESH",
                      json{{"flow", flow.spec->name}, {"mode", recompute ? "RECOMPUTE" : "INCREMENTAL"}}.dump());
     if (recompute) {
@@ -856,7 +901,6 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
     next.version = range.newest;
     next.definition = flow.definition;
   } else if (flow.spec->once) {
-    *more = false;
     SPOOL_RETURN_IF_ERROR(flow.source->ReadAll(ctx, &batch));
     next.once_done = flow.definition;
   } else {
@@ -873,12 +917,15 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
       input_rows += sides[i].rows.size();
     }
   }
-  if (!flow.materialized && !flow.spec->once && input_rows == 0 && txn.empty()) return Status::OK();
+  prepared->backlog = flow.source->backlog();
+  if (!flow.materialized && !flow.spec->once && input_rows == 0 && txn.empty()) {
+    prepared->skipped = true;
+    return Status::OK();
+  }
   for (size_t i = 0; i < flow.ops.size(); ++i) {
     ctx.side = std::move(sides[i]);
     SPOOL_RETURN_IF_ERROR(flow.ops[i]->Process(ctx, &batch));
   }
-  uint64_t output_rows = 0;
   // The flow's columns in the target's order (when they differ).
   std::vector<Row> rows = std::move(batch.rows);
   if (!flow.same_columns) {
@@ -892,9 +939,9 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
   }
   if (recompute) {
     SPOOL_RETURN_IF_ERROR(WriteDifference(flow.target, t, std::move(rows), txn, &batch));
-    output_rows = batch.rows.size();
+    prepared->output_rows = batch.rows.size();
   } else {
-    output_rows = rows.size();
+    prepared->output_rows = rows.size();
     for (Row& row : rows) txn.Write(flow.target, std::move(row));
     for (const Row& key : batch.deletes) {
       Row target_key;
@@ -913,41 +960,73 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
   txn.SetCheckpoint(flow.spec->name, next.Encode());
   txn.AddMetric("numInputRows", static_cast<int64_t>(input_rows));
   if (ctx.late_rows != 0) txn.AddMetric("numLateRowsDropped", static_cast<int64_t>(ctx.late_rows));
+  prepared->input_rows = input_rows;
+  prepared->deleted_rows = batch.deletes.size();
+  prepared->late_rows = ctx.late_rows;
+  return Status::OK();
+}
+
+Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::string& update_id,
+                                FlowUpdateStats& stats, bool ahead_allowed, bool* more, bool* committed,
+                                bool* commit_failed) {
+  *committed = false;
+  PreparedBatch batch;
+  if (flow.ahead.joinable()) {
+    flow.JoinAhead();
+    SPOOL_RETURN_IF_ERROR(flow.ahead_status);
+    batch = std::move(flow.ahead_batch);
+  } else {
+    SPOOL_RETURN_IF_ERROR(PrepareBatch(flow, cp, update_id, &batch));
+  }
+  *more = batch.more;
+  if (batch.skipped) return Status::OK();
+  // While this batch commits, the next one is read and processed on
+  // another thread: the source continues after this batch already, and a
+  // failed commit ends the update, the next starting over from the store.
+  const bool ahead = ahead_allowed && flow.runs_ahead && batch.more;
+  if (ahead) {
+    flow.source->Committed();
+    flow.ahead_batch = PreparedBatch();
+    flow.ahead = std::thread([this, &flow, next = batch.next, update_id] {
+      flow.ahead_status = PrepareBatch(flow, next, update_id, &flow.ahead_batch);
+    });
+  }
   CommitResult result;
-  Status s = store->Commit(txn, &result);
+  Status s = store->Commit(batch.txn, &result);
   if (!s.ok()) {
+    flow.JoinAhead();  // and drop what it prepared
     // A refused transaction (a row that does not fit) changed nothing; any
     // other failure came after the log write.
     *commit_failed = !s.IsInvalidArgument();
     return s;
   }
   *committed = true;
-  flow.source->Committed();
+  if (!ahead) flow.source->Committed();
   for (auto& op : flow.ops) {
     if (Source* side = op->side()) side->Committed();
   }
-  cp = next;
+  cp = batch.next;
+  flow.backlog = batch.backlog;
   stats.batches++;
-  stats.input_rows += input_rows;
-  stats.output_rows += output_rows;
-  stats.deleted_rows += batch.deletes.size();
-  stats.late_rows += ctx.late_rows;
-  const Source::Backlog backlog = flow.source->backlog();
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+  stats.input_rows += batch.input_rows;
+  stats.output_rows += batch.output_rows;
+  stats.deleted_rows += batch.deleted_rows;
+  stats.late_rows += batch.late_rows;
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - batch.started).count();
   return Event(EventLevel::kInfo, "flow_progress",
-               "Flow '" + flow.spec->name + "' committed batch " + std::to_string(next.batch_id - 1) + " at version " +
+               "Flow '" + flow.spec->name + "' committed batch " + std::to_string(cp.batch_id - 1) + " at version " +
                    std::to_string(result.version) + ".",
                json{{"flow_progress",
                      {{"status", "RUNNING"},
-                      {"batch_id", next.batch_id - 1},
+                      {"batch_id", cp.batch_id - 1},
                       {"version", result.version},
                       {"metrics",
-                       {{"num_input_rows", input_rows},
-                        {"num_output_rows", output_rows},
-                        {"num_deleted_rows", batch.deletes.size()},
-                        {"num_late_rows_dropped", ctx.late_rows},
+                       {{"num_input_rows", batch.input_rows},
+                        {"num_output_rows", batch.output_rows},
+                        {"num_deleted_rows", batch.deleted_rows},
+                        {"num_late_rows_dropped", batch.late_rows},
                         {"duration_ms", ms},
-                        {"backlog_" + std::string(backlog.unit), backlog.amount}}}}}},
+                        {"backlog_" + std::string(batch.backlog.unit), batch.backlog.amount}}}}}},
                update_id, &flow, /*progress=*/true);
 }
 
@@ -1034,6 +1113,14 @@ Status Pipeline::Validate(const UpdateOptions& options, std::vector<std::string>
 
 Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
   Impl& p = *impl_;
+  // However the update ends, no batch is being prepared after it: the next
+  // update starts every source and step from the store.
+  struct JoinAhead {
+    Impl& p;
+    ~JoinAhead() {
+      for (CompiledFlow& flow : p.flows) flow.JoinAhead();
+    }
+  } join_ahead{p};
   *result = UpdateResult{};
   Impl::RefreshPlan refresh;
   SPOOL_RETURN_IF_ERROR(p.PlanRefresh(options, &refresh));  // a selection that does not fit changes nothing
@@ -1181,7 +1268,9 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
       while (more && !failed[f] && !stopping()) {
         bool committed = false, commit_failed = false;
         more = false;
-        s = p.RunBatch(flow, cp, update_id, stats, &more, &committed, &commit_failed);
+        // Not when the update stops after this batch anyway.
+        const bool ahead_allowed = !options.continuous && (options.max_batches == 0 || result->batches + 1 < options.max_batches);
+        s = p.RunBatch(flow, cp, update_id, stats, ahead_allowed, &more, &committed, &commit_failed);
         if (!s.ok()) {
           failed[f] = stats.failed = true;
           if (result->error.empty()) result->transient = s.IsIOError() && !commit_failed;
@@ -1201,9 +1290,8 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
           result->batches++;
           if (options.on_batch) options.on_batch(flow.spec->name, stats.output_rows);
           if (options.on_progress) {
-            const Source::Backlog backlog = flow.source->backlog();
             options.on_progress(FlowProgress{flow.spec->name, stats.batches, stats.input_rows, stats.output_rows,
-                                             backlog.unit, backlog.amount});
+                                             flow.backlog.unit, flow.backlog.amount});
           }
         }
         if (!committed || options.continuous) break;

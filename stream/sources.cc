@@ -443,6 +443,7 @@ class TopicSource : public Source {
     committed_ = next_;
     started_ = true;
   }
+  bool ReadsAhead() const override { return true; }
   Status ReadAll(BatchContext&, Batch* batch) override {
     bool more = false;
     return ReadFrom(std::numeric_limits<uint64_t>::max(), batch, &more);

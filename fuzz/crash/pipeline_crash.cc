@@ -17,7 +17,7 @@ constexpr char kFilesDir[] = "/in";
 constexpr char kTopicDir[] = "/topic";
 
 const char* const kDatasets[] = {"main.s.orders", "main.s.events", "main.s.revenue", "main.s.unique",
-                                 "main.s.enriched", "main.s.latest"};
+                                 "main.s.enriched", "main.s.latest", "main.s.per_key"};
 
 const char* const kCountries[] = {"de", "fr", "it"};
 
@@ -72,19 +72,27 @@ PipelineSpec CrashPipelineSpec() {
   b.StreamingTable("main.s.unique");
   b.StreamingTable("main.s.enriched");
   b.StreamingTable("main.s.latest");
+  b.StreamingTable("main.s.per_key");
   b.Flow("ingest")
       .FromFiles(kFilesDir, {{"id", ColumnType::kInt64, false},
                              {"country", ColumnType::kString, false},
                              {"amount", ColumnType::kInt64, true}})
       .Filter("amount > 0")
       .Into("main.s.orders");
+  const std::vector<Column> event_columns = {{"key", ColumnType::kInt64, false},
+                                             {"seq", ColumnType::kInt64, false},
+                                             {"country", ColumnType::kString, true},
+                                             {"op", ColumnType::kString, true}};
   b.Flow("events")
-      .FromTopic(kTopicDir, {{"key", ColumnType::kInt64, false},
-                             {"seq", ColumnType::kInt64, false},
-                             {"country", ColumnType::kString, true},
-                             {"op", ColumnType::kString, true}})
+      .FromTopic(kTopicDir, event_columns)
       .MaxBatchRows(7)
       .Into("main.s.events");
+  // Reads and aggregates its next batch while one commits (its state ahead
+  // of the store's until the commit lands).
+  b.Flow("per_key")
+      .FromTopic(kTopicDir, event_columns)
+      .Aggregate({"key"}, {{"events", AggregateFn::kCount, ""}, {"seq_sum", AggregateFn::kSum, "seq"}})
+      .Into("main.s.per_key");
   b.Flow("revenue")
       .FromDataset("main.s.orders")
       .Aggregate({"country"}, {{"orders", AggregateFn::kCount, ""}, {"revenue", AggregateFn::kSum, "amount"}})
@@ -102,7 +110,7 @@ PipelineSpec CrashPipelineSpec() {
   b.Flow("latest").FromDataset("main.s.events").Step(cdc).Into("main.s.latest");
   PipelineSpec spec = b.Build();
   spec.flows[0].max_batch_files = 2;
-  for (size_t f = 2; f < spec.flows.size(); ++f) spec.flows[f].max_batch_rows = 4;
+  for (size_t f = 2; f < spec.flows.size(); ++f) spec.flows[f].max_batch_rows = 4;  // per_key and the dataset readers
   return spec;
 }
 

@@ -1107,6 +1107,69 @@ TEST_F(PipelineTest, ATriggeredUpdateEndsWhileProducersKeepWriting) {
   EXPECT_EQ(Rows("main.s.t").size(), 10u);
 }
 
+// A topic into an aggregate prepares each next batch while one commits: an
+// update stopped then drops that batch, its rows and its counts with it, and
+// the next update (of the same pipeline) reads them again, once.
+TEST_F(PipelineTest, AnUpdateStoppedWhileTheNextBatchIsPreparedLosesAndRepeatsNothing) {
+  const std::string dir = dir_->Sub("topic");
+  ASSERT_TRUE(Topic::Create(Env::Default(), dir, TopicConfig{}).ok());
+  std::unique_ptr<Topic> topic;
+  ASSERT_TRUE(Topic::Open(Env::Default(), dir, &topic).ok());
+  std::vector<std::string> values;
+  std::map<std::string, std::pair<int64_t, int64_t>> after_two, after_all;  // country -> count, sum
+  for (int64_t id = 0; id < 12; ++id) {
+    const std::string country = id % 3 == 0 ? "de" : "fr";
+    values.push_back(Order(id, country, id));
+    for (auto* model : {&after_two, &after_all}) {
+      if (model == &after_two && id >= 4) continue;  // two batches of two
+      (*model)[country].first++;
+      (*model)[country].second += id;
+    }
+  }
+  std::vector<TopicWrite> writes;
+  for (const std::string& value : values) writes.push_back({"", value});
+  TopicProduced produced;
+  ASSERT_TRUE(topic->Produce(writes, &produced).ok());
+  PipelineBuilder b("ahead");
+  b.StreamingTable("main.s.sums");
+  b.Flow("sums")
+      .FromTopic(dir, OrderColumns())
+      .Aggregate({"country"}, {{"orders", AggregateFn::kCount, ""}, {"revenue", AggregateFn::kSum, "amount"}})
+      .MaxBatchRows(2)
+      .Into("main.s.sums");
+  std::unique_ptr<Pipeline> pipeline;
+  ASSERT_TRUE(Pipeline::Open(store_.get(), b.Build(), &pipeline).ok());
+  auto sums = [&] {
+    std::map<std::string, std::pair<int64_t, int64_t>> found;
+    for (const Row& row : Rows("main.s.sums")) {
+      found[std::get<std::string>(row[0])] = {std::get<int64_t>(row[1]), std::get<int64_t>(row[2])};
+    }
+    return found;
+  };
+  UpdateOptions options;
+  uint64_t batches = 0;
+  options.on_batch = [&](const std::string&, uint64_t) {
+    if (++batches == 2) pipeline->Stop();  // the third batch is being read and counted
+  };
+  UpdateResult r;
+  ASSERT_TRUE(pipeline->Update(options, &r).ok());
+  EXPECT_EQ(r.state, UpdateState::kCanceled) << r.error;
+  EXPECT_EQ(r.batches, 2u);
+  EXPECT_EQ(sums(), after_two);
+  options.on_batch = nullptr;
+  ASSERT_TRUE(pipeline->Update(options, &r).ok());
+  EXPECT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  EXPECT_EQ(r.batches, 4u);
+  EXPECT_EQ(sums(), after_all);
+  // Batch ids run on without a gap or a repeat.
+  std::vector<Event> progress = Events("flow_progress");
+  ASSERT_EQ(progress.size(), 6u);
+  for (size_t i = 0; i < progress.size(); ++i) {
+    EXPECT_NE(progress[i].details_json.find("\"batch_id\":" + std::to_string(i) + ","), std::string::npos)
+        << progress[i].details_json;
+  }
+}
+
 }  // namespace
 }  // namespace spool
 
