@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
-#include <thread>
 
 #include "flow_parts.h"
 #include "operators_internal.h"
+#include "spool/txnlog/helper_thread.h"
 
 namespace spool {
 
@@ -141,20 +141,13 @@ struct CompiledFlow {
   std::vector<std::vector<std::pair<TableId, Schema>>> state;
   // The source and every step may work on the next batch while one commits.
   bool runs_ahead = false;
-  // The next batch, being prepared on another thread while the one before
-  // it commits; `ahead_status` is its preparation's once `ahead` is joined.
-  std::thread ahead;
+  // The next batch, prepared on the pipeline's helper thread while the one
+  // before it commits, and how its preparation went (once the helper is
+  // done with it).
+  bool ahead = false;
   PreparedBatch ahead_batch;
   Status ahead_status;
   Source::Backlog backlog;  // after the last committed batch's read
-
-  // Waits for the batch prepared ahead, when there is one.
-  void JoinAhead() {
-    if (ahead.joinable()) ahead.join();
-  }
-  CompiledFlow() = default;
-  CompiledFlow(CompiledFlow&&) = default;
-  ~CompiledFlow() { JoinAhead(); }
 };
 
 std::string DescribeColumns(const Schema& s) {
@@ -243,6 +236,11 @@ struct Pipeline::Impl {
   Status Event(EventLevel level, const std::string& type, const std::string& message, json details,
                const std::string& update_id, const CompiledFlow* flow = nullptr, bool progress = false);
   Status SyncEvents();
+  // Waits for the helper: no batch is being prepared ahead after it.
+  void JoinAhead();
+
+  // Prepares flows' next batches (last, so that it ends before the flows).
+  HelperThread helper;
 };
 
 Status Pipeline::Impl::ResolveTable(const std::string& name, TableInfo* table) {
@@ -558,6 +556,11 @@ Status Pipeline::Impl::Event(EventLevel level, const std::string& type, const st
   SPOOL_RETURN_IF_ERROR(store->events()->Append(&e, sync));
   if (sync) unsynced_events = 0;
   return Status::OK();
+}
+
+void Pipeline::Impl::JoinAhead() {
+  helper.Wait();
+  for (CompiledFlow& flow : flows) flow.ahead = false;
 }
 
 Status Pipeline::Impl::SyncEvents() {
@@ -971,8 +974,8 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
                                 bool* commit_failed) {
   *committed = false;
   PreparedBatch batch;
-  if (flow.ahead.joinable()) {
-    flow.JoinAhead();
+  if (flow.ahead) {
+    JoinAhead();
     SPOOL_RETURN_IF_ERROR(flow.ahead_status);
     batch = std::move(flow.ahead_batch);
   } else {
@@ -986,15 +989,16 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
   const bool ahead = ahead_allowed && flow.runs_ahead && batch.more;
   if (ahead) {
     flow.source->Committed();
+    flow.ahead = true;
     flow.ahead_batch = PreparedBatch();
-    flow.ahead = std::thread([this, &flow, next = batch.next, update_id] {
+    helper.Start([this, &flow, next = batch.next, update_id] {
       flow.ahead_status = PrepareBatch(flow, next, update_id, &flow.ahead_batch);
     });
   }
   CommitResult result;
   Status s = store->Commit(batch.txn, &result);
   if (!s.ok()) {
-    flow.JoinAhead();  // and drop what it prepared
+    JoinAhead();  // and drop what it prepared
     // A refused transaction (a row that does not fit) changed nothing; any
     // other failure came after the log write.
     *commit_failed = !s.IsInvalidArgument();
@@ -1117,9 +1121,7 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
   // update starts every source and step from the store.
   struct JoinAhead {
     Impl& p;
-    ~JoinAhead() {
-      for (CompiledFlow& flow : p.flows) flow.JoinAhead();
-    }
+    ~JoinAhead() { p.JoinAhead(); }
   } join_ahead{p};
   *result = UpdateResult{};
   Impl::RefreshPlan refresh;

@@ -3,13 +3,12 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include <condition_variable>
 #include <cstdint>
 #include <mutex>
-#include <thread>
 
 #include "log_entry_generated.h"
 #include "log_format.h"
+#include "spool/txnlog/helper_thread.h"
 
 namespace spool {
 namespace {
@@ -69,56 +68,25 @@ class HalfCompressor {
     std::unique_lock claim(claim_mu_, std::try_to_lock);
     if (!claim.owns_lock()) return false;
     const size_t half = src.size() / 2;
-    {
-      std::lock_guard lock(mu_);
-      job_ = src.substr(half);
-      back_.clear();
-      state_ = State::kQueued;
-    }
-    cv_.notify_all();
+    back_.clear();  // its capacity, reused
+    helper_.Start([this, back = src.substr(half)] { back_ok_ = CompressFrame(Contexts().compress, back, &back_); });
     const size_t at = out->size();
     bool ok = CompressFrame(Contexts().compress, src.substr(0, half), out);
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [this] { return state_ == State::kDone; });
+    helper_.Wait();
     ok = ok && back_ok_;
     if (ok) out->append(back_);
     else out->resize(at);
-    state_ = State::kIdle;
     return ok;
   }
 
  private:
-  enum class State { kIdle, kQueued, kDone };
+  HalfCompressor() : pid_(::getpid()) {}
 
-  HalfCompressor() : pid_(::getpid()), thread_([this] { Run(); }) {}
-
-  void Run() {
-    ZSTD_CCtx* cctx = ZSTD_createCCtx();
-    std::unique_lock lock(mu_);
-    for (;;) {
-      cv_.wait(lock, [this] { return state_ == State::kQueued; });
-      const std::string_view src = job_;
-      std::string back;
-      back.swap(back_);  // its capacity, reused
-      lock.unlock();
-      const bool ok = cctx != nullptr && CompressFrame(cctx, src, &back);
-      lock.lock();
-      back_.swap(back);
-      back_ok_ = ok;
-      state_ = State::kDone;
-      cv_.notify_all();
-    }
-  }
-
-  const pid_t pid_;  // the process the helper thread runs in
+  const pid_t pid_;      // the process the helper thread runs in
   std::mutex claim_mu_;  // held by the committer using the helper
-  std::mutex mu_;
-  std::condition_variable cv_;
-  State state_ = State::kIdle;
-  std::string_view job_;
-  std::string back_;
+  std::string back_;     // the back half's frame
   bool back_ok_ = false;
-  std::thread thread_;
+  HelperThread helper_;
 };
 
 // Compresses `src` into `*payload` (replaced) and flags it, when that saves

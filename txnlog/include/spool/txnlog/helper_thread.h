@@ -1,0 +1,42 @@
+// A second thread for work that overlaps its owner's: the owner starts one
+// job, goes on with its own part, then waits for the job.
+//
+//   HelperThread helper;
+//   helper.Start([&] { back = Compress(second_half); });
+//   front = Compress(first_half);
+//   helper.Wait();
+//
+// One job at a time: Start waits for the job before it. The thread starts
+// with the first job and ends with the object, after its last job.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace spool {
+
+class HelperThread {
+ public:
+  HelperThread() = default;
+  HelperThread(const HelperThread&) = delete;
+  HelperThread& operator=(const HelperThread&) = delete;
+  ~HelperThread();
+
+  // Runs `job` on the thread, once the job before it is done.
+  void Start(std::function<void()> job);
+  // Returns once no job is running or waiting to.
+  void Wait();
+
+ private:
+  void Loop();
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::function<void()> job_;  // set: waiting to run or running
+  bool quit_ = false;
+  std::thread thread_;
+};
+
+}  // namespace spool
