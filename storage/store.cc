@@ -180,6 +180,7 @@ Store::Store(StoreOptions options, std::string dir, std::unique_ptr<FileLock> lo
     : options_(std::move(options)), dir_(std::move(dir)), lock_(std::move(lock)) {}
 
 Store::~Store() {
+  if (!in_flight_.empty()) (void)LockSettled();
   if (state_ != nullptr) {
     Status flushed = state_->Flush();  // a faster next open; the log has it all anyway
     (void)flushed;
@@ -300,7 +301,7 @@ Status Store::RebuildState() {
 }
 
 Status Store::RewindTo(uint64_t version, LogPosition* head) {
-  std::lock_guard commit_lock(commit_mu_);
+  std::unique_lock commit_lock = LockSettled();
   const uint64_t newest = log_->Newest().version;
   SPOOL_RETURN_IF_ERROR(CanRewindTo(version));
   LogPosition cut;
@@ -333,7 +334,7 @@ Status Store::RewindTo(uint64_t version, LogPosition* head) {
 }
 
 Status Store::Reapply(const ArchivedCut& cut, LogPosition* head) {
-  std::lock_guard commit_lock(commit_mu_);
+  std::unique_lock commit_lock = LockSettled();
   const uint64_t newest = log_->Newest().version;
   const std::string what = "archived cut " + cut.dir;
   if (cut.commits == 0 || newest + 1 < cut.first_version || newest > cut.last_version) {
@@ -464,6 +465,22 @@ Status Store::LoadCatalog() {
 // ---------------------------------------------------------------------------
 // The commit path
 
+// A commit queued for the log and not yet staged (Store::in_flight_).
+struct InFlightCommit {
+  uint64_t version = 0;
+  std::string operation;
+  CommitRecord record;
+  std::map<std::string, TableInfo> catalog;  // after the commit, when it has DDL
+  StringMap<std::optional<std::string>> local;  // state key -> value after it (its builder's)
+  uint64_t rows = 0;
+  uint64_t started_us = 0;
+  uint64_t body_bytes = 0;
+  std::unique_ptr<PendingAppend> append;
+  bool settled = false;  // staged, or failed
+  Status status;
+  std::optional<CommitResult> result;  // once its log append succeeded
+};
+
 // Turns a Transaction into a CommitRecord, checking every operation against
 // the catalog and rows as the transaction's earlier operations left them.
 class Store::Builder {
@@ -549,6 +566,8 @@ class Store::Builder {
   // Makes `table` part of the commit, changed or not (its history shows it).
   void Include(const TableInfo& table) { Touch(table); }
   uint64_t rows() const { return rows_; }
+  // The state keys this commit sets, with their values after it (taken).
+  StringMap<std::optional<std::string>> TakeLocal() { return std::move(local_); }
 
  private:
   Status Find(const TableId& id, TableInfo** table) {
@@ -691,7 +710,12 @@ class Store::Builder {
   }
 
   Status DeleteAll(const TableInfo& table) {
-    // The committed rows, then this transaction's changes over them.
+    // The committed rows (those of queued commits staged first), then this
+    // transaction's changes over them.
+    if (!store_->in_flight_.empty()) {
+      SPOOL_RETURN_IF_ERROR(store_->SettleLocked(nullptr));
+      reader_.reset();  // it may predate what was staged
+    }
     const std::string prefix = StateRowPrefix(table.uid);
     std::map<std::string, Image> rows;
     std::unique_ptr<StateView> view;
@@ -723,6 +747,14 @@ class Store::Builder {
     if (it != local_.end()) {
       *value = it->second;
       return Status::OK();
+    }
+    // Then the commits queued before this one, newest first.
+    for (auto queued = store_->in_flight_.rbegin(); queued != store_->in_flight_.rend(); ++queued) {
+      auto found = (*queued)->local.find(state_key);
+      if (found != (*queued)->local.end()) {
+        *value = found->second;
+        return Status::OK();
+      }
     }
     if (reader_ == nullptr) SPOOL_RETURN_IF_ERROR(store_->state_->NewReader(&reader_));
     std::string found_value;
@@ -811,11 +843,17 @@ struct Store::Pending {
 };
 
 Status Store::Commit(const Transaction& txn, CommitResult* result) {
+  PendingCommit pending;
+  SPOOL_RETURN_IF_ERROR(CommitAsync(txn, &pending));
+  return Wait(&pending, result);
+}
+
+Status Store::CommitAsync(const Transaction& txn, PendingCommit* pending) {
   if (txn.empty()) return Status::InvalidArgument("the transaction is empty");
   if (txn.operation().empty()) return Status::InvalidArgument("a commit needs an operation name");
   const uint64_t started = options_.env->NowMicros();
   std::lock_guard commit_lock(commit_mu_);
-  Builder builder(this, log_->Newest().version + 1);
+  Builder builder(this, NextVersionLocked());
   builder.Reserve(txn.ops());
   const std::vector<Transaction::Op>& ops = txn.ops();
   for (size_t i = 0; i < Builder::kLookAhead && i < ops.size(); ++i) builder.Prefetch(ops[i], i);
@@ -833,39 +871,92 @@ Status Store::Commit(const Transaction& txn, CommitResult* result) {
   record.update_id = txn.update_id();
   record.metrics = txn.metrics();
   builder.EndReads();
-  return WriteCommitLocked(Pending{txn.operation(), &record, &builder.catalog(), builder.rows(), started}, result);
+  SPOOL_RETURN_IF_ERROR(QueueCommitLocked(Pending{txn.operation(), &record, &builder.catalog(), builder.rows(), started},
+                                          &builder, &pending->commit_));
+  // Later builders start from catalog_: it must hold this commit's DDL.
+  if (!pending->commit_->record.ddl.empty()) (void)SettleLocked(pending->commit_.get());
+  return Status::OK();
 }
 
-Status Store::WriteCommitLocked(const Pending& pending, CommitResult* result) {
-  CommitRecord& record = *pending.record;
-  record.execution_time_us = options_.env->NowMicros() - pending.started_us;
-  const std::string body = EncodeCommit(record);
-  LogCommit commit;
-  SPOOL_RETURN_IF_ERROR(log_->Append(LogWrite{pending.operation, body}, &commit));
-  SPOOL_KILL_POINT("store.commit.durable");
-  const LogEntry entry{commit.position, commit.timestamp_us, pending.operation, {}};
-  Status staged = StageCommit(record, entry);
-  {
-    std::unique_lock lock(catalog_mu_);
-    if (!record.ddl.empty()) {
-      catalog_ = *pending.catalog;
-      CommitRecord history;
-      history.ddl = record.ddl;
-      ddl_.emplace_back(commit.position.version, EncodeCommit(history));
+Status Store::Wait(PendingCommit* pending, CommitResult* result) {
+  if (pending->empty()) return Status::InvalidArgument("no commit to wait for");
+  std::lock_guard commit_lock(commit_mu_);
+  InFlightCommit& commit = *pending->commit_;
+  if (!commit.settled) (void)SettleLocked(&commit);
+  if (result != nullptr && commit.result) *result = *commit.result;
+  return commit.status;
+}
+
+uint64_t Store::NextVersionLocked() const {
+  return (in_flight_.empty() ? log_->Newest().version : in_flight_.back()->version) + 1;
+}
+
+Status Store::QueueCommitLocked(const Pending& pending, Builder* builder, std::shared_ptr<InFlightCommit>* queued) {
+  auto commit = std::make_shared<InFlightCommit>();
+  commit->version = NextVersionLocked();
+  commit->operation = pending.operation;
+  commit->record = std::move(*pending.record);
+  commit->record.execution_time_us = options_.env->NowMicros() - pending.started_us;
+  if (!commit->record.ddl.empty()) commit->catalog = *pending.catalog;
+  commit->local = builder->TakeLocal();
+  commit->rows = pending.rows;
+  commit->started_us = pending.started_us;
+  const std::string body = EncodeCommit(commit->record);
+  commit->body_bytes = body.size();
+  SPOOL_RETURN_IF_ERROR(log_->AppendAsync(LogWrite{commit->operation, body}, &commit->append));
+  in_flight_.push_back(commit);
+  *queued = std::move(commit);
+  return Status::OK();
+}
+
+Status Store::SettleLocked(const InFlightCommit* upto) {
+  while (!in_flight_.empty()) {
+    std::shared_ptr<InFlightCommit> commit = std::move(in_flight_.front());
+    in_flight_.pop_front();
+    LogCommit written;
+    commit->status = commit->append->Wait(&written);
+    commit->append.reset();
+    commit->settled = true;
+    if (commit->status.ok() && written.position.version != commit->version) {
+      commit->status = Status::Failed("the log gave commit version " + std::to_string(written.position.version) +
+                                      " where the store expected " + std::to_string(commit->version));
     }
-    stats_.commits++;
-    stats_.rows_written += pending.rows;
-    const uint64_t latency = options_.env->NowMicros() - pending.started_us;
-    const auto bucket = std::lower_bound(std::begin(kCommitLatencyBoundsUs), std::end(kCommitLatencyBoundsUs), latency);
-    stats_.commit_latency[static_cast<size_t>(bucket - std::begin(kCommitLatencyBoundsUs))]++;
-    stats_.commit_latency_sum_us += latency;
+    if (commit->status.ok()) {
+      SPOOL_KILL_POINT("store.commit.durable");
+      const LogEntry entry{written.position, written.timestamp_us, commit->operation, {}};
+      Status staged = StageCommit(commit->record, entry);
+      {
+        std::unique_lock lock(catalog_mu_);
+        if (!commit->record.ddl.empty()) {
+          catalog_ = std::move(commit->catalog);
+          CommitRecord history;
+          history.ddl = commit->record.ddl;
+          ddl_.emplace_back(written.position.version, EncodeCommit(history));
+        }
+        stats_.commits++;
+        stats_.rows_written += commit->rows;
+        const uint64_t latency = options_.env->NowMicros() - commit->started_us;
+        const auto bucket = std::lower_bound(std::begin(kCommitLatencyBoundsUs), std::end(kCommitLatencyBoundsUs), latency);
+        stats_.commit_latency[static_cast<size_t>(bucket - std::begin(kCommitLatencyBoundsUs))]++;
+        stats_.commit_latency_sum_us += latency;
+      }
+      commit->result = CommitResult{written.position.epoch, written.position.version, written.timestamp_us,
+                                    commit->record.metrics};
+      bytes_since_snapshot_ += commit->body_bytes;
+      commit->status = staged.ok() ? MaybeSnapshotLocked() : staged;
+    }
+    // Done with: what later builders looked up is in the state now.
+    commit->local = {};
+    commit->record = {};
+    if (commit.get() == upto) return commit->status;
   }
-  if (result != nullptr) {
-    *result = CommitResult{commit.position.epoch, commit.position.version, commit.timestamp_us, record.metrics};
-  }
-  SPOOL_RETURN_IF_ERROR(staged);
-  bytes_since_snapshot_ += body.size();
-  return MaybeSnapshotLocked();
+  return Status::OK();
+}
+
+std::unique_lock<std::mutex> Store::LockSettled() {
+  std::unique_lock lock(commit_mu_);
+  (void)SettleLocked(nullptr);  // each commit's outcome is its Wait's
+  return lock;
 }
 
 Status Store::Restore(const TableId& id, uint64_t version, CommitResult* result) {
@@ -875,8 +966,8 @@ Status Store::Restore(const TableId& id, uint64_t version, CommitResult* result)
 Status Store::RestoreTables(const std::vector<TableId>& tables, const std::vector<std::string>& flows, uint64_t version,
                             CommitResult* result) {
   const uint64_t started = options_.env->NowMicros();
-  std::lock_guard lock(commit_mu_);
-  Builder builder(this, log_->Newest().version + 1);
+  std::unique_lock lock = LockSettled();
+  Builder builder(this, NextVersionLocked());
   int64_t restored = 0, removed = 0;
   for (const TableId& id : tables) {
     SPOOL_RETURN_IF_ERROR(RestoreTableLocked(id, version, &builder, &restored, &removed));
@@ -894,7 +985,12 @@ Status Store::RestoreTables(const std::vector<TableId>& tables, const std::vecto
   record.metrics["numRestoredRows"] = restored;
   record.metrics["numRemovedRows"] = removed;
   builder.EndReads();
-  return WriteCommitLocked(Pending{"RESTORE", &record, &builder.catalog(), builder.rows(), started}, result);
+  std::shared_ptr<InFlightCommit> queued;
+  SPOOL_RETURN_IF_ERROR(
+      QueueCommitLocked(Pending{"RESTORE", &record, &builder.catalog(), builder.rows(), started}, &builder, &queued));
+  Status s = SettleLocked(queued.get());
+  if (result != nullptr && queued->result) *result = *queued->result;
+  return s;
 }
 
 // One table's difference from its rows at `version` (none when it did not

@@ -29,7 +29,7 @@ std::string Hours(uint64_t us) { return std::to_string(us / 3600000000ull) + "h"
 Status Store::TakeSnapshot(SnapshotInfo* info) { return TakeSnapshot(info, {}); }
 
 Status Store::TakeSnapshot(SnapshotInfo* info, const std::function<void(uint64_t entries)>& on_progress) {
-  std::lock_guard lock(commit_mu_);
+  std::unique_lock lock = LockSettled();
   return TakeSnapshotLocked(info, on_progress);
 }
 
@@ -169,7 +169,7 @@ Status Store::PruneStateCopies(bool keep_newest) {
 }
 
 Status Store::SaveStateCopy() {
-  std::lock_guard lock(commit_mu_);
+  std::unique_lock lock = LockSettled();
   if (options_.state_copies == 0) return Status::OK();
   const StatePosition head = state_->position();
   if (head.version == 0) return Status::OK();
@@ -306,7 +306,7 @@ Status Store::AddPin(const std::string& name, uint64_t version) {
     return Status::InvalidArgument("cannot pin version " + std::to_string(version) + ": the newest is " +
                                    std::to_string(log_->Newest().version));
   }
-  std::lock_guard commit_lock(commit_mu_);  // vacuum reads pins under it
+  std::unique_lock commit_lock = LockSettled();  // vacuum reads pins under it
   // A pin keeps a version; it cannot bring back one vacuum removed.
   const uint64_t oldest = log_->Oldest().version;
   if (oldest > 1 && version < oldest) {
@@ -319,7 +319,7 @@ Status Store::AddPin(const std::string& name, uint64_t version) {
 }
 
 Status Store::RemovePin(const std::string& name) {
-  std::lock_guard commit_lock(commit_mu_);
+  std::unique_lock commit_lock = LockSettled();
   std::lock_guard lock(pins_mu_);
   if (pins_.erase(name) == 0) return Status::NotFound("no pin named " + name);
   return SavePinsLocked();
@@ -342,7 +342,7 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
   }
   *report = VacuumReport{};
   Env* env = options_.env;
-  std::lock_guard lock(commit_mu_);
+  std::unique_lock lock = LockSettled();
   SPOOL_RETURN_IF_ERROR(state_->Flush());
   const LogPosition oldest = log_->Oldest(), newest = log_->Newest();
   if (newest.version == 0) return Status::OK();
@@ -507,7 +507,7 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
 }
 
 Status Store::FlushState() {
-  std::lock_guard lock(commit_mu_);
+  std::unique_lock lock = LockSettled();
   return state_->Flush();
 }
 

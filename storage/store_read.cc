@@ -196,7 +196,7 @@ Status Store::TableAtLocked(const TableId& id, uint64_t version, TableInfo* tabl
 }
 
 Status Store::CaptureTable(const TableId& id, const ReadOptions& options, Capture* capture) {
-  std::lock_guard lock(commit_mu_);
+  std::lock_guard lock(commit_mu_);  // reads what is staged, not what is queued
   return CaptureTableLocked(id, options, capture);
 }
 
@@ -460,7 +460,7 @@ Status Store::GetCheckpoint(const std::string& flow, std::string* data, bool* fo
 }
 
 Status Store::GetCheckpointAt(const std::string& flow, uint64_t version, std::string* data, bool* found) {
-  std::lock_guard lock(commit_mu_);  // the current value must be the one after the commits read
+  std::unique_lock lock = LockSettled();  // the current value must be the one after the commits read
   return GetCheckpointAtLocked(flow, version, data, found);
 }
 

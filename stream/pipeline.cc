@@ -147,6 +147,13 @@ struct CompiledFlow {
   bool ahead = false;
   PreparedBatch ahead_batch;
   Status ahead_status;
+  // A batch queued for the log (Store::CommitAsync) while the next one is
+  // committed; reported once durable.
+  struct Committing {
+    PendingCommit commit;
+    PreparedBatch batch;  // its transaction cleared
+  };
+  std::optional<Committing> committing;
   Source::Backlog backlog;  // after the last committed batch's read
 };
 
@@ -224,9 +231,18 @@ struct Pipeline::Impl {
   Status PrepareBatch(CompiledFlow& flow, const Checkpoint& cp, const std::string& update_id, PreparedBatch* prepared);
   // Runs one micro-batch: prepares it (or takes the one prepared ahead),
   // commits it and reports it. `ahead_allowed`: the next batch may be
-  // prepared while this one commits, when the flow can.
+  // prepared while this one commits, when the flow can; the batch is then
+  // left committing (flow.committing) and reported by the flow's next
+  // RunBatch, after that one's commit is queued, or by FinishCommitting.
   Status RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::string& update_id, FlowUpdateStats& stats,
-                  bool ahead_allowed, bool* more, bool* committed, bool* commit_failed);
+                  const UpdateOptions& options, bool ahead_allowed, bool* more, bool* committed, bool* commit_failed);
+  // Waits for the flow's committing batch, if any, and reports it.
+  // `commit_failed`: set when the commit failed.
+  Status FinishCommitting(CompiledFlow& flow, const std::string& update_id, FlowUpdateStats& stats,
+                          const UpdateOptions& options, bool* commit_failed);
+  // A durable batch: its figures, its flow_progress event, the callbacks.
+  Status Report(CompiledFlow& flow, const PreparedBatch& batch, const CommitResult& result, const std::string& update_id,
+                FlowUpdateStats& stats, const UpdateOptions& options);
   Status SaveIdleOffset(CompiledFlow& flow, Checkpoint& cp, const std::string& update_id, uint64_t min_lag,
                         bool* committed);
   // Appends an event. A batch's flow_progress (`progress`) is written without
@@ -238,6 +254,8 @@ struct Pipeline::Impl {
   Status SyncEvents();
   // Waits for the helper: no batch is being prepared ahead after it.
   void JoinAhead();
+  // And for every committing batch: none is being committed after it.
+  void EndBatches();
 
   // Prepares flows' next batches (last, so that it ends before the flows).
   HelperThread helper;
@@ -561,6 +579,14 @@ Status Pipeline::Impl::Event(EventLevel level, const std::string& type, const st
 void Pipeline::Impl::JoinAhead() {
   helper.Wait();
   for (CompiledFlow& flow : flows) flow.ahead = false;
+}
+
+void Pipeline::Impl::EndBatches() {
+  JoinAhead();
+  for (CompiledFlow& flow : flows) {
+    if (flow.committing) (void)store->Wait(&flow.committing->commit);  // durable, though not reported
+    flow.committing.reset();
+  }
 }
 
 Status Pipeline::Impl::SyncEvents() {
@@ -970,19 +996,23 @@ Status Pipeline::Impl::PrepareBatch(CompiledFlow& flow, const Checkpoint& cp, co
 }
 
 Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::string& update_id,
-                                FlowUpdateStats& stats, bool ahead_allowed, bool* more, bool* committed,
-                                bool* commit_failed) {
+                                FlowUpdateStats& stats, const UpdateOptions& options, bool ahead_allowed, bool* more,
+                                bool* committed, bool* commit_failed) {
   *committed = false;
   PreparedBatch batch;
+  Status prepared;
   if (flow.ahead) {
     JoinAhead();
-    SPOOL_RETURN_IF_ERROR(flow.ahead_status);
+    prepared = flow.ahead_status;
     batch = std::move(flow.ahead_batch);
   } else {
-    SPOOL_RETURN_IF_ERROR(PrepareBatch(flow, cp, update_id, &batch));
+    prepared = PrepareBatch(flow, cp, update_id, &batch);
+  }
+  if (!prepared.ok() || batch.skipped) {
+    SPOOL_RETURN_IF_ERROR(FinishCommitting(flow, update_id, stats, options, commit_failed));
+    return prepared;
   }
   *more = batch.more;
-  if (batch.skipped) return Status::OK();
   // While this batch commits, the next one is read and processed on
   // another thread: the source continues after this batch already, and a
   // failed commit ends the update, the next starting over from the store.
@@ -995,34 +1025,68 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
       flow.ahead_status = PrepareBatch(flow, next, update_id, &flow.ahead_batch);
     });
   }
-  CommitResult result;
-  Status s = store->Commit(batch.txn, &result);
+  // Queued behind the batch before it, which syncs meanwhile.
+  PendingCommit pending;
+  Status s = store->CommitAsync(batch.txn, &pending);
+  batch.txn = Transaction();
+  // A refused transaction (a row that does not fit) changed nothing; any
+  // other failure came after the log write.
+  if (!s.ok()) *commit_failed = !s.IsInvalidArgument();
+  Status before = FinishCommitting(flow, update_id, stats, options, commit_failed);
+  if (s.ok()) s = before;
   if (!s.ok()) {
     JoinAhead();  // and drop what it prepared
-    // A refused transaction (a row that does not fit) changed nothing; any
-    // other failure came after the log write.
-    *commit_failed = !s.IsInvalidArgument();
     return s;
   }
   *committed = true;
-  if (!ahead) flow.source->Committed();
+  cp = batch.next;
+  if (ahead) {
+    flow.committing = CompiledFlow::Committing{std::move(pending), std::move(batch)};
+    return Status::OK();
+  }
+  CommitResult result;
+  s = store->Wait(&pending, &result);
+  if (!s.ok()) {
+    *commit_failed = true;
+    return s;
+  }
+  flow.source->Committed();
   for (auto& op : flow.ops) {
     if (Source* side = op->side()) side->Committed();
   }
-  cp = batch.next;
+  return Report(flow, batch, result, update_id, stats, options);
+}
+
+Status Pipeline::Impl::FinishCommitting(CompiledFlow& flow, const std::string& update_id, FlowUpdateStats& stats,
+                                        const UpdateOptions& options, bool* commit_failed) {
+  if (!flow.committing) return Status::OK();
+  CompiledFlow::Committing committing = std::move(*flow.committing);
+  flow.committing.reset();
+  CommitResult result;
+  Status s = store->Wait(&committing.commit, &result);
+  if (!s.ok()) {
+    *commit_failed = true;
+    return s;
+  }
+  return Report(flow, committing.batch, result, update_id, stats, options);
+}
+
+Status Pipeline::Impl::Report(CompiledFlow& flow, const PreparedBatch& batch, const CommitResult& result,
+                              const std::string& update_id, FlowUpdateStats& stats, const UpdateOptions& options) {
   flow.backlog = batch.backlog;
   stats.batches++;
   stats.input_rows += batch.input_rows;
   stats.output_rows += batch.output_rows;
   stats.deleted_rows += batch.deleted_rows;
   stats.late_rows += batch.late_rows;
+  const uint64_t batch_id = batch.next.batch_id - 1;
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - batch.started).count();
-  return Event(EventLevel::kInfo, "flow_progress",
-               "Flow '" + flow.spec->name + "' committed batch " + std::to_string(cp.batch_id - 1) + " at version " +
+  SPOOL_RETURN_IF_ERROR(Event(EventLevel::kInfo, "flow_progress",
+               "Flow '" + flow.spec->name + "' committed batch " + std::to_string(batch_id) + " at version " +
                    std::to_string(result.version) + ".",
                json{{"flow_progress",
                      {{"status", "RUNNING"},
-                      {"batch_id", cp.batch_id - 1},
+                      {"batch_id", batch_id},
                       {"version", result.version},
                       {"metrics",
                        {{"num_input_rows", batch.input_rows},
@@ -1031,7 +1095,13 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
                         {"num_late_rows_dropped", batch.late_rows},
                         {"duration_ms", ms},
                         {"backlog_" + std::string(batch.backlog.unit), batch.backlog.amount}}}}}},
-               update_id, &flow, /*progress=*/true);
+               update_id, &flow, /*progress=*/true));
+  if (options.on_batch) options.on_batch(flow.spec->name, stats.output_rows);
+  if (options.on_progress) {
+    options.on_progress(FlowProgress{flow.spec->name, stats.batches, stats.input_rows, stats.output_rows,
+                                     flow.backlog.unit, flow.backlog.amount});
+  }
+  return Status::OK();
 }
 
 Pipeline::Pipeline(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -1117,12 +1187,12 @@ Status Pipeline::Validate(const UpdateOptions& options, std::vector<std::string>
 
 Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
   Impl& p = *impl_;
-  // However the update ends, no batch is being prepared after it: the next
-  // update starts every source and step from the store.
-  struct JoinAhead {
+  // However the update ends, no batch is being prepared or committed after
+  // it: the next update starts every source and step from the store.
+  struct EndBatches {
     Impl& p;
-    ~JoinAhead() { p.JoinAhead(); }
-  } join_ahead{p};
+    ~EndBatches() { p.EndBatches(); }
+  } end_batches{p};
   *result = UpdateResult{};
   Impl::RefreshPlan refresh;
   SPOOL_RETURN_IF_ERROR(p.PlanRefresh(options, &refresh));  // a selection that does not fit changes nothing
@@ -1267,12 +1337,18 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
         continue;
       }
       bool more = true;
-      while (more && !failed[f] && !stopping()) {
+      while (true) {
         bool committed = false, commit_failed = false;
+        const bool run = more && !failed[f] && !stopping();
         more = false;
-        // Not when the update stops after this batch anyway.
-        const bool ahead_allowed = !options.continuous && (options.max_batches == 0 || result->batches + 1 < options.max_batches);
-        s = p.RunBatch(flow, cp, update_id, stats, ahead_allowed, &more, &committed, &commit_failed);
+        if (run) {
+          // Not when the update stops after this batch anyway.
+          const bool ahead_allowed = !options.continuous && (options.max_batches == 0 || result->batches + 1 < options.max_batches);
+          s = p.RunBatch(flow, cp, update_id, stats, options, ahead_allowed, &more, &committed, &commit_failed);
+        } else {
+          // Stopped with a batch still committing: it is reported all the same.
+          s = p.FinishCommitting(flow, update_id, stats, options, &commit_failed);
+        }
         if (!s.ok()) {
           failed[f] = stats.failed = true;
           if (result->error.empty()) result->transient = s.IsIOError() && !commit_failed;
@@ -1285,18 +1361,12 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
           }
           break;
         }
+        if (!run) break;
         done[f] = flow.spec->once;
         pending[f] = pending[f] || committed || more;
         any = any || committed || more;
-        if (committed) {
-          result->batches++;
-          if (options.on_batch) options.on_batch(flow.spec->name, stats.output_rows);
-          if (options.on_progress) {
-            options.on_progress(FlowProgress{flow.spec->name, stats.batches, stats.input_rows, stats.output_rows,
-                                             flow.backlog.unit, flow.backlog.amount});
-          }
-        }
-        if (!committed || options.continuous) break;
+        if (committed) result->batches++;
+        if (!committed || options.continuous) more = false;
       }
     }
     if (stopping()) {

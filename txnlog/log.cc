@@ -19,6 +19,7 @@ struct LogImpl::Op {
   std::string payload;
   uint8_t flags = 0;
   bool sync = true;  // LogWrite::sync
+  bool async = false;  // AppendAsync's: no thread waits to lead it
   uint64_t payload_bytes = 0;
   LogCommit* commit = nullptr;
   // kTruncate, kRetention
@@ -56,6 +57,7 @@ bool SpinUntil(Ready ready, uint64_t budget_us) {
 LogImpl::LogImpl(const LogOptions& options, std::string dir) : options_(options), dir_(std::move(dir)) {}
 
 LogImpl::~LogImpl() {
+  async_leader_.Wait();
   // Make kNoSync appends durable on a clean close; errors are for Flush().
   if (!options_.read_only && unsynced_data_ && poisoned_.ok() && !segments_.empty()) {
     (void)segments_.back()->file->Sync();
@@ -88,14 +90,71 @@ Status LogImpl::Poison(const Status& s) {
 
 // --- The queue.
 
+Status LogImpl::MakeAppend(const LogWrite& write, Op* op) {
+  op->kind = Op::Kind::kAppend;
+  op->payload_bytes = write.operation.size() + write.body.size();
+  op->sync = write.sync;
+  return EncodePayload(write, options_.compress_min_bytes, &op->payload, &op->flags);
+}
+
 Status LogImpl::Append(const LogWrite& write, LogCommit* commit) {
   Op op;
-  op.kind = Op::Kind::kAppend;
   op.commit = commit;
-  op.payload_bytes = write.operation.size() + write.body.size();
-  op.sync = write.sync;
-  SPOOL_RETURN_IF_ERROR(EncodePayload(write, options_.compress_min_bytes, &op.payload, &op.flags));
+  SPOOL_RETURN_IF_ERROR(MakeAppend(write, &op));
   return Submit(&op);
+}
+
+class LogImpl::Pending final : public PendingAppend {
+ public:
+  explicit Pending(LogImpl* log) : log_(log) {
+    op.async = true;
+    op.commit = &commit;
+  }
+  ~Pending() override { (void)Wait(nullptr); }
+
+  Status Wait(LogCommit* out) override {
+    std::unique_lock<std::mutex> lock(log_->mu_);
+    op.cv.wait(lock, [&] { return op.done; });
+    if (out != nullptr) *out = commit;
+    return op.status;
+  }
+
+  Op op;
+  LogCommit commit;
+
+ private:
+  LogImpl* log_;
+};
+
+Status LogImpl::AppendAsync(const LogWrite& write, std::unique_ptr<PendingAppend>* pending) {
+  auto append = std::make_unique<Pending>(this);
+  Op* op = &append->op;
+  Status s = MakeAppend(write, op);
+  std::unique_lock<std::mutex> lock(mu_);
+  if (s.ok()) s = CheckWritable();
+  if (!s.ok()) {
+    op->done = true;  // never queued
+    return s;
+  }
+  room_cv_.wait(lock, [&] { return queue_.size() < logfmt::kMaxQueuedAppends; });
+  queue_.push_back(op);
+  queued_.store(queue_.size(), std::memory_order_release);
+  if (queue_.front() != op) queue_.front()->cv.notify_one();  // a group window may be waiting
+  LeadAsyncAppends(lock);
+  *pending = std::move(append);
+  return Status::OK();
+}
+
+void LogImpl::LeadAsyncAppends(std::unique_lock<std::mutex>& lock) {
+  if (async_leading_ || queue_.empty() || !queue_.front()->async) return;
+  async_leading_ = true;
+  lock.unlock();
+  async_leader_.Start([this] {
+    std::unique_lock<std::mutex> lead(mu_);
+    while (!queue_.empty() && queue_.front()->async) RunAsLeader(queue_.front(), lead);
+    async_leading_ = false;
+  });
+  lock.lock();
 }
 
 Status LogImpl::Submit(Op* op) {
@@ -114,6 +173,7 @@ Status LogImpl::Submit(Op* op) {
   }
   op->cv.wait(lock, [&] { return op->done || queue_.front() == op; });
   if (!op->done) RunAsLeader(op, lock);
+  LeadAsyncAppends(lock);  // one queued behind this op's group
   return op->status;
 }
 
@@ -140,7 +200,7 @@ void LogImpl::RunAsLeader(Op* op, std::unique_lock<std::mutex>& lock) {
     member->status = s;
     member->done = true;
     member->woken.store(true, std::memory_order_release);
-    if (member != op) member->cv.notify_one();
+    if (member != op || member->async) member->cv.notify_one();  // an async one may have a waiter
   }
   queued_.store(queue_.size(), std::memory_order_release);
   if (!queue_.empty()) {
@@ -259,6 +319,7 @@ Status LogImpl::RunExclusiveOp(Op* op) {
       Status s = segments_.back()->file->Sync();
       if (!s.ok()) return Poison(s);
       unsynced_data_ = false;
+      previous_group_synced_ = true;
       std::lock_guard<std::mutex> lock(mu_);
       stats_.syncs += 1;
       return Status::OK();

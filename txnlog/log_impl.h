@@ -21,6 +21,7 @@
 
 #include "cut_manifest.h"
 #include "log_format.h"
+#include "spool/txnlog/helper_thread.h"
 #include "spool/txnlog/log.h"
 
 namespace spool {
@@ -62,6 +63,7 @@ class LogImpl final : public Log {
   ~LogImpl() override;
 
   Status Append(const LogWrite& write, LogCommit* commit) override;
+  Status AppendAsync(const LogWrite& write, std::unique_ptr<PendingAppend>* pending) override;
   Status TruncateAfter(uint64_t version, bool discard_suffix, LogPosition* new_head) override;
   Status NewIterator(uint64_t from_version, std::unique_ptr<LogIterator>* iterator) override;
   Status Read(uint64_t version, LogEntry* entry) override;
@@ -92,10 +94,15 @@ class LogImpl final : public Log {
 
  private:
   struct Op;
+  class Pending;
 
   // --- The queue (log.cc).
+  Status MakeAppend(const LogWrite& write, Op* op);
   Status Submit(Op* op);
   void RunAsLeader(Op* op, std::unique_lock<std::mutex>& lock);
+  // Leads the queue on async_leader_ while an AppendAsync's Op is at its
+  // front; `lock` is released while the helper is started.
+  void LeadAsyncAppends(std::unique_lock<std::mutex>& lock);
   void WaitForGroup(Op* op, std::unique_lock<std::mutex>& lock);
   void CollectGroup(std::vector<Op*>* group);
   Status WriteGroup(const std::vector<Op*>& group);
@@ -164,6 +171,10 @@ class LogImpl final : public Log {
   std::atomic<uint64_t> sync_micros_average_{0};  // exponential moving average
   std::atomic<size_t> queued_{0};                 // queue_.size(), for spinning readers
   std::string group_buffer_;
+  // Leads the appends of AppendAsync, which have no thread waiting to lead
+  // them; async_leading_ (under mu_) while it does. Last: it stops first.
+  bool async_leading_ = false;
+  HelperThread async_leader_;
 };
 
 }  // namespace spool

@@ -70,6 +70,13 @@ class TableTest : public ::testing::Test {
     ASSERT_TRUE(opened.ok()) << opened.ToString();
   }
 
+  // Closes the store and opens it on `env` (a wrapper of env_).
+  void ReopenOn(Env* env) {
+    StoreOptions options = Options();
+    options.env = env;
+    Reopen(options);
+  }
+
   CommitResult Commit(const Transaction& txn) {
     CommitResult result;
     Status s = store_->Commit(txn, &result);

@@ -10,6 +10,8 @@
 #include <thread>
 #include <tuple>
 
+#include "../txnlog/gated_sync_env.h"
+#include "spool/txnlog/fault_env.h"
 #include "table_fixture.h"
 
 namespace spool {
@@ -711,6 +713,79 @@ TEST_F(TableTest, LastChangeBoundFollowsEachTablesCommits) {
   Transaction again;
   again.Write(users_, User(2, "bob"));
   EXPECT_EQ(bound(users_), Commit(again).version);
+}
+
+// CommitAsync: a commit queued behind one that is still syncing builds on
+// it (its pre-images, the versions its history names), and readers see
+// neither until they are durable.
+TEST_F(TableTest, QueuedCommitsBuildOnEachOtherAndShowOnceDurable) {
+  testing::GatedSyncEnv gated(&env_);
+  ReopenOn(&gated);
+  CreateUsers();
+  Transaction first;
+  first.Write(users_, User(1, "ann"));
+  first.Write(users_, User(2, "bob"));
+  const uint64_t v1 = Commit(first).version;
+  gated.Close();
+  Transaction second, third;
+  second.Write(users_, User(1, "anna"));
+  second.Delete(users_, {int64_t{2}});
+  third.Write(users_, User(1, "annie"));
+  third.Write(users_, User(3, "cy"));
+  PendingCommit pending2, pending3;
+  ASSERT_TRUE(store_->CommitAsync(second, &pending2).ok());
+  ASSERT_TRUE(store_->CommitAsync(third, &pending3).ok());
+  gated.WaitForBlockedSyncs(1);  // the second's sync
+  EXPECT_EQ(ReadAll(users_), (std::vector<Row>{User(1, "ann"), User(2, "bob")}));
+  gated.Open();
+  CommitResult result2, result3;
+  ASSERT_TRUE(store_->Wait(&pending3, &result3).ok());
+  ASSERT_TRUE(store_->Wait(&pending2, &result2).ok());
+  EXPECT_EQ(result2.version, v1 + 1);
+  EXPECT_EQ(result3.version, v1 + 2);
+  EXPECT_EQ(ReadAll(users_), (std::vector<Row>{User(1, "annie"), User(3, "cy")}));
+  ReadOptions at;
+  at.version = result2.version;
+  EXPECT_EQ(ReadAll(users_, at), (std::vector<Row>{User(1, "anna")}));
+  // The third commit's pre-image of row 1 is the queued second's row.
+  std::vector<std::tuple<ChangeType, uint64_t, Row>> feed;
+  for (const ChangeRow& c : Feed(users_, result2.version, result3.version)) feed.emplace_back(c.change_type, c.commit_version, c.row);
+  const std::vector<std::tuple<ChangeType, uint64_t, Row>> expected = {
+      {ChangeType::kUpdatePreimage, result2.version, User(1, "ann")},
+      {ChangeType::kUpdatePostimage, result2.version, User(1, "anna")},
+      {ChangeType::kDelete, result2.version, User(2, "bob")},
+      {ChangeType::kUpdatePreimage, result3.version, User(1, "anna")},
+      {ChangeType::kUpdatePostimage, result3.version, User(1, "annie")},
+      {ChangeType::kInsert, result3.version, User(3, "cy")},
+  };
+  EXPECT_EQ(feed, expected);
+  Reopen();  // and as the log replays them
+  EXPECT_EQ(ReadAll(users_, at), (std::vector<Row>{User(1, "anna")}));
+  EXPECT_EQ(ReadAll(users_), (std::vector<Row>{User(1, "annie"), User(3, "cy")}));
+}
+
+TEST_F(TableTest, AFailedSyncFailsTheCommitsQueuedBehindItAndShowsNone) {
+  FaultEnv fault(&env_);
+  testing::GatedSyncEnv gated(&fault);
+  ReopenOn(&gated);
+  CreateUsers();
+  Transaction first;
+  first.Write(users_, User(1, "ann"));
+  Commit(first);
+  gated.Close();
+  fault.FailSyncAtCall(fault.io_calls() + 2);  // the second's log write, then its sync
+  Transaction second, third;
+  second.Write(users_, User(1, "anna"));
+  third.Write(users_, User(2, "bob"));
+  PendingCommit pending2, pending3;
+  ASSERT_TRUE(store_->CommitAsync(second, &pending2).ok());
+  gated.WaitForBlockedSyncs(1);
+  ASSERT_TRUE(store_->CommitAsync(third, &pending3).ok());  // built on the second
+  gated.Open();
+  EXPECT_TRUE(store_->Wait(&pending2).IsIOError());
+  EXPECT_TRUE(store_->Wait(&pending3).IsFailed());
+  EXPECT_EQ(ReadAll(users_), (std::vector<Row>{User(1, "ann")}));
+  EXPECT_TRUE(store_->Commit(third).IsFailed());
 }
 
 }  // namespace

@@ -1107,21 +1107,23 @@ TEST_F(PipelineTest, ATriggeredUpdateEndsWhileProducersKeepWriting) {
   EXPECT_EQ(Rows("main.s.t").size(), 10u);
 }
 
-// A topic into an aggregate prepares each next batch while one commits: an
-// update stopped then drops that batch, its rows and its counts with it, and
-// the next update (of the same pipeline) reads them again, once.
+// A topic into an aggregate prepares each next batch while one commits, and
+// reports a batch once the commit after it is queued: an update stopped when
+// batch 2 is reported ends with batch 3 (committing then) and drops batch 4
+// (being prepared), its rows and its counts with it; the next update (of the
+// same pipeline) reads them again, once.
 TEST_F(PipelineTest, AnUpdateStoppedWhileTheNextBatchIsPreparedLosesAndRepeatsNothing) {
   const std::string dir = dir_->Sub("topic");
   ASSERT_TRUE(Topic::Create(Env::Default(), dir, TopicConfig{}).ok());
   std::unique_ptr<Topic> topic;
   ASSERT_TRUE(Topic::Open(Env::Default(), dir, &topic).ok());
   std::vector<std::string> values;
-  std::map<std::string, std::pair<int64_t, int64_t>> after_two, after_all;  // country -> count, sum
+  std::map<std::string, std::pair<int64_t, int64_t>> after_three, after_all;  // country -> count, sum
   for (int64_t id = 0; id < 12; ++id) {
     const std::string country = id % 3 == 0 ? "de" : "fr";
     values.push_back(Order(id, country, id));
-    for (auto* model : {&after_two, &after_all}) {
-      if (model == &after_two && id >= 4) continue;  // two batches of two
+    for (auto* model : {&after_three, &after_all}) {
+      if (model == &after_three && id >= 6) continue;  // three batches of two
       (*model)[country].first++;
       (*model)[country].second += id;
     }
@@ -1149,17 +1151,17 @@ TEST_F(PipelineTest, AnUpdateStoppedWhileTheNextBatchIsPreparedLosesAndRepeatsNo
   UpdateOptions options;
   uint64_t batches = 0;
   options.on_batch = [&](const std::string&, uint64_t) {
-    if (++batches == 2) pipeline->Stop();  // the third batch is being read and counted
+    if (++batches == 2) pipeline->Stop();  // the third commits, the fourth is being read and counted
   };
   UpdateResult r;
   ASSERT_TRUE(pipeline->Update(options, &r).ok());
   EXPECT_EQ(r.state, UpdateState::kCanceled) << r.error;
-  EXPECT_EQ(r.batches, 2u);
-  EXPECT_EQ(sums(), after_two);
+  EXPECT_EQ(r.batches, 3u);
+  EXPECT_EQ(sums(), after_three);
   options.on_batch = nullptr;
   ASSERT_TRUE(pipeline->Update(options, &r).ok());
   EXPECT_EQ(r.state, UpdateState::kCompleted) << r.error;
-  EXPECT_EQ(r.batches, 4u);
+  EXPECT_EQ(r.batches, 3u);
   EXPECT_EQ(sums(), after_all);
   // Batch ids run on without a gap or a repeat.
   std::vector<Event> progress = Events("flow_progress");

@@ -833,5 +833,94 @@ TEST_F(LogTest, AnUnsyncedAppendIsDurableOnlyOnceASyncedOneFollows) {
   for (size_t i = 0; i < entries.size(); ++i) EXPECT_EQ(entries[i].body, CommitBody(i + 1));
 }
 
+TEST_F(LogTest, AnAsyncAppendReturnsBeforeItsSyncAndIsSeenOnceDurable) {
+  GatedSyncEnv gated(&env_);
+  Open(TestOptions(&gated));
+  AppendMany(1, 1);
+  gated.Close();
+  std::unique_ptr<PendingAppend> second, third;
+  const std::string body2 = CommitBody(2), body3 = CommitBody(3);
+  ASSERT_TRUE(log_->AppendAsync(LogWrite{"WRITE", body2}, &second).ok());
+  ASSERT_TRUE(log_->AppendAsync(LogWrite{"WRITE", body3}, &third).ok());
+  gated.WaitForBlockedSyncs(1);  // the log's thread is inside the sync of version 2
+  EXPECT_EQ(log_->Newest().version, 1u);  // nothing unsynced is visible
+  EXPECT_EQ(ReadAll(log_.get()).size(), 1u);
+  gated.Open();
+  LogCommit commit;
+  ASSERT_TRUE(third->Wait(&commit).ok());
+  EXPECT_EQ(commit.position.version, 3u);
+  ASSERT_TRUE(second->Wait(&commit).ok());
+  EXPECT_EQ(commit.position.version, 2u);
+  std::vector<LogEntry> entries = ReadAll(log_.get());
+  ASSERT_EQ(entries.size(), 3u);
+  for (size_t i = 0; i < entries.size(); ++i) EXPECT_EQ(entries[i].body, CommitBody(i + 1));
+}
+
+TEST_F(LogTest, AsyncAndWaitingAppendsFromOneThreadKeepTheirOrder) {
+  Open();
+  std::vector<std::unique_ptr<PendingAppend>> pending;
+  std::vector<std::string> bodies;
+  for (uint64_t i = 1; i <= 60; ++i) bodies.push_back(CommitBody(i));
+  for (uint64_t i = 1; i <= 60; ++i) {
+    if (i % 3 == 0) {
+      LogCommit commit;
+      ASSERT_TRUE(log_->Append(LogWrite{"WRITE", bodies[i - 1]}, &commit).ok());
+      EXPECT_EQ(commit.position.version, i);  // and every async append before it is durable
+      for (auto& p : pending) {
+        LogCommit earlier;
+        ASSERT_TRUE(p->Wait(&earlier).ok());
+        EXPECT_LT(earlier.position.version, i);
+      }
+      pending.clear();
+    } else {
+      pending.emplace_back();
+      ASSERT_TRUE(log_->AppendAsync(LogWrite{"WRITE", bodies[i - 1]}, &pending.back()).ok());
+    }
+  }
+  std::vector<LogEntry> entries = ReadAll(log_.get());
+  ASSERT_EQ(entries.size(), 60u);
+  for (size_t i = 0; i < entries.size(); ++i) EXPECT_EQ(entries[i].body, CommitBody(i + 1));
+}
+
+TEST_F(LogTest, AFailedSyncFailsTheAsyncAppendsQueuedBehindIt) {
+  FaultEnv fault(&env_);
+  GatedSyncEnv gated(&fault);
+  Open(TestOptions(&gated));
+  AppendMany(1, 1);
+  gated.Close();
+  fault.FailSyncAtCall(fault.io_calls() + 2);  // the write of version 2, then its sync
+  std::unique_ptr<PendingAppend> second, third;
+  const std::string body2 = CommitBody(2), body3 = CommitBody(3);
+  ASSERT_TRUE(log_->AppendAsync(LogWrite{"WRITE", body2}, &second).ok());
+  gated.WaitForBlockedSyncs(1);
+  ASSERT_TRUE(log_->AppendAsync(LogWrite{"WRITE", body3}, &third).ok());  // queued behind the failing group
+  gated.Open();
+  LogCommit commit;
+  EXPECT_TRUE(second->Wait(&commit).IsIOError());
+  EXPECT_TRUE(third->Wait(&commit).IsFailed());
+  EXPECT_EQ(log_->Newest().version, 1u);
+  std::unique_ptr<PendingAppend> refused;
+  EXPECT_TRUE(log_->AppendAsync(LogWrite{"WRITE", body3}, &refused).IsFailed());
+}
+
+TEST_F(LogTest, APowerLossKeepsAPrefixOfTheAsyncAppends) {
+  FaultEnv fault(&env_);
+  Open(TestOptions(&fault));
+  std::vector<std::string> bodies;
+  for (uint64_t i = 1; i <= 40; ++i) bodies.push_back(CommitBody(i));
+  std::vector<std::unique_ptr<PendingAppend>> pending(bodies.size());
+  for (size_t i = 0; i < bodies.size(); ++i) ASSERT_TRUE(log_->AppendAsync(LogWrite{"WRITE", bodies[i]}, &pending[i]).ok());
+  LogCommit commit;
+  ASSERT_TRUE(pending[19]->Wait(&commit).ok());  // acknowledged: versions 1..20 are durable
+  fault.CrashAtCall(fault.io_calls() + 1);
+  for (auto& p : pending) p.reset();
+  log_.reset();
+  fault.SimulateCrash(CrashMode::kPowerLoss, 7);
+  Open(TestOptions(&fault));
+  std::vector<LogEntry> entries = ReadAll(log_.get());
+  EXPECT_GE(entries.size(), 20u);
+  for (size_t i = 0; i < entries.size(); ++i) EXPECT_EQ(entries[i].body, CommitBody(i + 1));
+}
+
 }  // namespace
 }  // namespace spool

@@ -27,6 +27,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -138,6 +139,17 @@ class VersionPin {
   virtual ~VersionPin() = default;
 };
 
+// A commit queued by Store::CommitAsync, for Store::Wait.
+struct InFlightCommit;
+class PendingCommit {
+ public:
+  bool empty() const { return commit_ == nullptr; }
+
+ private:
+  friend class Store;
+  std::shared_ptr<InFlightCommit> commit_;
+};
+
 // The store's update slot while it lives (Store::ClaimUpdate).
 class UpdateClaim {
  public:
@@ -166,6 +178,18 @@ class Store {
   // naming the table, column or operation that does not fit. After the log
   // write: Failed, IOError, NoSpace (as Log::Append).
   Status Commit(const Transaction& txn, CommitResult* result = nullptr);
+
+  // Commit in two halves: CommitAsync checks and builds the commit and
+  // queues it for the log, returning before its sync, so that the caller can
+  // prepare its next commit meanwhile; Wait returns what Commit would have.
+  // Later commits build on a queued one (they see its rows); readers see it
+  // once it is waited for (by Wait, or by any later Commit or call that
+  // needs the current state). A crash before it is durable loses it and the
+  // commits queued after it, never one without those before. A commit that
+  // changes a table's definition is waited for inside CommitAsync.
+  // Errors: as Commit's, from CommitAsync (nothing written) or from Wait.
+  Status CommitAsync(const Transaction& txn, PendingCommit* pending);
+  Status Wait(PendingCommit* pending, CommitResult* result = nullptr);
 
   // The current catalog, by name.
   std::vector<TableInfo> ListTables();
@@ -340,12 +364,21 @@ class Store {
   struct Pending;
   Store(StoreOptions options, std::string dir, std::unique_ptr<FileLock> lock);
 
+  // The version the next commit gets (commits queued count).
+  uint64_t NextVersionLocked() const;
+  // Queues `pending`, built by `builder`, for the log: in_flight_'s last.
+  Status QueueCommitLocked(const Pending& pending, Builder* builder, std::shared_ptr<InFlightCommit>* queued);
+  // Waits for the queued commits in order, staging each that is durable,
+  // until `upto` is (every one when null). Returns upto's outcome.
+  Status SettleLocked(const InFlightCommit* upto);
+  // commit_mu_, held with nothing queued: the state is the log's newest.
+  std::unique_lock<std::mutex> LockSettled();
+
   Status Recover();
   Status RebuildState();
   Status Replay(uint64_t from_version);
   Status LoadCatalog();
   Status StageCommit(const CommitRecord& record, const LogEntry& entry);
-  Status WriteCommitLocked(const Pending& pending, CommitResult* result);
   bool PositionOnHistory(uint64_t epoch, uint64_t version);
   Status TakeSnapshotLocked(SnapshotInfo* info, const std::function<void(uint64_t entries)>& on_progress = {});
   Status ListSnapshotFiles(std::vector<SnapshotInfo>* snapshots);
@@ -395,6 +428,9 @@ class Store {
   // Serialises commits, snapshots, restore and vacuum; held while a reader
   // captures a consistent view.
   std::mutex commit_mu_;
+  // Commits queued for the log and not yet staged, oldest first (guarded
+  // by commit_mu_): builders look up rows in them before the state.
+  std::deque<std::shared_ptr<InFlightCommit>> in_flight_;
   // Guards catalog_, ddl_ (a current copy for readers) and stats_.
   std::shared_mutex catalog_mu_;
   std::map<std::string, TableInfo> catalog_;  // by TableId::ToString()

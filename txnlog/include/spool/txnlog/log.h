@@ -162,6 +162,15 @@ struct LogStats {
 
 class LogIterator;
 
+// An append queued by Log::AppendAsync. Destroying it waits for its outcome.
+class PendingAppend {
+ public:
+  virtual ~PendingAppend() = default;
+  // Returns once the append is written and, in the sync modes, synced: what
+  // Append would have returned, and there `commit`. Callable more than once.
+  virtual Status Wait(LogCommit* commit) = 0;
+};
+
 class Log {
  public:
   // Opens (and recovers) the log in `dir`, creating it when allowed.
@@ -178,6 +187,15 @@ class Log {
   // Durability (unless write.sync is false). Errors: InvalidArgument (record too large), Failed (the log
   // is poisoned; carries the first error), IOError, NoSpace.
   virtual Status Append(const LogWrite& write, LogCommit* commit) = 0;
+
+  // Queues an append and returns without waiting for it: the log's own
+  // thread writes and syncs it (grouped with what is queued by then), so a
+  // committer can prepare its next commit while this one syncs. Versions
+  // follow the order of the calls, as with Append; readers see the commit
+  // once its group is durable, as with Append. A crash before then may lose
+  // it and the appends queued after it, never one without those before it.
+  // Errors (here, or from Wait): as Append's.
+  virtual Status AppendAsync(const LogWrite& write, std::unique_ptr<PendingAppend>* pending) = 0;
 
   // Cuts every commit after `version` and starts a new epoch; the next
   // Append gets version + 1. The cut suffix is moved to the archive
@@ -220,7 +238,8 @@ class Log {
   virtual std::vector<LogSegmentInfo> Segments() = 0;
   virtual LogStats Stats() = 0;
 
-  // Syncs anything appended in Durability::kNoSync mode. Errors: Failed, IOError.
+  // Syncs anything appended without a sync (Durability::kNoSync, or
+  // LogWrite::sync false). Errors: Failed, IOError.
   virtual Status Flush() = 0;
 
   // For a read-only log whose writer (another handle, in this process or
