@@ -196,7 +196,10 @@ Status Store::TableAtLocked(const TableId& id, uint64_t version, TableInfo* tabl
 }
 
 Status Store::CaptureTable(const TableId& id, const ReadOptions& options, Capture* capture) {
-  std::lock_guard lock(commit_mu_);  // reads what is staged, not what is queued
+  std::lock_guard lock(commit_mu_);
+  // What is staged, not what is queued; but a version the log has shown
+  // (it shows durable commits, staged once waited for) is read as of itself.
+  if (options.version && *options.version > state_->position().version) (void)SettleLocked(nullptr);
   return CaptureTableLocked(id, options, capture);
 }
 

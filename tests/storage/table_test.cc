@@ -738,6 +738,12 @@ TEST_F(TableTest, QueuedCommitsBuildOnEachOtherAndShowOnceDurable) {
   gated.WaitForBlockedSyncs(1);  // the second's sync
   EXPECT_EQ(ReadAll(users_), (std::vector<Row>{User(1, "ann"), User(2, "bob")}));
   gated.Open();
+  // Durable, so the log shows it, though not yet waited for: a read as of
+  // it sees it.
+  while (store_->log()->Newest().version < v1 + 2) std::this_thread::yield();
+  ReadOptions third_version;
+  third_version.version = v1 + 2;
+  EXPECT_EQ(ReadAll(users_, third_version), (std::vector<Row>{User(1, "annie"), User(3, "cy")}));
   CommitResult result2, result3;
   ASSERT_TRUE(store_->Wait(&pending3, &result3).ok());
   ASSERT_TRUE(store_->Wait(&pending2, &result2).ok());
