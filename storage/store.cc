@@ -475,7 +475,8 @@ struct InFlightCommit {
   uint64_t rows = 0;
   uint64_t started_us = 0;
   uint64_t body_bytes = 0;
-  std::unique_ptr<PendingAppend> append;
+  std::unique_ptr<PendingAppend> append;  // null: appended durably already, at `written`
+  LogCommit written;
   bool settled = false;  // staged, or failed
   Status status;
   std::optional<CommitResult> result;  // once its log append succeeded
@@ -844,11 +845,15 @@ struct Store::Pending {
 
 Status Store::Commit(const Transaction& txn, CommitResult* result) {
   PendingCommit pending;
-  SPOOL_RETURN_IF_ERROR(CommitAsync(txn, &pending));
+  SPOOL_RETURN_IF_ERROR(BuildCommit(txn, /*wait=*/true, &pending));
   return Wait(&pending, result);
 }
 
 Status Store::CommitAsync(const Transaction& txn, PendingCommit* pending) {
+  return BuildCommit(txn, /*wait=*/false, pending);
+}
+
+Status Store::BuildCommit(const Transaction& txn, bool wait, PendingCommit* pending) {
   if (txn.empty()) return Status::InvalidArgument("the transaction is empty");
   if (txn.operation().empty()) return Status::InvalidArgument("a commit needs an operation name");
   const uint64_t started = options_.env->NowMicros();
@@ -872,7 +877,7 @@ Status Store::CommitAsync(const Transaction& txn, PendingCommit* pending) {
   record.metrics = txn.metrics();
   builder.EndReads();
   SPOOL_RETURN_IF_ERROR(QueueCommitLocked(Pending{txn.operation(), &record, &builder.catalog(), builder.rows(), started},
-                                          &builder, &pending->commit_));
+                                          &builder, wait, &pending->commit_));
   // Later builders start from catalog_: it must hold this commit's DDL.
   if (!pending->commit_->record.ddl.empty()) (void)SettleLocked(pending->commit_.get());
   return Status::OK();
@@ -891,7 +896,8 @@ uint64_t Store::NextVersionLocked() const {
   return (in_flight_.empty() ? log_->Newest().version : in_flight_.back()->version) + 1;
 }
 
-Status Store::QueueCommitLocked(const Pending& pending, Builder* builder, std::shared_ptr<InFlightCommit>* queued) {
+Status Store::QueueCommitLocked(const Pending& pending, Builder* builder, bool wait,
+                                std::shared_ptr<InFlightCommit>* queued) {
   auto commit = std::make_shared<InFlightCommit>();
   commit->version = NextVersionLocked();
   commit->operation = pending.operation;
@@ -903,7 +909,13 @@ Status Store::QueueCommitLocked(const Pending& pending, Builder* builder, std::s
   commit->started_us = pending.started_us;
   const std::string body = EncodeCommit(commit->record);
   commit->body_bytes = body.size();
-  SPOOL_RETURN_IF_ERROR(log_->AppendAsync(LogWrite{commit->operation, body}, &commit->append));
+  // A committer that waits anyway leads its own append (no hand-off to the
+  // log's thread and back).
+  if (wait) {
+    SPOOL_RETURN_IF_ERROR(log_->Append(LogWrite{commit->operation, body}, &commit->written));
+  } else {
+    SPOOL_RETURN_IF_ERROR(log_->AppendAsync(LogWrite{commit->operation, body}, &commit->append));
+  }
   in_flight_.push_back(commit);
   *queued = std::move(commit);
   return Status::OK();
@@ -913,8 +925,8 @@ Status Store::SettleLocked(const InFlightCommit* upto) {
   while (!in_flight_.empty()) {
     std::shared_ptr<InFlightCommit> commit = std::move(in_flight_.front());
     in_flight_.pop_front();
-    LogCommit written;
-    commit->status = commit->append->Wait(&written);
+    LogCommit written = commit->written;
+    if (commit->append != nullptr) commit->status = commit->append->Wait(&written);
     commit->append.reset();
     commit->settled = true;
     if (commit->status.ok() && written.position.version != commit->version) {
@@ -987,7 +999,8 @@ Status Store::RestoreTables(const std::vector<TableId>& tables, const std::vecto
   builder.EndReads();
   std::shared_ptr<InFlightCommit> queued;
   SPOOL_RETURN_IF_ERROR(
-      QueueCommitLocked(Pending{"RESTORE", &record, &builder.catalog(), builder.rows(), started}, &builder, &queued));
+      QueueCommitLocked(Pending{"RESTORE", &record, &builder.catalog(), builder.rows(), started}, &builder,
+                        /*wait=*/true, &queued));
   Status s = SettleLocked(queued.get());
   if (result != nullptr && queued->result) *result = *queued->result;
   return s;

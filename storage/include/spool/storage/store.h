@@ -366,8 +366,12 @@ class Store {
 
   // The version the next commit gets (commits queued count).
   uint64_t NextVersionLocked() const;
-  // Queues `pending`, built by `builder`, for the log: in_flight_'s last.
-  Status QueueCommitLocked(const Pending& pending, Builder* builder, std::shared_ptr<InFlightCommit>* queued);
+  // Commit and CommitAsync: `wait`, the commit is appended durably before
+  // it returns (it still settles in order, in Wait).
+  Status BuildCommit(const Transaction& txn, bool wait, PendingCommit* pending);
+  // Queues `pending`, built by `builder`, for the log (appended already
+  // when `wait`): in_flight_'s last.
+  Status QueueCommitLocked(const Pending& pending, Builder* builder, bool wait, std::shared_ptr<InFlightCommit>* queued);
   // Waits for the queued commits in order, staging each that is durable,
   // until `upto` is (every one when null). Returns upto's outcome.
   Status SettleLocked(const InFlightCommit* upto);
