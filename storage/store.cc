@@ -834,14 +834,6 @@ class Store::Builder {
   uint64_t ddl_ops_ = 0;  // operations applied that may change a table's definition
 };
 
-// What Commit needs of a built record to write it.
-struct Store::Pending {
-  std::string operation;
-  CommitRecord* record;
-  const std::map<std::string, TableInfo>* catalog;
-  uint64_t rows;
-  uint64_t started_us;
-};
 
 Status Store::Commit(const Transaction& txn, CommitResult* result) {
   PendingCommit pending;
@@ -876,8 +868,7 @@ Status Store::BuildCommit(const Transaction& txn, bool wait, PendingCommit* pend
   record.update_id = txn.update_id();
   record.metrics = txn.metrics();
   builder.EndReads();
-  SPOOL_RETURN_IF_ERROR(QueueCommitLocked(Pending{txn.operation(), &record, &builder.catalog(), builder.rows(), started},
-                                          &builder, wait, &pending->commit_));
+  SPOOL_RETURN_IF_ERROR(QueueCommitLocked(txn.operation(), started, &builder, wait, &pending->commit_));
   // Later builders start from catalog_: it must hold this commit's DDL.
   if (!pending->commit_->record.ddl.empty()) (void)SettleLocked(pending->commit_.get());
   return Status::OK();
@@ -886,7 +877,10 @@ Status Store::BuildCommit(const Transaction& txn, bool wait, PendingCommit* pend
 Status Store::Wait(PendingCommit* pending, CommitResult* result) {
   if (pending->empty()) return Status::InvalidArgument("no commit to wait for");
   std::lock_guard commit_lock(commit_mu_);
-  InFlightCommit& commit = *pending->commit_;
+  return WaitLocked(*pending->commit_, result);
+}
+
+Status Store::WaitLocked(InFlightCommit& commit, CommitResult* result) {
   if (!commit.settled) (void)SettleLocked(&commit);
   if (result != nullptr && commit.result) *result = *commit.result;
   return commit.status;
@@ -896,17 +890,17 @@ uint64_t Store::NextVersionLocked() const {
   return (in_flight_.empty() ? log_->Newest().version : in_flight_.back()->version) + 1;
 }
 
-Status Store::QueueCommitLocked(const Pending& pending, Builder* builder, bool wait,
+Status Store::QueueCommitLocked(const std::string& operation, uint64_t started_us, Builder* builder, bool wait,
                                 std::shared_ptr<InFlightCommit>* queued) {
   auto commit = std::make_shared<InFlightCommit>();
   commit->version = NextVersionLocked();
-  commit->operation = pending.operation;
-  commit->record = std::move(*pending.record);
-  commit->record.execution_time_us = options_.env->NowMicros() - pending.started_us;
-  if (!commit->record.ddl.empty()) commit->catalog = *pending.catalog;
+  commit->operation = operation;
+  commit->record = std::move(builder->record());
+  commit->record.execution_time_us = options_.env->NowMicros() - started_us;
+  if (!commit->record.ddl.empty()) commit->catalog = builder->catalog();
   commit->local = builder->TakeLocal();
-  commit->rows = pending.rows;
-  commit->started_us = pending.started_us;
+  commit->rows = builder->rows();
+  commit->started_us = started_us;
   const std::string body = EncodeCommit(commit->record);
   commit->body_bytes = body.size();
   // A committer that waits anyway leads its own append (no hand-off to the
@@ -998,12 +992,8 @@ Status Store::RestoreTables(const std::vector<TableId>& tables, const std::vecto
   record.metrics["numRemovedRows"] = removed;
   builder.EndReads();
   std::shared_ptr<InFlightCommit> queued;
-  SPOOL_RETURN_IF_ERROR(
-      QueueCommitLocked(Pending{"RESTORE", &record, &builder.catalog(), builder.rows(), started}, &builder,
-                        /*wait=*/true, &queued));
-  Status s = SettleLocked(queued.get());
-  if (result != nullptr && queued->result) *result = *queued->result;
-  return s;
+  SPOOL_RETURN_IF_ERROR(QueueCommitLocked("RESTORE", started, &builder, /*wait=*/true, &queued));
+  return WaitLocked(*queued, result);
 }
 
 // One table's difference from its rows at `version` (none when it did not

@@ -136,13 +136,17 @@ Status LogImpl::AppendAsync(const LogWrite& write, std::unique_ptr<PendingAppend
     op->done = true;  // never queued
     return s;
   }
+  Enqueue(op, lock);
+  LeadAsyncAppends(lock);
+  *pending = std::move(append);
+  return Status::OK();
+}
+
+void LogImpl::Enqueue(Op* op, std::unique_lock<std::mutex>& lock) {
   room_cv_.wait(lock, [&] { return queue_.size() < logfmt::kMaxQueuedAppends; });
   queue_.push_back(op);
   queued_.store(queue_.size(), std::memory_order_release);
   if (queue_.front() != op) queue_.front()->cv.notify_one();  // a group window may be waiting
-  LeadAsyncAppends(lock);
-  *pending = std::move(append);
-  return Status::OK();
 }
 
 void LogImpl::LeadAsyncAppends(std::unique_lock<std::mutex>& lock) {
@@ -160,11 +164,8 @@ void LogImpl::LeadAsyncAppends(std::unique_lock<std::mutex>& lock) {
 Status LogImpl::Submit(Op* op) {
   std::unique_lock<std::mutex> lock(mu_);
   SPOOL_RETURN_IF_ERROR(CheckWritable());
-  room_cv_.wait(lock, [&] { return queue_.size() < logfmt::kMaxQueuedAppends; });
-  queue_.push_back(op);
-  queued_.store(queue_.size(), std::memory_order_release);
+  Enqueue(op, lock);
   if (queue_.front() != op) {
-    queue_.front()->cv.notify_one();  // a group window may be waiting
     const uint64_t spin_us = std::min<uint64_t>(2 * sync_micros_average_.load(std::memory_order_relaxed),
                                                 kMaxSpinMicros);
     lock.unlock();

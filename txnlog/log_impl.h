@@ -98,6 +98,8 @@ class LogImpl final : public Log {
 
   // --- The queue (log.cc).
   Status MakeAppend(const LogWrite& write, Op* op);
+  // REQUIRES: mu_ held (`lock`). Queues `op` once the queue has room.
+  void Enqueue(Op* op, std::unique_lock<std::mutex>& lock);
   Status Submit(Op* op);
   void RunAsLeader(Op* op, std::unique_lock<std::mutex>& lock);
   // Leads the queue on async_leader_ while an AppendAsync's Op is at its

@@ -361,7 +361,6 @@ class Store {
   class Builder;
   class PinImpl;
   class UpdateClaimImpl;
-  struct Pending;
   Store(StoreOptions options, std::string dir, std::unique_ptr<FileLock> lock);
 
   // The version the next commit gets (commits queued count).
@@ -369,9 +368,12 @@ class Store {
   // Commit and CommitAsync: `wait`, the commit is appended durably before
   // it returns (it still settles in order, in Wait).
   Status BuildCommit(const Transaction& txn, bool wait, PendingCommit* pending);
-  // Queues `pending`, built by `builder`, for the log (appended already
-  // when `wait`): in_flight_'s last.
-  Status QueueCommitLocked(const Pending& pending, Builder* builder, bool wait, std::shared_ptr<InFlightCommit>* queued);
+  // Queues the commit `builder` built (its record, catalog and state keys
+  // taken) for the log, appended already when `wait`: in_flight_'s last.
+  Status QueueCommitLocked(const std::string& operation, uint64_t started_us, Builder* builder, bool wait,
+                           std::shared_ptr<InFlightCommit>* queued);
+  // Settles the queued commits up to `commit`: Wait's part under commit_mu_.
+  Status WaitLocked(InFlightCommit& commit, CommitResult* result);
   // Waits for the queued commits in order, staging each that is durable,
   // until `upto` is (every one when null). Returns upto's outcome.
   Status SettleLocked(const InFlightCommit* upto);
