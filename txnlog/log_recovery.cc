@@ -3,6 +3,7 @@
 // being written. Sealed segments are not scanned (their ends are in their
 // successors' headers), so opening costs the active segment, not the log.
 #include <algorithm>
+#include <cstring>
 #include <random>
 
 #include "log_impl.h"
@@ -26,7 +27,25 @@ uint64_t RandomStoreId(Env* env) {
 }
 
 bool AllZero(std::string_view bytes) {
-  return std::all_of(bytes.begin(), bytes.end(), [](char c) { return c == 0; });
+  // A zero first byte, and every byte equal to the one before it: one
+  // vectorised memcmp instead of a loop that stops at the first non-zero.
+  return bytes.empty() || (bytes[0] == 0 && std::memcmp(bytes.data(), bytes.data() + 1, bytes.size() - 1) == 0);
+}
+
+// Whether `file` holds only zeros from `from` to `to` (a preallocated tail,
+// a megabyte for a topic's segment), read a chunk at a time.
+Status ZeroFrom(File* file, uint64_t from, uint64_t to, bool* zero) {
+  constexpr uint64_t kChunkBytes = 64 << 10;
+  std::string chunk;
+  for (uint64_t at = from; at < to; at += kChunkBytes) {
+    SPOOL_RETURN_IF_ERROR(file->Read(at, static_cast<size_t>(std::min(kChunkBytes, to - at)), &chunk));
+    if (!AllZero(chunk)) {
+      *zero = false;
+      return Status::OK();
+    }
+  }
+  *zero = true;
+  return Status::OK();
 }
 
 }  // namespace
@@ -219,10 +238,11 @@ Status LogImpl::RecoverActiveTail(LogRecoveryReport* report) {
   active->indexed_end = end;
   active->indexed_next_version = scanner.next_version();
   allocated_end_ = size;
-  if (end == size) return options_.read_only ? Status::OK() : active->file->Sync();
+  bool zero = true;
+  SPOOL_RETURN_IF_ERROR(ZeroFrom(active->file.get(), end, size, &zero));
+  if (zero) return options_.read_only ? Status::OK() : active->file->Sync();
   std::string tail;
   SPOOL_RETURN_IF_ERROR(active->file->Read(end, static_cast<size_t>(size - end), &tail));
-  if (AllZero(tail)) return options_.read_only ? Status::OK() : active->file->Sync();
   const std::string where = "segment " + active->path + " offset " + std::to_string(end);
   if (!IsTornTail(tail, meta_.store_id, active->header.epoch, scanner.next_version())) {
     const std::string reason = std::string(logfmt::RecordCheckName(scanner.stop())) +

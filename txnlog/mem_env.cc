@@ -174,6 +174,29 @@ struct MemEnv::State : MemState {};
 MemEnv::MemEnv() : state_(std::make_shared<State>()) {}
 MemEnv::~MemEnv() = default;
 
+void MemEnv::CopyFrom(const MemEnv& other) {
+  if (&other == this) return;
+  std::map<std::string, Node> nodes;
+  uint64_t now_micros = 0;
+  {
+    std::lock_guard<std::mutex> lock(other.state_->mu);
+    std::map<const Inode*, std::shared_ptr<Inode>> copies;  // hard links share their copy
+    for (const auto& [path, node] : other.state_->nodes) {
+      Node copy{node.is_dir, nullptr};
+      if (node.inode != nullptr) {
+        std::shared_ptr<Inode>& inode = copies[node.inode.get()];
+        if (inode == nullptr) inode = std::make_shared<Inode>(*node.inode);
+        copy.inode = inode;
+      }
+      nodes.emplace(path, std::move(copy));
+    }
+    now_micros = other.state_->now_micros;
+  }
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->nodes = std::move(nodes);
+  state_->now_micros = now_micros;
+}
+
 Status MemEnv::OpenFile(const std::string& raw_path, OpenMode mode, std::unique_ptr<File>* file) {
   const std::string path = Normalize(raw_path);
   if (path.empty() || IsRoot(path)) return Status::IOError("open " + path + ": not a file");

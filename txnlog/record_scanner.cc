@@ -5,12 +5,21 @@
 
 namespace spool {
 namespace {
-constexpr uint64_t kReadChunkBytes = 256ull << 10;
+// A scan reads a small chunk first (many read one record: a topic's bound,
+// a version's commit) and doubles its reads up to the largest.
+constexpr uint64_t kFirstReadBytes = 16ull << 10;
+constexpr uint64_t kMaxReadBytes = 256ull << 10;
 }  // namespace
 
 RecordScanner::RecordScanner(File* file, uint64_t store_id, uint64_t epoch, uint64_t offset, uint64_t limit,
                              uint64_t next_version)
-    : file_(file), store_id_(store_id), epoch_(epoch), offset_(offset), limit_(limit), next_version_(next_version) {}
+    : file_(file),
+      store_id_(store_id),
+      epoch_(epoch),
+      offset_(offset),
+      limit_(limit),
+      next_version_(next_version),
+      read_bytes_(kFirstReadBytes) {}
 
 std::string_view RecordScanner::Fill(uint64_t n) {
   const uint64_t want_end = std::min(offset_ + n, limit_);
@@ -18,7 +27,8 @@ std::string_view RecordScanner::Fill(uint64_t n) {
   if (offset_ >= buf_offset_ && want_end <= have_end) {
     return std::string_view(buf_).substr(offset_ - buf_offset_, want_end - offset_);
   }
-  const uint64_t read_bytes = std::min(std::max(want_end - offset_, kReadChunkBytes), limit_ - offset_);
+  const uint64_t read_bytes = std::min(std::max(want_end - offset_, read_bytes_), limit_ - offset_);
+  read_bytes_ = std::min(read_bytes_ * 2, kMaxReadBytes);
   Status s = file_->Read(offset_, static_cast<size_t>(read_bytes), &buf_);
   buf_offset_ = offset_;
   if (!s.ok()) {

@@ -49,6 +49,7 @@ class RecordScanner {
   Status status_;
   std::string buf_;
   uint64_t buf_offset_ = 0;  // file offset of buf_[0]
+  uint64_t read_bytes_;      // the next Fill's read, growing as the scan goes on
 };
 
 // After a record that is not valid at `bad_offset` of a segment being

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <mutex>
 
 #include "pipeline_crash.h"
 #include "spool/rewind/rewind.h"
@@ -120,6 +121,48 @@ bool Rewind(RewindScope scope, Env* env, const std::string& state_dir, const Rew
   return s.ok();
 }
 
+// A scope's store before the rewind, prepared once: each case starts from
+// a copy of it (its log's files and its state directory), which is what
+// Prepare would make again, since it is deterministic.
+struct Prepared {
+  Status status;
+  std::string dir;  // the state directory is dir + "/state"
+  MemEnv mem;
+  Setup setup;
+
+  ~Prepared() {
+    std::error_code ignored;
+    if (!dir.empty()) std::filesystem::remove_all(dir, ignored);
+  }
+};
+
+const Prepared& PreparedStore(RewindScope scope) {
+  static std::mutex mu;
+  static std::map<RewindScope, std::unique_ptr<Prepared>> prepared;
+  std::lock_guard<std::mutex> lock(mu);
+  std::unique_ptr<Prepared>& p = prepared[scope];
+  if (p == nullptr) {
+    p = std::make_unique<Prepared>();
+    p->dir = TempCrashDir();
+    p->status = p->dir.empty() ? Status::IOError("no temporary directory")
+                               : Prepare(scope, &p->mem, p->dir + "/state", &p->setup);
+  }
+  return *p;
+}
+
+// Makes `mem` and `state_dir` (which must not exist) the store before the
+// rewind, as Prepare does.
+Status CopyPrepared(RewindScope scope, MemEnv* mem, const std::string& state_dir, Setup* setup) {
+  const Prepared& p = PreparedStore(scope);
+  SPOOL_RETURN_IF_ERROR(p.status);
+  std::error_code ec;
+  std::filesystem::copy(p.dir + "/state", state_dir, std::filesystem::copy_options::recursive, ec);
+  if (ec) return Status::IOError("copy the prepared state directory to " + state_dir + ": " + ec.message());
+  mem->CopyFrom(p.mem);
+  *setup = p.setup;
+  return Status::OK();
+}
+
 // The tables before the rewind (a run without any rewind), after an
 // uninterrupted rewind, and after its replay (which must equal the first).
 // For an undo: before it (rewound), after it and after the next update
@@ -136,7 +179,7 @@ References MakeReferences(RewindScope scope) {
   MemEnv mem;
   Setup setup;
   std::string error;
-  Status s = dir.empty() ? Status::IOError("no temporary directory") : Prepare(scope, &mem, dir + "/state", &setup);
+  Status s = dir.empty() ? Status::IOError("no temporary directory") : CopyPrepared(scope, &mem, dir + "/state", &setup);
   if (s.ok()) s = ReadCrashTables(&mem, dir + "/state", &r.before);
   if (s.ok() && !Rewind(scope, &mem, dir + "/state", setup.point, &error)) s = Status::Aborted(error);
   if (s.ok()) s = ReadCrashTables(&mem, dir + "/state", &r.at_point);
@@ -304,7 +347,8 @@ StateResult CheckRewindState(RewindScope scope, const CrashState& state) {
   const std::string state_dir = dir + "/state";
   MemEnv mem;
   Setup setup;
-  if (Status s = dir.empty() ? Status::IOError("no temporary directory") : Prepare(scope, &mem, state_dir, &setup); !s.ok()) {
+  if (Status s = dir.empty() ? Status::IOError("no temporary directory") : CopyPrepared(scope, &mem, state_dir, &setup);
+      !s.ok()) {
     result.violations.push_back({"setup", s.ToString()});
     return result;
   }

@@ -211,6 +211,38 @@ TEST(MemEnvTest, ClockAdvancesByOnePerCallAndCanBeSet) {
   EXPECT_EQ(env.NowMicros(), 43u);
 }
 
+TEST(MemEnvTest, ACopyHasTheFilesLinksAndClockAndThenGoesItsOwnWay) {
+  MemEnv original;
+  ASSERT_TRUE(original.CreateDir("db").ok());
+  ASSERT_TRUE(WriteFile(&original, "db/a", "alpha").ok());
+  ASSERT_TRUE(original.LinkFile("db/a", "db/a-link").ok());
+  original.SetNowMicros(1000);
+  MemEnv copy;
+  ASSERT_TRUE(WriteFile(&copy, "gone", "not in the original").ok());
+  std::unique_ptr<File> gone;
+  ASSERT_TRUE(copy.OpenFile("gone", OpenMode::kReadWrite, &gone).ok());
+  copy.CopyFrom(original);
+
+  EXPECT_EQ(copy.NowMicros(), 1000u);
+  EXPECT_FALSE(copy.FileExists("gone"));
+  std::string kept;
+  ASSERT_TRUE(gone->Read(0, 19, &kept).ok());  // an open handle keeps its data
+  EXPECT_EQ(kept, "not in the original");
+  std::vector<std::string> names;
+  ASSERT_TRUE(copy.ListDir("db", &names).ok());
+  EXPECT_EQ(Sorted(names), (std::vector<std::string>{"a", "a-link"}));
+  // The link is a link in the copy, to the copy's file, not the original's.
+  std::unique_ptr<File> file;
+  ASSERT_TRUE(copy.OpenFile("db/a", OpenMode::kReadWrite, &file).ok());
+  ASSERT_TRUE(file->Write(0, "ALPHA").ok());
+  EXPECT_EQ(ReadAll(&copy, "db/a-link"), "ALPHA");
+  EXPECT_EQ(ReadAll(&original, "db/a"), "alpha");
+  EXPECT_EQ(ReadAll(&original, "db/a-link"), "alpha");
+  ASSERT_TRUE(WriteFile(&original, "db/b", "beta").ok());
+  EXPECT_FALSE(copy.FileExists("db/b"));
+  EXPECT_EQ(original.NowMicros(), 1000u);  // the copy's clock is its own
+}
+
 TEST(MemEnvTest, HandleOutlivesEnv) {
   std::unique_ptr<File> file;
   {

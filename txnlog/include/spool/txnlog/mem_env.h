@@ -33,6 +33,13 @@ class MemEnv : public Env {
   // advancing by one per call.
   void SetNowMicros(uint64_t micros);
 
+  // Makes this Env a copy of `other`: its files and directories (files
+  // linked to one another stay linked, to their copy) and its clock, not
+  // its locks (those held on this Env stay held). Handles open on this Env
+  // keep the data they had, as if their files had been removed. A crash test prepares a store once and starts
+  // each case from a copy of it.
+  void CopyFrom(const MemEnv& other);
+
  private:
   struct State;
   std::shared_ptr<State> state_;
