@@ -31,3 +31,22 @@ function(spool_flatbuffers target schema)
   target_sources(${target} PRIVATE ${header})
   target_include_directories(${target} PRIVATE ${out_dir})
 endfunction()
+
+# spool_test_program(TARGET...): programs among those the target
+# spool_test_programs builds: all that `ctest -L 'unit|crash'` runs, which
+# is what the sanitizer builds make (scripts/test.sh).
+function(spool_test_program)
+  set_property(GLOBAL APPEND PROPERTY SPOOL_TEST_PROGRAMS ${ARGN})
+endfunction()
+
+# spool_gtests(TARGET unit|crash [gtest_discover_tests options...]): the
+# GoogleTest program's tests, labelled (a crash test may take 15 minutes),
+# and the program among the test programs.
+function(spool_gtests target label)
+  set(timeout "")
+  if(label STREQUAL "crash")
+    set(timeout TIMEOUT 900)
+  endif()
+  gtest_discover_tests(${target} ${ARGN} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS ${label} ${timeout})
+  spool_test_program(${target})
+endfunction()

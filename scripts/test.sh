@@ -4,9 +4,10 @@
 #   1. the Release build's full CTest suite (unit, crash enumeration,
 #      random crash campaign, fuzz corpus replay, CLI end-to-end, install
 #      consumer, benchmark smoke run);
-#   2. an AddressSanitizer + UndefinedBehaviorSanitizer build (with the
-#      whitebox kill points compiled in): its unit and crash tests, and a
-#      blackbox campaign killed at those points;
+#   2. an AddressSanitizer + UndefinedBehaviorSanitizer build at -O1 (with
+#      the whitebox kill points compiled in) of the test programs: the unit
+#      and crash tests, the fuzz corpora, and a blackbox campaign killed at
+#      those points;
 #   3. a ThreadSanitizer build of the concurrency tests (group commit,
 #      concurrent producers, continuous updates, a rewind requested while a
 #      continuous update runs, the API read from many threads during an
@@ -27,12 +28,17 @@ rm -rf "$figures"
 (cd build && SPOOL_CRASH_FIGURES_DIR="$figures" ctest --output-on-failure -j2 --timeout 900)
 
 if [ "${SPOOL_SKIP_SANITIZERS:-0}" != "1" ]; then
-  echo "== ASan+UBSan build"
-  SPOOL_BUILD_DIR=build-asan bash scripts/build.sh -DSPOOL_SANITIZE=ON -DSPOOL_KILL_POINTS=ON -DSPOOL_BUILD_BENCH=OFF \
-    -DSPOOL_BUILD_FUZZ=OFF
-  echo "== ASan+UBSan unit and crash tests"
-  # The campaigns run 1,000 cycles here (500 for the rewinds, 100 mixed).
-  (cd build-asan && SPOOL_CAMPAIGN_CYCLES=1000 SPOOL_STORE_CAMPAIGN_CYCLES=1000 SPOOL_PIPELINE_CAMPAIGN_CYCLES=1000 SPOOL_REWIND_CAMPAIGN_CYCLES=500 SPOOL_MIXED_CAMPAIGN_CYCLES=100 ctest --output-on-failure -j2 --timeout 900 -L 'unit|crash')
+  echo "== ASan+UBSan build (the unit and crash test programs, the fuzz targets, spool-crashfuzz)"
+  SPOOL_BUILD_DIR=build-asan bash scripts/build.sh --target spool_test_programs -DSPOOL_SANITIZE=ON \
+    -DSPOOL_KILL_POINTS=ON -DSPOOL_BUILD_BENCH=OFF -DSPOOL_BUILD_FUZZ=ON
+  echo "== ASan+UBSan unit and crash tests, fuzz corpora"
+  # What the Release run has in full, shorter: each enumeration crashes
+  # every point in one mode, the next at each point (SPOOL_CRASH_MODES=rotate);
+  # the random campaigns run 1,000 cycles for the log and the store, 300 for
+  # the pipeline, 100 per rewind scope, 30 mixed.
+  (cd build-asan && SPOOL_CRASH_MODES=rotate SPOOL_CAMPAIGN_CYCLES=1000 SPOOL_STORE_CAMPAIGN_CYCLES=1000 \
+    SPOOL_PIPELINE_CAMPAIGN_CYCLES=300 SPOOL_REWIND_CAMPAIGN_CYCLES=100 SPOOL_MIXED_CAMPAIGN_CYCLES=30 \
+    ctest --output-on-failure -j2 --timeout 900 -L 'unit|crash')
   echo "== ASan+UBSan blackbox campaign, killed at the kill points"
   build-asan/fuzz/crash/spool-crashfuzz --blackbox --seed 1 --cycles 60 --dir "${TMPDIR:-/tmp}/spool-ci-blackbox-asan"
 fi

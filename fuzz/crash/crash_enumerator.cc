@@ -17,6 +17,11 @@ namespace {
 
 constexpr size_t kMaxFailuresKept = 5;
 
+bool RotateModes() {
+  const char* modes = std::getenv("SPOOL_CRASH_MODES");
+  return modes != nullptr && std::string_view(modes) == "rotate";
+}
+
 // glibc raises its mmap threshold to the size of the largest block the
 // program frees. LMDB's environment callocs a 2 MiB dirty list at every
 // open, so once a store had been closed that block came from the heap and
@@ -259,6 +264,13 @@ StateResult CheckState(const LogWorkload& workload, const CrashState& state) {
   return result;
 }
 
+std::vector<CrashMode> EnumeratedModes(uint64_t call) {
+  if (!RotateModes()) return {std::begin(kAllCrashModes), std::end(kAllCrashModes)};
+  return {kAllCrashModes[call % std::size(kAllCrashModes)]};
+}
+
+uint64_t EnumeratedModesPerPoint() { return RotateModes() ? 1 : std::size(kAllCrashModes); }
+
 CrashFigures EnumerateCrashes(const LogWorkload& workload, bool crash_recovery) {
   CrashFigures figures;
   figures.workload = workload.name;
@@ -266,7 +278,7 @@ CrashFigures EnumerateCrashes(const LogWorkload& workload, bool crash_recovery) 
   cli::ProgressBar bar("crash points of " + workload.name, "points", cli::ProgressEnabled(cli::ProgressMode::kAuto));
   for (uint64_t call = 1; call <= figures.crash_points; ++call) {
     bar.Update(call - 1, figures.crash_points);
-    for (CrashMode mode : kAllCrashModes) {
+    for (CrashMode mode : EnumeratedModes(call)) {
       CrashState state{call, mode, Mix(call, static_cast<uint64_t>(mode)), 0, false, 0};
       StateResult result = CheckState(workload, state);
       RecordResult(DescribeState(workload, state), result, &figures);
@@ -321,7 +333,7 @@ CrashFigures EnumerateCheckedCrashes(const std::string& name, const CheckFunctio
   cli::ProgressBar bar("crash points of " + name, "points", cli::ProgressEnabled(cli::ProgressMode::kAuto));
   for (uint64_t call = 1; call <= figures.crash_points; ++call) {
     bar.Update(call - 1, figures.crash_points);
-    for (CrashMode mode : kAllCrashModes) {
+    for (CrashMode mode : EnumeratedModes(call)) {
       CrashState state{call, mode, Mix(call, static_cast<uint64_t>(mode)), 0, false, 0};
       RecordResult(DescribeCrash(name, state), check(state), &figures);
       if (!nest(call, mode)) continue;

@@ -96,6 +96,14 @@ struct CampaignSeeds {
 };
 CampaignSeeds CampaignSeedsFromEnv(const std::string& prefix, uint64_t cycles);
 
+// The crash modes an enumeration tries at crash point `call`: every mode;
+// with SPOOL_CRASH_MODES=rotate in the environment, one, the next mode at
+// each point (every point and every mode, a seventh of the states: the
+// sanitizer builds, whose full enumeration the Release build has run).
+std::vector<CrashMode> EnumeratedModes(uint64_t call);
+// How many EnumeratedModes gives at each point.
+uint64_t EnumeratedModesPerPoint();
+
 // A workload that one function runs and checks from a crash state (the
 // pipeline's, the rewind's).
 using CheckFunction = std::function<StateResult(const CrashState&)>;

@@ -488,7 +488,7 @@ CrashFigures EnumerateStoreCrashes(const StoreWorkload& workload, bool crash_rec
   figures.crash_points = clean.workload_calls;
   RecordResult(DescribeCrash(workload.name, CrashState{}), clean, &figures);
   for (uint64_t call = 1; call <= figures.crash_points; ++call) {
-    for (CrashMode mode : kAllCrashModes) {
+    for (CrashMode mode : EnumeratedModes(call)) {
       CrashState state{call, mode, Mix(call, static_cast<uint64_t>(mode)), 0, false, 0};
       StateResult result = CheckStoreState(workload, state);
       RecordResult(DescribeCrash(workload.name, state), result, &figures);
