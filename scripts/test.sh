@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Quick start, command 2: install what is needed, build, run every test.
 # Exits non-zero when anything fails. Runs:
-#   1. the Release build's full CTest suite (unit, crash enumeration,
-#      random crash campaign, fuzz corpus replay, CLI end-to-end, install
-#      consumer, benchmark smoke run);
+#   1. a Release build of the programs, the crash tests and the benchmarks,
+#      and its tests: crash enumeration and random crash campaigns at full
+#      length, CLI end-to-end, install consumer, benchmark smoke run;
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build at -O1 (with
 #      the whitebox kill points compiled in) of the test programs: the unit
-#      and crash tests, the fuzz corpora, and a blackbox campaign killed at
-#      those points;
+#      tests, the crash tests (shorter), the fuzz corpora, and a blackbox
+#      campaign killed at those points (with SPOOL_SKIP_SANITIZERS=1, the
+#      Release build runs the unit tests and fuzz corpora instead);
 #   3. a ThreadSanitizer build of the concurrency tests (group commit,
 #      concurrent producers, continuous updates, a rewind requested while a
 #      continuous update runs, the API read from many threads during an
@@ -18,20 +19,32 @@
 #      The README records them; they must not shrink (TESTING.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A stage's heading, with the time this run has taken so far.
+stage() { printf '== %s (at %dm%02ds)\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
 bash scripts/setup.sh
 
-echo "== Release build"
-SPOOL_BUILD_DIR=build bash scripts/build.sh -DSPOOL_BUILD_TESTS=ON -DSPOOL_BUILD_BENCH=ON -DSPOOL_BUILD_FUZZ=ON -DSPOOL_SANITIZE=OFF
-echo "== Release tests"
+# The unit tests and the fuzz corpora run in the sanitizer build; the
+# Release build makes the rest (spool_release_checks), unless the
+# sanitizers are skipped: then it makes and runs everything.
+release_targets=(--target spool_release_checks)
+release_labels=(-L 'crash|e2e|bench|install')
+if [ "${SPOOL_SKIP_SANITIZERS:-0}" = "1" ]; then
+  release_targets=()
+  release_labels=()
+fi
+stage "Release build"
+SPOOL_BUILD_DIR=build bash scripts/build.sh "${release_targets[@]}" -DSPOOL_BUILD_TESTS=ON -DSPOOL_BUILD_BENCH=ON \
+  -DSPOOL_BUILD_FUZZ=ON -DSPOOL_SANITIZE=OFF
+stage "Release tests: crash (the figures), end-to-end, benchmark smoke, install"
 figures=${TMPDIR:-/tmp}/spool-ci-crash-figures
 rm -rf "$figures"
-(cd build && SPOOL_CRASH_FIGURES_DIR="$figures" ctest --output-on-failure -j2 --timeout 900)
+(cd build && SPOOL_CRASH_FIGURES_DIR="$figures" ctest --output-on-failure -j2 --timeout 900 "${release_labels[@]}")
 
 if [ "${SPOOL_SKIP_SANITIZERS:-0}" != "1" ]; then
-  echo "== ASan+UBSan build (the unit and crash test programs, the fuzz targets, spool-crashfuzz)"
+  stage "ASan+UBSan build (the unit and crash test programs, the fuzz targets, spool-crashfuzz)"
   SPOOL_BUILD_DIR=build-asan bash scripts/build.sh --target spool_test_programs -DSPOOL_SANITIZE=ON \
     -DSPOOL_KILL_POINTS=ON -DSPOOL_BUILD_BENCH=OFF -DSPOOL_BUILD_FUZZ=ON
-  echo "== ASan+UBSan unit and crash tests, fuzz corpora"
+  stage "ASan+UBSan unit and crash tests, fuzz corpora"
   # What the Release run has in full, shorter: each enumeration crashes
   # every point in one mode, the next at each point (SPOOL_CRASH_MODES=rotate);
   # the random campaigns run 1,000 cycles for the log and the store, 300 for
@@ -39,16 +52,16 @@ if [ "${SPOOL_SKIP_SANITIZERS:-0}" != "1" ]; then
   (cd build-asan && SPOOL_CRASH_MODES=rotate SPOOL_CAMPAIGN_CYCLES=1000 SPOOL_STORE_CAMPAIGN_CYCLES=1000 \
     SPOOL_PIPELINE_CAMPAIGN_CYCLES=300 SPOOL_REWIND_CAMPAIGN_CYCLES=100 SPOOL_MIXED_CAMPAIGN_CYCLES=30 \
     ctest --output-on-failure -j2 --timeout 900 -L 'unit|crash')
-  echo "== ASan+UBSan blackbox campaign, killed at the kill points"
+  stage "ASan+UBSan blackbox campaign, killed at the kill points"
   build-asan/fuzz/crash/spool-crashfuzz --blackbox --seed 1 --cycles 60 --dir "${TMPDIR:-/tmp}/spool-ci-blackbox-asan"
 fi
 
 if [ "${SPOOL_SKIP_SANITIZERS:-0}" != "1" ]; then
-  echo "== ThreadSanitizer build (the concurrency tests)"
+  stage "ThreadSanitizer build (the concurrency tests)"
   SPOOL_BUILD_DIR=build-tsan bash scripts/build.sh --target spool_txnlog_tests --target spool_topic_tests \
     --target spool_pipeline_tests --target spool_rewind_tests --target spool_api_tests --target spool \
     -DSPOOL_SANITIZE_THREAD=ON -DSPOOL_BUILD_BENCH=OFF -DSPOOL_BUILD_FUZZ=OFF
-  echo "== ThreadSanitizer concurrency tests"
+  stage "ThreadSanitizer concurrency tests"
   export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
   build-tsan/tests/txnlog/spool_txnlog_tests --gtest_filter='*Concurrent*:*GroupCommit*'
   build-tsan/tests/stream/spool_topic_tests --gtest_filter='*Concurrent*:TopicGroupTest.*'
@@ -60,7 +73,7 @@ if [ "${SPOOL_SKIP_SANITIZERS:-0}" != "1" ]; then
   unset TSAN_OPTIONS
 fi
 
-echo "== Crash figures"
+stage "Crash figures"
 crashfuzz=build/fuzz/crash/spool-crashfuzz
 mkdir -p "$figures"
 status=0
@@ -71,4 +84,5 @@ echo "-- workload, and random campaigns of 3,000 cycles per family"
 "$crashfuzz" merge $(ls "$figures"/*.json | grep -v blackbox.json) || status=1
 echo "-- blackbox campaign: a child process on the real file system killed with SIGKILL"
 cat "$figures/blackbox.txt"
+stage "done"
 exit $status
