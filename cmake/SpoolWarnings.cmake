@@ -10,7 +10,7 @@ function(spool_strict_warnings target)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
     target_compile_options(${target} PRIVATE -Wno-error=restrict -Wno-restrict)
   endif()
-  # The sanitizer builds (-O1, instrumented) trip the flow-based
+  # The sanitizer builds (-Og, instrumented) trip the flow-based
   # -Wnull-dereference inside CLI11's and the standard library's inlined
   # code; the Release build keeps it.
   if(SPOOL_SANITIZE OR SPOOL_SANITIZE_THREAD)

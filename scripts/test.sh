@@ -4,7 +4,7 @@
 #   1. a Release build of the programs, the crash tests and the benchmarks,
 #      and its tests: crash enumeration and random crash campaigns at full
 #      length, CLI end-to-end, install consumer, benchmark smoke run;
-#   2. an AddressSanitizer + UndefinedBehaviorSanitizer build at -O1 (with
+#   2. an AddressSanitizer + UndefinedBehaviorSanitizer build at -Og (with
 #      the whitebox kill points compiled in) of the test programs: the unit
 #      tests, the crash tests (shorter), the fuzz corpora, and a blackbox
 #      campaign killed at those points (with SPOOL_SKIP_SANITIZERS=1, the
