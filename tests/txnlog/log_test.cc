@@ -205,6 +205,30 @@ TEST_F(LogTest, TornTailIsTruncated) {
   EXPECT_EQ(ReadAll(log_.get()).size(), 12u);
 }
 
+TEST_F(LogTest, AByteWrittenFarIntoThePreallocatedTailIsSeenAndTruncated) {
+  // Recovery reads a preallocated tail a chunk at a time: a write torn far
+  // past the last record (as a topic's megabyte of preallocation allows) is
+  // found in a later chunk, not taken for zeros.
+  LogOptions options = TestOptions(&env_);
+  options.segment_size_bytes = 4 << 20;
+  options.preallocate_bytes = 1 << 20;
+  Open(options);
+  AppendMany(1, 10);
+  const size_t data_end = log_->Segments()[0].data_end_bytes;
+  log_.reset();
+  std::string bytes = ReadFile(SegmentPath(1));
+  ASSERT_GT(bytes.size(), data_end + (600u << 10));
+  bytes[data_end + (600u << 10)] = 'x';
+  WriteFile(SegmentPath(1), bytes);
+  LogRecoveryReport report;
+  Open(options, &report);
+  EXPECT_EQ(report.torn_tail_bytes, bytes.size() - data_end);
+  EXPECT_EQ(log_->Newest().version, 10u);
+  AppendMany(11, 12);
+  Open(options);
+  EXPECT_EQ(ReadAll(log_.get()).size(), 12u);
+}
+
 TEST_F(LogTest, ChecksumMismatchMidLogFailsOpenNamingSegmentAndOffset) {
   Open();
   AppendMany(1, 10);

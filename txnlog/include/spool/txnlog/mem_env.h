@@ -36,8 +36,8 @@ class MemEnv : public Env {
   // Makes this Env a copy of `other`: its files and directories (files
   // linked to one another stay linked, to their copy) and its clock, not
   // its locks (those held on this Env stay held). Handles open on this Env
-  // keep the data they had, as if their files had been removed. A crash test prepares a store once and starts
-  // each case from a copy of it.
+  // keep the data they had, as if their files had been removed. A crash
+  // test prepares a store once and starts each case from a copy of it.
   void CopyFrom(const MemEnv& other);
 
  private:
