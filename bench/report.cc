@@ -76,7 +76,8 @@ void PrintW4(const Results& results, std::ostream& out) {
                             "one durable commit of state + output + offset",
                        {metric::kEventsPerS, "events/s", 0},
                        {{metric::kP50Us, "step p50 µs", 0}, {metric::kP99Us, "step p99 µs", 0},
-                        {metric::kOutputRowsPerStep, "output rows/step", 1}}}, out);
+                        {metric::kCpuPerStepUs, "CPU µs/step", 0}, {metric::kOutputRowsPerStep, "output rows/step", 1}}},
+             out);
   const BestPeer peer = FindBestPeer(results, kW4, metric::kEventsPerS);
   out << RatioLine(("Spool ÷ best peer (" + std::string(DisplayName(peer.engine)) + ")").c_str(),
                    SpoolMedian(results, kW4, metric::kEventsPerS), peer.value, "  (target ≥ 2.00)")

@@ -38,11 +38,13 @@ struct StepRun {
   double seconds = 0;
   std::vector<double> latencies_us;  // one per step
   uint64_t output_rows = 0;
+  double cpu_seconds = 0;  // of every thread of the process
 };
 
 StepRun TimedSteps(StreamStepEngine& engine) {
   StepRun run;
   Stopwatch run_watch;
+  CpuStopwatch cpu_watch;
   Stopwatch step_watch;
   const Status s = engine.Run([&](uint64_t rows) {
     run.latencies_us.push_back(step_watch.Micros());
@@ -50,6 +52,7 @@ StepRun TimedSteps(StreamStepEngine& engine) {
     step_watch.Restart();
   });
   run.seconds = run_watch.Seconds();
+  run.cpu_seconds = cpu_watch.Seconds();
   Expect(s, std::string(engine.name()) + " steps");
   return run;
 }
@@ -64,8 +67,11 @@ void AddResults(const BenchConfig& config, const std::string& name, int rep, con
   results->Add(kW4, name, metric::kP99Us, p99_us);
   results->Add(kW4, name, metric::kOutputRowsPerStep,
                static_cast<double>(run.output_rows) / static_cast<double>(shape.steps));
-  std::cerr << fmt::format("w4 {} rep {}/{}: {:.0f} events/s, step p50 {:.0f} µs, p99 {:.0f} µs (output checked)\n",
-                           name, rep, config.reps, per_s, p50_us, p99_us);
+  const double cpu_us_per_step = run.cpu_seconds * 1e6 / static_cast<double>(shape.steps);
+  results->Add(kW4, name, metric::kCpuPerStepUs, cpu_us_per_step);
+  std::cerr << fmt::format(
+      "w4 {} rep {}/{}: {:.0f} events/s, step p50 {:.0f} µs, p99 {:.0f} µs, CPU {:.0f} µs per step (output checked)\n",
+      name, rep, config.reps, per_s, p50_us, p99_us, cpu_us_per_step);
 }
 
 // Stages the events, runs the steps (timed), then checks the step count,

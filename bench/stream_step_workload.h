@@ -29,6 +29,9 @@ inline constexpr uint64_t kW4EventsPerStep = 1'000;
 
 namespace metric {
 inline constexpr char kOutputRowsPerStep[] = "output_rows_per_step";
+// CPU time of every thread of the process over the timed steps, per step:
+// on two cores, the step's CPU bounds its rate once work overlaps.
+inline constexpr char kCpuPerStepUs[] = "cpu_per_step_us";
 }  // namespace metric
 
 // Repetition `rep` (1-based) of W4 on every engine.

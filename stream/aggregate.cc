@@ -2,7 +2,7 @@
 // windows (one appended row per closed window), with its state in an
 // internal table: one row per group (and window) holding each aggregate's
 // count of non-null inputs and its running value.
-#include <absl/container/node_hash_map.h>
+#include <absl/container/flat_hash_map.h>
 
 #include <algorithm>
 
@@ -17,11 +17,11 @@ struct Accumulator {
   Value value;        // sum, min, max; avg: the sum as a double
 };
 
+// A group (in a window): its accumulators are kept apart (AggregateOp::accs_).
 struct Group {
+  std::string key;  // as AggregateOp::BuildKey makes it
   int64_t window_start = 0;
   Row groups;
-  std::vector<Accumulator> accs;
-  bool dirty = false;
 };
 
 class AggregateOp : public Operator {
@@ -86,6 +86,7 @@ class AggregateOp : public Operator {
       out.push_back({agg.name, out_type, agg.fn != AggregateFn::kCount});
       state.push_back({"__count_" + std::to_string(i), ColumnType::kInt64, false});
       state.push_back({"__value_" + std::to_string(i), value_type, true});
+      columns_.push_back(e.column());
       exprs_.push_back(std::move(e));
     }
     std::vector<std::string> state_key = {"__group"};
@@ -117,20 +118,20 @@ class AggregateOp : public Operator {
     store_ = store;
     state_id_ = tables.ids[0];
     // What a run keeps in memory starts from what the store holds.
-    groups_.clear();
+    ClearGroups();
     reset_ = false;
     watermark_.reset();
     if (!step_.window) return Status::OK();
     // Windowed state is bounded by the watermark: keep it all in memory.
     Status decoded;
     SPOOL_RETURN_IF_ERROR(store_->Read(state_id_, {}, [&](const Row& row) {
-      Group g;
-      decoded = Decode(row, &g);
+      const uint32_t slot = NewSlot();
+      decoded = Decode(row, slot);
       if (!decoded.ok()) return false;
-      std::string key;
-      BuildKey(g.window_start, &key);
-      key += std::get<Bytes>(row[1]).data;
-      groups_.emplace(std::move(key), std::move(g));
+      Group& g = groups_[slot];
+      BuildKey(g.window_start, &g.key);
+      g.key += std::get<Bytes>(row[1]).data;
+      index_.emplace(g.key, slot);
       return true;
     }));
     return decoded;
@@ -141,81 +142,86 @@ class AggregateOp : public Operator {
 
   Status Reset(BatchContext& ctx) override {
     ctx.txn->Truncate(state_id_);
-    groups_.clear();
+    ClearGroups();
     reset_ = true;  // nothing in the store is current any more
     return Status::OK();
   }
 
+  // In three passes over the batch, so that the memory each row's group
+  // needs is requested for many rows before any of it is waited for (with
+  // 10,000 groups, a lookup that waits is most of a row's cost): each row's
+  // key (its slot in the index requested), then its group (its
+  // accumulators requested), then the accumulation.
   Status Process(BatchContext& ctx, Batch* batch) override {
-    std::vector<Entry*> touched;
+    const std::vector<Row>& rows = batch->rows;
     std::optional<int64_t> max_time;
-    const int64_t size = step_.window ? static_cast<int64_t>(step_.window->size_us) : 0;
-    Value v;
-    for (const Row& row : batch->rows) {
+    keys_.resize(rows.size());
+    slots_.assign(rows.size(), kLate);
+    for (size_t i = 0; i < rows.size(); ++i) {
       int64_t start = 0;
-      if (step_.window) {
-        if (IsNull(row[time_column_])) {
-          ++ctx.late_rows;
-          continue;
-        }
-        const int64_t t = std::get<Timestamp>(row[time_column_]).micros;
-        if (watermark_ && t < *watermark_) {
-          ++ctx.late_rows;
-          continue;
-        }
-        max_time = std::max(max_time.value_or(t), t);
-        start = WindowStart(t, size);
+      if (!InWindow(rows[i], &start, &max_time)) {
+        ++ctx.late_rows;
+        continue;
       }
-      Entry* entry = nullptr;
-      SPOOL_RETURN_IF_ERROR(Find(start, row, &entry));
-      Group* g = &entry->second;
-      if (!g->dirty) touched.push_back(entry);
-      g->dirty = true;
-      for (size_t i = 0; i < exprs_.size(); ++i) {
-        if (step_.aggregates[i].expression.empty()) {
-          ++g->accs[i].count;
+      std::string& key = keys_[i];
+      BuildKey(start, &key);
+      for (size_t c : group_columns_) AppendKeyBytes(rows[i][c], &key);
+      index_.prefetch(key);
+      slots_[i] = kPending;
+    }
+    const size_t n = exprs_.size();
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (slots_[i] == kLate) continue;
+      SPOOL_RETURN_IF_ERROR(FindSlot(keys_[i], rows[i], &slots_[i]));
+      __builtin_prefetch(accs_.data() + slots_[i] * n, 1);
+    }
+    std::vector<uint32_t> touched;
+    Value v;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const uint32_t slot = slots_[i];
+      if (slot == kLate) continue;
+      if (!dirty_[slot]) touched.push_back(slot);
+      dirty_[slot] = true;
+      Accumulator* accs = accs_.data() + slot * n;
+      for (size_t a = 0; a < n; ++a) {
+        if (step_.aggregates[a].expression.empty()) {
+          ++accs[a].count;
           continue;
         }
-        SPOOL_RETURN_IF_ERROR(exprs_[i].Evaluate(row, &v));
-        if (IsNull(v)) continue;
-        SPOOL_RETURN_IF_ERROR(Accumulate(i, v, &g->accs[i]));
+        const Value* input = &v;
+        if (columns_[a]) input = &rows[i][*columns_[a]];
+        else SPOOL_RETURN_IF_ERROR(exprs_[a].Evaluate(rows[i], &v));
+        if (IsNull(*input)) continue;
+        SPOOL_RETURN_IF_ERROR(Accumulate(a, *input, &accs[a]));
       }
     }
     std::vector<Row> out;
-    for (Entry* entry : touched) {
-      entry->second.dirty = false;
-      ctx.txn->Write(state_id_, Encode(*entry));
-      if (!step_.window) out.push_back(Output(entry->second));
+    out.reserve(step_.window ? 0 : touched.size());
+    for (uint32_t slot : touched) {
+      dirty_[slot] = false;
+      ctx.txn->Write(state_id_, Encode(slot));
+      if (!step_.window) out.push_back(Output(slot));
     }
     if (step_.window && max_time) {
       watermark_ = std::max(watermark_.value_or(INT64_MIN), SubtractSaturating(*max_time, step_.window->watermark_delay_us));
-      // Windows that end at or below the watermark are final: append them
-      // and forget them, in window then group order.
-      std::vector<Groups::iterator> closed;
-      for (auto it = groups_.begin(); it != groups_.end(); ++it) {
-        if (it->second.window_start + size <= *watermark_) closed.push_back(it);
-      }
-      std::sort(closed.begin(), closed.end(), [](const auto& a, const auto& b) { return a->first < b->first; });
-      for (const auto& it : closed) {
-        ctx.txn->Delete(state_id_, {Timestamp{it->second.window_start}, Bytes{std::string(GroupKey(it->first))}});
-        out.push_back(Output(it->second));
-        groups_.erase(it);
-      }
+      CloseWindows(ctx, &out);
     }
     batch->rows = std::move(out);
     return Status::OK();
   }
-  // Every group a commit of the flow wrote is in groups_ (Find reads the
+  // Every group a commit of the flow wrote is in memory (FindSlot reads the
   // store only for a group this run has not seen, none after a Reset).
   bool ProcessesAhead() const override { return true; }
 
  private:
-  // Nodes: Process keeps pointers to the groups it touched while it adds more.
-  using Groups = absl::node_hash_map<std::string, Group>;
-  using Entry = Groups::value_type;
+  // The index of a group's key: its slot in groups_, dirty_ and (times the
+  // number of aggregates) accs_. A slot freed by a closed window is reused.
+  using Index = absl::flat_hash_map<std::string, uint32_t>;
   static constexpr size_t kWindowBytes = 8;
+  static constexpr uint32_t kLate = UINT32_MAX;         // Process: a row no group takes
+  static constexpr uint32_t kPending = UINT32_MAX - 1;  // Process: a row whose slot is not found yet
 
-  // A group's key in groups_: in windows, the window (big-endian start, sign
+  // A group's key in index_: in windows, the window (big-endian start, sign
   // flipped, so that keys sort by window first); then the group's key bytes
   // (its __group). Short keys stay within std::string's inline buffer.
   void BuildKey(int64_t window_start, std::string* key) const {
@@ -226,29 +232,94 @@ class AggregateOp : public Operator {
     }
   }
   std::string_view GroupKey(std::string_view key) const { return key.substr(step_.window ? kWindowBytes : 0); }
+  // The window start BuildKey put in `key` (0 without windows).
+  int64_t KeyWindow(std::string_view key) const {
+    if (!step_.window) return 0;
+    uint64_t u = 0;
+    for (size_t i = 0; i < kWindowBytes; ++i) u = u << 8 | static_cast<uint8_t>(key[i]);
+    return static_cast<int64_t>(u ^ (1ull << 63));
+  }
 
-  Status Find(int64_t window_start, const Row& row, Entry** out) {
-    std::string& key = key_buffer_;
-    BuildKey(window_start, &key);
-    for (size_t c : group_columns_) AppendKeyBytes(row[c], &key);
-    auto it = groups_.find(absl::string_view(key.data(), key.size()));
-    if (it == groups_.end()) {
-      Group g;
-      g.window_start = window_start;
-      bool found = false;
-      if (!step_.window && !reset_) {
-        Row stored;
-        SPOOL_RETURN_IF_ERROR(store_->Get(state_id_, {Bytes{std::string(GroupKey(key))}}, &stored, &found));
-        if (found) SPOOL_RETURN_IF_ERROR(Decode(stored, &g));
-      }
-      if (!found) {
-        for (size_t c : group_columns_) g.groups.push_back(row[c]);
-        g.accs.resize(exprs_.size());
-      }
-      it = groups_.emplace(key, std::move(g)).first;
+  // Whether `row` counts: always without windows; in windows, when its
+  // event time is neither NULL nor behind the watermark. Sets *start to
+  // its window and raises *max_time to its time.
+  bool InWindow(const Row& row, int64_t* start, std::optional<int64_t>* max_time) const {
+    if (!step_.window) return true;
+    if (IsNull(row[time_column_])) return false;
+    const int64_t t = std::get<Timestamp>(row[time_column_]).micros;
+    if (watermark_ && t < *watermark_) return false;
+    *max_time = std::max(max_time->value_or(t), t);
+    *start = WindowStart(t, static_cast<int64_t>(step_.window->size_us));
+    return true;
+  }
+
+  void ClearGroups() {
+    index_.clear();
+    groups_.clear();
+    dirty_.clear();
+    accs_.clear();
+    free_slots_.clear();
+  }
+
+  // A slot with a new group's accumulators.
+  uint32_t NewSlot() {
+    const size_t n = exprs_.size();
+    if (!free_slots_.empty()) {
+      const uint32_t slot = free_slots_.back();
+      free_slots_.pop_back();
+      std::fill_n(accs_.data() + slot * n, n, Accumulator{});
+      return slot;
     }
-    *out = &*it;
+    groups_.emplace_back();
+    dirty_.push_back(false);
+    accs_.resize(accs_.size() + n);
+    return static_cast<uint32_t>(groups_.size() - 1);
+  }
+
+  // The slot of group `key`, which `row` belongs to: in memory, else (a
+  // global aggregate's group that this run has not met) as the store holds
+  // it, else new.
+  Status FindSlot(const std::string& key, const Row& row, uint32_t* slot) {
+    auto it = index_.find(key);
+    if (it != index_.end()) {
+      *slot = it->second;
+      return Status::OK();
+    }
+    *slot = NewSlot();
+    Group& g = groups_[*slot];
+    g.key = key;
+    bool found = false;
+    if (!step_.window && !reset_) {
+      Row stored;
+      SPOOL_RETURN_IF_ERROR(store_->Get(state_id_, {Bytes{std::string(GroupKey(key))}}, &stored, &found));
+      if (found) SPOOL_RETURN_IF_ERROR(Decode(stored, *slot));
+    }
+    if (!found) {
+      g.window_start = KeyWindow(key);
+      g.groups.clear();
+      for (size_t c : group_columns_) g.groups.push_back(row[c]);
+    }
+    index_.emplace(key, *slot);
     return Status::OK();
+  }
+
+  // Windows that end at or below the watermark are final: appends them to
+  // `out` and forgets them, in window then group order.
+  void CloseWindows(BatchContext& ctx, std::vector<Row>* out) {
+    const int64_t size = static_cast<int64_t>(step_.window->size_us);
+    std::vector<Index::iterator> closed;
+    for (auto it = index_.begin(); it != index_.end(); ++it) {
+      if (groups_[it->second].window_start + size <= *watermark_) closed.push_back(it);
+    }
+    std::sort(closed.begin(), closed.end(), [](const auto& a, const auto& b) { return a->first < b->first; });
+    for (const auto& it : closed) {
+      const uint32_t slot = it->second;
+      ctx.txn->Delete(state_id_, {Timestamp{groups_[slot].window_start}, Bytes{std::string(GroupKey(it->first))}});
+      out->push_back(Output(slot));
+      groups_[slot] = Group{};
+      free_slots_.push_back(slot);
+    }
+    for (const auto& it : closed) index_.erase(it);
   }
 
   Status Accumulate(size_t i, const Value& v, Accumulator* acc) {
@@ -284,43 +355,52 @@ class AggregateOp : public Operator {
     return Status::OK();
   }
 
-  Row Encode(const Entry& entry) const {
-    const Group& g = entry.second;
+  // The state row of the group in `slot`.
+  Row Encode(uint32_t slot) const {
+    const Group& g = groups_[slot];
     Row row;
+    row.reserve(state_schema_.columns().size());
     if (step_.window) row.push_back(Timestamp{g.window_start});
-    row.push_back(Bytes{std::string(GroupKey(entry.first))});
+    row.push_back(Bytes{std::string(GroupKey(g.key))});
     row.insert(row.end(), g.groups.begin(), g.groups.end());
-    for (const Accumulator& acc : g.accs) {
-      row.push_back(acc.count);
-      row.push_back(acc.count == 0 ? Value() : acc.value);
+    const Accumulator* accs = accs_.data() + slot * exprs_.size();
+    for (size_t a = 0; a < exprs_.size(); ++a) {
+      row.push_back(accs[a].count);
+      row.push_back(accs[a].count == 0 ? Value() : accs[a].value);
     }
     return row;
   }
 
-  Status Decode(const Row& row, Group* g) const {
+  // Reads a state row into the group in `slot` (its key aside).
+  Status Decode(const Row& row, uint32_t slot) {
+    Group& g = groups_[slot];
     size_t c = 0;
-    if (step_.window) g->window_start = std::get<Timestamp>(row[c++]).micros;
+    if (step_.window) g.window_start = std::get<Timestamp>(row[c++]).micros;
     ++c;  // __group
-    g->groups.clear();
-    for (size_t i = 0; i < group_columns_.size(); ++i) g->groups.push_back(row[c++]);
-    g->accs.resize(exprs_.size());
-    for (Accumulator& acc : g->accs) {
-      acc.count = std::get<int64_t>(row[c++]);
-      acc.value = row[c++];
+    g.groups.clear();
+    for (size_t i = 0; i < group_columns_.size(); ++i) g.groups.push_back(row[c++]);
+    Accumulator* accs = accs_.data() + slot * exprs_.size();
+    for (size_t a = 0; a < exprs_.size(); ++a) {
+      accs[a].count = std::get<int64_t>(row[c++]);
+      accs[a].value = row[c++];
     }
     return Status::OK();
   }
 
-  Row Output(const Group& g) const {
+  // The output row of the group in `slot`.
+  Row Output(uint32_t slot) const {
+    const Group& g = groups_[slot];
     Row row;
+    row.reserve(output_.columns().size());
     if (step_.window) {
       row.push_back(Timestamp{g.window_start});
       row.push_back(Timestamp{g.window_start + static_cast<int64_t>(step_.window->size_us)});
     }
     row.insert(row.end(), g.groups.begin(), g.groups.end());
-    for (size_t i = 0; i < g.accs.size(); ++i) {
-      const Accumulator& acc = g.accs[i];
-      switch (step_.aggregates[i].fn) {
+    const Accumulator* accs = accs_.data() + slot * exprs_.size();
+    for (size_t a = 0; a < exprs_.size(); ++a) {
+      const Accumulator& acc = accs[a];
+      switch (step_.aggregates[a].fn) {
         case AggregateFn::kCount: row.push_back(acc.count); break;
         case AggregateFn::kAvg:
           row.push_back(acc.count == 0 ? Value() : Value(std::get<double>(acc.value) / static_cast<double>(acc.count)));
@@ -336,11 +416,17 @@ class AggregateOp : public Operator {
   std::vector<size_t> group_columns_;
   size_t time_column_ = 0;
   std::vector<Expression> exprs_;
+  std::vector<std::optional<size_t>> columns_;  // per aggregate: its input column, when a bare reference
   Schema state_schema_;
   Store* store_ = nullptr;
   TableId state_id_;
-  Groups groups_;
-  std::string key_buffer_;  // Find's, kept for its capacity
+  Index index_;
+  std::vector<Group> groups_;
+  std::vector<bool> dirty_;          // touched by the batch being processed
+  std::vector<Accumulator> accs_;
+  std::vector<uint32_t> free_slots_;
+  std::vector<std::string> keys_;    // Process's, per row, kept for their capacity
+  std::vector<uint32_t> slots_;
   std::optional<int64_t> watermark_;
   bool reset_ = false;
 };

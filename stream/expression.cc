@@ -864,6 +864,10 @@ Status Expression::Parse(std::string_view text, const Schema& input, Expression*
 
 ColumnType Expression::type() const { return root_->type.value_or(ColumnType::kBool); }
 bool Expression::nullable() const { return root_->nullable; }
+std::optional<size_t> Expression::column() const {
+  if (root_ == nullptr || root_->op != Op::kColumn) return std::nullopt;
+  return root_->column;
+}
 
 Status Expression::Evaluate(const Row& row, Value* value) const {
   SPOOL_RETURN_IF_ERROR(Eval(*root_, row, value));

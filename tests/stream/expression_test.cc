@@ -127,6 +127,21 @@ TEST(ExpressionTest, TypesAreKnownBeforeAnyRow) {
   EXPECT_TRUE(e.nullable());
 }
 
+// Callers read a bare column in place instead of evaluating it: only an
+// expression that is nothing but a column reference may say which.
+TEST(ExpressionTest, OnlyABareColumnReferenceNamesItsColumn) {
+  Expression e;
+  EXPECT_FALSE(e.column().has_value());  // not parsed
+  ASSERT_TRUE(Expression::Parse("price", Input(), &e).ok());
+  EXPECT_EQ(e.column(), std::optional<size_t>(2));
+  ASSERT_TRUE(Expression::Parse("(`end`)", Input(), &e).ok());
+  EXPECT_EQ(e.column(), std::optional<size_t>(6));
+  for (const char* text : {"price + 0", "-id", "coalesce(price, 1.0)", "42", "id = 1"}) {
+    ASSERT_TRUE(Expression::Parse(text, Input(), &e).ok()) << text;
+    EXPECT_FALSE(e.column().has_value()) << text;
+  }
+}
+
 TEST(ExpressionTest, FiltersPassOnlyTrue) {
   Expression e;
   ASSERT_TRUE(Expression::Parse("price > 1", Input(), &e).ok());

@@ -28,6 +28,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -54,6 +55,9 @@ class Expression {
   // Whether it can evaluate to NULL.
   bool nullable() const;
   const std::string& text() const { return text_; }
+  // The input column it reads, when it is a bare column reference (a caller
+  // evaluating it per row may then read the row's value in place).
+  std::optional<size_t> column() const;
 
   // Evaluates over `row`, a row of the input schema. Errors: InvalidArgument
   // "at column N: …" (division by zero, int64 overflow, a failed cast).
