@@ -86,6 +86,31 @@ void StateDelta::Delete(std::string key) {
   changes.emplace_back(std::move(key), std::nullopt);
 }
 
+const StateValue* StagedChanges::Find(std::string_view key) const {
+  auto it = index_.find(key);
+  return it == index_.end() ? nullptr : &entries_[it->second].second;
+}
+
+void StagedChanges::Set(std::string key, StateValue value) {
+  auto it = index_.find(key);
+  if (it != index_.end()) {
+    entries_[it->second].second = std::move(value);
+    return;
+  }
+  entries_.emplace_back(std::move(key), std::move(value));
+  index_.emplace(entries_.back().first, entries_.size() - 1);
+}
+
+void StagedChanges::MoveInto(StateDelta* delta) {
+  index_.clear();  // its views are of the keys about to move
+  delta->changes.reserve(delta->changes.size() + entries_.size());
+  for (Entry& entry : entries_) {
+    delta->bytes += entry.first.size() + (entry.second ? entry.second->size() : 0);
+    delta->changes.push_back(std::move(entry));
+  }
+  entries_.clear();
+}
+
 std::string_view StateOverlay::GroupOf(std::string_view key) {
   const bool per_table = key.starts_with(kStateRowPrefix) || key.starts_with(kStateHistoryPrefix);
   // Group names must be prefix-free for VisitSorted's order: no "r" or "h"

@@ -36,6 +36,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -108,6 +109,32 @@ struct StateDelta {
 
   void Put(std::string key, std::string value);
   void Delete(std::string key);
+};
+
+// One commit's state changes as its builder makes them: the newest value
+// of each key it set, found by key, in the order the keys were first set
+// (table by table, as transactions write), and moved whole into the
+// commit's StateDelta once it is durable, so that staging it allocates no
+// key or value again.
+class StagedChanges {
+ public:
+  using Entry = std::pair<std::string, StateValue>;
+
+  void reserve(size_t keys) { index_.reserve(keys); }
+  bool empty() const { return entries_.empty(); }
+  // The value `key` was last set to (nullopt: deleted), or null when unset.
+  const StateValue* Find(std::string_view key) const;
+  void Set(std::string key, StateValue value);
+  // In the order first set.
+  const std::deque<Entry>& entries() const { return entries_; }
+  // Moves every entry into `delta` (after what it holds), leaving this empty.
+  void MoveInto(StateDelta* delta);
+
+ private:
+  // A deque: its elements never move as it grows, so the index's views of
+  // their keys stay valid (short keys live inside the element).
+  std::deque<Entry> entries_;
+  absl::flat_hash_map<std::string_view, size_t, StringHash, StringEq> index_;  // key -> its entry
 };
 
 // Staged commits merged in order: the newest value of every key they

@@ -76,7 +76,8 @@ struct SortedChange {
 
 }  // namespace
 
-StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, uint64_t store_id) {
+StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, uint64_t store_id,
+                           StagedChanges* staged) {
   StateDelta delta;
   for (const DdlRecord& ddl : record.ddl) {
     if (ddl.after) {
@@ -99,12 +100,13 @@ StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, ui
     uint32_t keyless_index = 0;
     replaced.clear();
     for (const RowChangeRecord& change : table.changes) {
-      std::string key = change.key.empty() ? StateRowKey(table.uid, KeylessRowId(version, keyless_index++))
-                                           : StateRowKey(table.uid, change.key);
       // The row this change replaces goes to the history index, unless an
       // earlier change of this commit wrote it: no version ever showed it.
       // So each key has at most one entry in the run.
       if (change.kind != RowChangeKind::kInsert && change.pre_version != version) replaced.emplace_back(change);
+      if (staged != nullptr) continue;
+      std::string key = change.key.empty() ? StateRowKey(table.uid, KeylessRowId(version, keyless_index++))
+                                           : StateRowKey(table.uid, change.key);
       if (change.kind == RowChangeKind::kDelete) {
         delta.Delete(std::move(key));
       } else {
@@ -123,7 +125,9 @@ StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, ui
     }
     delta.Put(StateHistoryKey(table.uid, version), std::move(run));
   }
+  if (staged != nullptr) staged->MoveInto(&delta);
   for (const CheckpointRecord& checkpoint : record.checkpoints) {
+    if (staged != nullptr) break;  // the builder set them too
     if (checkpoint.after) {
       delta.Put(StateCheckpointKey(checkpoint.flow), *checkpoint.after);
     } else {
@@ -404,7 +408,7 @@ Status Store::CanRewindTo(uint64_t version) {
                           std::to_string(oldest) + ")");
 }
 
-Status Store::StageCommit(const CommitRecord& record, const LogEntry& entry) {
+Status Store::StageCommit(const CommitRecord& record, const LogEntry& entry, StagedChanges* staged) {
   {
     std::lock_guard lock(changes_mu_);
     for (const TableChangeSet& set : record.tables) last_change_[set.uid] = entry.position.version;
@@ -413,7 +417,7 @@ Status Store::StageCommit(const CommitRecord& record, const LogEntry& entry) {
       last_change_[table.uid] = entry.position.version;
     }
   }
-  return state_->Stage(DeltaFromCommit(record, entry, log_->StoreId()));
+  return state_->Stage(DeltaFromCommit(record, entry, log_->StoreId(), staged));
 }
 
 uint64_t Store::LastChangeBound(const TableInfo& table) {
@@ -471,7 +475,7 @@ struct InFlightCommit {
   std::string operation;
   CommitRecord record;
   std::map<std::string, TableInfo> catalog;  // after the commit, when it has DDL
-  StringMap<std::optional<std::string>> local;  // state key -> value after it (its builder's)
+  StagedChanges local;  // state key -> value after it (its builder's)
   uint64_t rows = 0;
   uint64_t started_us = 0;
   uint64_t body_bytes = 0;
@@ -568,7 +572,7 @@ class Store::Builder {
   void Include(const TableInfo& table) { Touch(table); }
   uint64_t rows() const { return rows_; }
   // The state keys this commit sets, with their values after it (taken).
-  StringMap<std::optional<std::string>> TakeLocal() { return std::move(local_); }
+  StagedChanges TakeLocal() { return std::move(local_); }
 
  private:
   Status Find(const TableId& id, TableInfo** table) {
@@ -705,7 +709,7 @@ class Store::Builder {
     const std::string key = StateCheckpointKey(op.flow);
     std::optional<std::string> before;
     SPOOL_RETURN_IF_ERROR(LookupKey(key, &before));
-    local_[key] = op.data;
+    local_.Set(key, op.data);
     record_.checkpoints.push_back(CheckpointRecord{op.flow, std::move(before), op.data});
     return Status::OK();
   }
@@ -725,7 +729,7 @@ class Store::Builder {
       SPOOL_RETURN_IF_ERROR(ToImage(std::string(view->value()), &rows[std::string(view->key())]));
     }
     SPOOL_RETURN_IF_ERROR(view->status());
-    for (const auto& [state_key, value] : local_) {
+    for (const auto& [state_key, value] : local_.entries()) {
       if (!state_key.starts_with(prefix)) continue;
       if (value) SPOOL_RETURN_IF_ERROR(ToImage(*value, &rows[state_key]));
       else rows.erase(state_key);
@@ -744,16 +748,14 @@ class Store::Builder {
   }
 
   Status LookupKey(const std::string& state_key, std::optional<std::string>* value) {
-    auto it = local_.find(state_key);
-    if (it != local_.end()) {
-      *value = it->second;
+    if (const StateValue* staged = local_.Find(state_key)) {
+      *value = *staged;
       return Status::OK();
     }
     // Then the commits queued before this one, newest first.
     for (auto queued = store_->in_flight_.rbegin(); queued != store_->in_flight_.rend(); ++queued) {
-      auto found = (*queued)->local.find(state_key);
-      if (found != (*queued)->local.end()) {
-        *value = found->second;
+      if (const StateValue* staged = (*queued)->local.Find(state_key)) {
+        *value = *staged;
         return Status::OK();
       }
     }
@@ -798,12 +800,11 @@ class Store::Builder {
       change.pre = std::move(before->row);
       change.pre_version = before->written;
     }
-    std::optional<std::string>& local = local_[std::move(state_key)];
     if (after) {
-      local = StateRowValue(version_, *after);
+      local_.Set(std::move(state_key), StateRowValue(version_, *after));
       change.post = std::move(*after);
     } else {
-      local.reset();
+      local_.Set(std::move(state_key), std::nullopt);
     }
     set.changes.push_back(std::move(change));
     ++rows_;
@@ -813,7 +814,7 @@ class Store::Builder {
   uint64_t version_;
   std::map<std::string, TableInfo> catalog_;
   // State key -> value after this transaction.
-  StringMap<std::optional<std::string>> local_;
+  StagedChanges local_;
   TableInfo* last_found_ = nullptr;  // in catalog_
   std::map<uint64_t, size_t> table_index_;                   // uid -> index in record_.tables
   std::map<uint64_t, uint32_t> keyless_index_;
@@ -930,7 +931,7 @@ Status Store::SettleLocked(const InFlightCommit* upto) {
     if (commit->status.ok()) {
       SPOOL_KILL_POINT("store.commit.durable");
       const LogEntry entry{written.position, written.timestamp_us, commit->operation, {}};
-      Status staged = StageCommit(commit->record, entry);
+      Status staged = StageCommit(commit->record, entry, &commit->local);
       {
         std::unique_lock lock(catalog_mu_);
         if (!commit->record.ddl.empty()) {

@@ -47,8 +47,12 @@ void AppendHistoryEntry(std::string* run, std::string_view key, uint64_t written
 Status NextHistoryEntry(std::string_view* run, std::string_view* key, std::string_view* value);
 
 // The state changes a committed record makes: the one function both the
-// commit path and replay use.
-StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, uint64_t store_id);
+// commit path and replay use. The commit path passes its builder's
+// `staged` changes (the rows and checkpoints the record sets, as state keys
+// and values), which are moved into the delta instead of derived again;
+// replay derives them from the record.
+StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, uint64_t store_id,
+                           StagedChanges* staged = nullptr);
 
 // A consistent picture of one table, taken under commit_mu_: the current
 // rows (a view) at version `newest`, and the table as of `version`.

@@ -11,12 +11,17 @@
 
 namespace spool {
 
+// Each writer encodes into a local buffer and appends it once: a
+// push_back per byte checks the capacity and writes a terminator each time.
 inline void PutVarint(std::string* out, uint64_t v) {
+  char bytes[10];
+  size_t n = 0;
   while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+    bytes[n++] = static_cast<char>((v & 0x7f) | 0x80);
     v >>= 7;
   }
-  out->push_back(static_cast<char>(v));
+  bytes[n++] = static_cast<char>(v);
+  out->append(bytes, n);
 }
 
 // The bytes PutVarint writes for `v`.
@@ -40,7 +45,9 @@ inline bool GetVarint(std::string_view* in, uint64_t* v) {
 }
 
 inline void PutBigEndian64(std::string* out, uint64_t v) {
-  for (int shift = 56; shift >= 0; shift -= 8) out->push_back(static_cast<char>((v >> shift) & 0xff));
+  char bytes[8];
+  for (size_t i = 0; i < 8; ++i) bytes[i] = static_cast<char>((v >> (56 - 8 * i)) & 0xff);
+  out->append(bytes, sizeof bytes);
 }
 
 // REQUIRES: in.size() >= 8; reads the first eight bytes.

@@ -44,6 +44,7 @@
 
 namespace spool {
 
+class StagedChanges;
 class StateStore;
 struct CommitRecord;
 struct RowChangeRecord;
@@ -384,7 +385,8 @@ class Store {
   Status RebuildState();
   Status Replay(uint64_t from_version);
   Status LoadCatalog();
-  Status StageCommit(const CommitRecord& record, const LogEntry& entry);
+  // `staged`: the builder's changes (DeltaFromCommit), or null on replay.
+  Status StageCommit(const CommitRecord& record, const LogEntry& entry, StagedChanges* staged = nullptr);
   bool PositionOnHistory(uint64_t epoch, uint64_t version);
   Status TakeSnapshotLocked(SnapshotInfo* info, const std::function<void(uint64_t entries)>& on_progress = {});
   Status ListSnapshotFiles(std::vector<SnapshotInfo>* snapshots);
