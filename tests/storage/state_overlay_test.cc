@@ -100,5 +100,47 @@ TEST(StateOverlayTest, ALaterChangeOfAKeyInOneCommitWins) {
   EXPECT_EQ(overlay.size(), 2u);
 }
 
+// A builder's staged changes: the newest value of each key is what Find
+// sees, the keys keep the order first set, and moving them into a delta
+// gives that delta what DeltaFromCommit would (one change per key, its
+// bytes counted) and leaves nothing behind. Thousands of keys, most of them
+// past std::string's inline buffer, so the index's views must survive the
+// deque growing and the object being moved.
+TEST(StagedChangesTest, NewestValueFoundInFirstSetOrderAndMovedWhole) {
+  StagedChanges staged;
+  std::vector<std::string> order;
+  std::map<std::string, StateValue> model;
+  for (int i = 0; i < 5000; ++i) {
+    std::string key = StateRowKey(static_cast<uint64_t>(i % 3), "key-" + std::to_string(i % 2000));
+    StateValue value = i % 7 == 0 ? StateValue() : StateValue("value " + std::to_string(i));
+    if (model.count(key) == 0) order.push_back(key);
+    model[key] = value;
+    staged.Set(std::move(key), std::move(value));
+  }
+  StagedChanges moved = std::move(staged);
+  ASSERT_EQ(moved.entries().size(), model.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    EXPECT_EQ(moved.entries()[i].first, order[i]);
+    const StateValue* found = moved.Find(order[i]);
+    ASSERT_NE(found, nullptr) << order[i];
+    EXPECT_EQ(*found, model[order[i]]) << order[i];
+  }
+  EXPECT_EQ(moved.Find(StateRowKey(0, "absent")), nullptr);
+
+  StateDelta delta;
+  delta.Put("T-already-there", "x");
+  moved.MoveInto(&delta);
+  EXPECT_TRUE(moved.empty());
+  EXPECT_EQ(moved.Find(order[0]), nullptr);
+  ASSERT_EQ(delta.changes.size(), 1 + order.size());
+  uint64_t bytes = std::string("T-already-there").size() + 1;
+  for (size_t i = 0; i < order.size(); ++i) {
+    EXPECT_EQ(delta.changes[1 + i].first, order[i]);
+    EXPECT_EQ(delta.changes[1 + i].second, model[order[i]]);
+    bytes += order[i].size() + (model[order[i]] ? model[order[i]]->size() : 0);
+  }
+  EXPECT_EQ(delta.bytes, bytes);
+}
+
 }  // namespace
 }  // namespace spool
