@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "commit_codec.h"
+#include "commit_generated.h"
 #include "event_codec.h"
 #include "log_format.h"
 #include "log_fixture.h"
@@ -443,6 +444,20 @@ CommitRecord Commit(std::string parameters, std::string update_id, uint64_t exec
   return c;
 }
 
+// A commit record of one table's changes as raw FlatBuffers, with `packed`
+// as the run and, when `both`, an empty `changes` vector beside it: bytes
+// EncodeCommit never writes, for the decoder's checks of the packed run.
+std::string RawPackedCommit(uint64_t uid, const std::string& packed, bool both) {
+  flatbuffers::FlatBufferBuilder fbb;
+  auto run = fbb.CreateVector(reinterpret_cast<const uint8_t*>(packed.data()), packed.size());
+  auto changes = both ? fbb.CreateVector(std::vector<flatbuffers::Offset<spool::fb::RowChange>>{}) : 0;
+  std::vector<flatbuffers::Offset<spool::fb::TableChanges>> tables{spool::fb::CreateTableChanges(fbb, uid, changes, run)};
+  auto record = spool::fb::CreateCommitRecord(fbb, fbb.CreateString("{}"), fbb.CreateString(""), 0, 0, 0,
+                                              fbb.CreateVector(tables));
+  fbb.Finish(record, spool::fb::CommitRecordIdentifier());
+  return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+}
+
 void WriteCommitSeeds(const std::string& dir) {
   std::map<std::string, std::string> seeds;
   const TableInfo orders = Orders(), events = Events(), totals = Totals(), state = State();
@@ -567,6 +582,15 @@ void WriteCommitSeeds(const std::string& dir) {
   seeds["table-events"] = spool::EncodeTableInfo(events);
   seeds["table-totals"] = spool::EncodeTableInfo(totals);
   seeds["table-state"] = spool::EncodeTableInfo(state);
+  // Packed runs the decoder must refuse: an update (key "k", pre_version 7,
+  // pre "ab", post "cd") cut inside its post-image, a change of kind 9, an
+  // update without a key, and a run beside a `changes` vector.
+  const std::string update = std::string("\x02\x01k\x07\x02" "ab" "\x02" "cd", 10);
+  seeds["damaged-packed-truncated"] = RawPackedCommit(orders.uid, update.substr(0, update.size() - 1), false);
+  seeds["damaged-packed-unknown-kind"] = RawPackedCommit(orders.uid, "\x09\x01k", false);
+  seeds["damaged-packed-update-without-key"] = RawPackedCommit(orders.uid, std::string("\x02\x00\x07\x02" "ab" "\x02" "cd", 9), false);
+  seeds["damaged-packed-both-encodings"] = RawPackedCommit(orders.uid, update, true);
+  seeds["packed-update"] = RawPackedCommit(orders.uid, update, false);
   // Damaged copies: truncated, and a byte changed in the middle.
   const std::string keyed = seeds["changes-keyed-mixed"];
   seeds["damaged-truncated"] = keyed.substr(0, keyed.size() / 2);

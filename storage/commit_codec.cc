@@ -1,6 +1,10 @@
 #include "commit_codec.h"
 
+#include <cassert>
+#include <cstring>
+
 #include "commit_generated.h"
+#include "varint.h"
 
 namespace spool {
 namespace {
@@ -28,6 +32,81 @@ Offset<fb::TableDef> BuildTableDef(FlatBufferBuilder& fbb, const TableInfo& t) {
 
 Offset<flatbuffers::Vector<uint8_t>> ByteVector(FlatBufferBuilder& fbb, const std::string& s) {
   return fbb.CreateVector(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+}
+
+// The packed encoding of a table's row changes (commit.fbs, TableChanges):
+// sized exactly first, then written in place into the builder.
+size_t PackedBytes(const RowChangeRecord& r) {
+  size_t bytes = 1 + VarintLength(r.key.size()) + r.key.size();
+  if (r.kind != RowChangeKind::kInsert) bytes += VarintLength(r.pre_version) + VarintLength(r.pre.size()) + r.pre.size();
+  if (r.kind != RowChangeKind::kDelete) bytes += VarintLength(r.post.size()) + r.post.size();
+  return bytes;
+}
+
+uint8_t* PutPackedVarint(uint8_t* out, uint64_t v) {
+  while (v >= 0x80) {
+    *out++ = static_cast<uint8_t>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  *out++ = static_cast<uint8_t>(v);
+  return out;
+}
+
+uint8_t* PutPackedBytes(uint8_t* out, const std::string& bytes) {
+  out = PutPackedVarint(out, bytes.size());
+  std::memcpy(out, bytes.data(), bytes.size());
+  return out + bytes.size();
+}
+
+Offset<flatbuffers::Vector<uint8_t>> PackChanges(FlatBufferBuilder& fbb, const std::vector<RowChangeRecord>& changes) {
+  size_t bytes = 0;
+  for (const RowChangeRecord& r : changes) bytes += PackedBytes(r);
+  uint8_t* out = nullptr;
+  auto vector = fbb.CreateUninitializedVector(bytes, &out);
+  [[maybe_unused]] const uint8_t* end = out + bytes;
+  for (const RowChangeRecord& r : changes) {
+    *out++ = static_cast<uint8_t>(r.kind);
+    out = PutPackedBytes(out, r.key);
+    if (r.kind != RowChangeKind::kInsert) {
+      out = PutPackedVarint(out, r.pre_version);
+      out = PutPackedBytes(out, r.pre);
+    }
+    if (r.kind != RowChangeKind::kDelete) out = PutPackedBytes(out, r.post);
+  }
+  assert(out == end);
+  return vector;
+}
+
+Status TruncatedChange() { return Status::Corruption("commit has a truncated row change"); }
+
+Status GetPackedBytes(std::string_view* in, std::string* bytes) {
+  uint64_t n = 0;
+  if (!GetVarint(in, &n) || n > in->size()) return TruncatedChange();
+  bytes->assign(in->data(), n);
+  in->remove_prefix(n);
+  return Status::OK();
+}
+
+// Reads a packed run into `changes` (appended), checking each change as the
+// RowChange tables are checked.
+Status UnpackChanges(std::string_view in, std::vector<RowChangeRecord>* changes) {
+  while (!in.empty()) {
+    const auto kind = static_cast<uint8_t>(in.front());
+    in.remove_prefix(1);
+    if (kind < static_cast<uint8_t>(RowChangeKind::kInsert) || kind > static_cast<uint8_t>(RowChangeKind::kDelete)) {
+      return Status::Corruption("commit has a row change of unknown kind");
+    }
+    RowChangeRecord& r = changes->emplace_back();
+    r.kind = static_cast<RowChangeKind>(kind);
+    SPOOL_RETURN_IF_ERROR(GetPackedBytes(&in, &r.key));
+    if (r.kind != RowChangeKind::kInsert) {
+      if (r.key.empty()) return Status::Corruption("commit has a row change without the images or key its kind needs");
+      if (!GetVarint(&in, &r.pre_version)) return TruncatedChange();
+      SPOOL_RETURN_IF_ERROR(GetPackedBytes(&in, &r.pre));
+    }
+    if (r.kind != RowChangeKind::kDelete) SPOOL_RETURN_IF_ERROR(GetPackedBytes(&in, &r.post));
+  }
+  return Status::OK();
 }
 
 std::string Str(const flatbuffers::String* s) { return s != nullptr ? s->str() : std::string(); }
@@ -83,7 +162,8 @@ std::string EncodeCommit(const CommitRecord& c) {
   // Sized up front: a builder that grows by doubling copies itself each time.
   size_t estimate = 1024 + c.parameters_json.size();
   for (const TableChangeSet& t : c.tables) {
-    for (const RowChangeRecord& r : t.changes) estimate += 48 + r.key.size() + r.pre.size() + r.post.size();
+    estimate += 32;
+    for (const RowChangeRecord& r : t.changes) estimate += PackedBytes(r);
   }
   for (const CheckpointRecord& k : c.checkpoints) {
     estimate += 64 + k.flow.size() + (k.before ? k.before->size() : 0) + (k.after ? k.after->size() : 0);
@@ -99,15 +179,7 @@ std::string EncodeCommit(const CommitRecord& c) {
   }
   std::vector<Offset<fb::TableChanges>> tables;
   for (const TableChangeSet& t : c.tables) {
-    std::vector<Offset<fb::RowChange>> changes;
-    changes.reserve(t.changes.size());
-    for (const RowChangeRecord& r : t.changes) {
-      auto key = r.key.empty() ? 0 : ByteVector(fbb, r.key);
-      auto pre = r.kind == RowChangeKind::kInsert ? 0 : ByteVector(fbb, r.pre);
-      auto post = r.kind == RowChangeKind::kDelete ? 0 : ByteVector(fbb, r.post);
-      changes.push_back(fb::CreateRowChange(fbb, static_cast<uint8_t>(r.kind), key, pre, post, r.pre_version));
-    }
-    tables.push_back(fb::CreateTableChanges(fbb, t.uid, fbb.CreateVector(changes)));
+    tables.push_back(fb::CreateTableChanges(fbb, t.uid, 0, PackChanges(fbb, t.changes)));
   }
   std::vector<Offset<fb::CheckpointChange>> checkpoints;
   for (const CheckpointRecord& k : c.checkpoints) {
@@ -173,6 +245,13 @@ Status DecodeCommit(std::string_view body, CommitRecord* c, std::optional<uint64
     for (const fb::TableChanges* t : *r->tables()) {
       if (only_table && t->uid() != *only_table) continue;
       TableChangeSet set{t->uid(), {}};
+      if (t->changes() != nullptr && t->packed() != nullptr) {
+        return Status::Corruption("commit has a table's row changes in both encodings");
+      }
+      if (const auto* packed = t->packed(); packed != nullptr) {
+        SPOOL_RETURN_IF_ERROR(UnpackChanges(
+            std::string_view(reinterpret_cast<const char*>(packed->data()), packed->size()), &set.changes));
+      }
       if (const auto* changes = t->changes(); changes != nullptr) {
         const flatbuffers::uoffset_t count = changes->size();
         set.changes.reserve(count);
