@@ -86,29 +86,38 @@ void StateDelta::Delete(std::string key) {
   changes.emplace_back(std::move(key), std::nullopt);
 }
 
+StagedChanges::StagedChanges()
+    : entries_(std::make_unique<Entries>()), index_(0, IndexHash{entries_.get()}, IndexEq{entries_.get()}) {}
+
+void StagedChanges::reserve(size_t keys) {
+  entries_->reserve(keys);
+  index_.reserve(keys);
+}
+
 const StateValue* StagedChanges::Find(std::string_view key) const {
   auto it = index_.find(key);
-  return it == index_.end() ? nullptr : &entries_[it->second].second;
+  return it == index_.end() ? nullptr : &(*entries_)[*it].second;
 }
 
 void StagedChanges::Set(std::string key, StateValue value) {
-  auto it = index_.find(key);
+  auto it = index_.find(std::string_view(key));
   if (it != index_.end()) {
-    entries_[it->second].second = std::move(value);
+    (*entries_)[*it].second = std::move(value);
     return;
   }
-  entries_.emplace_back(std::move(key), std::move(value));
-  index_.emplace(entries_.back().first, entries_.size() - 1);
+  assert(entries_->size() < UINT32_MAX);
+  entries_->emplace_back(std::move(key), std::move(value));
+  index_.insert(static_cast<uint32_t>(entries_->size() - 1));
 }
 
 void StagedChanges::MoveInto(StateDelta* delta) {
-  index_.clear();  // its views are of the keys about to move
-  delta->changes.reserve(delta->changes.size() + entries_.size());
-  for (Entry& entry : entries_) {
+  index_.clear();  // it hashes the keys about to move
+  delta->changes.reserve(delta->changes.size() + entries_->size());
+  for (Entry& entry : *entries_) {
     delta->bytes += entry.first.size() + (entry.second ? entry.second->size() : 0);
     delta->changes.push_back(std::move(entry));
   }
-  entries_.clear();
+  entries_->clear();
 }
 
 std::string_view StateOverlay::GroupOf(std::string_view key) {

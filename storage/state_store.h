@@ -36,7 +36,6 @@
 
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -51,6 +50,7 @@
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 
 #include "spool/txnlog/log.h"
 
@@ -119,22 +119,40 @@ struct StateDelta {
 class StagedChanges {
  public:
   using Entry = std::pair<std::string, StateValue>;
+  using Entries = std::vector<Entry>;
 
-  void reserve(size_t keys) { index_.reserve(keys); }
-  bool empty() const { return entries_.empty(); }
+  StagedChanges();
+  void reserve(size_t keys);
+  bool empty() const { return entries_->empty(); }
   // The value `key` was last set to (nullopt: deleted), or null when unset.
   const StateValue* Find(std::string_view key) const;
   void Set(std::string key, StateValue value);
   // In the order first set.
-  const std::deque<Entry>& entries() const { return entries_; }
+  const Entries& entries() const { return *entries_; }
   // Moves every entry into `delta` (after what it holds), leaving this empty.
   void MoveInto(StateDelta* delta);
 
  private:
-  // A deque: its elements never move as it grows, so the index's views of
-  // their keys stay valid (short keys live inside the element).
-  std::deque<Entry> entries_;
-  absl::flat_hash_map<std::string_view, size_t, StringHash, StringEq> index_;  // key -> its entry
+  // The index holds positions in *entries_ and hashes and compares the keys
+  // there (a key may also be looked up as a string_view). The entries sit
+  // behind a pointer that a move keeps, so the index's functors, which
+  // hold it, stay right.
+  struct IndexHash {
+    using is_transparent = void;
+    const Entries* entries;
+    size_t operator()(uint32_t at) const { return StringHash()((*entries)[at].first); }
+    size_t operator()(std::string_view key) const { return StringHash()(key); }
+  };
+  struct IndexEq {
+    using is_transparent = void;
+    const Entries* entries;
+    std::string_view KeyOf(uint32_t at) const { return (*entries)[at].first; }
+    std::string_view KeyOf(std::string_view key) const { return key; }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const { return KeyOf(a) == KeyOf(b); }
+  };
+  std::unique_ptr<Entries> entries_;
+  absl::flat_hash_set<uint32_t, IndexHash, IndexEq> index_;
 };
 
 // Staged commits merged in order: the newest value of every key they
