@@ -5,6 +5,9 @@
 #include <random>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "commit_codec.h"
 #include "pipeline_crash.h"
 #include "spool/rewind/rewind.h"
 #include "spool/txnlog/fault_env.h"
@@ -75,6 +78,26 @@ Status OpenPipeline(const Run& run, std::unique_ptr<Store>* store, std::unique_p
   return Pipeline::Open(store->get(), CrashPipelineSpec(), pipeline, PipelineOptions{run.env});
 }
 
+// The micro-batches committed since version `after`: an update's batch
+// commits ("STREAMING UPDATE"; a flow's idle offset commit, marked "idle",
+// is none). Errors: the log's, or Corruption.
+Status BatchesCommittedSince(Store* store, uint64_t after, uint64_t* batches) {
+  *batches = 0;
+  if (store->log()->Newest().version <= after) return Status::OK();
+  std::unique_ptr<LogIterator> it;
+  SPOOL_RETURN_IF_ERROR(store->log()->NewIterator(after + 1, &it));
+  LogEntry entry;
+  CommitRecord record;
+  while (it->Next(&entry)) {
+    if (entry.operation != "STREAMING UPDATE") continue;
+    SPOOL_RETURN_IF_ERROR(DecodeCommit(entry.body, &record));
+    const nlohmann::json parameters = nlohmann::json::parse(record.parameters_json, nullptr, false);
+    if (parameters.is_discarded()) return Status::Corruption("a streaming update's parameters are not JSON");
+    if (!parameters.contains("idle")) ++*batches;
+  }
+  return it->status();
+}
+
 // Runs `op` (`again`: carrying on after a crash in it, which began when the
 // log's newest version was `began`). A refusal (a point a later rewind cut
 // off, an undo with nothing to undo) is no error: the operation changes
@@ -89,6 +112,16 @@ Status RunOp(const Op& op, Run* run, bool again, uint64_t began) {
     case OpKind::kUpdate: {
       UpdateOptions options;
       options.max_batches = op.max_batches;
+      if (again && op.max_batches != 0) {
+        // The crash-free run's update commits max_batches batches in all:
+        // carrying on runs only those the interrupted one had left (more
+        // would read files before the next inputs arrive, which the
+        // crash-free run reads after them, in another order).
+        uint64_t done = 0;
+        SPOOL_RETURN_IF_ERROR(BatchesCommittedSince(store.get(), began, &done));
+        if (done >= op.max_batches) return Status::OK();
+        options.max_batches = op.max_batches - done;
+      }
       UpdateResult result;
       SPOOL_RETURN_IF_ERROR(pipeline->Update(options, &result));
       const bool stopped = op.max_batches != 0 && result.state == UpdateState::kCanceled;
