@@ -178,6 +178,10 @@ Status RunOp(const Op& op, Run* run, bool again, uint64_t began) {
   return Status::OK();
 }
 
+// began[i] of an op the process died before (in opening the store to
+// read the newest version): carrying it on is running it from its start.
+constexpr uint64_t kNotBegun = UINT64_MAX;
+
 uint64_t NewestVersion(const Run& run) {
   std::unique_ptr<Store> store;
   if (!Store::Open(CrashStoreOptions(run.env, run.state_dir), kCrashStoreDir, &store).ok()) return 0;
@@ -192,6 +196,10 @@ uint64_t NewestVersion(const Run& run) {
 size_t RunOps(const std::vector<Op>& ops, size_t from, Run* run, std::vector<uint64_t>* began, Status* failed) {
   for (size_t i = from; i < ops.size(); ++i) {
     (*began)[i] = NewestVersion(*run);
+    if (run->env->crashed()) {  // in opening the store: the op did not begin
+      (*began)[i] = kNotBegun;
+      return i;
+    }
     *failed = RunOp(ops[i], run, false, (*began)[i]);
     if (run->env->crashed()) return i;
     run->succeeded[i] = failed->ok();
@@ -285,6 +293,7 @@ StateResult CheckMixed(uint64_t seed, const CrashState& state, const Reference& 
       result.violations.push_back({"recoverable", open.ToString()});
       break;
     }
+    if (began[at] == kNotBegun) began[at] = store->log()->Newest().version;
     store.reset();
     s = RunOp(ops[at], &run, /*again=*/true, began[at]);
     if (!env.crashed()) {

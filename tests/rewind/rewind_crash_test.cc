@@ -70,13 +70,16 @@ TEST(MixedCrashTest, RandomSequencesOfUpdatesRewindsRefreshesAndResetsStayExactl
   EXPECT_EQ(f.violations, 0u);
 }
 
-// Found by a longer campaign (seeds 7001 on): an update bounded by
-// max_batches that crashed after committing some batches was carried on
-// with its whole bound again, so it read files the crash-free run read only
-// after the next inputs arrived, and the files, read in name order, landed
-// in another order (no row lost or duplicated). Carrying on now runs only
-// the batches it had left.
-TEST(MixedCrashTest, ABoundedUpdateCarriedOnRunsOnlyTheBatchesItHadLeft) {
+// Found by a longer campaign (seeds 7001 on), each as "reordered rows" (no
+// row lost or duplicated): an update bounded by max_batches that crashed
+// after committing some batches was carried on with its whole bound again,
+// so it read files the crash-free run read only after the next inputs
+// arrived (in name order, so in another order); and a crash while the
+// harness opened the store to note where an op began left it "begun at
+// version 0", so carrying the op on counted every batch, or every reset,
+// of the whole log as its own. Carrying on now runs only the batches an
+// update had left, and an op the process died before runs from its start.
+TEST(MixedCrashTest, CarryingOnAnOpDoesWhatTheCrashFreeRunDid) {
   struct Case {
     uint64_t workload_seed;
     CrashState state;
@@ -85,6 +88,8 @@ TEST(MixedCrashTest, ABoundedUpdateCarriedOnRunsOnlyTheBatchesItHadLeft) {
       {7903, {67, CrashMode::kTorn512, 15691882040074679878ull, 0}},
       {10035, {91, CrashMode::kPowerLoss, 2292308486964672351ull, 51}},
       {11177, {72, CrashMode::kPrefix, 2158790947476402168ull, 0}},
+      {9799, {185, CrashMode::kTorn512, 14403606527883182689ull, 0}},
+      {10160, {268, CrashMode::kPrefix, 17200642130035271293ull, 0}},
   };
   for (const Case& c : cases) {
     const StateResult result = CheckMixedState(c.workload_seed, c.state);
