@@ -43,17 +43,8 @@ size_t PackedBytes(const RowChangeRecord& r) {
   return bytes;
 }
 
-uint8_t* PutPackedVarint(uint8_t* out, uint64_t v) {
-  while (v >= 0x80) {
-    *out++ = static_cast<uint8_t>((v & 0x7f) | 0x80);
-    v >>= 7;
-  }
-  *out++ = static_cast<uint8_t>(v);
-  return out;
-}
-
 uint8_t* PutPackedBytes(uint8_t* out, const std::string& bytes) {
-  out = PutPackedVarint(out, bytes.size());
+  out = EncodeVarint(out, bytes.size());
   std::memcpy(out, bytes.data(), bytes.size());
   return out + bytes.size();
 }
@@ -68,7 +59,7 @@ Offset<flatbuffers::Vector<uint8_t>> PackChanges(FlatBufferBuilder& fbb, const s
     *out++ = static_cast<uint8_t>(r.kind);
     out = PutPackedBytes(out, r.key);
     if (r.kind != RowChangeKind::kInsert) {
-      out = PutPackedVarint(out, r.pre_version);
+      out = EncodeVarint(out, r.pre_version);
       out = PutPackedBytes(out, r.pre);
     }
     if (r.kind != RowChangeKind::kDelete) out = PutPackedBytes(out, r.post);

@@ -100,14 +100,15 @@ const StateValue* StagedChanges::Find(std::string_view key) const {
 }
 
 void StagedChanges::Set(std::string key, StateValue value) {
-  auto it = index_.find(std::string_view(key));
-  if (it != index_.end()) {
-    (*entries_)[*it].second = std::move(value);
-    return;
-  }
   assert(entries_->size() < UINT32_MAX);
-  entries_->emplace_back(std::move(key), std::move(value));
-  index_.insert(static_cast<uint32_t>(entries_->size() - 1));
+  bool inserted = false;
+  // One probe: a new key's entry is made where the probe ended.
+  const auto it = index_.lazy_emplace(std::string_view(key), [&](const auto& construct) {
+    entries_->emplace_back(std::move(key), std::move(value));
+    construct(static_cast<uint32_t>(entries_->size() - 1));
+    inserted = true;
+  });
+  if (!inserted) (*entries_)[*it].second = std::move(value);
 }
 
 void StagedChanges::MoveInto(StateDelta* delta) {

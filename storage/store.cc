@@ -125,13 +125,15 @@ StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, ui
     }
     delta.Put(StateHistoryKey(table.uid, version), std::move(run));
   }
-  if (staged != nullptr) staged->MoveInto(&delta);
-  for (const CheckpointRecord& checkpoint : record.checkpoints) {
-    if (staged != nullptr) break;  // the builder set them too
-    if (checkpoint.after) {
-      delta.Put(StateCheckpointKey(checkpoint.flow), *checkpoint.after);
-    } else {
-      delta.Delete(StateCheckpointKey(checkpoint.flow));
+  if (staged != nullptr) {
+    staged->MoveInto(&delta);  // the rows and the checkpoints
+  } else {
+    for (const CheckpointRecord& checkpoint : record.checkpoints) {
+      if (checkpoint.after) {
+        delta.Put(StateCheckpointKey(checkpoint.flow), *checkpoint.after);
+      } else {
+        delta.Delete(StateCheckpointKey(checkpoint.flow));
+      }
     }
   }
   delta.position = StatePosition{store_id, entry.position.epoch, entry.position.version, entry.timestamp_us};

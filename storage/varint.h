@@ -11,17 +11,23 @@
 
 namespace spool {
 
+// Writes `v` at `out`, which has room for VarintLength(v) <= 10 bytes;
+// returns the byte after it.
+inline uint8_t* EncodeVarint(uint8_t* out, uint64_t v) {
+  while (v >= 0x80) {
+    *out++ = static_cast<uint8_t>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  *out++ = static_cast<uint8_t>(v);
+  return out;
+}
+
 // Each writer encodes into a local buffer and appends it once: a
 // push_back per byte checks the capacity and writes a terminator each time.
 inline void PutVarint(std::string* out, uint64_t v) {
-  char bytes[10];
-  size_t n = 0;
-  while (v >= 0x80) {
-    bytes[n++] = static_cast<char>((v & 0x7f) | 0x80);
-    v >>= 7;
-  }
-  bytes[n++] = static_cast<char>(v);
-  out->append(bytes, n);
+  uint8_t bytes[10];
+  const uint8_t* end = EncodeVarint(bytes, v);
+  out->append(reinterpret_cast<const char*>(bytes), static_cast<size_t>(end - bytes));
 }
 
 // The bytes PutVarint writes for `v`.

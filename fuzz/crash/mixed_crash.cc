@@ -83,19 +83,15 @@ Status OpenPipeline(const Run& run, std::unique_ptr<Store>* store, std::unique_p
 // is none). Errors: the log's, or Corruption.
 Status BatchesCommittedSince(Store* store, uint64_t after, uint64_t* batches) {
   *batches = 0;
-  if (store->log()->Newest().version <= after) return Status::OK();
-  std::unique_ptr<LogIterator> it;
-  SPOOL_RETURN_IF_ERROR(store->log()->NewIterator(after + 1, &it));
-  LogEntry entry;
   CommitRecord record;
-  while (it->Next(&entry)) {
-    if (entry.operation != "STREAMING UPDATE") continue;
+  return VisitCommitsSince(store, after, [&](const LogEntry& entry) {
+    if (entry.operation != "STREAMING UPDATE") return Status::OK();
     SPOOL_RETURN_IF_ERROR(DecodeCommit(entry.body, &record));
     const nlohmann::json parameters = nlohmann::json::parse(record.parameters_json, nullptr, false);
     if (parameters.is_discarded()) return Status::Corruption("a streaming update's parameters are not JSON");
     if (!parameters.contains("idle")) ++*batches;
-  }
-  return it->status();
+    return Status::OK();
+  });
 }
 
 // Runs `op` (`again`: carrying on after a crash in it, which began when the

@@ -151,14 +151,21 @@ Status RunCrashRequest(Store* store, Pipeline* pipeline, const UpdateRequest& re
   return outcome.result.state == UpdateState::kCompleted ? Status::OK() : Status::Aborted(outcome.result.error);
 }
 
-Status ResetCommittedSince(Store* store, uint64_t after, bool* reset) {
-  *reset = false;
+Status VisitCommitsSince(Store* store, uint64_t after, const std::function<Status(const LogEntry& entry)>& visit) {
   if (store->log()->Newest().version <= after) return Status::OK();
   std::unique_ptr<LogIterator> it;
   SPOOL_RETURN_IF_ERROR(store->log()->NewIterator(after + 1, &it));
   LogEntry entry;
-  while (it->Next(&entry)) *reset |= entry.operation == "FULL REFRESH" || entry.operation == "RESET CHECKPOINTS";
+  while (it->Next(&entry)) SPOOL_RETURN_IF_ERROR(visit(entry));
   return it->status();
+}
+
+Status ResetCommittedSince(Store* store, uint64_t after, bool* reset) {
+  *reset = false;
+  return VisitCommitsSince(store, after, [&](const LogEntry& entry) {
+    *reset |= entry.operation == "FULL REFRESH" || entry.operation == "RESET CHECKPOINTS";
+    return Status::OK();
+  });
 }
 
 Status ReadCrashTables(Env* env, const std::string& state_dir, CrashTables* tables) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -47,6 +48,9 @@ Status RunCrashRequest(Store* store, Pipeline* pipeline, const UpdateRequest& re
 // version `after`: carrying on after a crash runs the request again only
 // if not (running a reset twice would reset twice).
 Status ResetCommittedSince(Store* store, uint64_t after, bool* reset);
+// Visits the log's commits after version `after`, in order. Errors: the
+// log's, or `visit`'s (which stops the visit).
+Status VisitCommitsSince(Store* store, uint64_t after, const std::function<Status(const LogEntry& entry)>& visit);
 Status ReadCrashTables(Store* store, CrashTables* tables);
 // What differs between two row lists, as TESTING.md classifies it.
 std::string ClassifyRows(const std::vector<Row>& want, const std::vector<Row>& got);
