@@ -18,6 +18,8 @@ struct LogImpl::Op {
   // kAppend
   std::string payload;
   uint8_t flags = 0;
+  flatbuffers::DetachedBuffer entry;  // the payload uncompressed, until the leader compresses it
+  bool payload_ready = true;          // payload and flags are made
   bool sync = true;  // LogWrite::sync
   bool async = false;  // AppendAsync's: no thread waits to lead it
   uint64_t payload_bytes = 0;
@@ -90,17 +92,25 @@ Status LogImpl::Poison(const Status& s) {
 
 // --- The queue.
 
-Status LogImpl::MakeAppend(const LogWrite& write, Op* op) {
+Status LogImpl::MakeAppend(const LogWrite& write, bool compress, Op* op) {
   op->kind = Op::Kind::kAppend;
   op->payload_bytes = write.operation.size() + write.body.size();
   op->sync = write.sync;
-  return EncodePayload(write, options_.compress_min_bytes, &op->payload, &op->flags);
+  SPOOL_RETURN_IF_ERROR(WrapPayload(write, &op->entry));
+  op->payload_ready = compress;
+  if (compress) MakePayload(op);
+  return Status::OK();
+}
+
+void LogImpl::MakePayload(Op* op) {
+  CompressPayload(EntryBytes(op->entry), options_.compress_min_bytes, &op->payload, &op->flags);
+  op->entry = {};
 }
 
 Status LogImpl::Append(const LogWrite& write, LogCommit* commit) {
   Op op;
   op.commit = commit;
-  SPOOL_RETURN_IF_ERROR(MakeAppend(write, &op));
+  SPOOL_RETURN_IF_ERROR(MakeAppend(write, /*compress=*/true, &op));
   return Submit(&op);
 }
 
@@ -129,7 +139,7 @@ class LogImpl::Pending final : public PendingAppend {
 Status LogImpl::AppendAsync(const LogWrite& write, std::unique_ptr<PendingAppend>* pending) {
   auto append = std::make_unique<Pending>(this);
   Op* op = &append->op;
-  Status s = MakeAppend(write, op);
+  Status s = MakeAppend(write, /*compress=*/false, op);
   std::unique_lock<std::mutex> lock(mu_);
   if (s.ok()) s = CheckWritable();
   if (!s.ok()) {
@@ -183,6 +193,7 @@ void LogImpl::RunAsLeader(Op* op, std::unique_lock<std::mutex>& lock) {
   Status s = poisoned_;
   if (s.ok() && op->kind == Op::Kind::kAppend) {
     WaitForGroup(op, lock);
+    CompressQueued(lock);
     CollectGroup(&members);
     lock.unlock();
     s = WriteGroup(members);
@@ -234,15 +245,30 @@ void LogImpl::WaitForGroup(Op* op, std::unique_lock<std::mutex>& lock) {
   lock.lock();
 }
 
+void LogImpl::CompressQueued(std::unique_lock<std::mutex>& lock) {
+  std::vector<Op*> queued;
+  for (Op* op : queue_) {
+    if (op->kind != Op::Kind::kAppend || queued.size() >= logfmt::kMaxGroupRecords) break;
+    if (!op->payload_ready) queued.push_back(op);
+  }
+  if (queued.empty()) return;
+  // Ops stay where they are while their leader works: only a leader takes
+  // them off the queue, and only a leader reads their payloads.
+  lock.unlock();
+  for (Op* op : queued) MakePayload(op);
+  lock.lock();
+  for (Op* op : queued) op->payload_ready = true;
+}
+
 // REQUIRES: mu_ held. Assigns versions and timestamps to the appends at the
-// front of the queue, in order.
+// front of the queue, in order, up to the first one without its payload yet.
 void LogImpl::CollectGroup(std::vector<Op*>* group) {
   const Segment& active = *segments_.back();
   uint64_t version = active.last_version;
   uint64_t timestamp_us = active.last_timestamp_us;
   uint64_t bytes = 0;
   for (Op* op : queue_) {
-    if (op->kind != Op::Kind::kAppend || group->size() >= logfmt::kMaxGroupRecords) break;
+    if (op->kind != Op::Kind::kAppend || !op->payload_ready || group->size() >= logfmt::kMaxGroupRecords) break;
     if (!group->empty() && bytes + op->payload.size() > logfmt::kMaxGroupBytes) break;
     bytes += logfmt::RecordBytes(op->payload.size());
     timestamp_us = std::max(options_.env->NowMicros(), timestamp_us + 1);

@@ -97,7 +97,12 @@ class LogImpl final : public Log {
   class Pending;
 
   // --- The queue (log.cc).
-  Status MakeAppend(const LogWrite& write, Op* op);
+  // Makes `op` the append of `write`. `compress`: its payload now; or
+  // later, by whichever thread leads its group (CompressQueued), so that an
+  // AppendAsync returns to its committer sooner.
+  Status MakeAppend(const LogWrite& write, bool compress, Op* op);
+  // The payload of `op`'s entry (compressed when that pays).
+  void MakePayload(Op* op);
   // REQUIRES: mu_ held (`lock`). Queues `op` once the queue has room.
   void Enqueue(Op* op, std::unique_lock<std::mutex>& lock);
   Status Submit(Op* op);
@@ -106,6 +111,10 @@ class LogImpl final : public Log {
   // front; `lock` is released while the helper is started.
   void LeadAsyncAppends(std::unique_lock<std::mutex>& lock);
   void WaitForGroup(Op* op, std::unique_lock<std::mutex>& lock);
+  // REQUIRES: mu_ held (`lock`, released while it works); the caller leads.
+  // Makes the payloads of the appends at the front of the queue that were
+  // queued without one.
+  void CompressQueued(std::unique_lock<std::mutex>& lock);
   void CollectGroup(std::vector<Op*>* group);
   Status WriteGroup(const std::vector<Op*>& group);
   Status RunExclusiveOp(Op* op);

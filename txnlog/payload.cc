@@ -89,20 +89,6 @@ class HalfCompressor {
   HelperThread helper_;
 };
 
-// Compresses `src` into `*payload` (replaced) and flags it, when that saves
-// at least an eighth; otherwise copies it.
-void CompressOrCopy(std::string_view src, uint64_t compress_min_bytes, std::string* payload, uint8_t* flags) {
-  payload->clear();
-  if (compress_min_bytes != 0 && src.size() >= compress_min_bytes) {
-    const bool split = src.size() >= kSplitMinBytes && HalfCompressor::Get().Compress(src, payload);
-    if ((split || CompressFrame(Contexts().compress, src, payload)) && payload->size() <= src.size() - src.size() / 8) {
-      *flags |= logfmt::kFlagCompressed;
-      return;
-    }
-  }
-  payload->assign(src);
-}
-
 // The decompressed size of `payload`: one or more zstd frames, each with
 // its content size. Errors: Corruption.
 Status DecompressedSize(std::string_view payload, size_t* size) {
@@ -123,8 +109,7 @@ Status DecompressedSize(std::string_view payload, size_t* size) {
 
 }  // namespace
 
-Status EncodePayload(const LogWrite& write, uint64_t compress_min_bytes, std::string* payload, uint8_t* flags) {
-  *flags = 0;
+Status WrapPayload(const LogWrite& write, flatbuffers::DetachedBuffer* entry) {
   if (write.operation.size() + write.body.size() > logfmt::kMaxPayloadBytes) {
     return Status::InvalidArgument("commit of " + std::to_string(write.body.size()) +
                                    " bytes exceeds the record limit of " +
@@ -134,12 +119,32 @@ Status EncodePayload(const LogWrite& write, uint64_t compress_min_bytes, std::st
   auto operation = fbb.CreateString(write.operation.data(), write.operation.size());
   auto body = fbb.CreateVector(reinterpret_cast<const uint8_t*>(write.body.data()), write.body.size());
   fbb.Finish(fb::CreateLogEntry(fbb, operation, body), fb::LogEntryIdentifier());
-  CompressOrCopy(std::string_view(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize()),
-                 compress_min_bytes, payload, flags);
-  if (payload->size() > logfmt::kMaxPayloadBytes) {
+  if (fbb.GetSize() > logfmt::kMaxPayloadBytes) {
     return Status::InvalidArgument("encoded commit exceeds the record limit of " +
                                    std::to_string(logfmt::kMaxPayloadBytes) + " bytes");
   }
+  *entry = fbb.Release();
+  return Status::OK();
+}
+
+void CompressPayload(std::string_view entry, uint64_t compress_min_bytes, std::string* payload, uint8_t* flags) {
+  payload->clear();
+  *flags = 0;
+  // Compressed when that saves at least an eighth.
+  if (compress_min_bytes != 0 && entry.size() >= compress_min_bytes) {
+    const bool split = entry.size() >= kSplitMinBytes && HalfCompressor::Get().Compress(entry, payload);
+    if ((split || CompressFrame(Contexts().compress, entry, payload)) && payload->size() <= entry.size() - entry.size() / 8) {
+      *flags |= logfmt::kFlagCompressed;
+      return;
+    }
+  }
+  payload->assign(entry);
+}
+
+Status EncodePayload(const LogWrite& write, uint64_t compress_min_bytes, std::string* payload, uint8_t* flags) {
+  flatbuffers::DetachedBuffer entry;
+  SPOOL_RETURN_IF_ERROR(WrapPayload(write, &entry));
+  CompressPayload(EntryBytes(entry), compress_min_bytes, payload, flags);
   return Status::OK();
 }
 

@@ -8,13 +8,24 @@
 #include <string>
 #include <string_view>
 
+#include "flatbuffers/flatbuffers.h"
 #include "spool/txnlog/log.h"
 
 namespace spool {
 
-// Encodes `write` into `*payload` and sets logfmt::kFlagCompressed in
-// `*flags` when the bytes are compressed. Errors: InvalidArgument when the
-// encoded payload exceeds logfmt::kMaxPayloadBytes.
+// A payload is made in two steps, which may run on different threads:
+// WrapPayload encodes `write` as the LogEntry table, and CompressPayload
+// makes the record's payload of that entry. Errors: InvalidArgument when
+// the entry exceeds logfmt::kMaxPayloadBytes (the payload, compressed or
+// copied, is never larger than its entry).
+Status WrapPayload(const LogWrite& write, flatbuffers::DetachedBuffer* entry);
+inline std::string_view EntryBytes(const flatbuffers::DetachedBuffer& entry) {
+  return {reinterpret_cast<const char*>(entry.data()), entry.size()};
+}
+// `*payload` (replaced): `entry` compressed, with logfmt::kFlagCompressed in
+// `*flags`, when that saves at least an eighth; otherwise a copy, *flags 0.
+void CompressPayload(std::string_view entry, uint64_t compress_min_bytes, std::string* payload, uint8_t* flags);
+// Both steps at once.
 Status EncodePayload(const LogWrite& write, uint64_t compress_min_bytes, std::string* payload, uint8_t* flags);
 
 // Decompresses (when flagged) and verifies `payload`, filling the operation

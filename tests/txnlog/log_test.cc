@@ -182,8 +182,56 @@ TEST_F(LogTest, OversizedCommitIsRejectedAndChangesNothing) {
   std::string body((64u << 20) + 1, 'x');
   LogCommit commit;
   EXPECT_TRUE(log_->Append(LogWrite{"WRITE", body}, &commit).IsInvalidArgument());
+  // An async append is refused at once too, not left to its group's leader.
+  std::unique_ptr<PendingAppend> pending;
+  EXPECT_TRUE(log_->AppendAsync(LogWrite{"WRITE", body}, &pending).IsInvalidArgument());
+  EXPECT_EQ(pending, nullptr);
   EXPECT_EQ(log_->Newest().version, 0u);
   AppendMany(1, 1);
+}
+
+TEST_F(LogTest, AsyncAppendsAreCompressedByTheirLeaderInOrder) {
+  // AppendAsync leaves compression to the thread leading the append's
+  // group: big and small, compressible and not, queued behind one another
+  // and between synchronous appends, every record is written compressed
+  // when that pays, at its version, and reads back exactly.
+  Open();
+  auto body_of = [](size_t i) {
+    std::string body;
+    if (i % 4 == 3) {  // incompressible
+      uint64_t x = 0x9e3779b97f4a7c15ull * (i + 1);
+      while (body.size() < 20'000) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        body.append(reinterpret_cast<const char*>(&x), sizeof(x));
+      }
+      return body;
+    }
+    const size_t size = i % 2 == 0 ? 150'000 : 5'000;  // two frames, or one
+    for (int row = 0; body.size() < size; ++row) body += "commit=" + std::to_string(i) + ",row=" + std::to_string(row) + ";";
+    return body;
+  };
+  std::vector<std::string> bodies;
+  std::vector<std::unique_ptr<PendingAppend>> pending;
+  for (size_t i = 0; i < 40; ++i) {
+    bodies.push_back(body_of(i));
+    if (i % 10 == 9) {
+      LogCommit commit;
+      ASSERT_TRUE(log_->Append(LogWrite{"WRITE", bodies.back()}, &commit).ok());
+      EXPECT_EQ(commit.position.version, i + 1);
+    } else {
+      pending.emplace_back();
+      ASSERT_TRUE(log_->AppendAsync(LogWrite{"WRITE", bodies.back()}, &pending.back()).ok());
+    }
+  }
+  for (auto& p : pending) ASSERT_TRUE(p->Wait(nullptr).ok());
+  uint64_t incompressible = 0;
+  for (size_t i = 3; i < 40; i += 4) incompressible += bodies[i].size();
+  // The compressible bodies shrink at least fourfold; the others are copied.
+  EXPECT_LT(log_->Stats().bytes_appended, incompressible + (log_->Stats().payload_bytes - incompressible) / 4 + 40 * 256);
+  Open();
+  const std::vector<LogEntry> entries = ReadAll(log_.get());
+  ASSERT_EQ(entries.size(), bodies.size());
+  for (size_t i = 0; i < entries.size(); ++i) EXPECT_EQ(entries[i].body, bodies[i]) << "version " << i + 1;
 }
 
 TEST_F(LogTest, TornTailIsTruncated) {
