@@ -74,44 +74,33 @@ struct SortedChange {
   const RowChangeRecord* change;
 };
 
+// Whether `change`, made by a commit at `version`, replaces a row that a
+// version showed (not one an earlier change of the same commit wrote):
+// the rows the history index keeps.
+bool Replaces(const RowChangeRecord& change, uint64_t version) {
+  return change.kind != RowChangeKind::kInsert && change.pre_version != version;
+}
+
 }  // namespace
 
-StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, uint64_t store_id,
-                           StagedChanges* staged) {
-  StateDelta delta;
-  for (const DdlRecord& ddl : record.ddl) {
-    if (ddl.after) {
-      delta.Put(StateCatalogKey(ddl.after->uid), EncodeTableInfo(*ddl.after));
-    } else {
-      delta.Delete(StateCatalogKey(ddl.before->uid));
+size_t ReplacedRows(const CommitRecord& record, uint64_t version) {
+  size_t replaced = 0;
+  for (const TableChangeSet& table : record.tables) {
+    for (const RowChangeRecord& change : table.changes) {
+      replaced += Replaces(change, version);
     }
   }
-  if (!record.ddl.empty()) {
-    CommitRecord history;
-    history.ddl = record.ddl;
-    delta.Put(StateDdlKey(entry.position.version), EncodeCommit(history));
-  }
-  const uint64_t version = entry.position.version;
-  size_t changes = record.checkpoints.size();
-  for (const TableChangeSet& table : record.tables) changes += table.changes.size() + 1;
-  delta.changes.reserve(delta.changes.size() + changes);
+  return replaced;
+}
+
+void AddHistoryRuns(const CommitRecord& record, uint64_t version, StateDelta* delta) {
   std::vector<SortedChange> replaced;
   for (const TableChangeSet& table : record.tables) {
-    uint32_t keyless_index = 0;
+    // Each key has at most one entry in the run: only its first change in
+    // the commit replaces a row a version showed.
     replaced.clear();
     for (const RowChangeRecord& change : table.changes) {
-      // The row this change replaces goes to the history index, unless an
-      // earlier change of this commit wrote it: no version ever showed it.
-      // So each key has at most one entry in the run.
-      if (change.kind != RowChangeKind::kInsert && change.pre_version != version) replaced.emplace_back(change);
-      if (staged != nullptr) continue;
-      std::string key = change.key.empty() ? StateRowKey(table.uid, KeylessRowId(version, keyless_index++))
-                                           : StateRowKey(table.uid, change.key);
-      if (change.kind == RowChangeKind::kDelete) {
-        delta.Delete(std::move(key));
-      } else {
-        delta.Put(std::move(key), StateRowValue(version, change.post));
-      }
+      if (Replaces(change, version)) replaced.emplace_back(change);
     }
     if (replaced.empty()) continue;
     std::sort(replaced.begin(), replaced.end());  // the keys are distinct
@@ -123,11 +112,50 @@ StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, ui
       const RowChangeRecord& change = *sorted.change;
       AppendHistoryEntry(&run, change.key, change.pre_version, change.pre);
     }
-    delta.Put(StateHistoryKey(table.uid, version), std::move(run));
+    delta->Put(StateHistoryKey(table.uid, version), std::move(run));
+  }
+}
+
+StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, uint64_t store_id,
+                           StagedChanges* staged, StateDelta* history) {
+  StateDelta delta;
+  for (const DdlRecord& ddl : record.ddl) {
+    if (ddl.after) {
+      delta.Put(StateCatalogKey(ddl.after->uid), EncodeTableInfo(*ddl.after));
+    } else {
+      delta.Delete(StateCatalogKey(ddl.before->uid));
+    }
+  }
+  if (!record.ddl.empty()) {
+    CommitRecord history_ddl;
+    history_ddl.ddl = record.ddl;
+    delta.Put(StateDdlKey(entry.position.version), EncodeCommit(history_ddl));
+  }
+  const uint64_t version = entry.position.version;
+  size_t changes = record.checkpoints.size();
+  for (const TableChangeSet& table : record.tables) changes += table.changes.size() + 1;
+  delta.changes.reserve(delta.changes.size() + changes);
+  if (history != nullptr) {
+    for (auto& run : history->changes) delta.changes.push_back(std::move(run));
+    delta.bytes += history->bytes;
+  } else {
+    AddHistoryRuns(record, version, &delta);
   }
   if (staged != nullptr) {
     staged->MoveInto(&delta);  // the rows and the checkpoints
   } else {
+    for (const TableChangeSet& table : record.tables) {
+      uint32_t keyless_index = 0;
+      for (const RowChangeRecord& change : table.changes) {
+        std::string key = change.key.empty() ? StateRowKey(table.uid, KeylessRowId(version, keyless_index++))
+                                             : StateRowKey(table.uid, change.key);
+        if (change.kind == RowChangeKind::kDelete) {
+          delta.Delete(std::move(key));
+        } else {
+          delta.Put(std::move(key), StateRowValue(version, change.post));
+        }
+      }
+    }
     for (const CheckpointRecord& checkpoint : record.checkpoints) {
       if (checkpoint.after) {
         delta.Put(StateCheckpointKey(checkpoint.flow), *checkpoint.after);
@@ -410,7 +438,7 @@ Status Store::CanRewindTo(uint64_t version) {
                           std::to_string(oldest) + ")");
 }
 
-Status Store::StageCommit(const CommitRecord& record, const LogEntry& entry, StagedChanges* staged) {
+Status Store::StageCommit(const CommitRecord& record, const LogEntry& entry, StagedChanges* staged, StateDelta* history) {
   {
     std::lock_guard lock(changes_mu_);
     for (const TableChangeSet& set : record.tables) last_change_[set.uid] = entry.position.version;
@@ -419,7 +447,7 @@ Status Store::StageCommit(const CommitRecord& record, const LogEntry& entry, Sta
       last_change_[table.uid] = entry.position.version;
     }
   }
-  return state_->Stage(DeltaFromCommit(record, entry, log_->StoreId(), staged));
+  return state_->Stage(DeltaFromCommit(record, entry, log_->StoreId(), staged, history));
 }
 
 uint64_t Store::LastChangeBound(const TableInfo& table) {
@@ -471,6 +499,11 @@ Status Store::LoadCatalog() {
 // ---------------------------------------------------------------------------
 // The commit path
 
+// From this many replaced rows a commit's history runs are made on
+// Store::history_helper_: below it, handing them over costs more than
+// sorting and copying them.
+constexpr size_t kHelperHistoryRows = 256;
+
 // A commit queued for the log and not yet staged (Store::in_flight_).
 struct InFlightCommit {
   uint64_t version = 0;
@@ -478,6 +511,10 @@ struct InFlightCommit {
   CommitRecord record;
   std::map<std::string, TableInfo> catalog;  // after the commit, when it has DDL
   StagedChanges local;  // state key -> value after it (its builder's)
+  // Its history runs, made by Store::history_helper_ when `history_made`
+  // (otherwise by staging); read once the helper is done.
+  StateDelta history;
+  bool history_made = false;
   uint64_t rows = 0;
   uint64_t started_us = 0;
   uint64_t body_bytes = 0;
@@ -906,6 +943,12 @@ Status Store::QueueCommitLocked(const std::string& operation, uint64_t started_u
   commit->started_us = started_us;
   const std::string body = EncodeCommit(commit->record);
   commit->body_bytes = body.size();
+  // A big commit's history runs are made on the helper while the record is
+  // written and synced (and, for CommitAsync, while the caller goes on).
+  if (ReplacedRows(commit->record, commit->version) >= kHelperHistoryRows) {
+    commit->history_made = true;
+    history_helper_.Start([commit] { AddHistoryRuns(commit->record, commit->version, &commit->history); });
+  }
   // A committer that waits anyway leads its own append (no hand-off to the
   // log's thread and back).
   if (wait) {
@@ -922,6 +965,7 @@ Status Store::SettleLocked(const InFlightCommit* upto) {
   while (!in_flight_.empty()) {
     std::shared_ptr<InFlightCommit> commit = std::move(in_flight_.front());
     in_flight_.pop_front();
+    if (commit->history_made) history_helper_.Wait();  // done with its record
     LogCommit written = commit->written;
     if (commit->append != nullptr) commit->status = commit->append->Wait(&written);
     commit->append.reset();
@@ -933,7 +977,7 @@ Status Store::SettleLocked(const InFlightCommit* upto) {
     if (commit->status.ok()) {
       SPOOL_KILL_POINT("store.commit.durable");
       const LogEntry entry{written.position, written.timestamp_us, commit->operation, {}};
-      Status staged = StageCommit(commit->record, entry, &commit->local);
+      Status staged = StageCommit(commit->record, entry, &commit->local, commit->history_made ? &commit->history : nullptr);
       {
         std::unique_lock lock(catalog_mu_);
         if (!commit->record.ddl.empty()) {

@@ -46,13 +46,20 @@ void AppendHistoryEntry(std::string* run, std::string_view key, uint64_t written
 // Reads the pair at the front of `*run`. Errors: Corruption (truncated).
 Status NextHistoryEntry(std::string_view* run, std::string_view* key, std::string_view* value);
 
+// The history runs of a commit at `version` (one Put per table whose rows
+// it replaced), appended to `*delta`.
+void AddHistoryRuns(const CommitRecord& record, uint64_t version, StateDelta* delta);
+// How many rows the runs of a commit at `version` hold.
+size_t ReplacedRows(const CommitRecord& record, uint64_t version);
+
 // The state changes a committed record makes: the one function both the
 // commit path and replay use. The commit path passes its builder's
 // `staged` changes (the rows and checkpoints the record sets, as state keys
-// and values), which are moved into the delta instead of derived again;
-// replay derives them from the record.
+// and values), which are moved into the delta instead of derived again,
+// and, for a big commit, its `history` runs (AddHistoryRuns, made while the
+// commit was written), moved too; replay derives both from the record.
 StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, uint64_t store_id,
-                           StagedChanges* staged = nullptr);
+                           StagedChanges* staged = nullptr, StateDelta* history = nullptr);
 
 // A consistent picture of one table, taken under commit_mu_: the current
 // rows (a view) at version `newest`, and the table as of `version`.

@@ -715,6 +715,49 @@ TEST_F(TableTest, LastChangeBoundFollowsEachTablesCommits) {
   EXPECT_EQ(bound(users_), Commit(again).version);
 }
 
+// Commits replacing many rows have their history runs made on the store's
+// helper while they are written: time travel through them, queued behind
+// one another or committed one at a time, reads what each version held,
+// from the staged state and after a reopen from LMDB.
+TEST_F(TableTest, BigCommitsTravelThroughTheHistoryTheirHelperMade) {
+  CreateUsers();
+  constexpr int64_t kUsers = 1'000;
+  std::map<int64_t, std::string> model;
+  Transaction load;
+  for (int64_t id = 0; id < kUsers; ++id) load.Write(users_, User(id, model[id] = "v0-" + std::to_string(id)));
+  std::vector<std::pair<uint64_t, std::map<int64_t, std::string>>> versions;
+  versions.emplace_back(Commit(load).version, model);
+  std::vector<PendingCommit> pending(4);
+  for (int c = 1; c <= 6; ++c) {
+    Transaction change;
+    for (int64_t i = 0; i < 600; ++i) {  // overlapping the commit before
+      const int64_t id = (c * 300 + i * 7) % kUsers;
+      change.Write(users_, User(id, model[id] = "v" + std::to_string(c) + "-" + std::to_string(id)));
+    }
+    for (int64_t id = c; id < kUsers; id += 97) {
+      change.Delete(users_, {id});
+      model.erase(id);
+    }
+    if (c <= 4) {
+      ASSERT_TRUE(store_->CommitAsync(change, &pending[static_cast<size_t>(c - 1)]).ok());
+      versions.emplace_back(versions.back().first + 1, model);
+    } else {
+      versions.emplace_back(Commit(change).version, model);
+    }
+  }
+  for (PendingCommit& p : pending) ASSERT_TRUE(store_->Wait(&p, nullptr).ok());
+  for (bool reopened : {false, true}) {
+    for (const auto& [version, rows] : versions) {
+      std::vector<Row> expected;
+      for (const auto& [id, name] : rows) expected.push_back(User(id, name));
+      ReadOptions at;
+      at.version = version;
+      EXPECT_EQ(ReadAll(users_, at), expected) << "version " << version << (reopened ? ", reopened" : "");
+    }
+    Reopen();
+  }
+}
+
 // CommitAsync: a commit queued behind one that is still syncing builds on
 // it (its pre-images, the versions its history names), and readers see
 // neither until they are durable.

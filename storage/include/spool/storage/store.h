@@ -40,6 +40,7 @@
 
 #include "spool/storage/event_log.h"
 #include "spool/storage/table.h"
+#include "spool/txnlog/helper_thread.h"
 #include "spool/txnlog/log.h"
 
 namespace spool {
@@ -385,8 +386,10 @@ class Store {
   Status RebuildState();
   Status Replay(uint64_t from_version);
   Status LoadCatalog();
-  // `staged`: the builder's changes (DeltaFromCommit), or null on replay.
-  Status StageCommit(const CommitRecord& record, const LogEntry& entry, StagedChanges* staged = nullptr);
+  // `staged`, `history`: what the commit path made (DeltaFromCommit), or
+  // null on replay.
+  Status StageCommit(const CommitRecord& record, const LogEntry& entry, StagedChanges* staged = nullptr,
+                     StateDelta* history = nullptr);
   bool PositionOnHistory(uint64_t epoch, uint64_t version);
   Status TakeSnapshotLocked(SnapshotInfo* info, const std::function<void(uint64_t entries)>& on_progress = {});
   Status ListSnapshotFiles(std::vector<SnapshotInfo>* snapshots);
@@ -439,6 +442,9 @@ class Store {
   // Commits queued for the log and not yet staged, oldest first (guarded
   // by commit_mu_): builders look up rows in them before the state.
   std::deque<std::shared_ptr<InFlightCommit>> in_flight_;
+  // Makes big queued commits' history runs while their records are written
+  // (InFlightCommit::history): work the committer's thread then does not.
+  HelperThread history_helper_;
   // Guards catalog_, ddl_ (a current copy for readers) and stats_.
   std::shared_mutex catalog_mu_;
   std::map<std::string, TableInfo> catalog_;  // by TableId::ToString()
