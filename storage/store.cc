@@ -977,7 +977,8 @@ Status Store::SettleLocked(const InFlightCommit* upto) {
     if (commit->status.ok()) {
       SPOOL_KILL_POINT("store.commit.durable");
       const LogEntry entry{written.position, written.timestamp_us, commit->operation, {}};
-      Status staged = StageCommit(commit->record, entry, &commit->local, commit->history_made ? &commit->history : nullptr);
+      StateDelta* runs = commit->history_made ? &commit->history : nullptr;
+      Status staged = StageCommit(commit->record, entry, &commit->local, runs);
       {
         std::unique_lock lock(catalog_mu_);
         if (!commit->record.ddl.empty()) {

@@ -103,7 +103,9 @@ Status LogImpl::MakeAppend(const LogWrite& write, bool compress, Op* op) {
 }
 
 void LogImpl::MakePayload(Op* op) {
-  CompressPayload(EntryBytes(op->entry), options_.compress_min_bytes, &op->payload, &op->flags);
+  // An async append's committer is not waiting for its payload.
+  CompressPayload(EntryBytes(op->entry), options_.compress_min_bytes, /*split_big=*/!op->async, &op->payload,
+                  &op->flags);
   op->entry = {};
 }
 

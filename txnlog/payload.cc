@@ -127,13 +127,15 @@ Status WrapPayload(const LogWrite& write, flatbuffers::DetachedBuffer* entry) {
   return Status::OK();
 }
 
-void CompressPayload(std::string_view entry, uint64_t compress_min_bytes, std::string* payload, uint8_t* flags) {
+void CompressPayload(std::string_view entry, uint64_t compress_min_bytes, bool split_big, std::string* payload,
+                     uint8_t* flags) {
   payload->clear();
   *flags = 0;
   // Compressed when that saves at least an eighth.
   if (compress_min_bytes != 0 && entry.size() >= compress_min_bytes) {
-    const bool split = entry.size() >= kSplitMinBytes && HalfCompressor::Get().Compress(entry, payload);
-    if ((split || CompressFrame(Contexts().compress, entry, payload)) && payload->size() <= entry.size() - entry.size() / 8) {
+    const bool split = split_big && entry.size() >= kSplitMinBytes && HalfCompressor::Get().Compress(entry, payload);
+    const bool compressed = split || CompressFrame(Contexts().compress, entry, payload);
+    if (compressed && payload->size() <= entry.size() - entry.size() / 8) {
       *flags |= logfmt::kFlagCompressed;
       return;
     }
@@ -144,7 +146,7 @@ void CompressPayload(std::string_view entry, uint64_t compress_min_bytes, std::s
 Status EncodePayload(const LogWrite& write, uint64_t compress_min_bytes, std::string* payload, uint8_t* flags) {
   flatbuffers::DetachedBuffer entry;
   SPOOL_RETURN_IF_ERROR(WrapPayload(write, &entry));
-  CompressPayload(EntryBytes(entry), compress_min_bytes, payload, flags);
+  CompressPayload(EntryBytes(entry), compress_min_bytes, /*split_big=*/true, payload, flags);
   return Status::OK();
 }
 

@@ -1,7 +1,7 @@
 // Commit payloads: the FlatBuffers LogEntry table (log_entry.fbs), zstd-
-// compressed when that pays: as one frame, or from 64 KiB as two frames,
-// the halves compressed on two cores at once. A decoder reads the frames
-// as one stream. Internal to txnlog.
+// compressed when that pays: as one frame, or (for a committer waiting for
+// it) from 64 KiB as two frames, the halves compressed on two cores at
+// once. A decoder reads the frames as one stream. Internal to txnlog.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +24,11 @@ inline std::string_view EntryBytes(const flatbuffers::DetachedBuffer& entry) {
 }
 // `*payload` (replaced): `entry` compressed, with logfmt::kFlagCompressed in
 // `*flags`, when that saves at least an eighth; otherwise a copy, *flags 0.
-void CompressPayload(std::string_view entry, uint64_t compress_min_bytes, std::string* payload, uint8_t* flags);
+// `split_big`: a big entry may be compressed as two frames on two cores, for
+// a caller waiting for it; a thread working for others compresses alone
+// (handing half over costs CPU that only a waiting caller gets back).
+void CompressPayload(std::string_view entry, uint64_t compress_min_bytes, bool split_big, std::string* payload,
+                     uint8_t* flags);
 // Both steps at once.
 Status EncodePayload(const LogWrite& write, uint64_t compress_min_bytes, std::string* payload, uint8_t* flags);
 
