@@ -16,10 +16,6 @@ constexpr char kNullPart = '\x00';
 constexpr char kValuePart = '\x01';
 constexpr uint64_t kSignBit = 1ull << 63;
 
-void PutBigEndian64(std::string* out, uint64_t v) {
-  for (int shift = 56; shift >= 0; shift -= 8) out->push_back(static_cast<char>((v >> shift) & 0xff));
-}
-
 // Maps a double to an unsigned integer with the same order.
 uint64_t OrderedDouble(double d) {
   if (d == 0.0) d = 0.0;  // -0.0 == 0.0
@@ -28,13 +24,19 @@ uint64_t OrderedDouble(double d) {
   return (bits & kSignBit) != 0 ? ~bits : bits | kSignBit;
 }
 
+// Each zero byte followed by 0xff, then the terminator 0x00 0x01: written
+// into room made once (at most twice the bytes, and the terminator).
 void PutEscaped(std::string* out, std::string_view bytes) {
+  const size_t at = out->size();
+  out->resize(at + 2 * bytes.size() + 2);
+  char* p = out->data() + at;
   for (char c : bytes) {
-    out->push_back(c);
-    if (c == '\x00') out->push_back('\xff');
+    *p++ = c;
+    if (c == '\x00') *p++ = '\xff';
   }
-  out->push_back('\x00');
-  out->push_back('\x01');
+  *p++ = '\x00';
+  *p++ = '\x01';
+  out->resize(static_cast<size_t>(p - out->data()));
 }
 
 void PutFixed64(std::string* out, uint64_t v) {
