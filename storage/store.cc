@@ -74,6 +74,13 @@ struct SortedChange {
   const RowChangeRecord* change;
 };
 
+// TableId's ==, inline: a builder compares each row's table with the last
+// one's, where three calls to memcmp cost more than the short names do.
+bool SameTable(const TableId& a, const TableId& b) {
+  const auto same = [](std::string_view x, std::string_view y) { return x.size() == y.size() && CompareBytes(x, y) == 0; };
+  return same(a.table, b.table) && same(a.schema, b.schema) && same(a.catalog, b.catalog);
+}
+
 // Whether `change`, made by a commit at `version`, replaces a row that a
 // version showed (not one an earlier change of the same commit wrote):
 // the rows the history index keeps.
@@ -551,7 +558,8 @@ class Store::Builder {
       if (id == nullptr) continue;
       ++rows;
       // Rows come table by table: the last table counted is usually this one.
-      auto it = std::find_if(reserved_.rbegin(), reserved_.rend(), [&](const auto& entry) { return entry.first == *id; });
+      auto it = std::find_if(reserved_.rbegin(), reserved_.rend(),
+                             [&](const auto& entry) { return SameTable(entry.first, *id); });
       if (it == reserved_.rend()) reserved_.emplace_back(*id, 1);
       else ++it->second;
     }
@@ -617,7 +625,7 @@ class Store::Builder {
   Status Find(const TableId& id, TableInfo** table) {
     // Transactions write many rows to few tables: the last table found
     // answers without building its name.
-    if (last_found_ != nullptr && last_found_->id == id) {
+    if (last_found_ != nullptr && SameTable(last_found_->id, id)) {
       *table = last_found_;
       return Status::OK();
     }
