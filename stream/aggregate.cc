@@ -197,6 +197,7 @@ class AggregateOp : public Operator {
     }
     std::vector<Row> out;
     out.reserve(step_.window ? 0 : touched.size());
+    ctx.txn->Reserve(2 * touched.size());  // the state rows, and the flow's writes of the output
     // Each group's values (a heap block of their own) are requested a few
     // groups before they are copied into its rows.
     constexpr size_t kAhead = 8;

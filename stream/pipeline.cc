@@ -971,6 +971,7 @@ Status Pipeline::Impl::PrepareBatch(CompiledFlow& flow, const Checkpoint& cp, co
     prepared->output_rows = batch.rows.size();
   } else {
     prepared->output_rows = rows.size();
+    txn.Reserve(rows.size() + batch.deletes.size());
     for (Row& row : rows) txn.Write(flow.target, std::move(row));
     for (const Row& key : batch.deletes) {
       Row target_key;

@@ -85,5 +85,23 @@ TEST_F(StoreTest, ForeignDirectoryIsRefusedAndLeftAlone) {
   EXPECT_EQ(names, std::vector<std::string>{"notes.txt"});
 }
 
+// Reserve makes room for the operations to come: adding them moves none
+// of those before (a micro-batch's thousands of row writes would otherwise
+// regrow the list a dozen times), and keeps their order.
+TEST(TransactionTest, ReserveMakesRoomForTheOperationsToCome) {
+  TableId id;
+  ASSERT_TRUE(TableId::Parse("main.default.t", &id).ok());
+  Transaction txn("WRITE");
+  txn.Write(id, Row{int64_t{0}});
+  txn.Reserve(1'000);
+  const Transaction::Op* first = txn.ops().data();
+  for (int64_t i = 1; i <= 1'000; ++i) txn.Write(id, Row{i});
+  EXPECT_EQ(txn.ops().data(), first);
+  ASSERT_EQ(txn.ops().size(), 1'001u);
+  for (size_t i = 0; i < txn.ops().size(); ++i) {
+    EXPECT_EQ(std::get<Transaction::WriteOp>(txn.ops()[i]).row, Row{static_cast<int64_t>(i)});
+  }
+}
+
 }  // namespace
 }  // namespace spool

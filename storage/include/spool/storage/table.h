@@ -86,6 +86,11 @@ class Transaction {
     ops_.push_back(CheckpointOp{std::move(flow), std::move(data)});
   }
 
+  // Makes room for `more` operations: a caller about to add many (a
+  // micro-batch's rows) spares the list its regrowth, which moves every
+  // operation added before.
+  void Reserve(size_t more) { ops_.reserve(ops_.size() + more); }
+
   bool empty() const { return ops_.empty(); }
   const std::string& operation() const { return operation_; }
 
