@@ -101,6 +101,17 @@ TEST(TransactionTest, ReserveMakesRoomForTheOperationsToCome) {
   for (size_t i = 0; i < txn.ops().size(); ++i) {
     EXPECT_EQ(std::get<Transaction::WriteOp>(txn.ops()[i]).row, Row{static_cast<int64_t>(i)});
   }
+  // Small reservations one after another still grow the list geometrically.
+  Transaction small("WRITE");
+  const Transaction::Op* home = nullptr;
+  int moves = 0;
+  for (int64_t i = 0; i < 1'000; ++i) {
+    small.Reserve(1);
+    small.Write(id, Row{i});
+    moves += small.ops().data() != home;
+    home = small.ops().data();
+  }
+  EXPECT_LE(moves, 11);  // one per doubling up to 1,024
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 // Thread-safety: plain values. A Transaction is used by one thread.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -88,8 +89,11 @@ class Transaction {
 
   // Makes room for `more` operations: a caller about to add many (a
   // micro-batch's rows) spares the list its regrowth, which moves every
-  // operation added before.
-  void Reserve(size_t more) { ops_.reserve(ops_.size() + more); }
+  // operation added before. Grows at least twofold, so that many small
+  // reservations cost no more than the pushes alone.
+  void Reserve(size_t more) {
+    if (ops_.size() + more > ops_.capacity()) ops_.reserve(std::max(ops_.size() + more, 2 * ops_.capacity()));
+  }
 
   bool empty() const { return ops_.empty(); }
   const std::string& operation() const { return operation_; }
