@@ -74,13 +74,6 @@ struct SortedChange {
   const RowChangeRecord* change;
 };
 
-// TableId's ==, inline: a builder compares each row's table with the last
-// one's, where three calls to memcmp cost more than the short names do.
-bool SameTable(const TableId& a, const TableId& b) {
-  const auto same = [](std::string_view x, std::string_view y) { return x.size() == y.size() && CompareBytes(x, y) == 0; };
-  return same(a.table, b.table) && same(a.schema, b.schema) && same(a.catalog, b.catalog);
-}
-
 // Whether `change`, made by a commit at `version`, replaces a row that a
 // version showed (not one an earlier change of the same commit wrote):
 // the rows the history index keeps.
@@ -89,16 +82,6 @@ bool Replaces(const RowChangeRecord& change, uint64_t version) {
 }
 
 }  // namespace
-
-size_t ReplacedRows(const CommitRecord& record, uint64_t version) {
-  size_t replaced = 0;
-  for (const TableChangeSet& table : record.tables) {
-    for (const RowChangeRecord& change : table.changes) {
-      replaced += Replaces(change, version);
-    }
-  }
-  return replaced;
-}
 
 void AddHistoryRuns(const CommitRecord& record, uint64_t version, StateDelta* delta) {
   std::vector<SortedChange> replaced;
@@ -559,7 +542,7 @@ class Store::Builder {
       ++rows;
       // Rows come table by table: the last table counted is usually this one.
       auto it = std::find_if(reserved_.rbegin(), reserved_.rend(),
-                             [&](const auto& entry) { return SameTable(entry.first, *id); });
+                             [&](const auto& entry) { return entry.first == *id; });
       if (it == reserved_.rend()) reserved_.emplace_back(*id, 1);
       else ++it->second;
     }
@@ -618,6 +601,8 @@ class Store::Builder {
   // Makes `table` part of the commit, changed or not (its history shows it).
   void Include(const TableInfo& table) { Touch(table); }
   uint64_t rows() const { return rows_; }
+  // Of those, the rows that replace one a version showed: its history runs' entries.
+  uint64_t replaced_rows() const { return replaced_rows_; }
   // The state keys this commit sets, with their values after it (taken).
   StagedChanges TakeLocal() { return std::move(local_); }
 
@@ -625,7 +610,7 @@ class Store::Builder {
   Status Find(const TableId& id, TableInfo** table) {
     // Transactions write many rows to few tables: the last table found
     // answers without building its name.
-    if (last_found_ != nullptr && SameTable(last_found_->id, id)) {
+    if (last_found_ != nullptr && last_found_->id == id) {
       *table = last_found_;
       return Status::OK();
     }
@@ -853,6 +838,7 @@ class Store::Builder {
     } else {
       local_.Set(std::move(state_key), std::nullopt);
     }
+    replaced_rows_ += Replaces(change, version_);
     set.changes.push_back(std::move(change));
     ++rows_;
   }
@@ -869,6 +855,7 @@ class Store::Builder {
   std::unique_ptr<StateReader> reader_;  // made on the first lookup
   CommitRecord record_;
   uint64_t rows_ = 0;
+  uint64_t replaced_rows_ = 0;
   std::vector<std::pair<TableId, size_t>> reserved_;  // row operations per table
   // Prefetch's work for operation `op`, valid while ddl_ops_ is unchanged.
   struct Ahead {
@@ -953,7 +940,7 @@ Status Store::QueueCommitLocked(const std::string& operation, uint64_t started_u
   commit->body_bytes = body.size();
   // A big commit's history runs are made on the helper while the record is
   // written and synced (and, for CommitAsync, while the caller goes on).
-  if (ReplacedRows(commit->record, commit->version) >= kHelperHistoryRows) {
+  if (builder->replaced_rows() >= kHelperHistoryRows) {
     commit->history_made = true;
     history_helper_.Start([commit] { AddHistoryRuns(commit->record, commit->version, &commit->history); });
   }

@@ -49,8 +49,6 @@ Status NextHistoryEntry(std::string_view* run, std::string_view* key, std::strin
 // The history runs of a commit at `version` (one Put per table whose rows
 // it replaced), appended to `*delta`.
 void AddHistoryRuns(const CommitRecord& record, uint64_t version, StateDelta* delta);
-// How many rows the runs of a commit at `version` hold.
-size_t ReplacedRows(const CommitRecord& record, uint64_t version);
 
 // The state changes a committed record makes: the one function both the
 // commit path and replay use. The commit path passes its builder's
