@@ -208,7 +208,9 @@ Status StartOperator(const StepSpec& step, const Schema& input, const std::strin
     tables.ids.push_back(id);
   }
   if (!create.empty()) SPOOL_RETURN_IF_ERROR(store->Commit(create));
-  return (*op)->Start(store, tables);
+  Transaction setup("MOVE STATE");
+  SPOOL_RETURN_IF_ERROR((*op)->Start(store, tables, &setup));
+  return setup.empty() ? Status::OK() : store->Commit(setup);
 }
 
 // A fresh batch of `input` and a fresh transaction for one step.

@@ -2,6 +2,22 @@
 // windows (one appended row per closed window), with its state in an
 // internal table: one row per group (and window) holding each aggregate's
 // count of non-null inputs and its running value.
+//
+// A global aggregate of counts, sums, minima and maxima whose flow is the
+// only writer of its target keeps its groups in the target instead: each
+// output row holds the group's whole state (a sum, minimum or maximum is
+// NULL exactly when it has no input yet), so the state rows, which would
+// repeat the output rows, are not written, and a group this run has not
+// met is read from the target. Where the groups live travels with the
+// state table, so that every restore, rewind and reset of it moves it too:
+// in the target, the state table holds one marker row (a __group of "\0",
+// the target's name and the columns holding the groups: see TargetMarker)
+// and nothing else. A run starts keeping them in the target only when the
+// state table and the target are both empty (a new flow, or after a full
+// refresh); a checkpoint reset, which empties the state but keeps the
+// target, or a definition under which the target can no longer hold them
+// (another flow writing it, a renamed aggregate), moves them back into
+// the state table first.
 #include <absl/container/flat_hash_map.h>
 
 #include <algorithm>
@@ -114,14 +130,20 @@ class AggregateOp : public Operator {
 
   std::vector<StateTableSpec> StateTables() const override { return {{"aggregate", state_schema_}}; }
 
-  Status Start(Store* store, const stream_internal::StateTables& tables) override {
+  void SetTarget(const TableId& target, bool only_writer) override {
+    target_ = target;
+    only_writer_ = only_writer;
+  }
+
+  Status Start(Store* store, const stream_internal::StateTables& tables, Transaction* setup) override {
     store_ = store;
     state_id_ = tables.ids[0];
     // What a run keeps in memory starts from what the store holds.
     ClearGroups();
     reset_ = false;
+    in_target_ = mark_target_ = false;
     watermark_.reset();
-    if (!step_.window) return Status::OK();
+    if (!step_.window) return ChooseHome(setup);
     // Windowed state is bounded by the watermark: keep it all in memory.
     Status decoded;
     SPOOL_RETURN_IF_ERROR(store_->Read(state_id_, {}, [&](const Row& row) {
@@ -144,6 +166,7 @@ class AggregateOp : public Operator {
     ctx.txn->Truncate(state_id_);
     ClearGroups();
     reset_ = true;  // nothing in the store is current any more
+    in_target_ = mark_target_ = false;
     return Status::OK();
   }
 
@@ -197,7 +220,13 @@ class AggregateOp : public Operator {
     }
     std::vector<Row> out;
     out.reserve(step_.window ? 0 : touched.size());
-    ctx.txn->Reserve(2 * touched.size());  // the state rows, and the flow's writes of the output
+    // The state rows (unless the target holds the groups), and the flow's
+    // writes of the output.
+    ctx.txn->Reserve((in_target_ ? 1 : 2) * touched.size() + (mark_target_ ? 1 : 0));
+    if (mark_target_) {
+      ctx.txn->Write(state_id_, MarkerRow(TargetMarker()));
+      mark_target_ = false;
+    }
     // Each group's values (a heap block of their own) are requested a few
     // groups before they are copied into its rows.
     constexpr size_t kAhead = 8;
@@ -205,7 +234,7 @@ class AggregateOp : public Operator {
       if (t + kAhead < touched.size()) __builtin_prefetch(groups_[touched[t + kAhead]].groups.data());
       const uint32_t slot = touched[t];
       dirty_[slot] = false;
-      ctx.txn->Write(state_id_, Encode(slot));
+      if (!in_target_) ctx.txn->Write(state_id_, Encode(slot));
       if (!step_.window) out.push_back(Output(slot));
     }
     if (step_.window && max_time) {
@@ -295,7 +324,12 @@ class AggregateOp : public Operator {
     Group& g = groups_[*slot];
     g.key = key;
     bool found = false;
-    if (!step_.window && !reset_) {
+    if (!step_.window && !reset_ && in_target_) {
+      Row target_key, stored;
+      for (size_t j : target_key_) target_key.push_back(row[group_columns_[j]]);
+      SPOOL_RETURN_IF_ERROR(store_->Get(*target_, target_key, &stored, &found));
+      if (found) FromOutput(stored, target_columns_, *slot);
+    } else if (!step_.window && !reset_) {
       Row stored;
       SPOOL_RETURN_IF_ERROR(store_->Get(state_id_, {Bytes{std::string(GroupKey(key))}}, &stored, &found));
       if (found) SPOOL_RETURN_IF_ERROR(Decode(stored, *slot));
@@ -307,6 +341,143 @@ class AggregateOp : public Operator {
     }
     index_.emplace(key, *slot);
     return Status::OK();
+  }
+
+  // The marker's __group (see the top of the file) when the groups may be
+  // kept in the target: "\0", the target's name, then the name of each
+  // output column (the target's column holding it), each after a "\0".
+  // Empty when they may not.
+  std::string TargetMarker() const {
+    if (!target_ || !only_writer_ || step_.window) return "";
+    for (const AggregateSpec& agg : step_.aggregates) {
+      if (agg.fn == AggregateFn::kAvg) return "";  // its output, sum ÷ count, loses the sum
+    }
+    std::string marker = std::string(1, '\0') + target_->ToString();
+    for (const Column& c : output_.columns()) marker += std::string(1, '\0') + c.name;
+    return marker;
+  }
+
+  Row MarkerRow(const std::string& marker) const {
+    Row row(state_schema_.columns().size());  // NULLs …
+    row[0] = Bytes{marker};
+    for (size_t a = 0; a < exprs_.size(); ++a) row[1 + group_columns_.size() + 2 * a] = int64_t{0};  // … and no inputs
+    return row;
+  }
+
+  // Where this run keeps the groups: where the last one did, as the state
+  // table's first row says (a marker is alone in it), unless the target can
+  // no longer hold them; in the target when they may be and both tables
+  // are empty.
+  Status ChooseHome(Transaction* setup) {
+    std::optional<std::string> marker;
+    bool groups = false;
+    SPOOL_RETURN_IF_ERROR(store_->Read(state_id_, {}, [&](const Row& row) {
+      const std::string& group = std::get<Bytes>(row[0]).data;
+      if (!group.empty() && group[0] == '\0') marker = group;
+      else groups = true;
+      return false;
+    }));
+    const std::string home = TargetMarker();
+    if (marker && *marker == home) return UseTarget(/*mark=*/false);
+    if (marker) return MoveGroupsOut(*marker, setup);
+    if (groups || home.empty()) return Status::OK();
+    bool empty = true;
+    SPOOL_RETURN_IF_ERROR(store_->Read(*target_, {}, [&](const Row&) { return empty = false; }));
+    return empty ? UseTarget(/*mark=*/true) : Status::OK();
+  }
+
+  // Keeps the groups in the target: where its columns and key are.
+  // `mark`: the first batch writes the marker.
+  Status UseTarget(bool mark) {
+    TableInfo target;
+    SPOOL_RETURN_IF_ERROR(store_->GetTable(*target_, &target));
+    std::vector<std::string> names;
+    for (const Column& c : output_.columns()) names.push_back(c.name);
+    SPOOL_RETURN_IF_ERROR(ColumnsIn(target, names, &target_columns_));
+    target_key_.clear();
+    for (size_t k : target.schema.key_columns()) {  // the groups' columns (Pipeline::FitTarget)
+      const auto j = std::find(target_columns_.begin(), target_columns_.end(), k) - target_columns_.begin();
+      if (static_cast<size_t>(j) >= group_columns_.size()) {
+        return Status::Corruption(place_ + ": " + target.id.ToString() + " is not keyed by the aggregate's groups");
+      }
+      target_key_.push_back(static_cast<size_t>(j));
+    }
+    in_target_ = true;
+    mark_target_ = mark;
+    return Status::OK();
+  }
+
+  // Moves the groups a run kept in the target `marker` names into the state
+  // table, in `setup`: the marker goes, and a state row comes for each of
+  // the target's rows.
+  Status MoveGroupsOut(const std::string& marker, Transaction* setup) {
+    std::vector<std::string> parts;
+    for (size_t at = 1; at <= marker.size();) {
+      const size_t end = std::min(marker.find('\0', at), marker.size());
+      parts.push_back(marker.substr(at, end - at));
+      at = end + 1;
+    }
+    TableId from;
+    if (parts.size() != 1 + output_.columns().size() || !TableId::Parse(parts[0], &from).ok()) {
+      return Status::Corruption(place_ + ": the aggregate's state table holds a marker of " +
+                                std::to_string(parts.size() - 1) + " columns, not " +
+                                std::to_string(output_.columns().size()));
+    }
+    TableInfo target;
+    Status s = store_->GetTable(from, &target);
+    if (s.IsNotFound()) {
+      return Status::InvalidArgument(place_ + ": the aggregate kept its groups in " + parts[0] +
+                                     ", which no longer exists; a full refresh or a reset of the flow's checkpoint "
+                                     "is needed");
+    }
+    SPOOL_RETURN_IF_ERROR(s);
+    std::vector<size_t> columns;
+    SPOOL_RETURN_IF_ERROR(ColumnsIn(target, {parts.begin() + 1, parts.end()}, &columns));
+    setup->Delete(state_id_, {Bytes{marker}});
+    const uint32_t slot = NewSlot();
+    SPOOL_RETURN_IF_ERROR(store_->Read(from, {}, [&](const Row& row) {
+      FromOutput(row, columns, slot);
+      setup->Write(state_id_, Encode(slot));
+      return true;
+    }));
+    groups_[slot] = Group{};
+    free_slots_.push_back(slot);
+    return Status::OK();
+  }
+
+  // The positions in `table` of the columns `names`.
+  Status ColumnsIn(const TableInfo& table, const std::vector<std::string>& names, std::vector<size_t>* columns) const {
+    columns->clear();
+    for (const std::string& name : names) {
+      std::optional<size_t> at = table.schema.FindColumn(name);
+      if (!at) {
+        return Status::Corruption(place_ + ": " + table.id.ToString() + " has no column '" + name +
+                                  "', which holds the aggregate's groups");
+      }
+      columns->push_back(*at);
+    }
+    return Status::OK();
+  }
+
+  // Reads into `slot` the group a target's row holds, the output's
+  // columns at `columns` of it: a count is its count; a sum, minimum or
+  // maximum had inputs exactly when it is not NULL (how many matters to
+  // none of them).
+  void FromOutput(const Row& row, const std::vector<size_t>& columns, uint32_t slot) {
+    Group& g = groups_[slot];
+    BuildKey(0, &g.key);
+    g.window_start = 0;
+    g.groups.clear();
+    for (size_t j = 0; j < group_columns_.size(); ++j) {
+      g.groups.push_back(row[columns[j]]);
+      AppendKeyBytes(g.groups.back(), &g.key);
+    }
+    Accumulator* accs = accs_.data() + slot * exprs_.size();
+    for (size_t a = 0; a < exprs_.size(); ++a) {
+      const Value& v = row[columns[group_columns_.size() + a]];
+      if (step_.aggregates[a].fn == AggregateFn::kCount) accs[a] = {IsNull(v) ? 0 : std::get<int64_t>(v), Value()};
+      else accs[a] = {IsNull(v) ? 0 : 1, v};
+    }
   }
 
   // Windows that end at or below the watermark are final: appends them to
@@ -435,6 +606,12 @@ class AggregateOp : public Operator {
   std::vector<uint32_t> slots_;
   std::optional<int64_t> watermark_;
   bool reset_ = false;
+  std::optional<TableId> target_;  // the flow's (its last step's)
+  bool only_writer_ = false;
+  bool in_target_ = false;    // this run keeps the groups in target_ …
+  bool mark_target_ = false;  // … and its first batch writes the marker
+  std::vector<size_t> target_columns_;  // in_target_: each output column's position in the target
+  std::vector<size_t> target_key_;      // … and the target's key columns, as indexes of group_columns_
 };
 
 }  // namespace

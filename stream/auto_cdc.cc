@@ -122,7 +122,7 @@ class AutoCdcOp : public Operator {
   }
   std::vector<StateTableSpec> StateTables() const override { return {{"cdc", state_schema_}}; }
 
-  Status Start(Store* store, const stream_internal::StateTables& tables) override {
+  Status Start(Store* store, const stream_internal::StateTables& tables, Transaction* /*setup*/) override {
     store_ = store;
     state_id_ = tables.ids[0];
     latest_.clear();

@@ -37,7 +37,7 @@ class DedupOp : public Operator {
   std::optional<int64_t> watermark() const override { return watermark_; }
   void set_watermark(int64_t micros) override { watermark_ = micros; }
 
-  Status Start(Store* store, const stream_internal::StateTables& tables) override {
+  Status Start(Store* store, const stream_internal::StateTables& tables, Transaction* /*setup*/) override {
     store_ = store;
     state_id_ = tables.ids[0];
     seen_.clear();

@@ -119,8 +119,17 @@ class Operator {
   // What the state means, for the compatibility check; empty: stateless.
   virtual std::string Fingerprint() const { return ""; }
   virtual std::vector<StateTableSpec> StateTables() const { return {}; }
-  // Before the first batch of a run. `watermark` as last committed.
-  virtual Status Start(Store* /*store*/, const stream_internal::StateTables& /*tables*/) { return Status::OK(); }
+  // The flow's target, told to the flow's last step; `only_writer`: no
+  // other flow writes it. A step whose output rows hold its whole state
+  // (a grouped aggregate of counts, sums, minima and maxima) may keep it
+  // there rather than in a state table of its own (see AggregateOp).
+  virtual void SetTarget(const TableId& /*target*/, bool /*only_writer*/) {}
+  // Before the first batch of a run. Changes the step's state needs before
+  // any batch (moving it out of a target it can no longer keep it in) go
+  // to `setup`, which the runner commits before any flow runs a batch.
+  virtual Status Start(Store* /*store*/, const stream_internal::StateTables& /*tables*/, Transaction* /*setup*/) {
+    return Status::OK();
+  }
   // A watermark (micros) the checkpoint carries, when it keeps one.
   virtual std::optional<int64_t> watermark() const { return std::nullopt; }
   virtual void set_watermark(int64_t /*micros*/) {}

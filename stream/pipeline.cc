@@ -468,6 +468,9 @@ Status Pipeline::Impl::CompileFlow(CompiledFlow& flow) {
                     });
   const std::vector<std::string> no_key;
   SPOOL_RETURN_IF_ERROR(FitTarget(flow, schema, flow.ops.empty() ? no_key : flow.ops.back()->output_key()));
+  if (!flow.ops.empty()) {
+    flow.ops.back()->SetTarget(flow.target, !flow.materialized && datasets[flow.target_dataset].flows.size() == 1);
+  }
   // State tables.
   auto add_state = [&](std::vector<StateTableSpec> specs, const std::string& prefix) -> Status {
     std::vector<std::pair<TableId, Schema>> tables;
@@ -1269,6 +1272,8 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
   }
   std::vector<bool> failed_at_start(p.flows.size(), false);
   for (CompiledFlow& flow : p.flows) {
+    Transaction setup("MOVE STATE", json{{"flow", flow.spec->name}}.dump());
+    setup.SetUpdateId(update_id);
     StateTables tables;
     for (const auto& [id, schema] : flow.state[0]) tables.ids.push_back(id);
     int side_index = 0;
@@ -1283,7 +1288,7 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
     for (size_t i = 0; i < flow.ops.size(); ++i) {
       StateTables op_tables;
       for (const auto& [id, schema] : flow.state[1 + i]) op_tables.ids.push_back(id);
-      SPOOL_RETURN_IF_ERROR(flow.ops[i]->Start(p.store, op_tables));
+      SPOOL_RETURN_IF_ERROR(flow.ops[i]->Start(p.store, op_tables, &setup));
       if (Source* side = flow.ops[i]->side()) {
         const std::vector<std::string>& offsets = checkpoints[flow.index].sides;
         const size_t n = static_cast<size_t>(side_index++);
@@ -1292,6 +1297,8 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
       auto w = checkpoints[flow.index].watermarks.find(flow.rank[i]);
       if (w != checkpoints[flow.index].watermarks.end()) flow.ops[i]->set_watermark(w->second);
     }
+    // Before any flow writes: another may write the target the state leaves.
+    if (!setup.empty()) SPOOL_RETURN_IF_ERROR(p.store->Commit(setup));
   }
   SPOOL_RETURN_IF_ERROR(progress(UpdateState::kRunning));
   for (const CompiledFlow& flow : p.flows) result->flows.push_back(FlowUpdateStats{flow.spec->name});

@@ -96,7 +96,7 @@ class StreamJoinOp : public Operator {
   void set_watermark(int64_t micros) override { watermark_ = micros; }
   Source* side() override { return right_.get(); }
 
-  Status Start(Store* store, const stream_internal::StateTables& tables) override {
+  Status Start(Store* store, const stream_internal::StateTables& tables, Transaction* /*setup*/) override {
     store_ = store;
     watermark_.reset();
     for (int side = 0; side < 2; ++side) {

@@ -314,6 +314,165 @@ TEST_F(PipelineTest, GroupedAggregateMatchesReference) {
   }
 }
 
+// Where the flow `flow` keeps its grouped aggregate's state: its state
+// table's rows, the marker alone when the groups are in the target.
+class AggregateStateTest : public PipelineTest {
+ protected:
+  std::vector<Row> StateRows(const std::string& flow) { return Rows("__spool.state." + flow + "__state0_aggregate"); }
+  static bool InTarget(const std::vector<Row>& state) {
+    return state.size() == 1 && std::get<Bytes>(state[0][0]).data.starts_with('\0');
+  }
+
+  // Files of events {"k", "v"} with v NULL at times: every key once in a
+  // round (so that each round rewrites every row), then `n` at random.
+  void AddRound(const std::string& dir, int round, size_t n) {
+    std::mt19937 rng(static_cast<uint32_t>(round));
+    std::string text;
+    auto add = [&](int64_t k, std::optional<int64_t> v) {
+      text += "{\"k\": " + std::to_string(k) + ", \"v\": " + (v ? std::to_string(*v) : "null") + "}\n";
+      Ref& g = ref_[k];
+      g.n++;
+      if (!v) return;
+      g.values++;
+      g.sum = g.sum.value_or(0) + *v;
+      g.lo = std::min(g.lo.value_or(*v), *v);
+      g.hi = std::max(g.hi.value_or(*v), *v);
+    };
+    // Key 99 has only NULLs until round 2: its sum, minimum and maximum
+    // are NULL, and then its first value.
+    add(99, round >= 2 ? std::optional<int64_t>(round) : std::nullopt);
+    for (int64_t k = 0; k < 20; ++k) add(k, k);
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t k = static_cast<int64_t>(rng() % 20);
+      add(k, rng() % 4 == 0 ? std::nullopt : std::optional<int64_t>(static_cast<int64_t>(rng() % 100) - 20));
+      if (i % 25 == 24) WriteFile(dir, round, i, &text);
+    }
+    WriteFile(dir, round, n, &text);
+  }
+  void WriteFile(const std::string& dir, int round, size_t i, std::string* text) {
+    if (text->empty()) return;
+    char name[40];
+    std::snprintf(name, sizeof name, "/r%d-%06zu.jsonl", round, i);
+    std::ofstream(dir + name) << *text;
+    text->clear();
+  }
+
+  static PipelineSpec Totals(const std::string& dir, const std::string& sum = "total") {
+    PipelineBuilder b("totals");
+    b.StreamingTable("main.s.totals");
+    b.Flow("totals")
+        .FromFiles(dir, {{"k", ColumnType::kInt64, false}, {"v", ColumnType::kInt64, true}})
+        .Aggregate({"k"}, {{"n", AggregateFn::kCount, ""},
+                           {"values", AggregateFn::kCount, "v"},
+                           {sum, AggregateFn::kSum, "v"},
+                           {"lo", AggregateFn::kMin, "v"},
+                           {"hi", AggregateFn::kMax, "v"}})
+        .Into("main.s.totals");
+    PipelineSpec spec = b.Build();
+    spec.flows[0].max_batch_files = 1;
+    return spec;
+  }
+
+  // The target's rows against the reference, the sum in column `sum`.
+  void ExpectTotals(const std::string& sum = "total") {
+    TableInfo table;
+    TableId id;
+    ASSERT_TRUE(TableId::Parse("main.s.totals", &id).ok());
+    ASSERT_TRUE(store_->GetTable(id, &table).ok());
+    auto at = [&](const std::string& name) { return *table.schema.FindColumn(name); };
+    auto value = [](const std::optional<int64_t>& v) { return v ? Value(*v) : Value(); };
+    const std::vector<Row> rows = Rows("main.s.totals");
+    ASSERT_EQ(rows.size(), ref_.size());
+    for (const Row& row : rows) {
+      const int64_t k = std::get<int64_t>(row[at("k")]);
+      const Ref& g = ref_.at(k);
+      EXPECT_EQ(row[at("n")], Value(g.n)) << "key " << k;
+      EXPECT_EQ(row[at("values")], Value(g.values)) << "key " << k;
+      EXPECT_EQ(row[at(sum)], value(g.sum)) << "key " << k;
+      EXPECT_EQ(row[at("lo")], value(g.lo)) << "key " << k;
+      EXPECT_EQ(row[at("hi")], value(g.hi)) << "key " << k;
+    }
+  }
+
+  bool StateHistoryHas(const std::string& flow, const std::string& operation) {
+    TableId id;
+    EXPECT_TRUE(TableId::Parse("__spool.state." + flow + "__state0_aggregate", &id).ok());
+    std::vector<HistoryEntry> history;
+    EXPECT_TRUE(store_->History(id, &history).ok());
+    return std::any_of(history.begin(), history.end(), [&](const HistoryEntry& h) { return h.operation == operation; });
+  }
+
+  struct Ref {
+    int64_t n = 0, values = 0;
+    std::optional<int64_t> sum, lo, hi;
+  };
+  std::map<int64_t, Ref> ref_;
+};
+
+// The only flow writing its target, a global aggregate of counts, sums,
+// minima and maxima keeps its groups there: its state table holds the
+// marker alone, and a later run (a new Pipeline) reads the groups it has
+// not met from the target, NULL sums among them.
+TEST_F(AggregateStateTest, AnAggregateKeepsItsGroupsInTheTargetItAloneWrites) {
+  AddRound(in(), 1, 200);
+  UpdateResult r = Run(Totals(in()));
+  ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  EXPECT_GT(r.batches, 5u);
+  EXPECT_TRUE(InTarget(StateRows("totals")));
+  ExpectTotals();
+  AddRound(in(), 2, 200);
+  r = Run(Totals(in()));
+  ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  EXPECT_TRUE(InTarget(StateRows("totals")));
+  ExpectTotals();
+  EXPECT_FALSE(StateHistoryHas("totals", "MOVE STATE"));
+
+  // With an average, whose output loses its sum, the groups stay in the
+  // state table: one row each.
+  PipelineSpec averages = Totals(Dir("avg"));
+  averages.flows[0].name = "averages";
+  averages.datasets[0].name = "main.s.averages";
+  averages.flows[0].target = "main.s.averages";
+  std::get<AggregateStep>(averages.flows[0].steps[0]).aggregates.push_back({"mean", AggregateFn::kAvg, "v"});
+  std::string text = "{\"k\": 1, \"v\": 2}\n{\"k\": 2, \"v\": null}\n";
+  WriteFile(Dir("avg"), 1, 0, &text);
+  ASSERT_EQ(Run(averages).state, UpdateState::kCompleted);
+  EXPECT_EQ(StateRows("averages").size(), 2u);
+}
+
+// A definition under which the target can no longer hold the groups — the
+// sum written to another column, another flow writing the target — moves
+// them into the state table before any batch, and the counts go on.
+TEST_F(AggregateStateTest, AnAggregateMovesItsGroupsOutWhenItsTargetCanNoLongerHoldThem) {
+  for (const bool second_writer : {false, true}) {
+    SCOPED_TRACE(second_writer ? "a second flow writes the target" : "the sum is renamed");
+    Fresh();
+    ref_.clear();
+    AddRound(in(), 1, 200);
+    ASSERT_EQ(Run(Totals(in())).state, UpdateState::kCompleted);
+    ASSERT_TRUE(InTarget(StateRows("totals")));
+    PipelineSpec changed = Totals(in(), second_writer ? "total" : "sum");
+    if (!second_writer) {  // the target declared: its columns so far, and the new one
+      const auto n = [](const char* name, bool nullable) { return Column{name, ColumnType::kInt64, nullable}; };
+      changed.datasets[0].columns = {n("k", false), n("n", false),  n("values", false), n("total", true),
+                                     n("lo", true), n("hi", true), n("sum", true)};
+      changed.datasets[0].primary_key = {"k"};
+    } else {
+      PipelineSpec other = Totals(Dir("other"));  // no files: it writes nothing
+      other.flows[0].name = "other";
+      changed.flows.push_back(other.flows[0]);
+    }
+    AddRound(in(), 2, 200);
+    const UpdateResult r = Run(changed);
+    ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+    const std::vector<Row> state = StateRows("totals");
+    EXPECT_FALSE(InTarget(state));
+    EXPECT_EQ(state.size(), ref_.size());
+    EXPECT_TRUE(StateHistoryHas("totals", "MOVE STATE"));
+    ExpectTotals(second_writer ? "total" : "sum");  // every row was rewritten in round 2
+  }
+}
+
 // Watermark semantics, simulated batch by batch: a row below the watermark
 // at its batch's start is late; after each batch the watermark becomes the
 // highest time seen less the delay.
@@ -1302,6 +1461,8 @@ TEST_F(RefreshTest, AFullRefreshRebuildsFromTheSourcesAndUnblocksAnIncompatibleC
   EXPECT_EQ(Rows("main.shop.orders").size(), 3u);
   EXPECT_EQ(Rows("main.shop.revenue"),
             (std::vector<Row>{{std::string("de"), int64_t{2}, int64_t{10}}, {std::string("fr"), int64_t{1}, int64_t{5}}}));
+  // Both its tables emptied, the aggregate keeps its groups in its target again.
+  EXPECT_EQ(Rows("__spool.state.revenue__state0_aggregate").size(), 1u);
   bool resetting = false;
   for (const Event& e : Events("update_progress")) resetting = resetting || e.details_json.find("RESETTING") != std::string::npos;
   EXPECT_TRUE(resetting);
@@ -1351,10 +1512,18 @@ TEST_F(RefreshTest, AResetCheckpointReprocessesTheSourceAndKeepsTheRows) {
   EXPECT_EQ(Rows("main.shop.orders").size(), 2u + 3u);
   // Its keyed aggregate started over from its source, the orders table:
   // counted once, whatever the table held before.
+  EXPECT_EQ(Rows("__spool.state.revenue__state0_aggregate").size(), 1u);  // the groups in the target: its marker
   const UpdateResult again = RunWith(OrdersPipeline(in()), [](UpdateOptions& o) { o.reset_checkpoint_selection = {"revenue"}; });
   ASSERT_EQ(again.state, UpdateState::kCompleted) << again.error;
   EXPECT_EQ(Rows("main.shop.revenue"),
             (std::vector<Row>{{std::string("de"), int64_t{3}, int64_t{27}}, {std::string("fr"), int64_t{2}, int64_t{10}}}));
+  // The reset emptied the state and kept the target's rows: the groups are
+  // in the state table from then on, and go on from there.
+  EXPECT_EQ(Rows("__spool.state.revenue__state0_aggregate").size(), 2u);
+  AddFile("c.jsonl", Order(6, "fr", 1));
+  ASSERT_EQ(Run(OrdersPipeline(in())).state, UpdateState::kCompleted);
+  EXPECT_EQ(Rows("main.shop.revenue"),
+            (std::vector<Row>{{std::string("de"), int64_t{3}, int64_t{27}}, {std::string("fr"), int64_t{3}, int64_t{11}}}));
   Status s = Refused([](UpdateOptions& o) { o.reset_checkpoint_selection = {"revenue2"}; });
   EXPECT_NE(s.ToString().find("no flow named 'revenue2' (its flows: ingest, revenue)"), std::string::npos) << s.ToString();
   s = Refused([](UpdateOptions& o) { o.reset_checkpoint_selection = {"orders"}; });
