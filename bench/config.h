@@ -24,6 +24,10 @@ struct BenchConfig {
   double scale = 1.0;                // multiplies record counts and W7's bytes
   std::vector<std::string> engines;  // engine names (engine.h)
   std::vector<std::string> workloads;
+  // W4's and the latency workload's peers: each key's totals in a state
+  // table beside the output ("table", BENCHMARKS.md's step) or in the
+  // output rows alone ("output", as Spool's aggregate keeps them).
+  std::string peer_state = "table";
   std::string json_path;             // empty: no JSON
   std::string self_path;             // this executable, for W7's writer
   cli::ProgressMode progress = cli::ProgressMode::kAuto;

@@ -171,7 +171,7 @@ class SpoolLatency final : public LatencyEngine {
 // report. newest_ and the board's mutex order the two threads' uses.
 class PeerLatency final : public LatencyEngine {
  public:
-  explicit PeerLatency(std::unique_ptr<PeerStepStore> store) : store_(std::move(store)) {}
+  PeerLatency(std::unique_ptr<PeerStepStore> store, PeerState state) : store_(std::move(store)), state_(state) {}
   ~PeerLatency() override { (void)Close(); }
 
   std::string_view name() const override { return store_->name(); }
@@ -198,7 +198,7 @@ class PeerLatency final : public LatencyEngine {
         continue;
       }
       uint64_t output_rows = 0;
-      SPOOL_RETURN_IF_ERROR(RunPeerStep(*store_, next, newest - next, &output_rows));
+      SPOOL_RETURN_IF_ERROR(RunPeerStep(*store_, state_, next, newest - next, &output_rows));
       next = newest;
       board->Report(next);
     }
@@ -211,16 +211,17 @@ class PeerLatency final : public LatencyEngine {
 
  private:
   const std::unique_ptr<PeerStepStore> store_;
+  const PeerState state_;
   std::vector<std::string> message_ = std::vector<std::string>(1);  // the one event of an append
   std::atomic<uint64_t> newest_{0};                                 // events appended: [0, newest_)
 };
 
 // Null for engines without a stream variant ("spool-group").
-std::unique_ptr<LatencyEngine> MakeLatencyEngine(std::string_view engine) {
+std::unique_ptr<LatencyEngine> MakeLatencyEngine(std::string_view engine, PeerState state) {
   if (engine == kSpool) return std::make_unique<SpoolLatency>();
   std::unique_ptr<PeerStepStore> store = MakePeerStepStore(engine);
   if (store == nullptr) return nullptr;
-  return std::make_unique<PeerLatency>(std::move(store));
+  return std::make_unique<PeerLatency>(std::move(store), state);
 }
 
 struct LoopRun {
@@ -299,7 +300,7 @@ void RunLatency(const BenchConfig& config, int rep, Results* results) {
   const uint64_t events = config.Scaled(kLatencyEvents, kLatencyMinEvents);
   const std::vector<KeyTotals> expected = ModelTotals(kWarmupEvents + events, false);
   for (const std::string& name : config.engines) {
-    std::unique_ptr<LatencyEngine> engine = MakeLatencyEngine(name);
+    std::unique_ptr<LatencyEngine> engine = MakeLatencyEngine(name, PeerStateNamed(config.peer_state));
     if (engine != nullptr) RunLatencyEngine(config, *engine, rep, events, expected, results);
   }
 }

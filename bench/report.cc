@@ -11,6 +11,7 @@
 #include "history_workloads.h"
 #include "latency_workload.h"
 #include "pipeline_rewind_report.h"
+#include "stream_step_engine.h"
 #include "scaling_report.h"
 #include "stream_step_workload.h"
 #include "table_report.h"
@@ -71,7 +72,7 @@ std::string RatioLine(const char* label, double numerator, double denominator, c
   return fmt::format("  {}: {}{}\n", label, FormatNumber(numerator / denominator, 2), target);
 }
 
-void PrintW4(const Results& results, std::ostream& out) {
+void PrintW4(const BenchConfig& config, const Results& results, std::ostream& out) {
   PrintTable(results, {kW4, "W4: stream step — read 1,000 events, update per-key count and sum, write the rows, "
                             "one durable commit of state + output + offset",
                        {metric::kEventsPerS, "events/s", 0},
@@ -87,10 +88,14 @@ void PrintW4(const Results& results, std::ostream& out) {
     out << RatioLine(("Spool's CPU per step ÷ " + std::string(DisplayName(peer.engine)) + "'s").c_str(),
                      SpoolMedian(results, kW4, metric::kCpuPerStepUs), peer_cpu->median, "");
   }
+  const bool peers_merge = PeerStateNamed(config.peer_state) == PeerState::kOutputRows;
   out << "  (Spool: its pipeline runtime, a topic source and a grouped aggregate into a keyed streaming table,\n"
-         "   one micro-batch per step: output rows, aggregate state and checkpoint in one commit, and the\n"
-         "   runtime's flow_progress event. Peers by hand: the events staged in their own table keyed by\n"
-         "   offset, state and output tables keyed by key, an offset record, one synced write per step.\n"
+         "   one micro-batch per step: output rows (which hold the aggregate's state: its flow alone writes\n"
+         "   the table) and checkpoint in one commit, and the runtime's flow_progress event. Peers by hand:\n"
+         "   the events staged in their own table keyed by offset, "
+      << (peers_merge ? "each key's totals in its output row\n   alone (--w4-peer-state output)"
+                      : "state and output tables keyed by key\n   (BENCHMARKS.md's step)")
+      << ", an offset record, one synced write per step.\n"
          "   An output row is one upsert per key the step touched, for every engine; each run's output is\n"
          "   checked against a model of the stream.)\n";
 }
@@ -144,7 +149,7 @@ void PrintWorkloads(const BenchConfig& config, const Results& results, std::ostr
         << RatioLine("Spool ÷ sequential write, O_DIRECT (limits table)", spool,
                      MachineMedian(results, metric::kSeqDirectMBPerS), "");
   }
-  if (config.Runs(kW4)) PrintW4(results, out);
+  if (config.Runs(kW4)) PrintW4(config, results, out);
   if (config.Runs(kLatency)) PrintLatency(config, results, out);
   if (config.Runs(kW7)) {
     PrintTable(results, {kW7, "W7: reopen after the writer was killed", {metric::kReopenS, "reopen s", 3},

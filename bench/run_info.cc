@@ -136,6 +136,7 @@ Fields Settings(const BenchConfig& config) {
       {"scale", fmt::format("{}", config.scale)},
       {"engines", CommaList(config.engines)},
       {"workloads", CommaList(config.workloads)},
+      {"w4_peer_state", config.peer_state},
       {"dir", config.dir},
       {"durability",
        "every commit durable before it returns: Spool log kSync (fdatasync), RocksDB and LevelDB sync=true, "

@@ -65,6 +65,11 @@ void AddOptions(CLI::App& app, BenchConfig* config, ChildArgs* child) {
   app.add_option("--scale", config->scale, "Multiplies record counts and W7's bytes (0.001 for a smoke run)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_option("--w4-peer-state", config->peer_state,
+                 "Where W4's and the latency workload's peers keep each key's totals: in a state table beside the "
+                 "output (BENCHMARKS.md's step), or in the output rows alone (as Spool's aggregate does)")
+      ->check(CLI::IsMember({"table", "output"}))
+      ->capture_default_str();
   app.add_option("--json", config->json_path, "Also write the results as JSON to this file");
   CLI::Option* on = app.add_flag_callback("--progress", [config] { config->progress = cli::ProgressMode::kOn; },
                                           "Print a progress line (share done, time left) after each workload run");

@@ -41,7 +41,7 @@ std::string PrefixedKey(char prefix, uint64_t v) {
 // The step by hand on a peer's store (stream_step_engine.h).
 class PeerStreamStep final : public StreamStepEngine {
  public:
-  explicit PeerStreamStep(std::unique_ptr<PeerStepStore> store) : store_(std::move(store)) {}
+  PeerStreamStep(std::unique_ptr<PeerStepStore> store, PeerState state) : store_(std::move(store)), state_(state) {}
   ~PeerStreamStep() override { (void)Close(); }
 
   std::string_view name() const override { return store_->name(); }
@@ -65,7 +65,7 @@ class PeerStreamStep final : public StreamStepEngine {
     while (next_offset_ < staged_) {
       uint64_t output_rows = 0;
       const uint64_t count = std::min(events_per_step_, staged_ - next_offset_);
-      SPOOL_RETURN_IF_ERROR(RunPeerStep(*store_, next_offset_, count, &output_rows));
+      SPOOL_RETURN_IF_ERROR(RunPeerStep(*store_, state_, next_offset_, count, &output_rows));
       next_offset_ += count;
       done(output_rows);
     }
@@ -78,6 +78,7 @@ class PeerStreamStep final : public StreamStepEngine {
 
  private:
   const std::unique_ptr<PeerStepStore> store_;
+  const PeerState state_;
   uint64_t events_per_step_ = 0;
   uint64_t staged_ = 0;
   uint64_t next_offset_ = 0;
@@ -88,7 +89,9 @@ class PeerStreamStep final : public StreamStepEngine {
 // The events' deltas per key (in key order, so that the writes go to the
 // trees in order), then a read-modify-write of each key's state, its output
 // row and the offset, committed durably.
-Status RunPeerStep(PeerStepStore& store, uint64_t from, uint64_t count, uint64_t* output_rows) {
+Status RunPeerStep(PeerStepStore& store, PeerState state_in, uint64_t from, uint64_t count, uint64_t* output_rows) {
+  using Totals = PeerStepStore::Totals;
+  const Totals state_table = state_in == PeerState::kStateTable ? Totals::kState : Totals::kOutput;
   SPOOL_RETURN_IF_ERROR(store.Begin());
   std::map<int64_t, KeyTotals> deltas;
   uint64_t read = 0;
@@ -108,11 +111,11 @@ Status RunPeerStep(PeerStepStore& store, uint64_t from, uint64_t count, uint64_t
   for (const auto& [key, delta] : deltas) {
     KeyTotals state;
     bool found = false;
-    SPOOL_RETURN_IF_ERROR(store.GetState(key, &state, &found));
+    SPOOL_RETURN_IF_ERROR(store.GetTotals(state_table, key, &state, &found));
     state.count += delta.count;
     state.sum += delta.sum;
-    SPOOL_RETURN_IF_ERROR(store.PutState(key, state));
-    SPOOL_RETURN_IF_ERROR(store.PutOutput(key, state));
+    if (state_table == Totals::kState) SPOOL_RETURN_IF_ERROR(store.PutTotals(Totals::kState, key, state));
+    SPOOL_RETURN_IF_ERROR(store.PutTotals(Totals::kOutput, key, state));
   }
   SPOOL_RETURN_IF_ERROR(store.PutOffset(from + count));
   SPOOL_RETURN_IF_ERROR(store.Commit());
@@ -141,18 +144,20 @@ std::unique_ptr<PeerStepStore> MakePeerStepStore(std::string_view engine) {
   return nullptr;
 }
 
-std::unique_ptr<StreamStepEngine> MakeStreamStepEngine(std::string_view engine) {
+std::unique_ptr<StreamStepEngine> MakeStreamStepEngine(std::string_view engine, PeerState state) {
   if (engine == kSpool) return NewSpoolStreamStep();
   std::unique_ptr<PeerStepStore> store = MakePeerStepStore(engine);
   if (store == nullptr) return nullptr;
-  return std::make_unique<PeerStreamStep>(std::move(store));
+  return std::make_unique<PeerStreamStep>(std::move(store), state);
 }
 
 namespace stepkv {
 
 std::string EventKey(uint64_t offset) { return PrefixedKey(kEventPrefix, offset); }
-std::string StateKey(int64_t key) { return PrefixedKey(kStatePrefix, static_cast<uint64_t>(key)); }
 std::string OutputKey(int64_t key) { return PrefixedKey(kOutputPrefix, static_cast<uint64_t>(key)); }
+std::string TotalsKey(PeerStepStore::Totals table, int64_t key) {
+  return table == PeerStepStore::Totals::kState ? PrefixedKey(kStatePrefix, static_cast<uint64_t>(key)) : OutputKey(key);
+}
 std::string OutputEnd() { return std::string(1, kOutputPrefix + 1); }
 
 std::string EncodeTotals(const KeyTotals& totals) {

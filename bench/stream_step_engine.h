@@ -69,10 +69,11 @@ class PeerStepStore {
   // Visits the messages at offsets [from, from + count), in offset order.
   virtual Status ReadEvents(uint64_t from, uint64_t count,
                             const std::function<void(std::string_view message)>& visit) = 0;
-  // A key's state, as committed by earlier steps.
-  virtual Status GetState(int64_t key, KeyTotals* totals, bool* found) = 0;
-  virtual Status PutState(int64_t key, const KeyTotals& totals) = 0;
-  virtual Status PutOutput(int64_t key, const KeyTotals& totals) = 0;
+  // The step's two tables of totals by key: the state and the output.
+  enum class Totals { kState, kOutput };
+  // A key's row, as committed by earlier steps.
+  virtual Status GetTotals(Totals table, int64_t key, KeyTotals* totals, bool* found) = 0;
+  virtual Status PutTotals(Totals table, int64_t key, const KeyTotals& totals) = 0;
   virtual Status PutOffset(uint64_t next_offset) = 0;
   virtual Status Commit() = 0;
 
@@ -83,16 +84,26 @@ class PeerStepStore {
   virtual Status Close() = 0;
 };
 
+// Where a peer keeps each key's running totals: in a state table beside its
+// output (BENCHMARKS.md's step, the default), or in its output rows alone,
+// as Spool's aggregate does when its flow is the only writer of its target
+// (spool-bench --w4-peer-state output).
+enum class PeerState { kStateTable, kOutputRows };
+
 // A new, closed engine; null for engines without a stream variant
 // ("spool-group").
-std::unique_ptr<StreamStepEngine> MakeStreamStepEngine(std::string_view engine);
+std::unique_ptr<StreamStepEngine> MakeStreamStepEngine(std::string_view engine, PeerState state);
+// What --w4-peer-state chose (BenchConfig::peer_state).
+inline PeerState PeerStateNamed(std::string_view name) {
+  return name == "output" ? PeerState::kOutputRows : PeerState::kStateTable;
+}
 
 // The step by hand, for steps of any size (W4's and the latency workload's):
 // one write transaction reading events [from, from + count), updating each
-// key's state, writing its output row and the offset from + count, committed
-// durably. `*output_rows`: the keys it touched. Errors: the store's;
-// Corruption when the events are not all there.
-Status RunPeerStep(PeerStepStore& store, uint64_t from, uint64_t count, uint64_t* output_rows);
+// key's state (kept where `state` says), writing its output row and the
+// offset from + count, committed durably. `*output_rows`: the keys it
+// touched. Errors: the store's; Corruption when the events are not all there.
+Status RunPeerStep(PeerStepStore& store, PeerState state, uint64_t from, uint64_t count, uint64_t* output_rows);
 // The per-key totals (indexed by key) of the store's output. Errors: the
 // store's; Corruption for a key out of range.
 Status ReadPeerTotals(PeerStepStore& store, std::vector<KeyTotals>* totals);
@@ -116,8 +127,9 @@ inline constexpr std::string_view kOffsetKey = "next_offset";
 inline constexpr size_t kTotalsBytes = 16;
 
 std::string EventKey(uint64_t offset);
-std::string StateKey(int64_t key);
 std::string OutputKey(int64_t key);
+// A key's entry in the state or the output.
+std::string TotalsKey(PeerStepStore::Totals table, int64_t key);
 std::string EncodeTotals(const KeyTotals& totals);
 std::string EncodeOffset(uint64_t offset);
 // Errors: Corruption (not 16 or 8 bytes).

@@ -50,9 +50,9 @@ class LmdbStepStore final : public PeerStepStore {
     return Failing(rc == MDB_NOTFOUND ? MDB_SUCCESS : rc, "event scan");
   }
 
-  Status GetState(int64_t key, KeyTotals* totals, bool* found) override {
-    const std::string state_key = stepkv::StateKey(key);
-    MDB_val k = ToVal(state_key);
+  Status GetTotals(Totals table, int64_t key, KeyTotals* totals, bool* found) override {
+    const std::string entry_key = stepkv::TotalsKey(table, key);
+    MDB_val k = ToVal(entry_key);
     MDB_val v{0, nullptr};
     const int rc = mdb_get(txn_, dbi_, &k, &v);
     *found = rc == MDB_SUCCESS;
@@ -61,12 +61,8 @@ class LmdbStepStore final : public PeerStepStore {
     return stepkv::DecodeTotals(ToView(v), totals);
   }
 
-  Status PutState(int64_t key, const KeyTotals& totals) override {
-    return Put(stepkv::StateKey(key), stepkv::EncodeTotals(totals));
-  }
-
-  Status PutOutput(int64_t key, const KeyTotals& totals) override {
-    return Put(stepkv::OutputKey(key), stepkv::EncodeTotals(totals));
+  Status PutTotals(Totals table, int64_t key, const KeyTotals& totals) override {
+    return Put(stepkv::TotalsKey(table, key), stepkv::EncodeTotals(totals));
   }
 
   Status PutOffset(uint64_t next_offset) override {

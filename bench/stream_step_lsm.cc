@@ -93,21 +93,17 @@ class LsmStepStore final : public PeerStepStore {
     return Check(it->status(), "event scan");
   }
 
-  Status GetState(int64_t key, KeyTotals* totals, bool* found) override {
+  Status GetTotals(Totals table, int64_t key, KeyTotals* totals, bool* found) override {
     std::string value;
-    const Status s = Check(db_->Get(typename Api::ReadOptions(), ToSlice(stepkv::StateKey(key)), &value), "get");
+    const Status s = Check(db_->Get(typename Api::ReadOptions(), ToSlice(stepkv::TotalsKey(table, key)), &value), "get");
     *found = s.ok();
     if (s.IsNotFound()) return Status::OK();
     SPOOL_RETURN_IF_ERROR(s);
     return stepkv::DecodeTotals(value, totals);
   }
 
-  Status PutState(int64_t key, const KeyTotals& totals) override {
-    return Api::Put(batch_, ToSlice(stepkv::StateKey(key)), ToSlice(stepkv::EncodeTotals(totals)));
-  }
-
-  Status PutOutput(int64_t key, const KeyTotals& totals) override {
-    return Api::Put(batch_, ToSlice(stepkv::OutputKey(key)), ToSlice(stepkv::EncodeTotals(totals)));
+  Status PutTotals(Totals table, int64_t key, const KeyTotals& totals) override {
+    return Api::Put(batch_, ToSlice(stepkv::TotalsKey(table, key)), ToSlice(stepkv::EncodeTotals(totals)));
   }
 
   Status PutOffset(uint64_t next_offset) override {

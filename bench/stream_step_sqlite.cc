@@ -26,7 +26,8 @@ constexpr char kSchema[] =
 
 // The prepared statements, by what they do.
 enum Statement : size_t {
-  kBegin, kCommit, kPutEvent, kReadEvents, kGetState, kPutState, kPutOutput, kPutOffset, kGetOffset, kReadOutput,
+  kBegin, kCommit, kPutEvent, kReadEvents, kGetState, kGetOutput, kPutState, kPutOutput, kPutOffset, kGetOffset,
+  kReadOutput,
   kStatements
 };
 constexpr std::array<const char*, kStatements> kSql = {
@@ -35,6 +36,7 @@ constexpr std::array<const char*, kStatements> kSql = {
     "INSERT INTO events(offset, message) VALUES(?1, ?2)",
     "SELECT message FROM events WHERE offset >= ?1 AND offset < ?2 ORDER BY offset",
     "SELECT count, sum FROM state WHERE k = ?1",
+    "SELECT count, sum FROM output WHERE k = ?1",
     "INSERT OR REPLACE INTO state(k, count, sum) VALUES(?1, ?2, ?3)",
     "INSERT OR REPLACE INTO output(k, count, sum) VALUES(?1, ?2, ?3)",
     "INSERT OR REPLACE INTO offsets(name, next) VALUES('events', ?1)",
@@ -77,18 +79,19 @@ class SqliteStepStore final : public PeerStepStore {
     return rc == SQLITE_DONE ? Status::OK() : Error("event scan");
   }
 
-  Status GetState(int64_t key, KeyTotals* totals, bool* found) override {
-    sqlite3_stmt* get = stmts_[kGetState];
+  Status GetTotals(Totals table, int64_t key, KeyTotals* totals, bool* found) override {
+    sqlite3_stmt* get = stmts_[table == Totals::kState ? kGetState : kGetOutput];
     sqlite3_bind_int64(get, 1, key);
     const int rc = sqlite3_step(get);
     *found = rc == SQLITE_ROW;
     if (*found) *totals = KeyTotals{sqlite3_column_int64(get, 0), sqlite3_column_int64(get, 1)};
     sqlite3_reset(get);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? Status::OK() : Error("state read");
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? Status::OK() : Error("totals read");
   }
 
-  Status PutState(int64_t key, const KeyTotals& totals) override { return PutTotals(kPutState, key, totals); }
-  Status PutOutput(int64_t key, const KeyTotals& totals) override { return PutTotals(kPutOutput, key, totals); }
+  Status PutTotals(Totals table, int64_t key, const KeyTotals& totals) override {
+    return Put(table == Totals::kState ? kPutState : kPutOutput, key, totals);
+  }
 
   Status PutOffset(uint64_t next_offset) override {
     sqlite3_bind_int64(stmts_[kPutOffset], 1, static_cast<int64_t>(next_offset));
@@ -133,7 +136,7 @@ class SqliteStepStore final : public PeerStepStore {
     return error;
   }
 
-  Status PutTotals(Statement statement, int64_t key, const KeyTotals& totals) {
+  Status Put(Statement statement, int64_t key, const KeyTotals& totals) {
     sqlite3_stmt* put = stmts_[statement];
     sqlite3_bind_int64(put, 1, key);
     sqlite3_bind_int64(put, 2, totals.count);

@@ -103,7 +103,7 @@ void RunW4(const BenchConfig& config, int rep, Results* results) {
   const StepShape shape{config.Scaled(kW4Steps, kW4MinSteps)};
   const Expected expected{ModelTotals(shape.events(), false), ExpectedOutputRows(shape)};
   for (const std::string& name : config.engines) {
-    std::unique_ptr<StreamStepEngine> engine = MakeStreamStepEngine(name);
+    std::unique_ptr<StreamStepEngine> engine = MakeStreamStepEngine(name, PeerStateNamed(config.peer_state));
     if (engine != nullptr) RunW4Engine(config, *engine, rep, shape, expected, results);
   }
 }

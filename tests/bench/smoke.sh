@@ -29,6 +29,15 @@ for key in '"machine"' '"versions"' '"settings"' '"targets"' '"ratio_to_spool"';
 done
 grep -q "^== Targets ==" "$dir/report.txt" || fail "the report has no targets table"
 
+# The stream step's peers keeping each key's totals in their output rows
+# alone: their outputs are checked against the model as before.
+"$bench" --dir "$dir/merged" --scale 0.05 --reps 1 --no-progress --workloads w4,latency --w4-peer-state output \
+  >"$dir/merged.txt" 2>&1 || { tail -20 "$dir/merged.txt" >&2; fail "spool-bench --w4-peer-state output failed"; }
+grep -qF "alone (--w4-peer-state output)" "$dir/merged.txt" || fail "the W4 report does not say where the peers keep their totals"
+if "$bench" --dir "$dir/elsewhere" --workloads w4 --w4-peer-state elsewhere >/dev/null 2>&1; then
+  fail "--w4-peer-state elsewhere was accepted"
+fi
+
 "$bench" plot "$dir/results.json" --out "$dir/png" >"$dir/png.txt"
 "$bench" plot "$dir/results.json" --out "$dir/svg" --format svg >"$dir/svg.txt"
 # A bar chart per workload with a headline figure, latency charts where
