@@ -220,9 +220,9 @@ class AggregateOp : public Operator {
     }
     std::vector<Row> out;
     out.reserve(step_.window ? 0 : touched.size());
-    // The state rows (unless the target holds the groups), and the flow's
-    // writes of the output.
-    ctx.txn->Reserve((in_target_ ? 1 : 2) * touched.size() + (mark_target_ ? 1 : 0));
+    // Its state rows (none when the target holds the groups, but its
+    // marker once), then the flow's writes of the output and checkpoint.
+    ctx.txn->Reserve((in_target_ ? 0 : touched.size()) + (mark_target_ ? 1 : 0) + touched.size() + 1);
     if (mark_target_) {
       ctx.txn->Write(state_id_, MarkerRow(TargetMarker()));
       mark_target_ = false;

@@ -974,7 +974,7 @@ Status Pipeline::Impl::PrepareBatch(CompiledFlow& flow, const Checkpoint& cp, co
     prepared->output_rows = batch.rows.size();
   } else {
     prepared->output_rows = rows.size();
-    txn.Reserve(rows.size() + batch.deletes.size());
+    txn.Reserve(rows.size() + batch.deletes.size() + 1);  // and the checkpoint
     for (Row& row : rows) txn.Write(flow.target, std::move(row));
     for (const Row& key : batch.deletes) {
       Row target_key;
