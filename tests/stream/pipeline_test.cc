@@ -473,6 +473,38 @@ TEST_F(AggregateStateTest, AnAggregateMovesItsGroupsOutWhenItsTargetCanNoLongerH
   }
 }
 
+// Where the groups live travels with the state table: restoring the target
+// and the state table to a version when the groups were in the target (a
+// dataset's rewind without its checkpoints) brings that back too, after a
+// checkpoint reset had moved them to the state table.
+TEST_F(AggregateStateTest, WhereTheGroupsLiveIsRestoredWithTheState) {
+  AddRound(in(), 1, 200);
+  ASSERT_EQ(Run(Totals(in())).state, UpdateState::kCompleted);
+  ASSERT_TRUE(InTarget(StateRows("totals")));
+  const uint64_t point = store_->log()->Newest().version;
+  const std::map<int64_t, Ref> at_point = ref_;
+  UpdateOptions reset;
+  reset.reset_checkpoint_selection = {"totals"};
+  ASSERT_EQ(Run(Totals(in()), reset).state, UpdateState::kCompleted);  // reads round 1 again
+  EXPECT_EQ(StateRows("totals").size(), ref_.size());
+  AddRound(in(), 2, 200);
+  ASSERT_EQ(Run(Totals(in())).state, UpdateState::kCompleted);
+  ExpectTotals();
+
+  TableId target, state;
+  ASSERT_TRUE(TableId::Parse("main.s.totals", &target).ok());
+  ASSERT_TRUE(TableId::Parse("__spool.state.totals__state0_aggregate", &state).ok());
+  ASSERT_TRUE(store_->RestoreTables({target, state}, {}, point).ok());
+  EXPECT_TRUE(InTarget(StateRows("totals")));
+  // The flow goes on from its checkpoint (round 2 is not read again) and
+  // from the groups as they were at the point.
+  ref_ = at_point;
+  AddRound(in(), 3, 200);
+  ASSERT_EQ(Run(Totals(in())).state, UpdateState::kCompleted);
+  EXPECT_TRUE(InTarget(StateRows("totals")));
+  ExpectTotals();
+}
+
 // Watermark semantics, simulated batch by batch: a row below the watermark
 // at its batch's start is late; after each batch the watermark becomes the
 // highest time seen less the delay.

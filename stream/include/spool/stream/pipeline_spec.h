@@ -116,7 +116,11 @@ struct SelectStep {
 // Global: one output row per group, updated as rows arrive (the target is
 // keyed by the groups). Windowed: one row per group and window, appended
 // once the watermark passes the window's end (columns window_start,
-// window_end, then the groups, then the aggregates).
+// window_end, then the groups, then the aggregates). A global aggregate of
+// counts, sums, minima and maxima whose flow alone writes its target keeps
+// its running values in the target's rows rather than in a state table:
+// while it does, a change made to those rows by other means is what it
+// continues from (docs/pipelines.md, "Where an aggregate keeps its groups").
 struct AggregateStep {
   std::vector<std::string> group_by;
   std::vector<AggregateSpec> aggregates;
