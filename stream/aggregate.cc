@@ -434,8 +434,10 @@ class AggregateOp : public Operator {
     std::vector<size_t> columns;
     SPOOL_RETURN_IF_ERROR(ColumnsIn(target, {parts.begin() + 1, parts.end()}, &columns));
     setup->Delete(state_id_, {Bytes{marker}});
+    const std::vector<size_t> group_columns(columns.begin(), columns.begin() + static_cast<long>(group_columns_.size()));
     const uint32_t slot = NewSlot();
     SPOOL_RETURN_IF_ERROR(store_->Read(from, {}, [&](const Row& row) {
+      groups_[slot].key = KeyBytes(row, group_columns);
       FromOutput(row, columns, slot);
       setup->Write(state_id_, Encode(slot));
       return true;
@@ -445,33 +447,22 @@ class AggregateOp : public Operator {
     return Status::OK();
   }
 
-  // The positions in `table` of the columns `names`.
+  // The positions in `table` of the columns `names`, which hold the
+  // groups. Errors: Corruption (one is missing: columns are never dropped).
   Status ColumnsIn(const TableInfo& table, const std::vector<std::string>& names, std::vector<size_t>* columns) const {
-    columns->clear();
-    for (const std::string& name : names) {
-      std::optional<size_t> at = table.schema.FindColumn(name);
-      if (!at) {
-        return Status::Corruption(place_ + ": " + table.id.ToString() + " has no column '" + name +
-                                  "', which holds the aggregate's groups");
-      }
-      columns->push_back(*at);
-    }
-    return Status::OK();
+    Status s = FindColumns(table.schema, names, place_ + ": " + table.id.ToString(), "the groups' marker", columns);
+    return s.ok() ? s : Status::Corruption(s.message());
   }
 
-  // Reads into `slot` the group a target's row holds, the output's
-  // columns at `columns` of it: a count is its count; a sum, minimum or
-  // maximum had inputs exactly when it is not NULL (how many matters to
-  // none of them).
+  // Reads into `slot` (whose key is set) the group a target's row holds,
+  // the output's columns at `columns` of it: a count is its count; a sum,
+  // minimum or maximum had inputs exactly when it is not NULL (how many
+  // matters to none of them).
   void FromOutput(const Row& row, const std::vector<size_t>& columns, uint32_t slot) {
     Group& g = groups_[slot];
-    BuildKey(0, &g.key);
     g.window_start = 0;
     g.groups.clear();
-    for (size_t j = 0; j < group_columns_.size(); ++j) {
-      g.groups.push_back(row[columns[j]]);
-      AppendKeyBytes(g.groups.back(), &g.key);
-    }
+    for (size_t j = 0; j < group_columns_.size(); ++j) g.groups.push_back(row[columns[j]]);
     Accumulator* accs = accs_.data() + slot * exprs_.size();
     for (size_t a = 0; a < exprs_.size(); ++a) {
       const Value& v = row[columns[group_columns_.size() + a]];
