@@ -246,6 +246,14 @@ std::string FormatTimestampUtc(uint64_t micros) {
   return text;
 }
 
+Transaction::TableRef Transaction::Table(const TableId& id) {
+  // Rows come in runs of one table: the last one named usually answers.
+  if (!tables_.empty() && tables_.back() == id) return TableRef{static_cast<uint32_t>(tables_.size() - 1)};
+  auto [it, added] = table_refs_.try_emplace(id, TableRef{static_cast<uint32_t>(tables_.size())});
+  if (added) tables_.push_back(id);
+  return it->second;
+}
+
 std::string_view TableKindName(TableKind kind) {
   switch (kind) {
     case TableKind::kStreamingTable: return "streaming_table";

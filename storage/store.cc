@@ -525,28 +525,29 @@ class Store::Builder {
     std::string row;
   };
 
-  Builder(Store* store, uint64_t version) : store_(store), version_(version) {
+  // `txn`: the transaction whose operations Add takes (null when the
+  // store adds only its own, which name no table).
+  Builder(Store* store, uint64_t version, const Transaction* txn = nullptr)
+      : store_(store), version_(version), txn_(txn) {
     std::shared_lock lock(store->catalog_mu_);
     catalog_ = store->catalog_;
+    if (txn != nullptr) found_.resize(txn->tables().size());
   }
 
-  // Makes room for the row changes of `ops`, so that a big transaction
+  // Makes room for the row changes of the transaction, so that a big one
   // does not grow its maps and vectors change by change.
-  void Reserve(const std::vector<Transaction::Op>& ops) {
-    size_t rows = 0;
-    for (const Transaction::Op& op : ops) {
-      const TableId* id = nullptr;
-      if (const auto* write = std::get_if<Transaction::WriteOp>(&op)) id = &write->id;
-      else if (const auto* del = std::get_if<Transaction::DeleteOp>(&op)) id = &del->id;
-      if (id == nullptr) continue;
-      ++rows;
-      // Rows come table by table: the last table counted is usually this one.
-      auto it = std::find_if(reserved_.rbegin(), reserved_.rend(),
-                             [&](const auto& entry) { return entry.first == *id; });
-      if (it == reserved_.rend()) reserved_.emplace_back(*id, 1);
-      else ++it->second;
+  void Reserve() {
+    std::vector<size_t> rows(found_.size());
+    for (const Transaction::Op& op : txn_->ops()) {
+      if (const auto* write = std::get_if<Transaction::WriteOp>(&op)) ++rows[write->table.index];
+      else if (const auto* del = std::get_if<Transaction::DeleteOp>(&op)) ++rows[del->table.index];
     }
-    local_.reserve(rows);
+    size_t total = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i] != 0) reserved_.emplace_back(txn_->tables()[i], rows[i]);
+      total += rows[i];
+    }
+    local_.reserve(total);
   }
 
   // Applies `op`, the transaction's operation number `index` (when it has
@@ -571,7 +572,7 @@ class Store::Builder {
   void Prefetch(const Transaction::Op& op, size_t index) {
     const auto* write = std::get_if<Transaction::WriteOp>(&op);
     TableInfo* table = nullptr;
-    if (write == nullptr || !Find(write->id, &table).ok() || !table->schema.has_key() ||
+    if (write == nullptr || !Find(write->table, &table).ok() || !table->schema.has_key() ||
         !table->schema.Validate(write->row).ok()) {
       return;
     }
@@ -607,40 +608,43 @@ class Store::Builder {
   StagedChanges TakeLocal() { return std::move(local_); }
 
  private:
-  Status Find(const TableId& id, TableInfo** table) {
-    // Transactions write many rows to few tables: the last table found
-    // answers without building its name.
-    if (last_found_ != nullptr && last_found_->id == id) {
-      *table = last_found_;
-      return Status::OK();
+  const TableId& Id(Transaction::TableRef ref) const { return txn_->table(ref); }
+
+  Status Find(Transaction::TableRef ref, TableInfo** table) {
+    // Each table the transaction names is looked up in the catalog once
+    // (again after a drop, which may remove what was found).
+    TableInfo*& found = found_[ref.index];
+    if (found == nullptr) {
+      auto it = catalog_.find(Id(ref).ToString());
+      if (it == catalog_.end()) return Status::NotFound("table " + Id(ref).ToString() + " does not exist");
+      found = &it->second;
     }
-    auto it = catalog_.find(id.ToString());
-    if (it == catalog_.end()) return Status::NotFound("table " + id.ToString() + " does not exist");
-    *table = last_found_ = &it->second;
+    *table = found;
     return Status::OK();
   }
 
   Status Apply(const Transaction::CreateOp& op) {
-    if (catalog_.count(op.id.ToString()) != 0) return Status::InvalidArgument(TableError(op.id, "already exists"));
-    if (op.schema.columns().empty()) return Status::InvalidArgument(TableError(op.id, "a table needs at least one column"));
+    const TableId& id = Id(op.table);
+    if (catalog_.count(id.ToString()) != 0) return Status::InvalidArgument(TableError(id, "already exists"));
+    if (op.schema.columns().empty()) return Status::InvalidArgument(TableError(id, "a table needs at least one column"));
     if (created_ == (1u << TableInfo::kUidIndexBits)) {
       return Status::InvalidArgument("a commit may create at most " +
                                      std::to_string(1u << TableInfo::kUidIndexBits) + " tables");
     }
-    TableInfo table{op.id, version_ << TableInfo::kUidIndexBits | created_++, op.kind, op.schema, op.properties};
+    TableInfo table{id, version_ << TableInfo::kUidIndexBits | created_++, op.kind, op.schema, op.properties};
     for (auto it = table.properties.begin(); it != table.properties.end();) {
       it = it->second.empty() ? table.properties.erase(it) : std::next(it);
     }
     record_.ddl.push_back(DdlRecord{DdlKind::kCreate, std::nullopt, table});
-    catalog_[op.id.ToString()] = std::move(table);
+    catalog_[id.ToString()] = std::move(table);
     return Status::OK();
   }
 
   Status Apply(const Transaction::AddColumnOp& op) {
     TableInfo* table = nullptr;
-    SPOOL_RETURN_IF_ERROR(Find(op.id, &table));
+    SPOOL_RETURN_IF_ERROR(Find(op.table, &table));
     if (!op.column.nullable) {
-      return Status::InvalidArgument(TableError(op.id, "added column '" + op.column.name +
+      return Status::InvalidArgument(TableError(Id(op.table), "added column '" + op.column.name +
                                                            "' must be nullable: rows written before it have no value"));
     }
     std::vector<Column> columns = table->schema.columns();
@@ -649,7 +653,7 @@ class Store::Builder {
     for (size_t index : table->schema.key_columns()) key.push_back(columns[index].name);
     TableInfo after = *table;
     Status s = Schema::Make(std::move(columns), std::move(key), &after.schema);
-    if (!s.ok()) return Status::InvalidArgument(TableError(op.id, s.message()));
+    if (!s.ok()) return Status::InvalidArgument(TableError(Id(op.table), s.message()));
     record_.ddl.push_back(DdlRecord{DdlKind::kAlter, *table, after});
     *table = std::move(after);
     return Status::OK();
@@ -657,10 +661,10 @@ class Store::Builder {
 
   Status Apply(const Transaction::SetPropertiesOp& op) {
     TableInfo* table = nullptr;
-    SPOOL_RETURN_IF_ERROR(Find(op.id, &table));
+    SPOOL_RETURN_IF_ERROR(Find(op.table, &table));
     TableInfo after = *table;
     for (const auto& [key, value] : op.properties) {
-      if (key.empty()) return Status::InvalidArgument(TableError(op.id, "a property needs a name"));
+      if (key.empty()) return Status::InvalidArgument(TableError(Id(op.table), "a property needs a name"));
       if (value.empty()) after.properties.erase(key);
       else after.properties[key] = value;
     }
@@ -671,18 +675,18 @@ class Store::Builder {
 
   Status Apply(const Transaction::DropOp& op) {
     TableInfo* table = nullptr;
-    SPOOL_RETURN_IF_ERROR(Find(op.id, &table));
+    SPOOL_RETURN_IF_ERROR(Find(op.table, &table));
     // The rows go as deletes, so the feed and time travel see them go.
     SPOOL_RETURN_IF_ERROR(DeleteAll(*table));
     record_.ddl.push_back(DdlRecord{DdlKind::kDrop, *table, std::nullopt});
-    last_found_ = nullptr;
-    catalog_.erase(op.id.ToString());
+    std::fill(found_.begin(), found_.end(), nullptr);
+    catalog_.erase(Id(op.table).ToString());
     return Status::OK();
   }
 
   Status Apply(const Transaction::WriteOp& op) {
     TableInfo* table = nullptr;
-    SPOOL_RETURN_IF_ERROR(Find(op.id, &table));
+    SPOOL_RETURN_IF_ERROR(Find(op.table, &table));
     // Prefetch validated the row and computed its key, against the same
     // catalog when no definition changed since.
     Ahead* ahead = current_op_ == kNoIndex ? nullptr : &ahead_[current_op_ % kLookAhead];
@@ -690,7 +694,7 @@ class Store::Builder {
     if (ahead != nullptr) ahead->valid = false;
     if (!computed) {
       Status s = table->schema.Validate(op.row);
-      if (!s.ok()) return Status::InvalidArgument(TableError(op.id, s.message()));
+      if (!s.ok()) return Status::InvalidArgument(TableError(Id(op.table), s.message()));
     }
     std::string row;
     EncodeRow(table->schema, op.row, &row);
@@ -715,13 +719,13 @@ class Store::Builder {
 
   Status Apply(const Transaction::DeleteOp& op) {
     TableInfo* table = nullptr;
-    SPOOL_RETURN_IF_ERROR(Find(op.id, &table));
+    SPOOL_RETURN_IF_ERROR(Find(op.table, &table));
     if (!table->schema.has_key()) {
-      return Status::InvalidArgument(TableError(op.id, "has no primary key: it is append-only, rows cannot be deleted by key"));
+      return Status::InvalidArgument(TableError(Id(op.table), "has no primary key: it is append-only, rows cannot be deleted by key"));
     }
     std::string state_key = StateRowPrefix(table->uid);
     Status s = EncodeKeyValues(table->schema, op.key, /*allow_prefix=*/false, &state_key);
-    if (!s.ok()) return Status::InvalidArgument(TableError(op.id, s.message()));
+    if (!s.ok()) return Status::InvalidArgument(TableError(Id(op.table), s.message()));
     std::optional<Image> before;
     SPOOL_RETURN_IF_ERROR(Lookup(state_key, &before));
     if (before) Record(*table, std::move(state_key), std::move(before), std::nullopt, false);
@@ -731,7 +735,7 @@ class Store::Builder {
 
   Status Apply(const Transaction::TruncateOp& op) {
     TableInfo* table = nullptr;
-    SPOOL_RETURN_IF_ERROR(Find(op.id, &table));
+    SPOOL_RETURN_IF_ERROR(Find(op.table, &table));
     Touch(*table);
     return DeleteAll(*table);
   }
@@ -848,7 +852,8 @@ class Store::Builder {
   std::map<std::string, TableInfo> catalog_;
   // State key -> value after this transaction.
   StagedChanges local_;
-  TableInfo* last_found_ = nullptr;  // in catalog_
+  const Transaction* txn_;
+  std::vector<TableInfo*> found_;  // in catalog_, by TableRef::index; null: not looked up
   std::map<uint64_t, size_t> table_index_;                   // uid -> index in record_.tables
   std::map<uint64_t, uint32_t> keyless_index_;
   uint64_t created_ = 0;  // tables this commit created
@@ -885,8 +890,8 @@ Status Store::BuildCommit(const Transaction& txn, bool wait, PendingCommit* pend
   if (txn.operation().empty()) return Status::InvalidArgument("a commit needs an operation name");
   const uint64_t started = options_.env->NowMicros();
   std::lock_guard commit_lock(commit_mu_);
-  Builder builder(this, NextVersionLocked());
-  builder.Reserve(txn.ops());
+  Builder builder(this, NextVersionLocked(), &txn);
+  builder.Reserve();
   const std::vector<Transaction::Op>& ops = txn.ops();
   for (size_t i = 0; i < Builder::kLookAhead && i < ops.size(); ++i) builder.Prefetch(ops[i], i);
   for (size_t i = 0; i < ops.size(); ++i) {

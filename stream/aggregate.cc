@@ -223,8 +223,9 @@ class AggregateOp : public Operator {
     // Its state rows (none when the target holds the groups, but its
     // marker once), then the flow's writes of the output and checkpoint.
     ctx.txn->Reserve((in_target_ ? 0 : touched.size()) + (mark_target_ ? 1 : 0) + touched.size() + 1);
+    const Transaction::TableRef state = ctx.txn->Table(state_id_);
     if (mark_target_) {
-      ctx.txn->Write(state_id_, MarkerRow(TargetMarker()));
+      ctx.txn->Write(state, MarkerRow(TargetMarker()));
       mark_target_ = false;
     }
     // Each group's values (a heap block of their own) are requested a few
@@ -234,7 +235,7 @@ class AggregateOp : public Operator {
       if (t + kAhead < touched.size()) __builtin_prefetch(groups_[touched[t + kAhead]].groups.data());
       const uint32_t slot = touched[t];
       dirty_[slot] = false;
-      if (!in_target_) ctx.txn->Write(state_id_, Encode(slot));
+      if (!in_target_) ctx.txn->Write(state, Encode(slot));
       if (!step_.window) out.push_back(Output(slot));
     }
     if (step_.window && max_time) {

@@ -975,11 +975,12 @@ Status Pipeline::Impl::PrepareBatch(CompiledFlow& flow, const Checkpoint& cp, co
   } else {
     prepared->output_rows = rows.size();
     txn.Reserve(rows.size() + batch.deletes.size() + 1);  // and the checkpoint
-    for (Row& row : rows) txn.Write(flow.target, std::move(row));
+    const Transaction::TableRef target = txn.Table(flow.target);
+    for (Row& row : rows) txn.Write(target, std::move(row));
     for (const Row& key : batch.deletes) {
       Row target_key;
       for (size_t i : flow.delete_order) target_key.push_back(key[i]);
-      txn.Delete(flow.target, std::move(target_key));
+      txn.Delete(target, std::move(target_key));
     }
   }
   next.fingerprint = flow.fingerprint;

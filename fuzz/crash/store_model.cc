@@ -55,12 +55,13 @@ std::optional<ModelState> StoreModel::Apply(const Transaction& txn) const {
             else next.checkpoints.erase(op.flow);
             return true;
           } else {
-            const std::string name = op.id.ToString();
+            const TableId& id = txn.table(op.table);
+            const std::string name = id.ToString();
             auto it = next.tables.find(name);
             if constexpr (std::is_same_v<Op, Transaction::CreateOp>) {
               if (it != next.tables.end() || op.schema.columns().empty()) return false;
               ModelTable table;
-              table.info = TableInfo{op.id, version, op.kind, op.schema, {}};
+              table.info = TableInfo{id, version, op.kind, op.schema, {}};
               for (const auto& [k, v] : op.properties) {
                 if (!v.empty()) table.info.properties[k] = v;
               }

@@ -114,5 +114,30 @@ TEST(TransactionTest, ReserveMakesRoomForTheOperationsToCome) {
   EXPECT_LE(moves, 11);  // one per doubling up to 1,024
 }
 
+// A transaction names each table once: Table() gives one reference per
+// name, and its operations refer to their table by it, in the order made.
+TEST(TransactionTest, NamesEachTableOnceAndItsOperationsByReference) {
+  TableId a, b;
+  ASSERT_TRUE(TableId::Parse("main.default.a", &a).ok());
+  ASSERT_TRUE(TableId::Parse("main.other.a", &b).ok());  // same table name, another schema
+  Transaction txn("WRITE");
+  const Transaction::TableRef ra = txn.Table(a);
+  txn.Write(b, Row{int64_t{1}});
+  txn.Write(ra, Row{int64_t{2}});
+  txn.Delete(a, Row{int64_t{3}});
+  txn.Truncate(b);
+  EXPECT_EQ(txn.Table(a), ra);
+  EXPECT_EQ(txn.tables(), (std::vector<TableId>{a, b}));
+  const Transaction::TableRef rb = txn.Table(b);
+  EXPECT_NE(rb, ra);
+  EXPECT_EQ(txn.table(ra), a);
+  EXPECT_EQ(txn.table(rb), b);
+  ASSERT_EQ(txn.ops().size(), 4u);
+  EXPECT_EQ(std::get<Transaction::WriteOp>(txn.ops()[0]).table, rb);
+  EXPECT_EQ(std::get<Transaction::WriteOp>(txn.ops()[1]).table, ra);
+  EXPECT_EQ(std::get<Transaction::DeleteOp>(txn.ops()[2]).table, ra);
+  EXPECT_EQ(std::get<Transaction::TruncateOp>(txn.ops()[3]).table, rb);
+}
+
 }  // namespace
 }  // namespace spool

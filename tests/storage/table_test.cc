@@ -324,6 +324,32 @@ TEST_F(TableTest, DroppedAndRecreatedTableTravelsToTheOldOne) {
   EXPECT_TRUE(store_->Restore(users_, 2).IsInvalidArgument());
 }
 
+// Within one transaction, a table dropped and created again is the new
+// table for the operations after: rows written before the drop go with
+// the old one, and a write after the drop but before the create is refused.
+TEST_F(TableTest, ATableDroppedAndCreatedAgainInOneTransactionIsTheNewOneAfter) {
+  CreateUsers();
+  Transaction w;
+  w.Write(users_, User(1, "old"));
+  Commit(w);
+  Transaction again("REPLACE TABLE");
+  again.Write(users_, User(2, "gone with the old table"));
+  again.DropTable(users_);
+  again.CreateTable(users_, TableKind::kStreamingTable, UsersSchema());
+  again.Write(users_, User(3, "new"));
+  Commit(again);
+  EXPECT_EQ(ReadAll(users_), (std::vector<Row>{User(3, "new")}));
+
+  Transaction refused("REPLACE TABLE");
+  refused.DropTable(users_);
+  refused.Write(users_, User(4, "no table"));
+  refused.CreateTable(users_, TableKind::kStreamingTable, UsersSchema());
+  const Status s = store_->Commit(refused);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("does not exist"), std::string::npos) << s.ToString();
+  EXPECT_EQ(ReadAll(users_), (std::vector<Row>{User(3, "new")}));
+}
+
 TEST_F(TableTest, ChangeFeedCarriesPreimagesFromTheFirstCommit) {
   Transaction create("CREATE TABLE AS SELECT");
   create.CreateTable(users_, TableKind::kStreamingTable, UsersSchema());

@@ -59,32 +59,48 @@ class Transaction {
   // A metric recorded with the commit beside the ones Commit computes.
   void AddMetric(std::string name, int64_t value) { metrics_[std::move(name)] = value; }
 
-  void CreateTable(TableId id, TableKind kind, Schema schema, std::map<std::string, std::string> properties = {}) {
-    ops_.push_back(CreateOp{std::move(id), kind, std::move(schema), std::move(properties)});
+  // A table this transaction names. Its operations name their table by
+  // reference, so that a transaction of many rows holds each name once; a
+  // writer of many rows takes the reference once and writes by it.
+  // Table() gives the same reference for the same name.
+  struct TableRef {
+    uint32_t index = 0;
+    friend bool operator==(TableRef, TableRef) = default;
+  };
+  TableRef Table(const TableId& id);
+  const TableId& table(TableRef ref) const { return tables_[ref.index]; }
+  const std::vector<TableId>& tables() const { return tables_; }
+
+  void CreateTable(const TableId& id, TableKind kind, Schema schema, std::map<std::string, std::string> properties = {}) {
+    ops_.emplace_back(std::in_place_type<CreateOp>, Table(id), kind, std::move(schema), std::move(properties));
   }
   // Adds a nullable column at the end; rows written before read it as null.
-  void AddColumn(TableId id, Column column) { ops_.push_back(AddColumnOp{std::move(id), std::move(column)}); }
+  void AddColumn(const TableId& id, Column column) {
+    ops_.emplace_back(std::in_place_type<AddColumnOp>, Table(id), std::move(column));
+  }
   // Sets properties; an empty value removes one (a property is never the
   // empty string).
-  void SetProperties(TableId id, std::map<std::string, std::string> properties) {
-    ops_.push_back(SetPropertiesOp{std::move(id), std::move(properties)});
+  void SetProperties(const TableId& id, std::map<std::string, std::string> properties) {
+    ops_.emplace_back(std::in_place_type<SetPropertiesOp>, Table(id), std::move(properties));
   }
-  void DropTable(TableId id) { ops_.push_back(DropOp{std::move(id)}); }
+  void DropTable(const TableId& id) { ops_.emplace_back(std::in_place_type<DropOp>, Table(id)); }
 
   // Keyless table: appends the row. Keyed table: inserts it, or replaces
   // the row with the same key (upsert).
-  void Write(TableId id, Row row) { ops_.push_back(WriteOp{std::move(id), std::move(row)}); }
+  void Write(TableRef table, Row row) { ops_.emplace_back(std::in_place_type<WriteOp>, table, std::move(row)); }
+  void Write(const TableId& id, Row row) { Write(Table(id), std::move(row)); }
   // Keyed tables only: deletes the row whose key columns equal `key` (the
   // key's values in key order). Deleting a missing key is not an error.
-  void Delete(TableId id, Row key) { ops_.push_back(DeleteOp{std::move(id), std::move(key)}); }
+  void Delete(TableRef table, Row key) { ops_.emplace_back(std::in_place_type<DeleteOp>, table, std::move(key)); }
+  void Delete(const TableId& id, Row key) { Delete(Table(id), std::move(key)); }
   // Deletes every row (a full refresh's first step). The change feed shows
   // each deleted row.
-  void Truncate(TableId id) { ops_.push_back(TruncateOp{std::move(id)}); }
+  void Truncate(const TableId& id) { ops_.emplace_back(std::in_place_type<TruncateOp>, Table(id)); }
 
   // Sets a flow's checkpoint (source offsets and operator state, opaque to
   // storage); an empty optional clears it.
   void SetCheckpoint(std::string flow, std::optional<std::string> data) {
-    ops_.push_back(CheckpointOp{std::move(flow), std::move(data)});
+    ops_.emplace_back(std::in_place_type<CheckpointOp>, std::move(flow), std::move(data));
   }
 
   // Makes room for `more` operations: a caller about to add many (a
@@ -98,13 +114,13 @@ class Transaction {
   bool empty() const { return ops_.empty(); }
   const std::string& operation() const { return operation_; }
 
-  struct CreateOp { TableId id; TableKind kind; Schema schema; std::map<std::string, std::string> properties; };
-  struct AddColumnOp { TableId id; Column column; };
-  struct SetPropertiesOp { TableId id; std::map<std::string, std::string> properties; };
-  struct DropOp { TableId id; };
-  struct WriteOp { TableId id; Row row; };
-  struct DeleteOp { TableId id; Row key; };
-  struct TruncateOp { TableId id; };
+  struct CreateOp { TableRef table; TableKind kind; Schema schema; std::map<std::string, std::string> properties; };
+  struct AddColumnOp { TableRef table; Column column; };
+  struct SetPropertiesOp { TableRef table; std::map<std::string, std::string> properties; };
+  struct DropOp { TableRef table; };
+  struct WriteOp { TableRef table; Row row; };
+  struct DeleteOp { TableRef table; Row key; };
+  struct TruncateOp { TableRef table; };
   struct CheckpointOp { std::string flow; std::optional<std::string> data; };
   using Op = std::variant<CreateOp, AddColumnOp, SetPropertiesOp, DropOp, WriteOp, DeleteOp, TruncateOp, CheckpointOp>;
 
@@ -119,6 +135,8 @@ class Transaction {
   std::string update_id_;
   Metrics metrics_;
   std::vector<Op> ops_;
+  std::vector<TableId> tables_;  // by TableRef::index
+  std::map<TableId, TableRef> table_refs_;  // the index of tables_
 };
 
 // What Commit acknowledged.
