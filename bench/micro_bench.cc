@@ -20,7 +20,8 @@
 //                           (Store::Commit, the log in memory, no fsync).
 //   micro_stream_bench.cc   the pipeline runtime (stream): a filter and a
 //                           CASE WHEN projection over 1,000 rows
-//                           (Expression), and one micro-batch step of the
+//                           (Expression), 1,000 of W4's event messages
+//                           parsed (RecordParser), and one micro-batch step of the
 //                           filter + select, grouped aggregate and dedup
 //                           operators (CompileStep, Operator::Process).
 //

@@ -1,5 +1,6 @@
-// spool_micro_bench, the pipeline runtime (stream): expressions over rows
-// and one micro-batch step of the operators, through the runtime's own
+// spool_micro_bench, the pipeline runtime (stream): expressions over rows,
+// a topic source's parsing of JSON messages, and one micro-batch step of
+// the operators, through the runtime's own
 // classes (micro_bench.cc lists every benchmark). Operators run on a batch
 // copied in outside the timing; their state writes go to a Transaction that
 // is not committed (micro_storage_bench.cc measures commits).
@@ -22,6 +23,8 @@
 #include "records.h"
 #include "spool/storage/store.h"
 #include "spool/stream/expression.h"
+#include "spool/stream/records.h"
+#include "stream_events.h"
 
 namespace spool::bench {
 namespace {
@@ -181,6 +184,43 @@ void BM_ExprCaseWhen(benchmark::State& state) {
   SetItems(state, rows.size());
 }
 BENCHMARK(BM_ExprCaseWhen);
+
+// --- Records: a topic source's parsing of its messages.
+
+// W4's event messages ({"key":…,"amount":…,"at":…,"note":"…"}, about 100
+// bytes) through the RecordParser a topic source keeps: the flat-object
+// fast path. Each row is checked against the event it was made from.
+void BM_RecordParseJson(benchmark::State& state) {
+  const std::vector<Column> columns = EventColumns();
+  Schema schema;
+  std::unique_ptr<const RecordParser> parser;
+  if (!Ok(state, Schema::Make(columns, {}, &schema), "Schema::Make") ||
+      !Ok(state, RecordParser::Make(schema, RecordOptions{}, &parser), "RecordParser::Make")) {
+    return;
+  }
+  const std::vector<std::string> messages = EventMessages(0, kBatchRows);
+  std::vector<Row> rows(messages.size());
+  size_t bytes = 0;
+  for (const std::string& m : messages) bytes += m.size();
+  for (auto _ : state) {
+    for (size_t i = 0; i < messages.size(); ++i) {
+      if (!Ok(state, parser->ParseJson(messages[i], &rows[i]), "ParseJson")) return;
+    }
+    benchmark::DoNotOptimize(rows.data());
+  }
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const StreamEvent e = EventAt(i);
+    const auto* note = rows[i].size() == 4 ? std::get_if<std::string>(&rows[i][3]) : nullptr;
+    if (rows[i][0] != Value(e.key) || rows[i][1] != Value(e.amount) || note == nullptr ||
+        messages[i].find(*note) == std::string::npos) {
+      state.SkipWithError("a parsed row differs from its event");
+      return;
+    }
+  }
+  SetItems(state, kBatchRows);
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes));
+}
+BENCHMARK(BM_RecordParseJson);
 
 // --- Operators.
 

@@ -12,9 +12,11 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <bitset>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <istream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -311,12 +313,16 @@ class RecordRules {
   bool IsKey(size_t index) const {
     return std::find(schema_.key_columns().begin(), schema_.key_columns().end(), index) != schema_.key_columns().end();
   }
-  // The column a record's field `name` fills: not the rescue column under
-  // kRescue. `hint`, the column after the previous field's, is tried first.
-  std::optional<size_t> FindField(std::string_view name, size_t hint) const {
+  // The column a record's field `name` fills, or kNoField: not the rescue
+  // column under kRescue. `hint`, the column after the previous field's,
+  // is tried first. (A plain index: an optional, passed through memory
+  // field by field, cost the fast path a store-forwarding stall per field.)
+  static constexpr size_t kNoField = SIZE_MAX;
+  size_t FindField(std::string_view name, size_t hint) const {
     const std::vector<Column>& columns = schema_.columns();
-    std::optional<size_t> index = hint < columns.size() && columns[hint].name == name ? hint : schema_.FindColumn(name);
-    return index == rescue_ ? std::nullopt : index;
+    size_t index = hint;
+    if (hint >= columns.size() || columns[hint].name != name) index = schema_.FindColumn(name).value_or(kNoField);
+    return rescue_ && index == *rescue_ ? kNoField : index;
   }
 
   // The first NOT NULL column a record must name (keys only: of the key)
@@ -414,6 +420,7 @@ class FlatJsonScanner {
   bool Number(JsonScalar* scalar);
   bool Digits();
   bool Literal(std::string_view word);
+  void SkipPlain();
 
   void SkipSpace() {
     while (p_ != end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\n' || *p_ == '\r')) ++p_;
@@ -451,17 +458,17 @@ bool FlatJsonScanner::Field(const RecordRules& rules, const RecordPlace& at, siz
                             ColumnSet* given) {
   std::string_view name;
   if (!String(&name)) return false;
-  const std::optional<size_t> index = rules.FindField(name, *column + 1);
-  if (!index || given->test(*index)) return false;
-  given->set(*index);
-  *column = *index;
+  const size_t index = rules.FindField(name, *column + 1);
+  if (index == RecordRules::kNoField || given->test(index)) return false;
+  given->set(index);
+  *column = index;
   SkipSpace();
   if (!Eat(':')) return false;
   SkipSpace();
   JsonScalar scalar;
   if (!Scalar(&scalar)) return false;
-  if (rules.options().keys_only && !rules.IsKey(*index)) return true;
-  return ScalarToValue(at, rules.schema().columns()[*index], scalar, &(*values)[*index]).ok();
+  if (rules.options().keys_only && !rules.IsKey(index)) return true;
+  return ScalarToValue(at, rules.schema().columns()[index], scalar, &(*values)[index]).ok();
 }
 
 bool FlatJsonScanner::Scalar(JsonScalar* scalar) {
@@ -487,7 +494,7 @@ bool FlatJsonScanner::Literal(std::string_view word) {
 bool FlatJsonScanner::String(std::string_view* text) {
   if (!Eat('"')) return false;
   const char* start = p_;
-  while (p_ != end_) {
+  for (SkipPlain(); p_ != end_; SkipPlain()) {
     const auto c = static_cast<unsigned char>(*p_);
     if (c == '"') {
       *text = std::string_view(start, static_cast<size_t>(p_++ - start));
@@ -502,6 +509,29 @@ bool FlatJsonScanner::String(std::string_view* text) {
     }
   }
   return false;
+}
+
+// Moves p_ over the plain bytes of a string (printable ASCII but '"' and
+// '\\'), eight at a time, to the first byte String must look at; the last
+// few bytes of the text are left to it. Per byte of a word, the high bit
+// of each term is set for a byte of 0x80 and above, '"', '\\' and a
+// control byte; the lowest set bit is exact (a borrow can only mark bytes
+// above a byte it truly marks).
+void FlatJsonScanner::SkipPlain() {
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  constexpr uint64_t kHigh = 0x8080808080808080ull;
+  const auto zero_byte = [](uint64_t x) { return (x - kOnes) & ~x; };
+  while (end_ - p_ >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p_, 8);
+    const uint64_t marked =
+        (w | zero_byte(w ^ (kOnes * '"')) | zero_byte(w ^ (kOnes * '\\')) | ((w - kOnes * 0x20) & ~w)) & kHigh;
+    if (marked != 0) {
+      p_ += std::countr_zero(marked) / 8;
+      return;
+    }
+    p_ += 8;
+  }
 }
 
 // The rest of a string from its first escape at p_, decoded after the
@@ -633,10 +663,13 @@ bool FlatJsonScanner::Number(JsonScalar* scalar) {
   using Kind = JsonScalar::Kind;
   const char* start = p_;
   const bool negative = Eat('-');
+  const char* digits = p_;
+  uint64_t magnitude = 0;  // of the integer part, while it has at most 18 digits
   if (!Eat('0')) {
     if (p_ == end_ || *p_ < '1' || *p_ > '9') return false;
-    Digits();
+    for (; p_ != end_ && *p_ >= '0' && *p_ <= '9'; ++p_) magnitude = magnitude * 10 + static_cast<uint64_t>(*p_ - '0');
   }
+  const bool small = p_ - digits <= 18;  // below 10^18 < 2^63: read as it was scanned
   bool integer = true;
   if (Eat('.')) {
     if (!Digits()) return false;
@@ -646,6 +679,11 @@ bool FlatJsonScanner::Number(JsonScalar* scalar) {
     if (!Eat('+')) Eat('-');
     if (!Digits()) return false;
     integer = false;
+  }
+  if (integer && small) {
+    if (negative) *scalar = {.kind = Kind::kInteger, .integer = -static_cast<int64_t>(magnitude)};
+    else *scalar = {.kind = Kind::kUnsigned, .unsigned_integer = magnitude};
+    return true;
   }
   std::from_chars_result result;
   if (integer && negative) {
@@ -690,16 +728,16 @@ Status ParseJsonDocument(const RecordRules& rules, const RecordPlace& at, std::s
     return Status::OK();
   }
   for (auto field = object.begin(); field != object.end(); ++field) {
-    const std::optional<size_t> index = rules.FindField(field.key(), 0);
-    if (!index) {
+    const size_t index = rules.FindField(field.key(), 0);
+    if (index == RecordRules::kNoField) {
       if (rescued == nullptr) return RecordError(at, UnknownColumn(field.key(), rules.schema()));
       rescued->Add(field.key(), std::move(field.value()));
       continue;
     }
-    given->set(*index);
-    if (rules.options().keys_only && !rules.IsKey(*index)) continue;
+    given->set(index);
+    if (rules.options().keys_only && !rules.IsKey(index)) continue;
     JsonScalar scalar = ScalarOf(field.value());
-    Status s = ScalarToValue(at, rules.schema().columns()[*index], scalar, &(*values)[*index]);
+    Status s = ScalarToValue(at, rules.schema().columns()[index], scalar, &(*values)[index]);
     if (!s.ok() && rescued == nullptr) return s;
     if (!s.ok()) rescued->Add(field.key(), std::move(field.value()));
   }
@@ -767,14 +805,15 @@ Status ReadCsvHeader(const RecordRules& rules, const RecordPlace& at, const CsvR
   ColumnSet given;
   for (size_t i = 0; i < record.size; ++i) {
     const std::string_view name = record[i].text();
-    const std::optional<size_t> index = rules.FindField(name, 0);
-    if (!index && !rules.rescuing()) return RecordError(at, "header: " + UnknownColumn(name, rules.schema()));
-    if (index && given[*index] && !rules.rescuing()) {
+    const size_t index = rules.FindField(name, 0);
+    const bool known = index != RecordRules::kNoField;
+    if (!known && !rules.rescuing()) return RecordError(at, "header: " + UnknownColumn(name, rules.schema()));
+    if (known && given[index] && !rules.rescuing()) {
       return RecordError(at, "header: column '" + std::string(name) + "' appears twice");
     }
-    const bool extra = !index || given[*index];
-    if (!extra) given.set(*index);
-    header->columns.push_back(extra ? kExtraField : *index);
+    const bool extra = !known || given[index];
+    if (!extra) given.set(index);
+    header->columns.push_back(extra ? kExtraField : index);
     header->names.emplace_back(name);
   }
   if (const Column* missing = rules.MissingColumn(given)) {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -709,6 +710,44 @@ TEST(RecordsTest, FastPathReadsEveryNumberAsTheReferenceDoes) {
     taken += ExpectFastPathAgrees(*parser, text) ? 1u : 0u;
   }
   EXPECT_GT(taken, 45'000u);
+}
+
+// The fast path skips a string's plain bytes eight at a time: a byte it
+// must stop at (a quote, a backslash, a control byte, the lead of a UTF-8
+// sequence, good or bad) is found at every place within and across the
+// words it reads, and what follows it is read as the reference reads it.
+// Integers are read as they are scanned up to 18 digits and by
+// std::from_chars beyond: both sides of the boundary read as the reference.
+TEST(RecordsTest, FastPathFindsEveryStopByteWhereverItFallsAndReadsIntegersOfEveryLength) {
+  const auto parser = MakeParser(Typed(), Json());
+  const std::vector<std::string> stops = {"\\\"", "\\\\", "\\u00e9", "\x01", "\x1f", std::string(1, '\0'),
+                                          "\x7f", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xff",
+                                          "\xc3", "\x80", "\""};
+  size_t taken = 0;
+  for (const std::string& stop : stops) {
+    for (size_t before = 0; before <= 17; ++before) {
+      for (size_t after : {0u, 1u, 7u, 8u, 9u, 20u}) {
+        const std::string name = std::string(before, 'a') + stop + std::string(after, 'b');
+        taken += ExpectFastPathAgrees(*parser, R"({"id":1,"name":")" + name + R"(","ok":true})") ? 1u : 0u;
+        taken += ExpectFastPathAgrees(*parser, R"({"id":1,"name":")" + name + R"("})") ? 1u : 0u;
+      }
+    }
+  }
+  EXPECT_GT(taken, 1'000u);
+  // Those beyond int64 the fast path leaves to the reference (which reads
+  // them as doubles, and refuses them for the int64 column).
+  for (const std::string digits : {"1", "12", "999999999999999999", "1000000000000000000", "9223372036854775807",
+                                   "9223372036854775808", "18446744073709551615", "18446744073709551616",
+                                   "123456789012345678901234567890"}) {
+    for (const std::string sign : {"", "-"}) {
+      const std::string number = sign + digits;
+      int64_t value = 0;
+      const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
+      const bool fits = error == std::errc() && end == number.data() + number.size();
+      const std::string text = R"({"id":)" + number + R"(,"price":)" + number + "}";
+      EXPECT_EQ(ExpectFastPathAgrees(*parser, text), fits) << text;
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------
