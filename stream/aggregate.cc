@@ -197,6 +197,7 @@ class AggregateOp : public Operator {
       if (slots_[i] == kLate) continue;
       SPOOL_RETURN_IF_ERROR(FindSlot(keys_[i], rows[i], &slots_[i]));
       __builtin_prefetch(accs_.data() + slots_[i] * n, 1);
+      __builtin_prefetch(&groups_[slots_[i]]);  // for its output row
     }
     std::vector<uint32_t> touched;
     Value v;
