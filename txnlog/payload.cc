@@ -4,6 +4,7 @@
 #include <zstd.h>
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 
 #include "log_entry_generated.h"
@@ -107,6 +108,22 @@ Status DecompressedSize(std::string_view payload, size_t* size) {
   return Status::OK();
 }
 
+// Room for `size` decompressed bytes, aligned for FlatBuffers: the calling
+// thread's buffer, kept from one payload to the next (a reader decodes
+// record after record: no allocation, no zero-filling, its pages already
+// mapped), or for a payload above kKeptBytes a block of its own in `*own`.
+// Valid until the thread's next call.
+char* DecompressBuffer(size_t size, std::unique_ptr<char[]>* own) {
+  constexpr size_t kKeptBytes = 1 << 20;
+  static_assert(__STDCPP_DEFAULT_NEW_ALIGNMENT__ % logfmt::kRecordAlignment == 0);
+  if (size > kKeptBytes) {
+    own->reset(new char[size]);
+    return own->get();
+  }
+  thread_local std::unique_ptr<char[]> kept(new char[kKeptBytes]);
+  return kept.get();
+}
+
 }  // namespace
 
 Status WrapPayload(const LogWrite& write, flatbuffers::DetachedBuffer* entry) {
@@ -151,15 +168,14 @@ Status EncodePayload(const LogWrite& write, uint64_t compress_min_bytes, std::st
 }
 
 Status DecodePayload(std::string_view payload, uint8_t flags, LogEntry* entry) {
-  std::string decompressed;
+  std::unique_ptr<char[]> own;  // a payload too big for the thread's buffer
   if ((flags & logfmt::kFlagCompressed) != 0) {
     size_t size = 0;
     SPOOL_RETURN_IF_ERROR(DecompressedSize(payload, &size));
-    decompressed.resize(size);
-    size_t n = ZSTD_decompressDCtx(Contexts().decompress, decompressed.data(), decompressed.size(), payload.data(),
-                                   payload.size());
+    char* out = DecompressBuffer(size, &own);
+    size_t n = ZSTD_decompressDCtx(Contexts().decompress, out, size, payload.data(), payload.size());
     if (ZSTD_isError(n) || n != size) return Status::Corruption("compressed payload does not decompress");
-    payload = decompressed;
+    payload = std::string_view(out, size);
   }
   // Records keep payloads aligned; bytes from elsewhere may not be.
   std::string aligned;
