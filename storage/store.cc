@@ -539,8 +539,10 @@ class Store::Builder {
   void Reserve() {
     std::vector<size_t> rows(found_.size());
     for (const Transaction::Op& op : txn_->ops()) {
-      if (const auto* write = std::get_if<Transaction::WriteOp>(&op)) ++rows[write->table.index];
-      else if (const auto* del = std::get_if<Transaction::DeleteOp>(&op)) ++rows[del->table.index];
+      std::optional<Transaction::TableRef> ref;
+      if (const auto* write = std::get_if<Transaction::WriteOp>(&op)) ref = write->table;
+      else if (const auto* del = std::get_if<Transaction::DeleteOp>(&op)) ref = del->table;
+      if (ref && ref->index < rows.size()) ++rows[ref->index];  // Find refuses another's
     }
     size_t total = 0;
     for (size_t i = 0; i < rows.size(); ++i) {
@@ -611,6 +613,9 @@ class Store::Builder {
   const TableId& Id(Transaction::TableRef ref) const { return txn_->table(ref); }
 
   Status Find(Transaction::TableRef ref, TableInfo** table) {
+    if (ref.index >= found_.size()) {
+      return Status::InvalidArgument("a table reference that this transaction's Table() did not give");
+    }
     // Each table the transaction names is looked up in the catalog once
     // (again after a drop, which may remove what was found).
     TableInfo*& found = found_[ref.index];

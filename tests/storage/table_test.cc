@@ -350,6 +350,23 @@ TEST_F(TableTest, ATableDroppedAndCreatedAgainInOneTransactionIsTheNewOneAfter) 
   EXPECT_EQ(ReadAll(users_), (std::vector<Row>{User(3, "new")}));
 }
 
+// A table reference is good for the transaction that gave it: a write by
+// another's is refused with a clear error, and changes nothing.
+TEST_F(TableTest, AWriteByAnotherTransactionsTableReferenceIsRefused) {
+  CreateUsers();
+  Transaction other;
+  other.Table(Id("main.default.elsewhere"));
+  const Transaction::TableRef foreign = other.Table(users_);  // index 1
+  Transaction txn;
+  txn.Write(users_, User(1, "kept out"));
+  txn.Write(foreign, User(2, "foreign"));
+  const Status s = store_->Commit(txn);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("table reference"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.ToString().find("operation 2 of 2"), std::string::npos) << s.ToString();
+  EXPECT_TRUE(ReadAll(users_).empty());
+}
+
 TEST_F(TableTest, ChangeFeedCarriesPreimagesFromTheFirstCommit) {
   Transaction create("CREATE TABLE AS SELECT");
   create.CreateTable(users_, TableKind::kStreamingTable, UsersSchema());

@@ -62,7 +62,8 @@ class Transaction {
   // A table this transaction names. Its operations name their table by
   // reference, so that a transaction of many rows holds each name once; a
   // writer of many rows takes the reference once and writes by it.
-  // Table() gives the same reference for the same name.
+  // Table() gives the same reference for the same name. A reference is
+  // good for the transaction that gave it (Commit refuses another's).
   struct TableRef {
     uint32_t index = 0;
     friend bool operator==(TableRef, TableRef) = default;
