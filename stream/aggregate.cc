@@ -224,9 +224,11 @@ class AggregateOp : public Operator {
     // Its state rows (none when the target holds the groups, but its
     // marker once), then the flow's writes of the output and checkpoint.
     ctx.txn->Reserve((in_target_ ? 0 : touched.size()) + (mark_target_ ? 1 : 0) + touched.size() + 1);
-    const Transaction::TableRef state = ctx.txn->Table(state_id_);
+    // The state table is named only in a batch that writes to it.
+    std::optional<Transaction::TableRef> state;
+    if (!in_target_ || mark_target_) state = ctx.txn->Table(state_id_);
     if (mark_target_) {
-      ctx.txn->Write(state, MarkerRow(TargetMarker()));
+      ctx.txn->Write(*state, MarkerRow(TargetMarker()));
       mark_target_ = false;
     }
     // Each group's values (a heap block of their own) are requested a few
@@ -236,7 +238,7 @@ class AggregateOp : public Operator {
       if (t + kAhead < touched.size()) __builtin_prefetch(groups_[touched[t + kAhead]].groups.data());
       const uint32_t slot = touched[t];
       dirty_[slot] = false;
-      if (!in_target_) ctx.txn->Write(state, Encode(slot));
+      if (!in_target_) ctx.txn->Write(*state, Encode(slot));
       if (!step_.window) out.push_back(Output(slot));
     }
     if (step_.window && max_time) {
@@ -355,8 +357,14 @@ class AggregateOp : public Operator {
       if (agg.fn == AggregateFn::kAvg) return "";  // its output, sum ÷ count, loses the sum
     }
     std::string marker = std::string(1, '\0') + target_->ToString();
-    for (const Column& c : output_.columns()) marker += std::string(1, '\0') + c.name;
+    for (const std::string& name : OutputNames()) marker += std::string(1, '\0') + name;
     return marker;
+  }
+
+  std::vector<std::string> OutputNames() const {
+    std::vector<std::string> names;
+    for (const Column& c : output_.columns()) names.push_back(c.name);
+    return names;
   }
 
   Row MarkerRow(const std::string& marker) const {
@@ -393,9 +401,7 @@ class AggregateOp : public Operator {
   Status UseTarget(bool mark) {
     TableInfo target;
     SPOOL_RETURN_IF_ERROR(store_->GetTable(*target_, &target));
-    std::vector<std::string> names;
-    for (const Column& c : output_.columns()) names.push_back(c.name);
-    SPOOL_RETURN_IF_ERROR(ColumnsIn(target, names, &target_columns_));
+    SPOOL_RETURN_IF_ERROR(ColumnsIn(target, OutputNames(), &target_columns_));
     target_key_.clear();
     for (size_t k : target.schema.key_columns()) {  // the groups' columns (Pipeline::FitTarget)
       const auto j = std::find(target_columns_.begin(), target_columns_.end(), k) - target_columns_.begin();
@@ -435,13 +441,14 @@ class AggregateOp : public Operator {
     SPOOL_RETURN_IF_ERROR(s);
     std::vector<size_t> columns;
     SPOOL_RETURN_IF_ERROR(ColumnsIn(target, {parts.begin() + 1, parts.end()}, &columns));
-    setup->Delete(state_id_, {Bytes{marker}});
+    const Transaction::TableRef state = setup->Table(state_id_);
+    setup->Delete(state, {Bytes{marker}});
     const std::vector<size_t> group_columns(columns.begin(), columns.begin() + static_cast<long>(group_columns_.size()));
     const uint32_t slot = NewSlot();
     SPOOL_RETURN_IF_ERROR(store_->Read(from, {}, [&](const Row& row) {
       groups_[slot].key = KeyBytes(row, group_columns);
       FromOutput(row, columns, slot);
-      setup->Write(state_id_, Encode(slot));
+      setup->Write(state, Encode(slot));
       return true;
     }));
     groups_[slot] = Group{};

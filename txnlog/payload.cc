@@ -3,6 +3,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -23,9 +24,13 @@ constexpr int kCompressionLevel = 1;
 // second core saves.
 constexpr size_t kSplitMinBytes = 64 << 10;
 
+// A thread's zstd contexts, and the buffer its payloads decompress into
+// (DecompressBuffer), kept from one payload to the next.
 struct ZstdContexts {
+  static constexpr size_t kKeptBytes = 1 << 20;
   ZSTD_CCtx* compress = ZSTD_createCCtx();
   ZSTD_DCtx* decompress = ZSTD_createDCtx();
+  std::unique_ptr<char[]> decompressed;  // kKeptBytes, made on first use
   ~ZstdContexts() {
     ZSTD_freeCCtx(compress);
     ZSTD_freeDCtx(decompress);
@@ -109,19 +114,16 @@ Status DecompressedSize(std::string_view payload, size_t* size) {
 }
 
 // Room for `size` decompressed bytes, aligned for FlatBuffers: the calling
-// thread's buffer, kept from one payload to the next (a reader decodes
-// record after record: no allocation, no zero-filling, its pages already
-// mapped), or for a payload above kKeptBytes a block of its own in `*own`.
-// Valid until the thread's next call.
+// thread's kept buffer (a reader decodes record after record: no
+// allocation, no zero-filling, its pages already mapped), or for a payload
+// above kKeptBytes a block of its own in `*own`. Valid until the thread's
+// next call.
 char* DecompressBuffer(size_t size, std::unique_ptr<char[]>* own) {
-  constexpr size_t kKeptBytes = 1 << 20;
   static_assert(__STDCPP_DEFAULT_NEW_ALIGNMENT__ % logfmt::kRecordAlignment == 0);
-  if (size > kKeptBytes) {
-    own->reset(new char[size]);
-    return own->get();
-  }
-  thread_local std::unique_ptr<char[]> kept(new char[kKeptBytes]);
-  return kept.get();
+  std::unique_ptr<char[]>& kept = Contexts().decompressed;
+  std::unique_ptr<char[]>& buffer = size > ZstdContexts::kKeptBytes ? *own : kept;
+  if (buffer == nullptr) buffer.reset(new char[std::max(size, ZstdContexts::kKeptBytes)]);
+  return buffer.get();
 }
 
 }  // namespace

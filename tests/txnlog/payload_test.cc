@@ -70,6 +70,22 @@ TEST(PayloadTest, PayloadUnderTheSplitSizeIsOneFrame) {
   ExpectReadsBack(e, body);
 }
 
+// A thread decompresses into a buffer it keeps (up to 1 MiB) and a bigger
+// payload into a block of its own: payloads of both sizes, decoded in turn
+// on one thread, each read back whole, a smaller one after a bigger one
+// too (nothing of the one before shows through).
+TEST(PayloadTest, PayloadsOfEverySizeDecodedInTurnReadBackAsWritten) {
+  const std::vector<std::string> bodies = {Rows(300 << 10, 10), Rows(3 << 20, 11), Rows(100 << 10, 12),
+                                           Rows((1 << 20) + 1, 13), Rows(900 << 10, 14), Rows(40 << 10, 15)};
+  for (int round = 0; round < 2; ++round) {
+    for (const std::string& body : bodies) {
+      const Encoded e = Encode(body);
+      ASSERT_NE(e.flags & logfmt::kFlagCompressed, 0);
+      ExpectReadsBack(e, body);
+    }
+  }
+}
+
 TEST(PayloadTest, IncompressiblePayloadIsStoredAsIs) {
   std::string body(100 << 10, '\0');
   uint64_t x = 88172645463325252ull;
