@@ -501,10 +501,11 @@ struct InFlightCommit {
   CommitRecord record;
   std::map<std::string, TableInfo> catalog;  // after the commit, when it has DDL
   StagedChanges local;  // state key -> value after it (its builder's)
-  // Its history runs, made by Store::history_helper_ when `history_made`
-  // (otherwise by staging); read once the helper is done.
+  // Its history runs, made by Store::history_helper_ as job `history_job`
+  // (0: by staging instead); read once that job is done, which may be while
+  // the helper makes a later commit's.
   StateDelta history;
-  bool history_made = false;
+  uint64_t history_job = 0;
   uint64_t rows = 0;
   uint64_t started_us = 0;
   uint64_t body_bytes = 0;
@@ -951,8 +952,8 @@ Status Store::QueueCommitLocked(const std::string& operation, uint64_t started_u
   // A big commit's history runs are made on the helper while the record is
   // written and synced (and, for CommitAsync, while the caller goes on).
   if (builder->replaced_rows() >= kHelperHistoryRows) {
-    commit->history_made = true;
-    history_helper_.Start([commit] { AddHistoryRuns(commit->record, commit->version, &commit->history); });
+    commit->history_job =
+        history_helper_.Start([commit] { AddHistoryRuns(commit->record, commit->version, &commit->history); });
   }
   // A committer that waits anyway leads its own append (no hand-off to the
   // log's thread and back).
@@ -970,7 +971,7 @@ Status Store::SettleLocked(const InFlightCommit* upto) {
   while (!in_flight_.empty()) {
     std::shared_ptr<InFlightCommit> commit = std::move(in_flight_.front());
     in_flight_.pop_front();
-    if (commit->history_made) history_helper_.Wait();  // done with its record
+    if (commit->history_job != 0) history_helper_.WaitFor(commit->history_job);  // done with its record
     LogCommit written = commit->written;
     if (commit->append != nullptr) commit->status = commit->append->Wait(&written);
     commit->append.reset();
@@ -982,7 +983,7 @@ Status Store::SettleLocked(const InFlightCommit* upto) {
     if (commit->status.ok()) {
       SPOOL_KILL_POINT("store.commit.durable");
       const LogEntry entry{written.position, written.timestamp_us, commit->operation, {}};
-      StateDelta* runs = commit->history_made ? &commit->history : nullptr;
+      StateDelta* runs = commit->history_job != 0 ? &commit->history : nullptr;
       Status staged = StageCommit(commit->record, entry, &commit->local, runs);
       {
         std::unique_lock lock(catalog_mu_);

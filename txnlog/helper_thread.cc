@@ -11,17 +11,23 @@ HelperThread::~HelperThread() {
   if (thread_.joinable()) thread_.join();
 }
 
-void HelperThread::Start(std::function<void()> job) {
+uint64_t HelperThread::Start(std::function<void()> job) {
   std::unique_lock lock(mu_);
   cv_.wait(lock, [this] { return !job_; });
   job_ = std::move(job);
   if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
   cv_.notify_all();
+  return ++started_;
 }
 
 void HelperThread::Wait() {
   std::unique_lock lock(mu_);
   cv_.wait(lock, [this] { return !job_; });
+}
+
+void HelperThread::WaitFor(uint64_t ticket) {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [this, ticket] { return finished_ >= ticket; });
 }
 
 void HelperThread::Loop() {
@@ -33,6 +39,7 @@ void HelperThread::Loop() {
     job_();  // Start leaves job_ alone until it is cleared
     lock.lock();
     job_ = nullptr;
+    finished_++;
     cv_.notify_all();
   }
 }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <future>
 #include <vector>
 
 namespace spool {
@@ -25,6 +26,23 @@ TEST(HelperThreadTest, WaitSeesWhatTheJobWrote) {
     EXPECT_EQ(value, round);
   }
   helper.Wait();  // nothing running: returns at once
+}
+
+TEST(HelperThreadTest, WaitForAJobDoesNotWaitForTheJobsAfterIt) {
+  HelperThread helper;
+  int first = 0;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  const uint64_t ticket = helper.Start([&first] { first = 1; });
+  EXPECT_EQ(ticket, 1u);
+  EXPECT_EQ(helper.Start([released] { released.wait(); }), 2u);  // runs until released
+  helper.WaitFor(ticket);  // waiting for the second job too would never return
+  EXPECT_EQ(first, 1);
+  release.set_value();
+  EXPECT_EQ(helper.Start([&first] { first = 3; }), 3u);
+  helper.WaitFor(3);
+  EXPECT_EQ(first, 3);
+  helper.WaitFor(2);  // long done: returns at once
 }
 
 TEST(HelperThreadTest, TheLastJobRunsBeforeTheHelperEnds) {

@@ -7,10 +7,13 @@
 //   helper.Wait();
 //
 // One job at a time: Start waits for the job before it. The thread starts
-// with the first job and ends with the object, after its last job.
+// with the first job and ends with the object, after its last job. Start
+// returns the job's ticket, for an owner that has started later jobs since
+// and needs only this one done (WaitFor).
 #pragma once
 
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -24,10 +27,13 @@ class HelperThread {
   HelperThread& operator=(const HelperThread&) = delete;
   ~HelperThread();
 
-  // Runs `job` on the thread, once the job before it is done.
-  void Start(std::function<void()> job);
+  // Runs `job` on the thread, once the job before it is done. Returns its
+  // ticket: 1 for the first job, then one more for each.
+  uint64_t Start(std::function<void()> job);
   // Returns once no job is running or waiting to.
   void Wait();
+  // Returns once the job with `ticket`, and so every job before it, is done.
+  void WaitFor(uint64_t ticket);
 
  private:
   void Loop();
@@ -35,6 +41,8 @@ class HelperThread {
   std::mutex mu_;
   std::condition_variable cv_;
   std::function<void()> job_;  // set: waiting to run or running
+  uint64_t started_ = 0;   // jobs started
+  uint64_t finished_ = 0;  // jobs done
   bool quit_ = false;
   std::thread thread_;
 };
