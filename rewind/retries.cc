@@ -5,6 +5,7 @@
 
 #include "json_reader.h"
 #include "spool/storage/event_log.h"
+#include "spool/stream/json_text.h"
 
 namespace spool {
 
@@ -28,8 +29,8 @@ Status RunUpdateWithRetries(Store* store, Pipeline* pipeline, UpdateOptions opti
     e.message = "Update " + options.update_id.substr(0, 6) + " failed with a transient error; retry " +
                 std::to_string(attempt) + " of " + std::to_string(retries) + " in " + std::to_string(wait_us / 1000) +
                 " ms: " + result->error;
-    e.details_json = json{{"update_retry", {{"retry", attempt}, {"of", retries}, {"wait_ms", wait_us / 1000},
-                                            {"error", result->error}}}}.dump();
+    e.details_json = JsonText(json{{"update_retry", {{"retry", attempt}, {"of", retries}, {"wait_ms", wait_us / 1000},
+                                                     {"error", result->error}}}});
     SPOOL_RETURN_IF_ERROR(store->events()->Append(&e));
     std::this_thread::sleep_for(std::chrono::microseconds(wait_us));  // a backoff, not a synchronisation
     wait_us *= 2;

@@ -8,6 +8,7 @@
 
 #include "json_reader.h"
 #include "spool/storage/event_log.h"
+#include "spool/stream/json_text.h"
 #include "spool/txnlog/kill_point.h"
 
 namespace spool {
@@ -164,7 +165,7 @@ Status AppendEvent(Store* store, const Pipeline& pipeline, const std::string& up
   e.origin.update_id = update_id;
   e.event_type = type;
   e.message = message;
-  e.details_json = details.dump();
+  e.details_json = JsonText(details);
   return store->events()->Append(&e);
 }
 
@@ -327,7 +328,7 @@ Status RunAsUpdate(Store* store, const Pipeline& pipeline, RewindRun* run, bool 
     failed.level = EventLevel::kError;
     failed.event_type = "update_progress";
     failed.message = "Update " + update_id.substr(0, 6) + " failed: " + std::string(s.message());
-    failed.details_json = json{{"update_progress", {{"state", "FAILED"}, {"error", s.message()}}}}.dump();
+    failed.details_json = JsonText(json{{"update_progress", {{"state", "FAILED"}, {"error", s.message()}}}});
     (void)store->events()->Append(&failed);  // best effort: the rewind's own error is what counts
     return s;
   }

@@ -5,9 +5,10 @@
 #include <set>
 
 #include "json_reader.h"
-#include "spool/stream/expression.h"
-#include "spool/stream/records.h"
 #include "spool/storage/event_log.h"
+#include "spool/stream/expression.h"
+#include "spool/stream/json_text.h"
+#include "spool/stream/records.h"
 
 namespace spool {
 namespace {
@@ -31,7 +32,7 @@ std::string Details(const RewindPoint& p) {
                   {"timestamp", SecondsUtc(p.timestamp_us)},
                   {"timestamp_us", p.timestamp_us},
                   {"datasets", datasets}};
-  return json{{std::string(kEventType), summary}}.dump();
+  return JsonText(json{{std::string(kEventType), summary}});
 }
 
 Status FromEvent(const Event& e, RewindPoint* p) {

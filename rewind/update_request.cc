@@ -5,6 +5,7 @@
 
 #include "json_reader.h"
 #include "spool/storage/schema.h"
+#include "spool/stream/json_text.h"
 
 namespace spool {
 namespace {
@@ -130,7 +131,7 @@ std::string UpdateRequestToJson(const UpdateRequest& request) {
     }
     rewind["dry_run"] = spec->dry_run;
   }
-  return j.dump();
+  return JsonText(j);
 }
 
 Status ParseRewindTimestamp(std::string_view text, int64_t* micros) {

@@ -3,13 +3,17 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 
 #include "flow_parts.h"
 #include "operators_internal.h"
+#include "spool/stream/json_text.h"
 #include "spool/txnlog/helper_thread.h"
 
 namespace spool {
@@ -42,7 +46,7 @@ Status RecordUpdateProgress(Store* store, const std::string& pipeline_id, const 
   e.origin.update_id = update_id;
   e.event_type = "update_progress";
   e.message = "Update " + update_id.substr(0, 6) + " is " + std::string(UpdateStateName(state)) + ".";
-  e.details_json = json{{"update_progress", {{"state", UpdateStateName(state)}}}}.dump();
+  e.details_json = JsonText(json{{"update_progress", {{"state", UpdateStateName(state)}}}});
   return store->events()->Append(&e);
 }
 
@@ -77,7 +81,7 @@ struct Checkpoint {
     if (!once_done.empty()) j["once_done"] = once_done;
     if (version != 0) j["version"] = version;
     if (!definition.empty()) j["definition"] = definition;
-    return j.dump();
+    return JsonText(j);
   }
   Status Decode(const std::string& flow, const std::string& text) {
     json j = json::parse(text, nullptr, false);
@@ -139,14 +143,9 @@ struct CompiledFlow {
   std::vector<size_t> rank;      // per step: its rank among the stateful steps
   // State tables per component: [0] the source, then the steps.
   std::vector<std::vector<std::pair<TableId, Schema>>> state;
-  // The source and every step may work on the next batch while one commits.
+  // The source and every step may work on the next batches while one
+  // commits (Pipeline::Impl::Ahead).
   bool runs_ahead = false;
-  // The next batch, prepared on the pipeline's helper thread while the one
-  // before it commits, and how its preparation went (once the helper is
-  // done with it).
-  bool ahead = false;
-  PreparedBatch ahead_batch;
-  Status ahead_status;
   // A batch queued for the log (Store::CommitAsync) while the next one is
   // committed; reported once durable.
   struct Committing {
@@ -230,12 +229,13 @@ struct Pipeline::Impl {
   // Reads and processes one micro-batch of `flow` after `cp`.
   Status PrepareBatch(CompiledFlow& flow, const Checkpoint& cp, const std::string& update_id, PreparedBatch* prepared);
   // Runs one micro-batch: prepares it (or takes the one prepared ahead),
-  // commits it and reports it. `ahead_allowed`: the next batch may be
-  // prepared while this one commits, when the flow can; the batch is then
+  // commits it and reports it. `ahead_budget`: how many batches after it
+  // may be prepared while it commits, when the flow can; the batch is then
   // left committing (flow.committing) and reported by the flow's next
   // RunBatch, after that one's commit is queued, or by FinishCommitting.
   Status RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::string& update_id, FlowUpdateStats& stats,
-                  const UpdateOptions& options, bool ahead_allowed, bool* more, bool* committed, bool* commit_failed);
+                  const UpdateOptions& options, uint64_t ahead_budget, bool* more, bool* committed,
+                  bool* commit_failed);
   // Waits for the flow's committing batch, if any, and reports it.
   // `commit_failed`: set when the commit failed.
   Status FinishCommitting(CompiledFlow& flow, const std::string& update_id, FlowUpdateStats& stats,
@@ -252,12 +252,38 @@ struct Pipeline::Impl {
   Status Event(EventLevel level, const std::string& type, const std::string& message, json details,
                const std::string& update_id, const CompiledFlow* flow = nullptr, bool progress = false);
   Status SyncEvents();
-  // Waits for the helper: no batch is being prepared ahead after it.
+  // The batches of one flow that the helper thread prepares, in order, up
+  // to kAheadBatches of them before the runner takes them, while the runner
+  // commits the ones before them: neither thread waits for the other to
+  // hand it work, unless it is ahead of the other.
+  static constexpr size_t kAheadBatches = 2;
+  struct Ahead {
+    std::mutex mu;
+    std::condition_variable changed;
+    const CompiledFlow* flow = nullptr;  // whose batches; null: none
+    std::deque<std::pair<Status, PreparedBatch>> ready;  // prepared, not yet taken
+    bool done = false;  // the helper prepares no more
+    bool stop = false;  // the runner takes no more
+  };
+  // Starts the helper on at most `budget` batches of `flow` after `cp`,
+  // which the source has been told are committed.
+  void StartAhead(CompiledFlow& flow, const Checkpoint& cp, const std::string& update_id, uint64_t budget);
+  // The helper's job.
+  void PrepareAhead(CompiledFlow& flow, Checkpoint cp, const std::string& update_id, uint64_t budget);
+  // The flow's next batch prepared ahead, and how its preparation went,
+  // waiting for it when needed. False when the helper prepares no more of
+  // the flow's batches (it has ended: the flow's next batch is the
+  // runner's to prepare).
+  bool TakeAhead(const CompiledFlow& flow, Status* status, PreparedBatch* batch);
+  // Stops the helper and drops what it prepared: no batch is being prepared
+  // ahead after it.
   void JoinAhead();
   // And for every committing batch: none is being committed after it.
   void EndBatches();
 
-  // Prepares flows' next batches (last, so that it ends before the flows).
+  Ahead ahead;
+  // Prepares a flow's next batches (last, so that it ends before the flows
+  // and what it uses).
   HelperThread helper;
 };
 
@@ -572,16 +598,80 @@ Status Pipeline::Impl::Event(EventLevel level, const std::string& type, const st
   e.level = level;
   e.event_type = type;
   e.message = message;
-  e.details_json = details.dump();
+  e.details_json = JsonText(details);
   const bool sync = !progress || ++unsynced_events >= kMaxUnsyncedEvents;
   SPOOL_RETURN_IF_ERROR(store->events()->Append(&e, sync));
   if (sync) unsynced_events = 0;
   return Status::OK();
 }
 
+void Pipeline::Impl::StartAhead(CompiledFlow& flow, const Checkpoint& cp, const std::string& update_id,
+                                 uint64_t budget) {
+  JoinAhead();  // the job before, ended already
+  {
+    std::lock_guard lock(ahead.mu);
+    ahead.flow = &flow;
+    ahead.ready.clear();
+    ahead.done = ahead.stop = false;
+  }
+  helper.Start([this, &flow, cp, update_id, budget] { PrepareAhead(flow, cp, update_id, budget); });
+}
+
+void Pipeline::Impl::PrepareAhead(CompiledFlow& flow, Checkpoint cp, const std::string& update_id, uint64_t budget) {
+  for (uint64_t n = 0; n < budget; ++n) {
+    {
+      std::unique_lock lock(ahead.mu);
+      ahead.changed.wait(lock, [this] { return ahead.stop || ahead.ready.size() < kAheadBatches; });
+      if (ahead.stop) break;
+    }
+    PreparedBatch batch;
+    Status s = PrepareBatch(flow, cp, update_id, &batch);
+    // The source continues after it (Source::ReadsAhead).
+    const bool go_on = s.ok() && !batch.skipped && batch.more;
+    if (go_on) {
+      flow.source->Committed();
+      cp = batch.next;
+    }
+    {
+      std::lock_guard lock(ahead.mu);
+      ahead.ready.emplace_back(std::move(s), std::move(batch));
+    }
+    ahead.changed.notify_all();
+    if (!go_on) break;
+  }
+  {
+    std::lock_guard lock(ahead.mu);
+    ahead.done = true;
+  }
+  ahead.changed.notify_all();
+}
+
+bool Pipeline::Impl::TakeAhead(const CompiledFlow& flow, Status* status, PreparedBatch* batch) {
+  std::unique_lock lock(ahead.mu);
+  if (ahead.flow != &flow) return false;
+  ahead.changed.wait(lock, [this] { return !ahead.ready.empty() || ahead.done; });
+  if (ahead.ready.empty()) {
+    ahead.flow = nullptr;  // the helper's job has ended
+    return false;
+  }
+  *status = std::move(ahead.ready.front().first);
+  *batch = std::move(ahead.ready.front().second);
+  ahead.ready.pop_front();
+  lock.unlock();
+  ahead.changed.notify_all();
+  return true;
+}
+
 void Pipeline::Impl::JoinAhead() {
+  {
+    std::lock_guard lock(ahead.mu);
+    ahead.stop = true;
+  }
+  ahead.changed.notify_all();
   helper.Wait();
-  for (CompiledFlow& flow : flows) flow.ahead = false;
+  std::lock_guard lock(ahead.mu);
+  ahead.flow = nullptr;
+  ahead.ready.clear();
 }
 
 void Pipeline::Impl::EndBatches() {
@@ -757,7 +847,7 @@ Status Pipeline::Impl::ApplyReset(const RefreshPlan& plan, const std::string& up
       for (const auto& [id, schema] : component) SPOOL_RETURN_IF_ERROR(truncate_if_there(id));
     }
   }
-  txn.SetOperation(full ? "FULL REFRESH" : "RESET CHECKPOINTS", json{{"datasets", refreshed}, {"flows", reset}}.dump());
+  txn.SetOperation(full ? "FULL REFRESH" : "RESET CHECKPOINTS", JsonText(json{{"datasets", refreshed}, {"flows", reset}}));
   if (txn.empty()) return Status::OK();  // nothing there yet
   return store->Commit(txn);
 }
@@ -765,7 +855,7 @@ Status Pipeline::Impl::ApplyReset(const RefreshPlan& plan, const std::string& up
 // Creates the datasets and state tables that do not exist yet, and adds the
 // columns a definition added, in one commit.
 Status Pipeline::Impl::SetUpTables(const std::string& update_id) {
-  Transaction txn("SETUP TABLES", json{{"pipeline", spec.name}}.dump());
+  Transaction txn("SETUP TABLES", JsonText(json{{"pipeline", spec.name}}));
   txn.SetUpdateId(update_id);
   // `replaceable`: a materialized view and its flow's state, which a
   // recomputation rebuilds, are replaced rather than refused.
@@ -826,7 +916,7 @@ Status Pipeline::Impl::SaveIdleOffset(CompiledFlow& flow, Checkpoint& cp, const 
   }
   Checkpoint next = cp;
   next.offset = flow.source->NextOffset();
-  Transaction txn("STREAMING UPDATE", json{{"flow", flow.spec->name}, {"epochId", cp.batch_id}, {"idle", true}}.dump());
+  Transaction txn("STREAMING UPDATE", JsonText(json{{"flow", flow.spec->name}, {"epochId", cp.batch_id}, {"idle", true}}));
   txn.SetUpdateId(update_id);
   txn.SetCheckpoint(flow.spec->name, next.Encode());
   SPOOL_RETURN_IF_ERROR(store->Commit(txn));
@@ -882,9 +972,9 @@ Status Pipeline::Impl::PrepareBatch(CompiledFlow& flow, const Checkpoint& cp, co
                                     PreparedBatch* prepared) {
   prepared->started = std::chrono::steady_clock::now();
   Transaction& txn = prepared->txn;
-  txn = Transaction("STREAMING UPDATE", json{{"outputMode", flow.upserts ? "Update" : "Append"},
-                                             {"flow", flow.spec->name},
-                                             {"epochId", cp.batch_id}}.dump());
+  txn = Transaction("STREAMING UPDATE", JsonText(json{{"outputMode", flow.upserts ? "Update" : "Append"},
+                                                      {"flow", flow.spec->name},
+                                                      {"epochId", cp.batch_id}}));
   txn.SetUpdateId(update_id);
   BatchContext ctx;
   ctx.store = store;
@@ -923,7 +1013,7 @@ Status Pipeline::Impl::PrepareBatch(CompiledFlow& flow, const Checkpoint& cp, co
       return Status::OK();
     }
     txn.SetOperation("MATERIALIZED VIEW REFRESH",
-                     json{{"flow", flow.spec->name}, {"mode", recompute ? "RECOMPUTE" : "INCREMENTAL"}}.dump());
+                     JsonText(json{{"flow", flow.spec->name}, {"mode", recompute ? "RECOMPUTE" : "INCREMENTAL"}}));
     if (recompute) {
       for (auto& op : flow.ops) SPOOL_RETURN_IF_ERROR(op->Reset(ctx));
       SPOOL_RETURN_IF_ERROR(flow.source->ReadAll(ctx, &batch));
@@ -1001,34 +1091,28 @@ Status Pipeline::Impl::PrepareBatch(CompiledFlow& flow, const Checkpoint& cp, co
 }
 
 Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::string& update_id,
-                                FlowUpdateStats& stats, const UpdateOptions& options, bool ahead_allowed, bool* more,
-                                bool* committed, bool* commit_failed) {
+                                FlowUpdateStats& stats, const UpdateOptions& options, uint64_t ahead_budget,
+                                bool* more, bool* committed, bool* commit_failed) {
   *committed = false;
   PreparedBatch batch;
   Status prepared;
-  if (flow.ahead) {
-    JoinAhead();
-    prepared = flow.ahead_status;
-    batch = std::move(flow.ahead_batch);
-  } else {
-    prepared = PrepareBatch(flow, cp, update_id, &batch);
-  }
+  const bool taken = TakeAhead(flow, &prepared, &batch);
+  if (!taken) prepared = PrepareBatch(flow, cp, update_id, &batch);
   if (!prepared.ok() || batch.skipped) {
     SPOOL_RETURN_IF_ERROR(FinishCommitting(flow, update_id, stats, options, commit_failed));
     return prepared;
   }
   *more = batch.more;
-  // While this batch commits, the next one is read and processed on
+  // While this batch commits, the next ones are read and processed on
   // another thread: the source continues after this batch already, and a
   // failed commit ends the update, the next starting over from the store.
-  const bool ahead = ahead_allowed && flow.runs_ahead && batch.more;
-  if (ahead) {
+  // The helper may be at it already (`taken`: it told the source of this
+  // batch unless it was the source's last), and goes on until its budget
+  // or the source's rows run out.
+  const bool runs_ahead = batch.more && (taken || (ahead_budget != 0 && flow.runs_ahead));
+  if (runs_ahead && !taken) {
     flow.source->Committed();
-    flow.ahead = true;
-    flow.ahead_batch = PreparedBatch();
-    helper.Start([this, &flow, next = batch.next, update_id] {
-      flow.ahead_status = PrepareBatch(flow, next, update_id, &flow.ahead_batch);
-    });
+    StartAhead(flow, batch.next, update_id, ahead_budget);
   }
   // Queued behind the batch before it, which syncs meanwhile.
   PendingCommit pending;
@@ -1045,7 +1129,7 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
   }
   *committed = true;
   cp = batch.next;
-  if (ahead) {
+  if (runs_ahead) {
     flow.committing = CompiledFlow::Committing{std::move(pending), std::move(batch)};
     return Status::OK();
   }
@@ -1273,7 +1357,7 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
   }
   std::vector<bool> failed_at_start(p.flows.size(), false);
   for (CompiledFlow& flow : p.flows) {
-    Transaction setup("MOVE STATE", json{{"flow", flow.spec->name}}.dump());
+    Transaction setup("MOVE STATE", JsonText(json{{"flow", flow.spec->name}}));
     setup.SetUpdateId(update_id);
     StateTables tables;
     for (const auto& [id, schema] : flow.state[0]) tables.ids.push_back(id);
@@ -1351,9 +1435,11 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
         const bool run = more && !failed[f] && !stopping();
         more = false;
         if (run) {
-          // Not when the update stops after this batch anyway.
-          const bool ahead_allowed = !options.continuous && (options.max_batches == 0 || result->batches + 1 < options.max_batches);
-          s = p.RunBatch(flow, cp, update_id, stats, options, ahead_allowed, &more, &committed, &commit_failed);
+          // None after the batches the update stops at anyway.
+          const uint64_t ahead_budget = options.continuous       ? 0
+                                        : options.max_batches == 0 ? UINT64_MAX
+                                                                   : options.max_batches - result->batches - 1;
+          s = p.RunBatch(flow, cp, update_id, stats, options, ahead_budget, &more, &committed, &commit_failed);
         } else {
           // Stopped with a batch still committing: it is reported all the same.
           s = p.FinishCommitting(flow, update_id, stats, options, &commit_failed);
@@ -1470,7 +1556,7 @@ Status SetPipelineDefinition(Store* store, const PipelineSpec& spec, std::string
   const std::string id = s.ok() ? previous.pipeline_id : NewUpdateId();
   TableId table;
   SPOOL_RETURN_IF_ERROR(TableId::Parse(kDefinitionTable, &table));
-  Transaction txn("SET PIPELINE", json{{"pipeline_id", id}, {"name", spec.name}, {"number", previous.number + 1}}.dump());
+  Transaction txn("SET PIPELINE", JsonText(json{{"pipeline_id", id}, {"name", spec.name}, {"number", previous.number + 1}}));
   if (s.IsNotFound()) {
     Schema schema;
     SPOOL_RETURN_IF_ERROR(Schema::Make({{"pipeline_id", ColumnType::kString, false},

@@ -6,6 +6,7 @@
 
 #include "json_reader.h"
 #include "spool/storage/table.h"
+#include "spool/stream/json_text.h"
 #include "spool/stream/records.h"
 
 namespace spool {
@@ -415,7 +416,7 @@ std::string PipelineSpecToJson(const PipelineSpec& spec) {
   if (!spec.configuration.empty()) out["configuration"] = spec.configuration;
   out["datasets"] = datasets;
   out["flows"] = flows;
-  return out.dump(2);
+  return JsonText(out, 2);
 }
 
 // --- builder ---------------------------------------------------------------

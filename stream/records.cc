@@ -23,6 +23,7 @@
 #include <optional>
 
 #include "csv_reader.h"
+#include "spool/stream/json_text.h"
 
 namespace spool {
 namespace {
@@ -183,8 +184,6 @@ ordered_json ScalarJson(const JsonScalar& s) {
   }
   return nullptr;
 }
-
-std::string JsonText(const ordered_json& j) { return j.dump(-1, ' ', false, ordered_json::error_handler_t::replace); }
 
 // A JSON value as a value of `column`'s type: strict, no conversions but
 // those the formats name.

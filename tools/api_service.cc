@@ -18,6 +18,7 @@
 #include "json_format.h"
 #include "spool/rewind/updates.h"
 #include "spool/storage/store.h"
+#include "spool/stream/json_text.h"
 #include "spool/stream/pipeline.h"
 #include "spool/stream/records.h"
 
@@ -29,15 +30,12 @@ using json = nlohmann::ordered_json;
 constexpr uint64_t kDefaultPage = 25;
 constexpr uint64_t kMaxPage = 1000;
 
-// JSON text of a response. Requests may carry bytes that are not UTF-8 (a
-// path, a field a message quotes back): they are replaced (U+FFFD), never
-// allowed to throw.
-std::string Dump(const json& body) { return body.dump(-1, ' ', false, json::error_handler_t::replace); }
-
+// Responses are JsonText: requests may carry bytes that are not UTF-8 (a
+// path, a field a message quotes back).
 ApiResponse Error(int status, std::string_view code, std::string_view message) {
-  return {status, Dump(json{{"error_code", code}, {"message", message}})};
+  return {status, JsonText(json{{"error_code", code}, {"message", message}})};
 }
-ApiResponse Ok(const json& body) { return {200, Dump(body)}; }
+ApiResponse Ok(const json& body) { return {200, JsonText(body)}; }
 
 // A refused request's response: its code and the status for it.
 ApiResponse FromStatus(const Status& s) {

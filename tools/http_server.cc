@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api_service.h"
+#include "spool/stream/json_text.h"
 
 namespace spool::cli {
 namespace {
@@ -20,7 +21,7 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
 std::string ErrorBody(std::string_view code, std::string_view message) {
-  return nlohmann::json{{"error_code", code}, {"message", message}}.dump();
+  return JsonText(nlohmann::json{{"error_code", code}, {"message", message}});
 }
 
 struct Shared {

@@ -8,6 +8,7 @@
 #include "cli_format.h"
 #include "commands.h"
 #include "log_demo.h"
+#include "spool/stream/json_text.h"
 #include "spool/txnlog/log.h"
 
 namespace spool::cli {
@@ -111,7 +112,7 @@ int RunInspect(const std::string& dir, bool as_json) {
   for (const LogEpochStart& e : log->EpochHistory()) {
     out["epochs"].push_back(json{{"epoch", e.epoch}, {"first_version", e.first_version}});
   }
-  std::cout << out.dump(2) << "\n";
+  std::cout << JsonText(out, 2) << "\n";
   return kExitOk;
 }
 
@@ -119,8 +120,8 @@ int RunVerify(const std::string& dir, bool as_json) {
   uint64_t records = 0;
   Status s = VerifyLog(Env::Default(), dir, &records);
   if (as_json) {
-    std::cout << json{{"dir", dir}, {"intact", s.ok()}, {"records", records}, {"error", s.ok() ? "" : s.ToString()}}
-                     .dump(2)
+    std::cout << JsonText(json{{"dir", dir}, {"intact", s.ok()}, {"records", records}, {"error", s.ok() ? "" : s.ToString()}},
+                          2)
               << "\n";
     return s.ok() ? kExitOk : (s.IsCorruption() ? kExitFailure : kExitError);
   }
@@ -154,7 +155,7 @@ class DumpPrinter {
     if (entry.position.version < from_) return true;
     if (limit_ != 0 && shown_ >= limit_) return false;
     if (as_json_) {
-      std::cout << (shown_ == 0 ? "\n  " : ",\n  ") << EntryJson(entry).dump();
+      std::cout << (shown_ == 0 ? "\n  " : ",\n  ") << JsonText(EntryJson(entry));
     } else {
       table_.AddRow({std::to_string(entry.position.epoch), std::to_string(entry.position.version),
                      FormatTimestamp(entry.timestamp_us), entry.operation, std::to_string(entry.body.size()),

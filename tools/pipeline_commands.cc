@@ -21,6 +21,7 @@
 #include "spool/rewind/update_request.h"
 #include "spool/rewind/updates.h"
 #include "spool/storage/store.h"
+#include "spool/stream/json_text.h"
 #include "spool/stream/pipeline.h"
 #include "spool/stream/records.h"
 
@@ -387,7 +388,7 @@ int RunRewindPoints(const PointsArgs& args) {
   if (args.as_json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const RewindPoint& p : points) out.push_back(RewindPointJson(p, store->OnHistory(p.position)));
-    std::cout << out.dump(2) << "\n";
+    std::cout << JsonText(out, 2) << "\n";
     return kExitOk;
   }
   Table table({"rewind_point_id", "recorded", "version", "dry run", "message"});
@@ -422,7 +423,7 @@ int RunFindPoint(const FindArgs& args) {
   if (!s.ok()) return ReportError(s);
   if (!bad.found) {
     if (args.as_json) {
-      std::cout << nlohmann::ordered_json{{"found", false}}.dump(2) << "\n";
+      std::cout << JsonText(nlohmann::ordered_json{{"found", false}}, 2) << "\n";
       return kExitOk;
     }
     std::cout << fmt::format("no retained commit of {} has {} matching {}: nothing to rewind\n", args.table,
@@ -443,12 +444,12 @@ int RunFindPoint(const FindArgs& args) {
                           /*dry_run=*/true, &point);
   if (!s.ok()) return ReportError(s);
   if (args.as_json) {
-    std::cout << nlohmann::ordered_json{{"found", true},
-                      {"first_bad_version", bad.first_bad},
-                      {"first_bad_timestamp", FormatTimestamp(bad.first_bad_timestamp_us)},
-                      {"matching_rows", bad.matching_rows},
-                      {"rewind_point", RewindPointJson(point, /*on_history=*/true)}}
-                     .dump(2)
+    std::cout << JsonText(nlohmann::ordered_json{{"found", true},
+                                                 {"first_bad_version", bad.first_bad},
+                                                 {"first_bad_timestamp", FormatTimestamp(bad.first_bad_timestamp_us)},
+                                                 {"matching_rows", bad.matching_rows},
+                                                 {"rewind_point", RewindPointJson(point, /*on_history=*/true)}},
+                          2)
               << "\n";
     return kExitOk;
   }

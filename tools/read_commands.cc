@@ -15,6 +15,7 @@
 #include "row_format.h"
 #include "spool/rewind/rewind_points.h"
 #include "spool/storage/store.h"
+#include "spool/stream/json_text.h"
 #include "spool/stream/records.h"
 
 namespace spool::cli {
@@ -178,7 +179,7 @@ int RunHistory(const std::string& dir, const std::string& name, uint64_t limit, 
   if (as_json) {
     ordered_json out = ordered_json::array();
     for (const HistoryEntry& h : history) out.push_back(HistoryJson(h));
-    std::cout << out.dump(2, ' ', false, ordered_json::error_handler_t::replace) << "\n";
+    std::cout << JsonText(out, 2) << "\n";
     return kExitOk;
   }
   Table table({"version", "timestamp (UTC)", "operation", "operationParameters", "operationMetrics", "updateId"});
@@ -270,7 +271,7 @@ int RunSnapshot(const std::string& dir, bool list, bool as_json) {
   if (as_json) {
     ordered_json out = ordered_json::array();
     for (const SnapshotInfo& info : snapshots) out.push_back(SnapshotJson(info));
-    std::cout << (list ? out : out[0]).dump(2) << "\n";
+    std::cout << JsonText(list ? out : out[0], 2) << "\n";
     return kExitOk;
   }
   if (!list) {
@@ -338,7 +339,7 @@ int RunVacuum(const VacuumArgs& args) {
                    {"archive_files", report.archive_files}, {"history_runs", report.history_runs},
                    {"snapshot_taken", report.snapshot_taken},
                    {"paths", report.paths}};
-  std::cout << out.dump(2) << "\n";
+  std::cout << JsonText(out, 2) << "\n";
   return kExitOk;
 }
 

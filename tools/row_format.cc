@@ -12,6 +12,7 @@
 
 #include "cli_format.h"
 #include "json_format.h"
+#include "spool/stream/json_text.h"
 #include "spool/stream/records.h"
 
 namespace spool::cli {
@@ -95,7 +96,7 @@ void RowPrinter::Add(const Row& values) {
     case OutputFormat::kJsonLines: {
       ordered_json object = ordered_json::object();
       for (size_t i = 0; i < values.size() && i < names_.size(); ++i) object[names_[i]] = ValueJson(values[i]);
-      *out_ << object.dump(-1, ' ', false, ordered_json::error_handler_t::replace) << "\n";
+      *out_ << JsonText(object) << "\n";
       return;
     }
     case OutputFormat::kCsv: {

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "json_format.h"
 #include "spool/storage/store.h"
+#include "spool/stream/json_text.h"
 #include "spool/stream/records.h"
 
 namespace spool::cli {
@@ -52,7 +53,7 @@ int RunArchive(const std::string& dir, bool as_json) {
                      {"to", FormatTimestamp(cut.last_timestamp_us)},
                      {"complete", cut.complete}});
     }
-    std::cout << out.dump(2) << "\n";
+    std::cout << JsonText(out, 2) << "\n";
     return kExitOk;
   }
   Table table({"cut", "versions", "commits", "from", "to", "complete"});
@@ -92,7 +93,7 @@ int RunEvents(const EventsArgs& args) {
   if (args.as_json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const Event& e : events) out.push_back(EventJson(e));
-    std::cout << out.dump(2) << "\n";
+    std::cout << JsonText(out, 2) << "\n";
     return kExitOk;
   }
   Table table({"seq", "timestamp (UTC)", "level", "event_type", "origin", "message"});

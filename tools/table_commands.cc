@@ -15,6 +15,7 @@
 #include "cli_format.h"
 #include "commands.h"
 #include "spool/storage/store.h"
+#include "spool/stream/json_text.h"
 #include "spool/stream/records.h"
 
 namespace spool::cli {
@@ -126,7 +127,7 @@ int RunCreate(const CreateArgs& args) {
   if (s.ok()) s = OpenStore(args.dir, &store);
   if (!s.ok()) return ReportError(s);
   ordered_json parameters{{"kind", TableKindName(kind)}, {"primaryKey", KeyNames(schema)}, {"properties", properties}};
-  Transaction txn("CREATE TABLE", parameters.dump());
+  Transaction txn("CREATE TABLE", JsonText(parameters));
   txn.CreateTable(id, kind, schema, properties);
   return CommitAndReport(store.get(), txn, "created " + id.ToString());
 }
@@ -177,7 +178,7 @@ Status BuildAlter(const AlterArgs& args, const TableInfo& table, Transaction* tx
     return Status::InvalidArgument("nothing to alter: give --add-column, --set-property or --unset-property");
   }
   if (!changes.empty()) txn->SetProperties(table.id, std::move(changes));
-  txn->SetOperation(operations.size() == 1 ? operations[0] : "ALTER TABLE", parameters.dump());
+  txn->SetOperation(operations.size() == 1 ? operations[0] : "ALTER TABLE", JsonText(parameters));
   return Status::OK();
 }
 
@@ -226,7 +227,7 @@ int RunList(const std::string& dir, bool as_json) {
   if (as_json) {
     ordered_json out = ordered_json::array();
     for (const TableInfo& t : tables) out.push_back(TableJson(t));
-    std::cout << out.dump(2) << "\n";
+    std::cout << JsonText(out, 2) << "\n";
     return kExitOk;
   }
   Table table({"table", "kind", "columns", "key", "properties", "created"});
@@ -322,8 +323,8 @@ int RunWrite(const WriteArgs& args) {
   ordered_json parameters{{"mode", args.delete_keys ? "Delete" : (table.schema.has_key() ? "Upsert" : "Append")},
                           {"format", format},
                           {"source", source}};
-  return args.delete_keys ? CommitDeletes(store.get(), id, std::move(rows), parameters.dump())
-                          : CommitRows(store.get(), id, std::move(rows), parameters.dump());
+  return args.delete_keys ? CommitDeletes(store.get(), id, std::move(rows), JsonText(parameters))
+                          : CommitRows(store.get(), id, std::move(rows), JsonText(parameters));
 }
 
 void RegisterTableSubcommands(CLI::App& app, int* exit_code) {

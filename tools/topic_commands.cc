@@ -10,6 +10,7 @@
 
 #include "cli_format.h"
 #include "commands.h"
+#include "spool/stream/json_text.h"
 #include "spool/stream/records.h"
 #include "spool/stream/topic.h"
 
@@ -209,7 +210,7 @@ int RunConsume(const ConsumeArgs& args) {
         {"offset", m.offset}, {"timestamp", FormatTimestamp(m.timestamp_us)}, {"timestamp_us", m.timestamp_us}};
     PutBytes(&line, "key", m.key);
     PutBytes(&line, "value", m.value);
-    std::cout << line.dump() << "\n";
+    std::cout << JsonText(line) << "\n";
     return true;
   });
   if (!s.ok()) return ReportError(s);
@@ -259,7 +260,7 @@ int RunInfo(const std::string& dir, bool as_json) {
                    {"retention_age_us", info.config.retention.age_us},
                    {"retention_bytes", info.config.retention.bytes},
                    {"segment_size_bytes", info.config.segment_size_bytes}};
-  std::cout << out.dump(2) << "\n";
+  std::cout << JsonText(out, 2) << "\n";
   return kExitOk;
 }
 
@@ -296,13 +297,13 @@ int RunRetention(const RetentionArgs& args) {
   if (!s.ok()) return ReportError(s);
   if (args.as_json) {
     const TopicRetention retention = topic->Info().config.retention;
-    std::cout << ordered_json{{"retention", {{"age_us", retention.age_us}, {"bytes", retention.bytes}}},
-                              {"segments_deleted", report.segments_deleted},
-                              {"messages_deleted", report.messages_deleted},
-                              {"bytes_deleted", report.bytes_deleted},
-                              {"oldest_offset_before", report.oldest_offset_before},
-                              {"oldest_offset", report.oldest_offset}}
-                     .dump(2)
+    std::cout << JsonText(ordered_json{{"retention", {{"age_us", retention.age_us}, {"bytes", retention.bytes}}},
+                                       {"segments_deleted", report.segments_deleted},
+                                       {"messages_deleted", report.messages_deleted},
+                                       {"bytes_deleted", report.bytes_deleted},
+                                       {"oldest_offset_before", report.oldest_offset_before},
+                                       {"oldest_offset", report.oldest_offset}},
+                          2)
               << "\n";
   } else if (report.segments_deleted == 0) {
     std::cout << fmt::format("nothing to delete; oldest retained offset {}\n", report.oldest_offset);

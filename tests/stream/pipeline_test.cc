@@ -9,6 +9,7 @@
 
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 
@@ -164,6 +165,20 @@ TEST_F(PipelineTest, BadRecordFailsTheUpdateNamingFileAndLineAndCommitsNothing) 
   std::vector<Event> errors = Events(std::nullopt, EventLevel::kError);
   ASSERT_FALSE(errors.empty());
   EXPECT_EQ(errors[0].origin.flow_name, "ingest");
+}
+
+// A record that is not UTF-8 is bad input like any other: the update
+// fails naming it, and the error's event (JSON) holds its bytes replaced.
+TEST_F(PipelineTest, ARecordThatIsNotUtf8FailsTheUpdateLikeAnyBadRecord) {
+  AddFile("a.jsonl", Order(1, "de", 10) + "{\"id\": 2, \"country\": \"fr\xff\x92\", \"amount\": \xff}\n");
+  UpdateResult r = Run(OrdersPipeline(in()));
+  ExpectFailed(r, "a.jsonl");
+  EXPECT_NE(r.error.find("line 2"), std::string::npos) << r.error;
+  EXPECT_TRUE(Rows("main.shop.orders").empty());
+  std::vector<Event> errors = Events(std::nullopt, EventLevel::kError);
+  ASSERT_FALSE(errors.empty());
+  EXPECT_EQ(errors[0].origin.flow_name, "ingest");
+  EXPECT_TRUE(nlohmann::json::accept(errors[0].details_json)) << errors[0].details_json;
 }
 
 TEST_F(PipelineTest, RescuePolicyKeepsBadRecordsInTheRescueColumn) {
@@ -1298,71 +1313,110 @@ TEST_F(PipelineTest, ATriggeredUpdateEndsWhileProducersKeepWriting) {
   EXPECT_EQ(Rows("main.s.t").size(), 10u);
 }
 
-// A topic into an aggregate prepares each next batch while one commits, and
-// reports a batch once the commit after it is queued: an update stopped when
-// batch 2 is reported ends with batch 3 (committing then) and drops batch 4
-// (being prepared), its rows and its counts with it; the next update (of the
-// same pipeline) reads them again, once.
-TEST_F(PipelineTest, AnUpdateStoppedWhileTheNextBatchIsPreparedLosesAndRepeatsNothing) {
-  const std::string dir = dir_->Sub("topic");
-  ASSERT_TRUE(Topic::Create(Env::Default(), dir, TopicConfig{}).ok());
-  std::unique_ptr<Topic> topic;
-  ASSERT_TRUE(Topic::Open(Env::Default(), dir, &topic).ok());
-  std::vector<std::string> values;
-  std::map<std::string, std::pair<int64_t, int64_t>> after_three, after_all;  // country -> count, sum
-  for (int64_t id = 0; id < 12; ++id) {
-    const std::string country = id % 3 == 0 ? "de" : "fr";
-    values.push_back(Order(id, country, id));
-    for (auto* model : {&after_three, &after_all}) {
-      if (model == &after_three && id >= 6) continue;  // three batches of two
-      (*model)[country].first++;
-      (*model)[country].second += id;
+// Orders 0..11 (amount = id, in "de" when id % 3 == 0, else "fr") in a
+// topic, counted and summed by country into main.s.sums in batches of two:
+// a flow whose next batches are prepared while one commits.
+class RunAheadTest : public PipelineTest {
+ protected:
+  using Sums = std::map<std::string, std::pair<int64_t, int64_t>>;  // country -> count, sum
+
+  static std::string Country(int64_t id) { return id % 3 == 0 ? "de" : "fr"; }
+  // The sums once the first `batches` batches are counted.
+  static Sums After(uint64_t batches) {
+    Sums model;
+    for (int64_t id = 0; id < static_cast<int64_t>(2 * batches); ++id) {
+      model[Country(id)].first++;
+      model[Country(id)].second += id;
     }
+    return model;
   }
-  std::vector<TopicWrite> writes;
-  for (const std::string& value : values) writes.push_back({"", value});
-  TopicProduced produced;
-  ASSERT_TRUE(topic->Produce(writes, &produced).ok());
-  PipelineBuilder b("ahead");
-  b.StreamingTable("main.s.sums");
-  b.Flow("sums")
-      .FromTopic(dir, OrderColumns())
-      .Aggregate({"country"}, {{"orders", AggregateFn::kCount, ""}, {"revenue", AggregateFn::kSum, "amount"}})
-      .MaxBatchRows(2)
-      .Into("main.s.sums");
-  std::unique_ptr<Pipeline> pipeline;
-  ASSERT_TRUE(Pipeline::Open(store_.get(), b.Build(), &pipeline).ok());
-  auto sums = [&] {
-    std::map<std::string, std::pair<int64_t, int64_t>> found;
+
+  void SetUp() override {
+    PipelineTest::SetUp();
+    const std::string dir = dir_->Sub("topic");
+    ASSERT_TRUE(Topic::Create(Env::Default(), dir, TopicConfig{}).ok());
+    std::unique_ptr<Topic> topic;
+    ASSERT_TRUE(Topic::Open(Env::Default(), dir, &topic).ok());
+    std::vector<std::string> values;  // the writes refer to them
+    for (int64_t id = 0; id < 12; ++id) values.push_back(Order(id, Country(id), id));
+    std::vector<TopicWrite> writes;
+    for (const std::string& value : values) writes.push_back({"", value});
+    TopicProduced produced;
+    ASSERT_TRUE(topic->Produce(writes, &produced).ok());
+    PipelineBuilder b("ahead");
+    b.StreamingTable("main.s.sums");
+    b.Flow("sums")
+        .FromTopic(dir, OrderColumns())
+        .Aggregate({"country"}, {{"orders", AggregateFn::kCount, ""}, {"revenue", AggregateFn::kSum, "amount"}})
+        .MaxBatchRows(2)
+        .Into("main.s.sums");
+    ASSERT_TRUE(Pipeline::Open(store_.get(), b.Build(), &pipeline_).ok());
+  }
+
+  Sums Found() {
+    Sums found;
     for (const Row& row : Rows("main.s.sums")) {
       found[std::get<std::string>(row[0])] = {std::get<int64_t>(row[1]), std::get<int64_t>(row[2])};
     }
     return found;
-  };
+  }
+
+  // Every batch reported once, in order, its id one more than the last.
+  void ExpectSixBatchesReportedInOrder() {
+    std::vector<Event> progress = Events("flow_progress");
+    ASSERT_EQ(progress.size(), 6u);
+    for (size_t i = 0; i < progress.size(); ++i) {
+      EXPECT_NE(progress[i].details_json.find("\"batch_id\":" + std::to_string(i) + ","), std::string::npos)
+          << progress[i].details_json;
+    }
+  }
+
+  std::unique_ptr<Pipeline> pipeline_;
+};
+
+// Batches are reported once a later commit is queued: an update stopped
+// when batch 2 is reported ends with the batches committing then and drops
+// those being prepared, their rows and counts with them; the next update
+// (of the same pipeline) reads them again, once.
+TEST_F(RunAheadTest, AnUpdateStoppedWhileTheNextBatchesArePreparedLosesAndRepeatsNothing) {
   UpdateOptions options;
   uint64_t batches = 0;
   options.on_batch = [&](const std::string&, uint64_t) {
-    if (++batches == 2) pipeline->Stop();  // the third commits, the fourth is being read and counted
+    if (++batches == 2) pipeline_->Stop();  // later ones are committing, or being read and counted
   };
   UpdateResult r;
-  ASSERT_TRUE(pipeline->Update(options, &r).ok());
+  ASSERT_TRUE(pipeline_->Update(options, &r).ok());
   EXPECT_EQ(r.state, UpdateState::kCanceled) << r.error;
-  EXPECT_EQ(r.batches, 3u);
-  EXPECT_EQ(sums(), after_three);
+  const uint64_t first = r.batches;
+  EXPECT_GE(first, 3u);  // batch 3 at least was queued before batch 2 was reported
+  EXPECT_LT(first, 6u);
+  EXPECT_EQ(batches, first);  // every batch it committed was reported
+  EXPECT_EQ(Found(), After(first));
   options.on_batch = nullptr;
-  ASSERT_TRUE(pipeline->Update(options, &r).ok());
+  ASSERT_TRUE(pipeline_->Update(options, &r).ok());
   EXPECT_EQ(r.state, UpdateState::kCompleted) << r.error;
-  EXPECT_EQ(r.batches, 3u);
-  EXPECT_EQ(sums(), after_all);
-  // Batch ids run on without a gap or a repeat.
-  std::vector<Event> progress = Events("flow_progress");
-  ASSERT_EQ(progress.size(), 6u);
-  for (size_t i = 0; i < progress.size(); ++i) {
-    EXPECT_NE(progress[i].details_json.find("\"batch_id\":" + std::to_string(i) + ","), std::string::npos)
-        << progress[i].details_json;
-  }
+  EXPECT_EQ(r.batches, 6u - first);
+  EXPECT_EQ(Found(), After(6));
+  ExpectSixBatchesReportedInOrder();
 }
 
+// An update's batch limit holds while the next batches are prepared ahead:
+// those beyond it are not committed, and the next update reads them again,
+// once.
+TEST_F(RunAheadTest, AnUpdateWithABatchLimitCommitsThatManyWhileTheNextAreReadAhead) {
+  uint64_t batches = 0;
+  for (uint64_t limit : {1u, 2u, 0u}) {  // 0: no limit
+    UpdateOptions options;
+    options.max_batches = limit;
+    UpdateResult r;
+    ASSERT_TRUE(pipeline_->Update(options, &r).ok());
+    EXPECT_EQ(r.error, "");
+    EXPECT_EQ(r.batches, limit == 0 ? 3u : limit);
+    batches += r.batches;
+    EXPECT_EQ(Found(), After(batches)) << "after " << batches << " batches";
+  }
+  ExpectSixBatchesReportedInOrder();
+}
 }  // namespace
 }  // namespace spool
 
