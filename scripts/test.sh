@@ -10,7 +10,8 @@
 #      campaign killed at those points (with SPOOL_SKIP_SANITIZERS=1, the
 #      Release build runs the unit tests and fuzz corpora instead);
 #   3. a ThreadSanitizer build of the concurrency tests (group commit,
-#      async appends, commits queued behind one another,
+#      async appends, commits queued behind one another, the helper thread,
+#      batches prepared ahead while others commit,
 #      concurrent producers, continuous updates, a rewind requested while a
 #      continuous update runs, the API read from many threads during an
 #      update, the HTTP server under load);
@@ -65,11 +66,11 @@ if [ "${SPOOL_SKIP_SANITIZERS:-0}" != "1" ]; then
     -DSPOOL_SANITIZE_THREAD=ON -DSPOOL_BUILD_BENCH=OFF -DSPOOL_BUILD_FUZZ=OFF
   stage "ThreadSanitizer concurrency tests"
   export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
-  build-tsan/tests/txnlog/spool_txnlog_tests --gtest_filter='*Concurrent*:*GroupCommit*:*Async*'
+  build-tsan/tests/txnlog/spool_txnlog_tests --gtest_filter='*Concurrent*:*GroupCommit*:*Async*:HelperThreadTest.*'
   # Commits queued behind one another, and big ones whose history runs a helper makes.
   build-tsan/tests/storage/spool_storage_tests --gtest_filter='TableTest.*Queued*:TableTest.BigCommits*'
   build-tsan/tests/stream/spool_topic_tests --gtest_filter='*Concurrent*:TopicGroupTest.*'
-  build-tsan/tests/stream/spool_pipeline_tests --gtest_filter='*Continuous*:*WhileProducers*'
+  build-tsan/tests/stream/spool_pipeline_tests --gtest_filter='*Continuous*:*WhileProducers*:RunAheadTest.*'
   build-tsan/tests/rewind/spool_rewind_tests --gtest_filter='*ContinuousUpdateRuns*:*OneUpdateRunsAtATime*'
   build-tsan/tests/tools/spool_api_tests --gtest_filter='*ManyThreads*:*SecondUpdate*:*AnUpdateStartsAtOnce*'
   # The HTTP server under load: 400 reads while an update works through 200,000 orders.

@@ -80,10 +80,10 @@ class Source {
   // The batch committed: Read continues after it.
   virtual void Committed() = 0;
   // Whether the runner may call Committed before the commit is durable and
-  // Read the next batch on another thread while it is written: the source
-  // keeps its position in memory and its Read depends on nothing a commit
-  // of the flow changes. A failed commit then ends the update, and the next
-  // one starts the source again from the stored offset.
+  // Read the next batches on another thread while it is written: the
+  // source keeps its position in memory and its Read depends on nothing a
+  // commit of the flow changes. A failed commit then ends the update, and
+  // the next one starts the source again from the stored offset.
   virtual bool ReadsAhead() const { return false; }
   // Everything it reads once (a `once` flow's backfill, a materialized
   // view's recomputation): all rows now, as one batch.
@@ -135,8 +135,8 @@ class Operator {
   virtual void set_watermark(int64_t /*micros*/) {}
   // Transforms `batch` in place; state changes go to ctx.txn.
   virtual Status Process(BatchContext& ctx, Batch* batch) = 0;
-  // Whether Process may run for the next batch, on another thread, while
-  // the previous batch's commit is written: the step keeps its state in
+  // Whether Process may run for the next batches, on another thread, while
+  // the earlier batches' commits are written: the step keeps its state in
   // memory and reads nothing from the store that a commit of its own flow
   // changes (see Source::ReadsAhead).
   virtual bool ProcessesAhead() const { return false; }
