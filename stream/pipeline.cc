@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -146,13 +147,13 @@ struct CompiledFlow {
   // The source and every step may work on the next batches while one
   // commits (Pipeline::Impl::Ahead).
   bool runs_ahead = false;
-  // A batch queued for the log (Store::CommitAsync) while the next one is
-  // committed; reported once durable.
+  // Batches queued for the log (Store::CommitAsync) while the next ones
+  // are committed, oldest first; each reported once durable.
   struct Committing {
     PendingCommit commit;
     PreparedBatch batch;  // its transaction cleared
   };
-  std::optional<Committing> committing;
+  std::deque<Committing> committing;
   Source::Backlog backlog;  // after the last committed batch's read
 };
 
@@ -231,15 +232,16 @@ struct Pipeline::Impl {
   // Runs one micro-batch: prepares it (or takes the one prepared ahead),
   // commits it and reports it. `ahead_budget`: how many batches after it
   // may be prepared while it commits, when the flow can; the batch is then
-  // left committing (flow.committing) and reported by the flow's next
-  // RunBatch, after that one's commit is queued, or by FinishCommitting.
+  // left committing (flow.committing, up to kCommitting of them) and
+  // reported by a later RunBatch, after a later commit is queued, or by
+  // FinishCommitting.
   Status RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::string& update_id, FlowUpdateStats& stats,
                   const UpdateOptions& options, uint64_t ahead_budget, bool* more, bool* committed,
                   bool* commit_failed);
-  // Waits for the flow's committing batch, if any, and reports it.
-  // `commit_failed`: set when the commit failed.
+  // Waits for the flow's committing batches but the newest `keep`, oldest
+  // first, and reports each. `commit_failed`: set when a commit failed.
   Status FinishCommitting(CompiledFlow& flow, const std::string& update_id, FlowUpdateStats& stats,
-                          const UpdateOptions& options, bool* commit_failed);
+                          const UpdateOptions& options, bool* commit_failed, size_t keep = 0);
   // A durable batch: its figures, its flow_progress event, the callbacks.
   Status Report(CompiledFlow& flow, const PreparedBatch& batch, const CommitResult& result, const std::string& update_id,
                 FlowUpdateStats& stats, const UpdateOptions& options);
@@ -257,6 +259,11 @@ struct Pipeline::Impl {
   // commits the ones before them: neither thread waits for the other to
   // hand it work, unless it is ahead of the other.
   static constexpr size_t kAheadBatches = 2;
+  // A flow running ahead leaves its batches queued for the log without
+  // waiting for their syncs until kCommitting later batches are queued
+  // too: a sync that is slow, or a log thread short of CPU, holds up the
+  // runner only when it is that far behind.
+  static constexpr size_t kCommitting = 2;
   struct Ahead {
     std::mutex mu;
     std::condition_variable changed;
@@ -677,8 +684,8 @@ void Pipeline::Impl::JoinAhead() {
 void Pipeline::Impl::EndBatches() {
   JoinAhead();
   for (CompiledFlow& flow : flows) {
-    if (flow.committing) (void)store->Wait(&flow.committing->commit);  // durable, though not reported
-    flow.committing.reset();
+    for (CompiledFlow::Committing& c : flow.committing) (void)store->Wait(&c.commit);  // durable, though not reported
+    flow.committing.clear();
   }
 }
 
@@ -1121,7 +1128,7 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
   // A refused transaction (a row that does not fit) changed nothing; any
   // other failure came after the log write.
   if (!s.ok()) *commit_failed = !s.IsInvalidArgument();
-  Status before = FinishCommitting(flow, update_id, stats, options, commit_failed);
+  Status before = FinishCommitting(flow, update_id, stats, options, commit_failed, runs_ahead ? kCommitting - 1 : 0);
   if (s.ok()) s = before;
   if (!s.ok()) {
     JoinAhead();  // and drop what it prepared
@@ -1130,7 +1137,7 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
   *committed = true;
   cp = batch.next;
   if (runs_ahead) {
-    flow.committing = CompiledFlow::Committing{std::move(pending), std::move(batch)};
+    flow.committing.push_back(CompiledFlow::Committing{std::move(pending), std::move(batch)});
     return Status::OK();
   }
   CommitResult result;
@@ -1147,17 +1154,19 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
 }
 
 Status Pipeline::Impl::FinishCommitting(CompiledFlow& flow, const std::string& update_id, FlowUpdateStats& stats,
-                                        const UpdateOptions& options, bool* commit_failed) {
-  if (!flow.committing) return Status::OK();
-  CompiledFlow::Committing committing = std::move(*flow.committing);
-  flow.committing.reset();
-  CommitResult result;
-  Status s = store->Wait(&committing.commit, &result);
-  if (!s.ok()) {
-    *commit_failed = true;
-    return s;
+                                        const UpdateOptions& options, bool* commit_failed, size_t keep) {
+  while (flow.committing.size() > keep) {
+    CompiledFlow::Committing committing = std::move(flow.committing.front());
+    flow.committing.pop_front();
+    CommitResult result;
+    Status s = store->Wait(&committing.commit, &result);
+    if (!s.ok()) {
+      *commit_failed = true;
+      return s;
+    }
+    SPOOL_RETURN_IF_ERROR(Report(flow, committing.batch, result, update_id, stats, options));
   }
-  return Report(flow, committing.batch, result, update_id, stats, options);
+  return Status::OK();
 }
 
 Status Pipeline::Impl::Report(CompiledFlow& flow, const PreparedBatch& batch, const CommitResult& result,
