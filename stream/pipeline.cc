@@ -614,11 +614,10 @@ Status Pipeline::Impl::Event(EventLevel level, const std::string& type, const st
 
 void Pipeline::Impl::StartAhead(CompiledFlow& flow, const Checkpoint& cp, const std::string& update_id,
                                  uint64_t budget) {
-  JoinAhead();  // the job before, ended already
+  JoinAhead();  // the job before, ended already; its queue dropped
   {
     std::lock_guard lock(ahead.mu);
     ahead.flow = &flow;
-    ahead.ready.clear();
     ahead.done = ahead.stop = false;
   }
   helper.Start([this, &flow, cp, update_id, budget] { PrepareAhead(flow, cp, update_id, budget); });

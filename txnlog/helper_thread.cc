@@ -22,7 +22,7 @@ uint64_t HelperThread::Start(std::function<void()> job) {
 
 void HelperThread::Wait() {
   std::unique_lock lock(mu_);
-  cv_.wait(lock, [this] { return !job_; });
+  cv_.wait(lock, [this] { return finished_ == started_; });
 }
 
 void HelperThread::WaitFor(uint64_t ticket) {
