@@ -39,12 +39,6 @@ void PutEscaped(std::string* out, std::string_view bytes) {
   out->resize(static_cast<size_t>(p - out->data()));
 }
 
-void PutFixed64(std::string* out, uint64_t v) {
-  char buf[8];
-  std::memcpy(buf, &v, 8);
-  out->append(buf, 8);
-}
-
 void EncodeKeyPart(const Value& value, std::string* out) {
   if (IsNull(value)) {
     out->push_back(kNullPart);
@@ -69,22 +63,46 @@ void EncodeKeyPart(const Value& value, std::string* out) {
 uint64_t ZigZag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
 int64_t UnZigZag(uint64_t u) { return static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1); }
 
-void EncodeValue(const Value& value, std::string* out) {
-  if (const auto* i = std::get_if<int64_t>(&value)) {
-    PutVarint(out, ZigZag(*i));
-  } else if (const auto* t = std::get_if<Timestamp>(&value)) {
-    PutVarint(out, ZigZag(t->micros));
-  } else if (const auto* d = std::get_if<double>(&value)) {
-    PutFixed64(out, std::bit_cast<uint64_t>(*d));
-  } else if (const auto* b = std::get_if<bool>(&value)) {
-    out->push_back(*b ? '\x01' : '\x00');
-  } else {
-    const std::string& bytes = std::holds_alternative<std::string>(value) ? std::get<std::string>(value)
-                                                                          : std::get<Bytes>(value).data;
-    PutVarint(out, bytes.size());
-    out->append(bytes);
+// Sizes and writes one non-null value: the row is sized first and written
+// in place (EncodeRow), rather than appended to piece by piece.
+size_t ValueBytes(const Value& value) {
+  switch (value.index()) {
+    case 1: return VarintLength(ZigZag(std::get<int64_t>(value)));
+    case 2: return 8;
+    case 3: return VarintLength(std::get<std::string>(value).size()) + std::get<std::string>(value).size();
+    case 4: return 1;
+    case 5: return VarintLength(ZigZag(std::get<Timestamp>(value).micros));
+    default: return VarintLength(std::get<Bytes>(value).data.size()) + std::get<Bytes>(value).data.size();
   }
 }
+
+uint8_t* PutBytes(uint8_t* out, std::string_view bytes) {
+  out = EncodeVarint(out, bytes.size());
+  std::memcpy(out, bytes.data(), bytes.size());
+  return out + bytes.size();
+}
+
+uint8_t* PutValue(uint8_t* out, const Value& value) {
+  switch (value.index()) {
+    case 1: return EncodeVarint(out, ZigZag(std::get<int64_t>(value)));
+    case 2: {
+      const uint64_t bits = std::bit_cast<uint64_t>(std::get<double>(value));
+      std::memcpy(out, &bits, 8);
+      return out + 8;
+    }
+    case 3: return PutBytes(out, std::get<std::string>(value));
+    case 4: *out = std::get<bool>(value) ? 1 : 0; return out + 1;
+    case 5: return EncodeVarint(out, ZigZag(std::get<Timestamp>(value).micros));
+    default: return PutBytes(out, std::get<Bytes>(value).data);
+  }
+}
+static_assert(std::is_same_v<std::variant_alternative_t<1, Value>, int64_t> &&
+              std::is_same_v<std::variant_alternative_t<2, Value>, double> &&
+              std::is_same_v<std::variant_alternative_t<3, Value>, std::string> &&
+              std::is_same_v<std::variant_alternative_t<4, Value>, bool> &&
+              std::is_same_v<std::variant_alternative_t<5, Value>, Timestamp> &&
+              std::is_same_v<std::variant_alternative_t<6, Value>, Bytes>,
+              "ValueBytes and PutValue switch on Value's alternatives in this order");
 
 }  // namespace
 
@@ -112,15 +130,20 @@ Status EncodeKeyValues(const Schema& schema, const Row& key, bool allow_prefix, 
 
 void EncodeRow([[maybe_unused]] const Schema& schema, const Row& row, std::string* out) {
   assert(schema.Validate(row).ok());
-  PutVarint(out, row.size());
-  std::string bitmap((row.size() + 7) / 8, '\0');
+  const size_t bitmap_bytes = (row.size() + 7) / 8;
+  size_t bytes = VarintLength(row.size()) + bitmap_bytes;
+  for (const Value& value : row) bytes += value.index() == 0 ? 0 : ValueBytes(value);
+  const size_t at = out->size();
+  out->resize(at + bytes);  // the bitmap's bytes zero
+  auto* p = reinterpret_cast<uint8_t*>(out->data() + at);
+  p = EncodeVarint(p, row.size());
+  uint8_t* bitmap = p;
+  p += bitmap_bytes;
   for (size_t i = 0; i < row.size(); ++i) {
-    if (IsNull(row[i])) bitmap[i / 8] = static_cast<char>(bitmap[i / 8] | (1 << (i % 8)));
+    if (row[i].index() == 0) bitmap[i / 8] = static_cast<uint8_t>(bitmap[i / 8] | (1 << (i % 8)));
+    else p = PutValue(p, row[i]);
   }
-  out->append(bitmap);
-  for (const Value& value : row) {
-    if (!IsNull(value)) EncodeValue(value, out);
-  }
+  assert(p == reinterpret_cast<uint8_t*>(out->data() + at + bytes));
 }
 
 // Fills RowView: the friend through which ParseRow reaches its fields.
@@ -206,7 +229,7 @@ Status DecodeRow(const Schema& schema, std::string_view bytes, Row* row) {
 uint64_t RowView::Fixed64(size_t column) const {
   uint64_t bits = 0;
   std::memcpy(&bits, fields_[column].data(), 8);
-  return bits;  // as PutFixed64 wrote it
+  return bits;  // as PutValue wrote it
 }
 
 int64_t RowView::Int64(size_t column) const {

@@ -94,8 +94,8 @@ void StagedChanges::reserve(size_t keys) {
   index_.reserve(keys);
 }
 
-const StateValue* StagedChanges::Find(std::string_view key) const {
-  auto it = index_.find(key);
+const StateValue* StagedChanges::Find(const Probe& probe) const {
+  auto it = index_.find(probe);
   return it == index_.end() ? nullptr : &(*entries_)[*it].second;
 }
 

@@ -124,8 +124,18 @@ class StagedChanges {
   StagedChanges();
   void reserve(size_t keys);
   bool empty() const { return entries_->empty(); }
+  // A key with its hash, so that a key looked up in several commits'
+  // changes (and prefetched first) is hashed once.
+  struct Probe {
+    std::string_view key;
+    size_t hash;  // StringHash()(key)
+  };
+  static Probe MakeProbe(std::string_view key) { return Probe{key, StringHash()(key)}; }
   // The value `key` was last set to (nullopt: deleted), or null when unset.
-  const StateValue* Find(std::string_view key) const;
+  const StateValue* Find(std::string_view key) const { return Find(MakeProbe(key)); }
+  const StateValue* Find(const Probe& probe) const;
+  // Starts loading the memory a Find of `probe` will read.
+  void Prefetch(const Probe& probe) const { index_.prefetch(probe); }
   void Set(std::string key, StateValue value);
   // In the order first set.
   const Entries& entries() const { return *entries_; }
@@ -142,12 +152,14 @@ class StagedChanges {
     const Entries* entries;
     size_t operator()(uint32_t at) const { return StringHash()((*entries)[at].first); }
     size_t operator()(std::string_view key) const { return StringHash()(key); }
+    size_t operator()(const Probe& probe) const { return probe.hash; }
   };
   struct IndexEq {
     using is_transparent = void;
     const Entries* entries;
     std::string_view KeyOf(uint32_t at) const { return (*entries)[at].first; }
     std::string_view KeyOf(std::string_view key) const { return key; }
+    std::string_view KeyOf(const Probe& probe) const { return probe.key; }
     template <typename A, typename B>
     bool operator()(const A& a, const B& b) const { return KeyOf(a) == KeyOf(b); }
   };

@@ -586,6 +586,11 @@ class Store::Builder {
     ahead.ddl_ops = ddl_ops_;
     ahead.state_key = StateRowPrefix(table->uid);
     EncodeKey(table->schema, write->row, &ahead.state_key);
+    // Every place LookupKey will look, the key hashed once for them all.
+    const StagedChanges::Probe probe = StagedChanges::MakeProbe(ahead.state_key);
+    ahead.hash = probe.hash;
+    local_.Prefetch(probe);
+    for (const auto& queued : store_->in_flight_) queued->local.Prefetch(probe);
     reader_->Prefetch(ahead.state_key);
   }
 
@@ -711,14 +716,17 @@ class Store::Builder {
       return Status::OK();
     }
     std::string state_key;
+    size_t hash = 0;
     if (computed) {
       state_key = std::move(ahead->state_key);
+      hash = ahead->hash;
     } else {
       state_key = StateRowPrefix(table->uid);
       EncodeKey(table->schema, op.row, &state_key);
+      hash = StagedChanges::MakeProbe(state_key).hash;
     }
     std::optional<Image> before;
-    SPOOL_RETURN_IF_ERROR(Lookup(state_key, &before));
+    SPOOL_RETURN_IF_ERROR(Lookup(state_key, &before, hash));
     Record(*table, std::move(state_key), std::move(before), std::move(row), false);
     return Status::OK();
   }
@@ -789,14 +797,18 @@ class Store::Builder {
     return Status::OK();
   }
 
-  Status LookupKey(const std::string& state_key, std::optional<std::string>* value) {
-    if (const StateValue* staged = local_.Find(state_key)) {
+  // `hash`: StagedChanges::MakeProbe(state_key)'s, when the caller has it.
+  Status LookupKey(const std::string& state_key, std::optional<std::string>* value,
+                   std::optional<size_t> hash = std::nullopt) {
+    const StagedChanges::Probe probe =
+        hash ? StagedChanges::Probe{state_key, *hash} : StagedChanges::MakeProbe(state_key);
+    if (const StateValue* staged = local_.Find(probe)) {
       *value = *staged;
       return Status::OK();
     }
     // Then the commits queued before this one, newest first.
     for (auto queued = store_->in_flight_.rbegin(); queued != store_->in_flight_.rend(); ++queued) {
-      if (const StateValue* staged = (*queued)->local.Find(state_key)) {
+      if (const StateValue* staged = (*queued)->local.Find(probe)) {
         *value = *staged;
         return Status::OK();
       }
@@ -809,9 +821,9 @@ class Store::Builder {
     return Status::OK();
   }
 
-  Status Lookup(const std::string& state_key, std::optional<Image>* row) {
+  Status Lookup(const std::string& state_key, std::optional<Image>* row, std::optional<size_t> hash = std::nullopt) {
     std::optional<std::string> value;
-    SPOOL_RETURN_IF_ERROR(LookupKey(state_key, &value));
+    SPOOL_RETURN_IF_ERROR(LookupKey(state_key, &value, hash));
     if (!value) return Status::OK();
     row->emplace();
     return ToImage(std::move(*value), &**row);
@@ -874,6 +886,7 @@ class Store::Builder {
     size_t op = 0;
     uint64_t ddl_ops = 0;
     std::string state_key;
+    size_t hash = 0;  // StagedChanges::MakeProbe(state_key)'s
   };
   Ahead ahead_[kLookAhead];
   size_t current_op_ = 0;

@@ -1,5 +1,6 @@
 // Stateless operators (filter, select, map, lookup join) and the shared
 // helpers of the stateful ones.
+#include <bit>
 #include <cstring>
 #include <unordered_map>
 
@@ -10,27 +11,27 @@
 namespace spool::stream_internal {
 
 void AppendKeyBytes(const Value& value, std::string* out) {
-  out->push_back(static_cast<char>('0' + value.index()));
+  // The type's digit and a fixed-width part are made in a buffer and
+  // appended at once: a push_back per byte checks the capacity each time.
+  char head[9];
+  head[0] = static_cast<char>('0' + value.index());
+  size_t n = 1;
   auto fixed = [&](uint64_t v) {
-    for (int i = 7; i >= 0; --i) out->push_back(static_cast<char>(v >> (8 * i)));
+    for (size_t i = 0; i < 8; ++i) head[1 + i] = static_cast<char>(v >> (56 - 8 * i));
+    n = 9;
   };
-  auto chars = [&](std::string_view s) {
-    fixed(s.size());
-    out->append(s);
-  };
+  std::string_view chars;  // after the head: a string's bytes, the head holding its length
   std::visit([&](const auto& v) {
     using T = std::decay_t<decltype(v)>;
     if constexpr (std::is_same_v<T, int64_t>) fixed(static_cast<uint64_t>(v));
-    else if constexpr (std::is_same_v<T, double>) {
-      uint64_t bits;
-      static_assert(sizeof bits == sizeof v);
-      std::memcpy(&bits, &v, sizeof bits);
-      fixed(bits);
-    } else if constexpr (std::is_same_v<T, std::string>) chars(v);
-    else if constexpr (std::is_same_v<T, bool>) out->push_back(v ? '1' : '0');
+    else if constexpr (std::is_same_v<T, double>) fixed(std::bit_cast<uint64_t>(v));
+    else if constexpr (std::is_same_v<T, std::string>) fixed(v.size()), chars = v;
+    else if constexpr (std::is_same_v<T, bool>) head[n++] = v ? '1' : '0';
     else if constexpr (std::is_same_v<T, Timestamp>) fixed(static_cast<uint64_t>(v.micros));
-    else if constexpr (std::is_same_v<T, Bytes>) chars(v.data);
+    else if constexpr (std::is_same_v<T, Bytes>) fixed(v.data.size()), chars = v.data;
   }, value);
+  out->append(head, n);
+  out->append(chars);
 }
 
 std::string KeyBytes(const Row& row, const std::vector<size_t>& columns) {

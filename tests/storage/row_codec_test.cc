@@ -128,6 +128,21 @@ TEST(RowCodecTest, RowViewsReadEveryValueInPlace) {
   }
 }
 
+TEST(RowCodecTest, RowsKeepTheByteFormatTheyAreStoredIn) {
+  // Rows are in the log, snapshots and the state: the column count, the
+  // null bitmap (bit i of byte i/8), then each non-null value — integers
+  // and timestamps as zigzag varints, doubles as little-endian fixed64s,
+  // strings and bytes as a varint length and the bytes, bools as one byte.
+  using namespace std::string_literals;
+  const Schema schema = AllTypes(/*keyed=*/false);
+  std::string bytes = "~";  // appended after what is there
+  EncodeRow(schema, Row{int64_t{-1}, 1.0, std::string("ab"), true, Timestamp{300}, Bytes{"\0"s}}, &bytes);
+  EXPECT_EQ(bytes, "~\x06\x00\x01\0\0\0\0\0\0\xf0\x3f\x02" "ab\x01\xd8\x04\x01\0"s);
+  bytes.clear();
+  EncodeRow(schema, Row{Value(), 0.0, Value(), false, Value(), Value()}, &bytes);
+  EXPECT_EQ(bytes, "\x06\x35\0\0\0\0\0\0\0\0\x00"s);
+}
+
 TEST(RowCodecTest, IntegersTakeBytesByTheirMagnitude) {
   // Zigzag varints: counts, sums and small keys of either sign in a byte or
   // two; the extremes in ten; every one read back exactly.

@@ -14,6 +14,7 @@
 #include <set>
 
 #include "../storage/temp_dir.h"
+#include "flow_parts.h"
 
 namespace spool {
 namespace {
@@ -116,6 +117,31 @@ PipelineSpec OrdersPipeline(const std::string& dir, uint64_t max_files = 1000) {
   PipelineSpec spec = b.Build();
   spec.flows[0].max_batch_files = max_files;
   return spec;
+}
+
+// A group's key bytes are stored (an aggregate's __group column, the
+// windows' keys), so their format may not drift: each value is its type's
+// index as a digit, then a big-endian fixed64 (a string or bytes: its length,
+// then the bytes), a bool as '0' or '1', NULL as the digit alone.
+TEST(GroupKeyBytesTest, EachTypeHasTheFormatItWasStoredIn) {
+  using stream_internal::AppendKeyBytes;
+  const auto bytes = [](const Value& v) {
+    std::string out = "~";  // appended after what is there
+    AppendKeyBytes(v, &out);
+    return out;
+  };
+  using namespace std::string_literals;
+  EXPECT_EQ(bytes(Value()), "~0");
+  EXPECT_EQ(bytes(int64_t{-2}), "~1\xff\xff\xff\xff\xff\xff\xff\xfe"s);
+  EXPECT_EQ(bytes(int64_t{258}), "~1\0\0\0\0\0\0\x01\x02"s);
+  EXPECT_EQ(bytes(1.5), "~2\x3f\xf8\0\0\0\0\0\0"s);
+  EXPECT_EQ(bytes(std::string("ab")), "~3\0\0\0\0\0\0\0\x02" "ab"s);
+  EXPECT_EQ(bytes(true), "~41");
+  EXPECT_EQ(bytes(false), "~40");
+  EXPECT_EQ(bytes(Timestamp{7}), "~5\0\0\0\0\0\0\0\x07"s);
+  EXPECT_EQ(bytes(Bytes{"\0"s}), "~6\0\0\0\0\0\0\0\x01\0"s);
+  EXPECT_EQ(stream_internal::KeyBytes({int64_t{1}, std::string("x")}, {1, 0}),
+            "3\0\0\0\0\0\0\0\x01x1\0\0\0\0\0\0\0\x01"s);
 }
 
 TEST_F(PipelineTest, FilesFilterAndAggregateExactlyOnceAcrossUpdates) {
