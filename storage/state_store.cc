@@ -1,6 +1,9 @@
 #include "state_store.h"
 
 #include <lmdb.h>
+// XXH3 compiled here, for the short keys StringHash hashes millions of
+// times a second: inlined, without the library's call and dispatch.
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include <algorithm>
@@ -121,8 +124,9 @@ void StagedChanges::MoveInto(StateDelta* delta) {
   entries_->clear();
 }
 
-std::string_view StateOverlay::GroupOf(std::string_view key) {
-  const bool per_table = key.starts_with(kStateRowPrefix) || key.starts_with(kStateHistoryPrefix);
+[[gnu::always_inline]] inline std::string_view StateOverlay::GroupOf(std::string_view key) {
+  static_assert(kStateRowPrefix.size() == 1 && kStateHistoryPrefix.size() == 1);
+  const bool per_table = !key.empty() && (key[0] == kStateRowPrefix[0] || key[0] == kStateHistoryPrefix[0]);
   // Group names must be prefix-free for VisitSorted's order: no "r" or "h"
   // key is shorter than a table's prefix.
   assert(!per_table || key.size() >= kStateRowPrefixBytes);
@@ -153,11 +157,11 @@ void StateOverlay::Add(StateDelta&& delta) {
   for (size_t i = 0; i < changes.size(); ++i) {
     if (i + kAhead < changes.size() && group != nullptr) {
       const std::string_view ahead = changes[i + kAhead].first;
-      if (GroupOf(ahead) == last_name) group->prefetch(ahead.substr(last_name.size()));
+      if (StringEq()(GroupOf(ahead), last_name)) group->prefetch(ahead.substr(last_name.size()));
     }
     auto& [key, value] = changes[i];
     const std::string_view name = GroupOf(key);
-    if (group == nullptr || name != last_name) {
+    if (group == nullptr || !StringEq()(name, last_name)) {
       group = &GroupNamed(name);
       last_name = name;
     }

@@ -37,6 +37,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
@@ -92,7 +93,10 @@ struct StringHash {
 };
 struct StringEq {
   using is_transparent = void;
-  bool operator()(std::string_view a, std::string_view b) const { return a == b; }
+  // Inline, as std::string_view's == is not always made.
+  bool operator()(std::string_view a, std::string_view b) const {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size()) == 0;
+  }
 };
 template <typename V>
 using StringMap = absl::flat_hash_map<std::string, V, StringHash, StringEq>;
@@ -161,7 +165,7 @@ class StagedChanges {
     std::string_view KeyOf(std::string_view key) const { return key; }
     std::string_view KeyOf(const Probe& probe) const { return probe.key; }
     template <typename A, typename B>
-    bool operator()(const A& a, const B& b) const { return KeyOf(a) == KeyOf(b); }
+    bool operator()(const A& a, const B& b) const { return StringEq()(KeyOf(a), KeyOf(b)); }
   };
   std::unique_ptr<Entries> entries_;
   absl::flat_hash_set<uint32_t, IndexHash, IndexEq> index_;

@@ -546,6 +546,32 @@ TEST(RecordsTest, FlatObjectsTakeTheFastPathAndReadAsTheReferenceDoes) {
   EXPECT_EQ(row[2], Value(4.9e-324));
 }
 
+TEST(RecordsTest, NumbersOfEveryLengthReadAsTheReferenceDoes) {
+  // The fast path reads runs of eight digits at once: every length from 1
+  // to 22 digits, each digit value in every position, both signs, into an
+  // int64, a double and a timestamp column, with what follows the number
+  // varied (a digit run may end anywhere in the eight bytes it loads).
+  const auto parser = MakeParser(Typed(), Json());
+  std::mt19937_64 rng(20261203);
+  int fast = 0;
+  for (int length = 1; length <= 22; ++length) {
+    for (int trial = 0; trial < 40; ++trial) {
+      std::string digits;
+      for (int i = 0; i < length; ++i) digits += static_cast<char>('0' + (i == 0 && length > 1 ? 1 + rng() % 9 : rng() % 10));
+      if (trial < 10) digits[rng() % digits.size()] = static_cast<char>('0' + trial % 10);
+      if (length > 1 && digits[0] == '0') digits[0] = '9';
+      const std::string number = (rng() % 2 == 0 ? "-" : "") + digits;
+      const char* tails[] = {"}", ",\"ok\":true}", " }", ".5}", "e3}"};
+      const std::string tail = tails[rng() % std::size(tails)];
+      for (const char* column : {"id", "price", "at"}) {
+        const std::string text = std::string("{\"") + column + "\":" + number + tail;
+        fast += ExpectFastPathAgrees(*parser, text) ? 1 : 0;
+      }
+    }
+  }
+  EXPECT_GT(fast, 22 * 40);  // most of them took the fast path
+}
+
 TEST(RecordsTest, FastPathGivesUpWhatItDoesNotReadExactlyAsTheReference) {
   const auto parser = MakeParser(Typed(), Json());
   const std::vector<std::string> given_up = {
