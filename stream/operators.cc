@@ -1,7 +1,6 @@
 // Stateless operators (filter, select, map, lookup join) and the shared
 // helpers of the stateful ones.
 #include <bit>
-#include <cstring>
 #include <unordered_map>
 
 #include "flow_parts.h"
