@@ -66,14 +66,15 @@ int64_t UnZigZag(uint64_t u) { return static_cast<int64_t>(u >> 1) ^ -static_cas
 // Sizes and writes one non-null value: the row is sized first and written
 // in place (EncodeRow), rather than appended to piece by piece.
 size_t ValueBytes(const Value& value) {
-  switch (value.index()) {
-    case 1: return VarintLength(ZigZag(std::get<int64_t>(value)));
-    case 2: return 8;
-    case 3: return VarintLength(std::get<std::string>(value).size()) + std::get<std::string>(value).size();
-    case 4: return 1;
-    case 5: return VarintLength(ZigZag(std::get<Timestamp>(value).micros));
-    default: return VarintLength(std::get<Bytes>(value).data.size()) + std::get<Bytes>(value).data.size();
+  switch (TypeOf(value)) {
+    case ColumnType::kInt64: return VarintLength(ZigZag(std::get<int64_t>(value)));
+    case ColumnType::kDouble: return 8;
+    case ColumnType::kString: return VarintLength(std::get<std::string>(value).size()) + std::get<std::string>(value).size();
+    case ColumnType::kBool: return 1;
+    case ColumnType::kTimestamp: return VarintLength(ZigZag(std::get<Timestamp>(value).micros));
+    case ColumnType::kBytes: break;
   }
+  return VarintLength(std::get<Bytes>(value).data.size()) + std::get<Bytes>(value).data.size();
 }
 
 uint8_t* PutBytes(uint8_t* out, std::string_view bytes) {
@@ -83,26 +84,20 @@ uint8_t* PutBytes(uint8_t* out, std::string_view bytes) {
 }
 
 uint8_t* PutValue(uint8_t* out, const Value& value) {
-  switch (value.index()) {
-    case 1: return EncodeVarint(out, ZigZag(std::get<int64_t>(value)));
-    case 2: {
+  switch (TypeOf(value)) {
+    case ColumnType::kInt64: return EncodeVarint(out, ZigZag(std::get<int64_t>(value)));
+    case ColumnType::kDouble: {
       const uint64_t bits = std::bit_cast<uint64_t>(std::get<double>(value));
       std::memcpy(out, &bits, 8);
       return out + 8;
     }
-    case 3: return PutBytes(out, std::get<std::string>(value));
-    case 4: *out = std::get<bool>(value) ? 1 : 0; return out + 1;
-    case 5: return EncodeVarint(out, ZigZag(std::get<Timestamp>(value).micros));
-    default: return PutBytes(out, std::get<Bytes>(value).data);
+    case ColumnType::kString: return PutBytes(out, std::get<std::string>(value));
+    case ColumnType::kBool: *out = std::get<bool>(value) ? 1 : 0; return out + 1;
+    case ColumnType::kTimestamp: return EncodeVarint(out, ZigZag(std::get<Timestamp>(value).micros));
+    case ColumnType::kBytes: break;
   }
+  return PutBytes(out, std::get<Bytes>(value).data);
 }
-static_assert(std::is_same_v<std::variant_alternative_t<1, Value>, int64_t> &&
-              std::is_same_v<std::variant_alternative_t<2, Value>, double> &&
-              std::is_same_v<std::variant_alternative_t<3, Value>, std::string> &&
-              std::is_same_v<std::variant_alternative_t<4, Value>, bool> &&
-              std::is_same_v<std::variant_alternative_t<5, Value>, Timestamp> &&
-              std::is_same_v<std::variant_alternative_t<6, Value>, Bytes>,
-              "ValueBytes and PutValue switch on Value's alternatives in this order");
 
 }  // namespace
 
@@ -132,7 +127,7 @@ void EncodeRow([[maybe_unused]] const Schema& schema, const Row& row, std::strin
   assert(schema.Validate(row).ok());
   const size_t bitmap_bytes = (row.size() + 7) / 8;
   size_t bytes = VarintLength(row.size()) + bitmap_bytes;
-  for (const Value& value : row) bytes += value.index() == 0 ? 0 : ValueBytes(value);
+  for (const Value& value : row) bytes += IsNull(value) ? 0 : ValueBytes(value);
   const size_t at = out->size();
   out->resize(at + bytes);  // the bitmap's bytes zero
   auto* p = reinterpret_cast<uint8_t*>(out->data() + at);
@@ -140,7 +135,7 @@ void EncodeRow([[maybe_unused]] const Schema& schema, const Row& row, std::strin
   uint8_t* bitmap = p;
   p += bitmap_bytes;
   for (size_t i = 0; i < row.size(); ++i) {
-    if (row[i].index() == 0) bitmap[i / 8] = static_cast<uint8_t>(bitmap[i / 8] | (1 << (i % 8)));
+    if (IsNull(row[i])) bitmap[i / 8] = static_cast<uint8_t>(bitmap[i / 8] | (1 << (i % 8)));
     else p = PutValue(p, row[i]);
   }
   assert(p == reinterpret_cast<uint8_t*>(out->data() + at + bytes));

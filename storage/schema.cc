@@ -74,19 +74,6 @@ Status ParseColumnType(std::string_view name, ColumnType* type) {
                                  "' (int64, double, string, bool, timestamp, bytes)");
 }
 
-bool IsNull(const Value& value) { return std::holds_alternative<std::monostate>(value); }
-
-ColumnType TypeOf(const Value& value) {
-  switch (value.index()) {
-    case 1: return ColumnType::kInt64;
-    case 2: return ColumnType::kDouble;
-    case 3: return ColumnType::kString;
-    case 4: return ColumnType::kBool;
-    case 5: return ColumnType::kTimestamp;
-    default: return ColumnType::kBytes;
-  }
-}
-
 Status Schema::Make(std::vector<Column> columns, std::vector<std::string> primary_key, Schema* schema) {
   if (columns.empty()) return Status::InvalidArgument("a table needs at least one column");
   if (columns.size() > kMaxColumns) {
