@@ -93,7 +93,7 @@ struct StringHash {
 };
 struct StringEq {
   using is_transparent = void;
-  // Inline, as std::string_view's == is not always made.
+  // Inline: std::string_view's == is not always inlined here.
   bool operator()(std::string_view a, std::string_view b) const {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size()) == 0;
   }

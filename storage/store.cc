@@ -598,7 +598,7 @@ class Store::Builder {
   Status PutRaw(const TableInfo& table, std::string_view key, std::optional<std::string> row) {
     std::string state_key = StateRowKey(table.uid, key);
     std::optional<Image> before;
-    SPOOL_RETURN_IF_ERROR(Lookup(state_key, &before));
+    SPOOL_RETURN_IF_ERROR(Lookup(StagedChanges::MakeProbe(state_key), &before));
     Record(table, std::move(state_key), std::move(before), std::move(row), /*keyless_insert=*/false);
     return Status::OK();
   }
@@ -726,7 +726,7 @@ class Store::Builder {
       hash = StagedChanges::MakeProbe(state_key).hash;
     }
     std::optional<Image> before;
-    SPOOL_RETURN_IF_ERROR(Lookup(state_key, &before, hash));
+    SPOOL_RETURN_IF_ERROR(Lookup(StagedChanges::Probe{state_key, hash}, &before));
     Record(*table, std::move(state_key), std::move(before), std::move(row), false);
     return Status::OK();
   }
@@ -741,7 +741,7 @@ class Store::Builder {
     Status s = EncodeKeyValues(table->schema, op.key, /*allow_prefix=*/false, &state_key);
     if (!s.ok()) return Status::InvalidArgument(TableError(Id(op.table), s.message()));
     std::optional<Image> before;
-    SPOOL_RETURN_IF_ERROR(Lookup(state_key, &before));
+    SPOOL_RETURN_IF_ERROR(Lookup(StagedChanges::MakeProbe(state_key), &before));
     if (before) Record(*table, std::move(state_key), std::move(before), std::nullopt, false);
     else Touch(*table);  // no row to delete: the commit still shows in the table's history
     return Status::OK();
@@ -758,7 +758,7 @@ class Store::Builder {
     if (op.flow.empty()) return Status::InvalidArgument("a checkpoint needs a flow name");
     const std::string key = StateCheckpointKey(op.flow);
     std::optional<std::string> before;
-    SPOOL_RETURN_IF_ERROR(LookupKey(key, &before));
+    SPOOL_RETURN_IF_ERROR(LookupKey(StagedChanges::MakeProbe(key), &before));
     local_.Set(key, op.data);
     record_.checkpoints.push_back(CheckpointRecord{op.flow, std::move(before), op.data});
     return Status::OK();
@@ -797,11 +797,9 @@ class Store::Builder {
     return Status::OK();
   }
 
-  // `hash`: StagedChanges::MakeProbe(state_key)'s, when the caller has it.
-  Status LookupKey(const std::string& state_key, std::optional<std::string>* value,
-                   std::optional<size_t> hash = std::nullopt) {
-    const StagedChanges::Probe probe =
-        hash ? StagedChanges::Probe{state_key, *hash} : StagedChanges::MakeProbe(state_key);
+  // The value at a state key (its probe: the key hashed once for every
+  // commit's changes it is looked up in).
+  Status LookupKey(const StagedChanges::Probe& probe, std::optional<std::string>* value) {
     if (const StateValue* staged = local_.Find(probe)) {
       *value = *staged;
       return Status::OK();
@@ -816,14 +814,14 @@ class Store::Builder {
     if (reader_ == nullptr) SPOOL_RETURN_IF_ERROR(store_->state_->NewReader(&reader_));
     std::string found_value;
     bool found = false;
-    SPOOL_RETURN_IF_ERROR(reader_->Get(state_key, &found_value, &found));
+    SPOOL_RETURN_IF_ERROR(reader_->Get(probe.key, &found_value, &found));
     if (found) *value = std::move(found_value);
     return Status::OK();
   }
 
-  Status Lookup(const std::string& state_key, std::optional<Image>* row, std::optional<size_t> hash = std::nullopt) {
+  Status Lookup(const StagedChanges::Probe& probe, std::optional<Image>* row) {
     std::optional<std::string> value;
-    SPOOL_RETURN_IF_ERROR(LookupKey(state_key, &value, hash));
+    SPOOL_RETURN_IF_ERROR(LookupKey(probe, &value));
     if (!value) return Status::OK();
     row->emplace();
     return ToImage(std::move(*value), &**row);

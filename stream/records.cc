@@ -401,6 +401,13 @@ Status RecordRules::FinishRow(const RecordPlace& at, Row&& values, const ColumnS
 // reads in its own way (a byte order mark, a NUL byte after the object, an
 // integer too large for 64 bits, which nlohmann reads as a double). The
 // document pass then reads the record.
+// The eight bytes at `p` as a word, the first in its lowest byte.
+uint64_t Word(const char* p) {
+  uint64_t word;
+  std::memcpy(&word, p, 8);
+  return word;
+}
+
 class FlatJsonScanner {
  public:
   explicit FlatJsonScanner(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
@@ -521,8 +528,7 @@ void FlatJsonScanner::SkipPlain() {
   constexpr uint64_t kHigh = 0x8080808080808080ull;
   const auto zero_byte = [](uint64_t x) { return (x - kOnes) & ~x; };
   while (end_ - p_ >= 8) {
-    uint64_t w;
-    std::memcpy(&w, p_, 8);
+    const uint64_t w = Word(p_);
     const uint64_t marked =
         (w | zero_byte(w ^ (kOnes * '"')) | zero_byte(w ^ (kOnes * '\\')) | ((w - kOnes * 0x20) & ~w)) & kHigh;
     if (marked != 0) {
@@ -688,10 +694,8 @@ bool FlatJsonScanner::Number(JsonScalar* scalar) {
     // Eight digits a step while they last (a timestamp in microseconds has
     // sixteen), then one at a time. Past 18 digits the magnitude wraps and
     // goes unused (`small`).
-    uint64_t word = 0;
-    while (end_ - p_ >= 8 && (std::memcpy(&word, p_, 8), EightDigits(word))) {
-      magnitude = magnitude * 100'000'000 + EightDigitsValue(word);
-      p_ += 8;
+    for (; end_ - p_ >= 8 && EightDigits(Word(p_)); p_ += 8) {
+      magnitude = magnitude * 100'000'000 + EightDigitsValue(Word(p_));
     }
     for (; p_ != end_ && *p_ >= '0' && *p_ <= '9'; ++p_) magnitude = magnitude * 10 + static_cast<uint64_t>(*p_ - '0');
   }
