@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "varint.h"
+#include "spool/txnlog/helper_thread.h"
 #include "spool/txnlog/kill_point.h"
 
 namespace spool {
@@ -589,6 +590,7 @@ bool StateStore::DiscardStep(const std::string& dir) {
 }
 
 void StateStore::ApplierLoop() {
+  NameThisThread("spool-apply");
   std::unique_lock lock(apply_mu_);
   while (true) {
     const auto woken = [&] { return stopping_ || imm_ != nullptr; };

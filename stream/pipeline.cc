@@ -291,7 +291,7 @@ struct Pipeline::Impl {
   Ahead ahead;
   // Prepares a flow's next batches (last, so that it ends before the flows
   // and what it uses).
-  HelperThread helper;
+  HelperThread helper{"spool-flow"};
 };
 
 Status Pipeline::Impl::ResolveTable(const std::string& name, TableInfo* table) {

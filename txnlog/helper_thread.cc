@@ -1,6 +1,13 @@
 #include "spool/txnlog/helper_thread.h"
 
+#include <pthread.h>
+
 namespace spool {
+
+void NameThisThread(const std::string& name) {
+  constexpr size_t kMaxName = 15;  // and the terminating NUL: 16 bytes
+  (void)pthread_setname_np(pthread_self(), name.substr(0, kMaxName).c_str());
+}
 
 HelperThread::~HelperThread() {
   {
@@ -31,6 +38,7 @@ void HelperThread::WaitFor(uint64_t ticket) {
 }
 
 void HelperThread::Loop() {
+  NameThisThread(name_);
   std::unique_lock lock(mu_);
   for (;;) {
     cv_.wait(lock, [this] { return job_ || quit_; });

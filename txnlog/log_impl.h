@@ -185,7 +185,7 @@ class LogImpl final : public Log {
   // Leads the appends of AppendAsync, which have no thread waiting to lead
   // them; async_leading_ (under mu_) while it does. Last: it stops first.
   bool async_leading_ = false;
-  HelperThread async_leader_;
+  HelperThread async_leader_{"spool-log"};
 };
 
 }  // namespace spool

@@ -92,7 +92,7 @@ class HalfCompressor {
   std::mutex claim_mu_;  // held by the committer using the helper
   std::string back_;     // the back half's frame
   bool back_ok_ = false;
-  HelperThread helper_;
+  HelperThread helper_{"spool-compress"};
 };
 
 // The decompressed size of `payload`: one or more zstd frames, each with

@@ -2,14 +2,17 @@
 
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+
 #include <future>
+#include <string>
 #include <vector>
 
 namespace spool {
 namespace {
 
 TEST(HelperThreadTest, RunsEachJobOnceInTheOrderStarted) {
-  HelperThread helper;
+  HelperThread helper("test-helper");
   std::vector<int> ran;  // only the helper touches it until Wait returns
   for (int i = 0; i < 100; ++i) helper.Start([&ran, i] { ran.push_back(i); });
   helper.Wait();
@@ -18,7 +21,7 @@ TEST(HelperThreadTest, RunsEachJobOnceInTheOrderStarted) {
 }
 
 TEST(HelperThreadTest, WaitSeesWhatTheJobWrote) {
-  HelperThread helper;
+  HelperThread helper("test-helper");
   for (int round = 1; round <= 50; ++round) {
     int value = 0;
     helper.Start([&value, round] { value = round; });
@@ -29,7 +32,7 @@ TEST(HelperThreadTest, WaitSeesWhatTheJobWrote) {
 }
 
 TEST(HelperThreadTest, WaitForAJobDoesNotWaitForTheJobsAfterIt) {
-  HelperThread helper;
+  HelperThread helper("test-helper");
   int first = 0;
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
@@ -48,10 +51,34 @@ TEST(HelperThreadTest, WaitForAJobDoesNotWaitForTheJobsAfterIt) {
 TEST(HelperThreadTest, TheLastJobRunsBeforeTheHelperEnds) {
   bool ran = false;
   {
-    HelperThread helper;
+    HelperThread helper("test-helper");
     helper.Start([&ran] { ran = true; });
   }
   EXPECT_TRUE(ran);
+}
+
+// The thread's name, as top -H and gdb show it.
+std::string ThisThreadsName() {
+  char name[16] = {};
+  pthread_getname_np(pthread_self(), name, sizeof(name));
+  return name;
+}
+
+TEST(HelperThreadTest, JobsRunOnAThreadWithTheHelpersName) {
+  HelperThread helper("spool-compress");
+  std::string seen;
+  helper.Start([&seen] { seen = ThisThreadsName(); });
+  helper.Wait();
+  EXPECT_EQ(seen, "spool-compress");
+  EXPECT_NE(ThisThreadsName(), "spool-compress");  // the owner's is its own
+}
+
+TEST(HelperThreadTest, ALongNameIsCutToWhatLinuxKeeps) {
+  HelperThread helper("spool-a-name-of-twenty-six");
+  std::string seen;
+  helper.Start([&seen] { seen = ThisThreadsName(); });
+  helper.Wait();
+  EXPECT_EQ(seen, "spool-a-name-of");  // 15 bytes
 }
 
 }  // namespace

@@ -444,7 +444,7 @@ class Store {
   std::deque<std::shared_ptr<InFlightCommit>> in_flight_;
   // Makes big queued commits' history runs while their records are written
   // (InFlightCommit::history): work the committer's thread then does not.
-  HelperThread history_helper_;
+  HelperThread history_helper_{"spool-history"};
   // Guards catalog_, ddl_ (a current copy for readers) and stats_.
   std::shared_mutex catalog_mu_;
   std::map<std::string, TableInfo> catalog_;  // by TableId::ToString()

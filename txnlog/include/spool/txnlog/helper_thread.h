@@ -1,7 +1,7 @@
 // A second thread for work that overlaps its owner's: the owner starts one
 // job, goes on with its own part, then waits for the job.
 //
-//   HelperThread helper;
+//   HelperThread helper("spool-compress");
 //   helper.Start([&] { back = Compress(second_half); });
 //   front = Compress(first_half);
 //   helper.Wait();
@@ -9,20 +9,28 @@
 // One job at a time: Start waits for the job before it. The thread starts
 // with the first job and ends with the object, after its last job. Start
 // returns the job's ticket, for an owner that has started later jobs since
-// and needs only this one done (WaitFor).
+// and needs only this one done (WaitFor). The thread carries a name (what
+// top -H, ps -L and gdb show), so that an embedder can tell Spool's
+// threads apart from its own and from each other.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <utility>
 
 namespace spool {
 
+// Names the calling thread `name`, cut to the 15 bytes Linux keeps.
+void NameThisThread(const std::string& name);
+
 class HelperThread {
  public:
-  HelperThread() = default;
+  // `name`: the thread's (NameThisThread).
+  explicit HelperThread(std::string name) : name_(std::move(name)) {}
   HelperThread(const HelperThread&) = delete;
   HelperThread& operator=(const HelperThread&) = delete;
   ~HelperThread();
@@ -44,6 +52,7 @@ class HelperThread {
   uint64_t started_ = 0;   // jobs started
   uint64_t finished_ = 0;  // jobs done
   bool quit_ = false;
+  const std::string name_;
   std::thread thread_;
 };
 
