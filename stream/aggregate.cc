@@ -251,6 +251,12 @@ class AggregateOp : public Operator {
   // Every group a commit of the flow wrote is in memory (FindSlot reads the
   // store only for a group this run has not seen, none after a Reset).
   bool ProcessesAhead() const override { return true; }
+  void InputsRead(const std::vector<bool>&, std::vector<bool>* inputs) const override {
+    inputs->assign(inputs->size(), false);
+    for (size_t c : group_columns_) (*inputs)[c] = true;
+    if (step_.window) (*inputs)[time_column_] = true;
+    for (const Expression& e : exprs_) e.MarkColumnsRead(inputs);
+  }
 
  private:
   // The index of a group's key: its slot in groups_, dirty_ and (times the

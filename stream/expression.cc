@@ -869,6 +869,19 @@ std::optional<size_t> Expression::column() const {
   return root_->column;
 }
 
+namespace {
+
+void MarkColumns(const Node& n, std::vector<bool>* columns) {
+  if (n.op == Op::kColumn) (*columns)[n.column] = true;
+  for (const NodePtr& arg : n.args) MarkColumns(*arg, columns);
+}
+
+}  // namespace
+
+void Expression::MarkColumnsRead(std::vector<bool>* columns) const {
+  if (root_ != nullptr) MarkColumns(*root_, columns);
+}
+
 Status Expression::Evaluate(const Row& row, Value* value) const {
   SPOOL_RETURN_IF_ERROR(Eval(*root_, row, value));
   // int64 operands of a double result (CASE, coalesce) read as doubles.

@@ -85,6 +85,11 @@ class Source {
   // commit of the flow changes. A failed commit then ends the update, and
   // the next one starts the source again from the stored offset.
   virtual bool ReadsAhead() const { return false; }
+  // Columns of its rows (one flag per column of schema()) that no step of
+  // the flow reads: the source may leave them NULL in every row, as long as
+  // it reads the same records as good or bad (column pruning). Called once,
+  // before Start.
+  virtual Status LeaveNull(const std::vector<bool>& /*columns*/) { return Status::OK(); }
   // Everything it reads once (a `once` flow's backfill, a materialized
   // view's recomputation): all rows now, as one batch.
   virtual Status ReadAll(BatchContext& ctx, Batch* batch) = 0;
@@ -133,6 +138,13 @@ class Operator {
   // A watermark (micros) the checkpoint carries, when it keeps one.
   virtual std::optional<int64_t> watermark() const { return std::nullopt; }
   virtual void set_watermark(int64_t /*micros*/) {}
+  // Which columns of its input it reads (`*inputs`, one flag per input
+  // column, sized by the caller), given which of its output columns the
+  // steps after it read (`outputs`). By default every one: the step passes
+  // its rows on whole, or hands them to code that may read any column.
+  virtual void InputsRead(const std::vector<bool>& /*outputs*/, std::vector<bool>* inputs) const {
+    inputs->assign(inputs->size(), true);
+  }
   // Transforms `batch` in place; state changes go to ctx.txn.
   virtual Status Process(BatchContext& ctx, Batch* batch) = 0;
   // Whether Process may run for the next batches, on another thread, while

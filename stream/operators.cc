@@ -103,6 +103,10 @@ class FilterOp : public Operator {
     return Status::OK();
   }
   bool ProcessesAhead() const override { return true; }
+  void InputsRead(const std::vector<bool>& outputs, std::vector<bool>* inputs) const override {
+    *inputs = outputs;  // its rows pass on whole
+    condition_.MarkColumnsRead(inputs);
+  }
 
  private:
   Expression condition_;
@@ -121,6 +125,11 @@ class SelectOp : public Operator {
     return Status::OK();
   }
   bool ProcessesAhead() const override { return true; }
+  // Every expression is evaluated, read or not: one may fail (a cast).
+  void InputsRead(const std::vector<bool>&, std::vector<bool>* inputs) const override {
+    inputs->assign(inputs->size(), false);
+    for (const Expression& e : exprs_) e.MarkColumnsRead(inputs);
+  }
 
  private:
   std::vector<Expression> exprs_;

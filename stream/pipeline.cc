@@ -205,6 +205,9 @@ struct Pipeline::Impl {
   Status CompileFlow(CompiledFlow& flow);
   Status ResolveTable(const std::string& name, TableInfo* table);
   Status MakeSource(const SourceSpec& spec, const FlowSpec& flow, const std::string& place, std::unique_ptr<Source>* out);
+  // Tells the flow's source which of its columns no step reads (column
+  // pruning: Source::LeaveNull), walking the steps back from the target.
+  Status PruneSourceColumns(CompiledFlow& flow);
   Status FitTarget(CompiledFlow& flow, const Schema& output, const std::vector<std::string>& output_key);
   Status Order();
 
@@ -501,6 +504,7 @@ Status Pipeline::Impl::CompileFlow(CompiledFlow& flow) {
                     });
   const std::vector<std::string> no_key;
   SPOOL_RETURN_IF_ERROR(FitTarget(flow, schema, flow.ops.empty() ? no_key : flow.ops.back()->output_key()));
+  SPOOL_RETURN_IF_ERROR(PruneSourceColumns(flow));
   if (!flow.ops.empty()) {
     flow.ops.back()->SetTarget(flow.target, !flow.materialized && datasets[flow.target_dataset].flows.size() == 1);
   }
@@ -524,6 +528,21 @@ Status Pipeline::Impl::CompileFlow(CompiledFlow& flow) {
   one.flows[0] = f;
   flow.definition = PipelineSpecToJson(one);
   return Status::OK();
+}
+
+Status Pipeline::Impl::PruneSourceColumns(CompiledFlow& flow) {
+  // The last step's every column goes to the target (FitTarget).
+  std::vector<bool> read(flow.ops.empty() ? flow.source->schema().columns().size()
+                                          : flow.ops.back()->output().columns().size(),
+                         true);
+  for (size_t i = flow.ops.size(); i-- > 0;) {
+    std::vector<bool> inputs(i == 0 ? flow.source->schema().columns().size() : flow.ops[i - 1]->output().columns().size());
+    flow.ops[i]->InputsRead(read, &inputs);
+    read = std::move(inputs);
+  }
+  if (std::find(read.begin(), read.end(), false) == read.end()) return Status::OK();
+  read.flip();
+  return flow.source->LeaveNull(read);
 }
 
 // Maps the flow's output onto its target's columns, inferring the target's

@@ -92,12 +92,20 @@ std::string UnknownColumn(std::string_view name, const Schema& schema) {
 // ---------------------------------------------------------------------------
 // Values from text (CSV, and JSON strings that stand for other types)
 
+// TextToValue and ScalarToValue (below) convert into `*value`, or only check
+// when `value` is null (a column left NULL): Keep then keeps nothing, and a
+// string is not copied.
+template <typename T>
+void Keep(Value* value, T&& converted) {
+  if (value != nullptr) *value = std::forward<T>(converted);
+}
+
 Status TextToValue(const RecordPlace& at, const Column& column, std::string_view text, bool quoted, Value* value) {
   if (text.empty() && !quoted) {
     if (!column.nullable) {
       return FieldError(at, column, "must not be null (an empty field is null; quote \"\" for an empty string)");
     }
-    *value = std::monostate{};
+    Keep(value, std::monostate{});
     return Status::OK();
   }
   const auto bad = [&](std::string_view expected) {
@@ -107,32 +115,34 @@ Status TextToValue(const RecordPlace& at, const Column& column, std::string_view
     case ColumnType::kInt64: {
       int64_t n = 0;
       if (!ParseWhole(text, &n)) return bad("an int64");
-      *value = n;
+      Keep(value, n);
       return Status::OK();
     }
     case ColumnType::kDouble: {
       double d = 0;
       if (!ParseWhole(text, &d)) return bad("a double");
-      *value = d;
+      Keep(value, d);
       return Status::OK();
     }
-    case ColumnType::kString: *value = std::string(text); return Status::OK();
+    case ColumnType::kString:
+      if (value != nullptr) *value = std::string(text);
+      return Status::OK();
     case ColumnType::kBool:
       if (!EqualsIgnoreCase(text, "true") && !EqualsIgnoreCase(text, "false")) return bad("true or false");
-      *value = EqualsIgnoreCase(text, "true");
+      Keep(value, EqualsIgnoreCase(text, "true"));
       return Status::OK();
     case ColumnType::kTimestamp: {
       int64_t micros = 0;
       Status s = ParseTimestamp(text, &micros);
       if (!s.ok()) return FieldError(at, column, s.message());
-      *value = Timestamp{micros};
+      Keep(value, Timestamp{micros});
       return Status::OK();
     }
     case ColumnType::kBytes: {
       std::string bytes;
       Status s = DecodeBase64(text, &bytes);
       if (!s.ok()) return FieldError(at, column, s.message());
-      *value = Bytes{std::move(bytes)};
+      Keep(value, Bytes{std::move(bytes)});
       return Status::OK();
     }
   }
@@ -185,18 +195,22 @@ ordered_json ScalarJson(const JsonScalar& s) {
   return nullptr;
 }
 
+// The error of a JSON value that does not convert. Out of line: records
+// that fit never build one, and their conversion saves fewer registers.
+[[gnu::cold, gnu::noinline]] Status ScalarError(const RecordPlace& at, const Column& column, const JsonScalar& j,
+                                                std::string_view expected) {
+  return FieldError(at, column, "expected " + std::string(expected) + ", got " + JsonText(ScalarJson(j)));
+}
+
 // A JSON value as a value of `column`'s type: strict, no conversions but
 // those the formats name.
 Status ScalarToValue(const RecordPlace& at, const Column& column, JsonScalar& j, Value* value) {
   using Kind = JsonScalar::Kind;
   if (j.kind == Kind::kNull) {
     if (!column.nullable) return FieldError(at, column, "must not be null");
-    *value = std::monostate{};
+    Keep(value, std::monostate{});
     return Status::OK();
   }
-  const auto bad = [&](std::string_view expected) {
-    return FieldError(at, column, "expected " + std::string(expected) + ", got " + JsonText(ScalarJson(j)));
-  };
   switch (column.type) {
     case ColumnType::kInt64:
     case ColumnType::kTimestamp: {
@@ -204,41 +218,42 @@ Status ScalarToValue(const RecordPlace& at, const Column& column, JsonScalar& j,
         return TextToValue(at, column, j.text, true, value);
       }
       if (j.kind != Kind::kInteger && j.kind != Kind::kUnsigned) {
-        return bad(column.type == ColumnType::kInt64 ? "an int64" : "a timestamp");
+        return ScalarError(at, column, j, column.type == ColumnType::kInt64 ? "an int64" : "a timestamp");
       }
       if (j.kind == Kind::kUnsigned && j.unsigned_integer > static_cast<uint64_t>(INT64_MAX)) {
-        return bad("an int64 in range");
+        return ScalarError(at, column, j, "an int64 in range");
       }
       const int64_t n = j.kind == Kind::kInteger ? j.integer : static_cast<int64_t>(j.unsigned_integer);
-      if (column.type == ColumnType::kInt64) *value = n;
-      else *value = Timestamp{n};
+      if (column.type == ColumnType::kInt64) Keep(value, n);
+      else Keep(value, Timestamp{n});
       return Status::OK();
     }
     case ColumnType::kDouble: {
-      if (j.kind == Kind::kInteger) *value = static_cast<double>(j.integer);
-      else if (j.kind == Kind::kUnsigned) *value = static_cast<double>(j.unsigned_integer);
-      else if (j.kind == Kind::kFloat) *value = j.number;
+      if (j.kind == Kind::kInteger) Keep(value, static_cast<double>(j.integer));
+      else if (j.kind == Kind::kUnsigned) Keep(value, static_cast<double>(j.unsigned_integer));
+      else if (j.kind == Kind::kFloat) Keep(value, j.number);
       if (j.kind == Kind::kInteger || j.kind == Kind::kUnsigned || j.kind == Kind::kFloat) return Status::OK();
       const std::string_view text = j.kind == Kind::kString ? j.text : std::string_view();
       if (text != "NaN" && text != "Infinity" && text != "-Infinity") {
-        return bad("a number (or \"NaN\", \"Infinity\", \"-Infinity\")");
+        return ScalarError(at, column, j, "a number (or \"NaN\", \"Infinity\", \"-Infinity\")");
       }
       return TextToValue(at, column, text, true, value);
     }
     case ColumnType::kString:
-      if (j.kind != Kind::kString) return bad("a string");
+      if (j.kind != Kind::kString) return ScalarError(at, column, j, "a string");
+      if (value == nullptr) return Status::OK();
       if (j.movable != nullptr) *value = std::move(*j.movable);
       else *value = std::string(j.text);
       return Status::OK();
     case ColumnType::kBool:
-      if (j.kind != Kind::kBool) return bad("true or false");
-      *value = j.boolean;
+      if (j.kind != Kind::kBool) return ScalarError(at, column, j, "true or false");
+      Keep(value, j.boolean);
       return Status::OK();
     case ColumnType::kBytes:
-      if (j.kind != Kind::kString) return bad("a base64 string");
+      if (j.kind != Kind::kString) return ScalarError(at, column, j, "a base64 string");
       return TextToValue(at, column, j.text, true, value);
   }
-  return bad("a known type");
+  return ScalarError(at, column, j, "a known type");
 }
 
 // How deeply arrays and objects nest in JSON text, and how many keys it
@@ -324,6 +339,10 @@ class RecordRules {
     return rescue_ && index == *rescue_ ? kNoField : index;
   }
 
+  // Where the value of column `index` goes: null when every row leaves the
+  // column NULL (RecordOptions::leave_null), its value only checked.
+  Value* Slot(size_t index, Row* values) const { return leave_null_[index] ? nullptr : &(*values)[index]; }
+
   // The first NOT NULL column a record must name (keys only: of the key)
   // that `given` lacks; null when none.
   const Column* MissingColumn(const ColumnSet& given) const {
@@ -351,10 +370,21 @@ class RecordRules {
   const Schema& schema_;
   const RecordOptions& options_;
   std::optional<size_t> rescue_;  // the rescue column, under kRescue
+  ColumnSet leave_null_;          // RecordOptions::leave_null
 };
 
 Status RecordRules::Make(const Schema& schema, const RecordOptions& options, std::optional<RecordRules>* rules) {
   rules->emplace(RecordRules(schema, options));
+  const std::vector<bool>& leave_null = options.leave_null;
+  const bool leaves_null = std::find(leave_null.begin(), leave_null.end(), true) != leave_null.end();
+  if (!leave_null.empty() && leave_null.size() != schema.columns().size()) {
+    return Status::InvalidArgument("the columns to leave null are " + std::to_string(leave_null.size()) +
+                                   " flags for a schema of " + std::to_string(schema.columns().size()) + " columns");
+  }
+  if (leaves_null && options.keys_only) {
+    return Status::InvalidArgument("no column can be left null when reading keys only (the records of a delete)");
+  }
+  for (size_t i = 0; i < leave_null.size(); ++i) (*rules)->leave_null_[i] = leave_null[i];
   if (options.bad_records != BadRecordPolicy::kRescue) return Status::OK();
   if (options.keys_only) {
     return Status::InvalidArgument("bad records cannot be rescued when reading keys only (the records of a delete)");
@@ -370,6 +400,9 @@ Status RecordRules::Make(const Schema& schema, const RecordOptions& options, std
                                      "' must be nullable when bad records are rescued (a record whose value for it "
                                      "does not parse is still a row)");
     }
+  }
+  if (leave_null.size() > *rescue && leave_null[*rescue]) {
+    return Status::InvalidArgument("the rescue column '" + options.rescue_column + "' cannot be left null");
   }
   (*rules)->rescue_ = rescue;
   return Status::OK();
@@ -474,7 +507,7 @@ bool FlatJsonScanner::Field(const RecordRules& rules, const RecordPlace& at, siz
   JsonScalar scalar;
   if (!Scalar(&scalar)) return false;
   if (rules.options().keys_only && !rules.IsKey(index)) return true;
-  return ScalarToValue(at, rules.schema().columns()[index], scalar, &(*values)[index]).ok();
+  return ScalarToValue(at, rules.schema().columns()[index], scalar, rules.Slot(index, values)).ok();
 }
 
 bool FlatJsonScanner::Scalar(JsonScalar* scalar) {
@@ -767,7 +800,7 @@ Status ParseJsonDocument(const RecordRules& rules, const RecordPlace& at, std::s
     given->set(index);
     if (rules.options().keys_only && !rules.IsKey(index)) continue;
     JsonScalar scalar = ScalarOf(field.value());
-    Status s = ScalarToValue(at, rules.schema().columns()[index], scalar, &(*values)[index]);
+    Status s = ScalarToValue(at, rules.schema().columns()[index], scalar, rules.Slot(index, values));
     if (!s.ok() && rescued == nullptr) return s;
     if (!s.ok()) rescued->Add(field.key(), std::move(field.value()));
   }
@@ -871,7 +904,7 @@ Status ParseCsvRecord(const RecordRules& rules, const RecordPlace& at, const Csv
     }
     given.set(index);
     if (rules.options().keys_only && !rules.IsKey(index)) continue;
-    Status s = TextToValue(at, rules.schema().columns()[index], field.text(), field.quoted, &values[index]);
+    Status s = TextToValue(at, rules.schema().columns()[index], field.text(), field.quoted, rules.Slot(index, &values));
     if (!s.ok() && !rules.rescuing()) return s;
     if (!s.ok()) rescued.Add(header.names[i], std::string(field.text()));
   }

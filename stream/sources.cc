@@ -227,32 +227,51 @@ class DatasetSource : public Source {
   uint64_t max_rows_ = 0;
 };
 
-RecordOptions MakeRecordOptions(const SourceSpec& spec, std::string source_name) {
-  RecordOptions options;
-  options.format = spec.format == FileFormat::kCsv ? RecordFormat::kCsv : RecordFormat::kJsonLines;
-  options.bad_records = spec.bad_records == BadRecords::kRescue ? BadRecordPolicy::kRescue : BadRecordPolicy::kFail;
-  options.rescue_column = std::string(kRescueColumn);
-  options.source_name = std::move(source_name);
-  return options;
-}
+// A source of records (files, a topic): their schema, and the parser that
+// reads them, leaving NULL the columns its flow does not read.
+class RecordSource : public Source {
+ public:
+  const Schema& schema() const override { return schema_; }
+
+  // The rescue column is kept, read or not (RecordOptions::leave_null).
+  Status LeaveNull(const std::vector<bool>& columns) override {
+    options_.leave_null = columns;
+    const std::optional<size_t> rescue = schema_.FindColumn(options_.rescue_column);
+    if (options_.bad_records == BadRecordPolicy::kRescue && rescue) options_.leave_null[*rescue] = false;
+    return RecordParser::Make(schema_, options_, &parser_);
+  }
+
+ protected:
+  // `name`: the records' source in errors and rescued data.
+  Status InitRecords(const SourceSpec& spec, std::string name, const std::string& place) {
+    SPOOL_RETURN_IF_ERROR(RecordSchema(spec, place, &schema_));
+    options_.format = spec.format == FileFormat::kCsv ? RecordFormat::kCsv : RecordFormat::kJsonLines;
+    options_.bad_records = spec.bad_records == BadRecords::kRescue ? BadRecordPolicy::kRescue : BadRecordPolicy::kFail;
+    options_.rescue_column = std::string(kRescueColumn);
+    options_.source_name = std::move(name);
+    return RecordParser::Make(schema_, options_, &parser_);
+  }
+
+  Schema schema_;
+  RecordOptions options_;
+  std::unique_ptr<const RecordParser> parser_;  // of schema_ and options_
+};
 
 // A directory of JSON-lines or CSV files, each read once, in name order.
 // The names read are state (one row each), committed with the rows they
 // gave. A file must be complete when it appears under its name: write it
 // under a name starting with '.' or '_' (skipped) and rename it.
-class FileSource : public Source {
+class FileSource : public RecordSource {
  public:
   Status Init(const SourceSpec& spec, Env* env, const std::string& place, uint64_t max_files, uint64_t max_rows) {
     spec_ = spec;
     env_ = env;
     max_files_ = max_files;
     max_rows_ = max_rows;
-    SPOOL_RETURN_IF_ERROR(RecordSchema(spec, place, &schema_));
-    SPOOL_RETURN_IF_ERROR(RecordParser::Make(schema_, MakeRecordOptions(spec, spec.path), &parser_));
+    SPOOL_RETURN_IF_ERROR(InitRecords(spec, spec.path, place));  // the parser names each file it reads
     return MakeSchema({{"file", ColumnType::kString, false}, {"bytes", ColumnType::kInt64, false}}, {"file"}, place,
                       &state_schema_);
   }
-  const Schema& schema() const override { return schema_; }
   std::vector<StateTableSpec> StateTables() const override { return {{"files", state_schema_}}; }
 
   Status Start(Store* store, const std::string& offset, const stream_internal::StateTables& tables) override {
@@ -393,8 +412,6 @@ class FileSource : public Source {
   Env* env_ = nullptr;
   uint64_t max_files_ = 0;
   uint64_t max_rows_ = 0;
-  Schema schema_;
-  std::unique_ptr<const RecordParser> parser_;  // of schema_; names each file it reads
   Schema state_schema_;
   TableId state_id_;
   std::set<std::string> read_;       // committed
@@ -410,16 +427,14 @@ class FileSource : public Source {
 // the next message's. The topic is opened for reading only, so producers in
 // this process or others can keep writing to it. A cursor reads batch after
 // batch without searching for each batch's first offset.
-class TopicSource : public Source {
+class TopicSource : public RecordSource {
  public:
   Status Init(const SourceSpec& spec, Env* env, const std::string& place, uint64_t max_rows) {
     spec_ = spec;
     env_ = env;
     max_rows_ = max_rows == 0 ? std::numeric_limits<uint64_t>::max() : max_rows;
-    SPOOL_RETURN_IF_ERROR(RecordSchema(spec, place, &schema_));
-    return RecordParser::Make(schema_, MakeRecordOptions(spec, "topic " + spec.path), &parser_);
+    return InitRecords(spec, "topic " + spec.path, place);
   }
-  const Schema& schema() const override { return schema_; }
 
   Status Start(Store*, const std::string& offset, const stream_internal::StateTables&) override {
     started_ = !offset.empty();
@@ -552,8 +567,6 @@ class TopicSource : public Source {
   SourceSpec spec_;
   Env* env_ = nullptr;
   uint64_t max_rows_ = 0;
-  Schema schema_;
-  std::unique_ptr<const RecordParser> parser_;  // of schema_
   std::unique_ptr<Topic> reader_;               // OpenForReading
   std::unique_ptr<TopicCursor> cursor_;         // of reader_, after the last message read
   TopicPosition resume_;                        // where the cursor of the last reader stopped

@@ -50,6 +50,29 @@ struct Case {
   Value expected;
 };
 
+// The columns an expression reads, wherever they sit in it: what a flow
+// keeps of its source's rows (column pruning).
+TEST(ExpressionTest, MarksEveryColumnItReadsAndNoOther) {
+  const std::vector<std::pair<std::string, std::vector<bool>>> cases = {
+      {"1 + 2", {false, false, false, false, false, false, false}},
+      {"id", {true, false, false, false, false, false, false}},
+      {"CASE WHEN price > 1 THEN lower(name) ELSE coalesce(name, 'x') END",
+       {false, true, true, false, false, false, false}},
+      {"NOT active OR date_trunc('day', at) IS NULL AND length(CAST(`end` AS string)) = 1",
+       {false, false, false, true, true, false, true}},
+  };
+  for (const auto& [text, expected] : cases) {
+    Expression e;
+    ASSERT_TRUE(Expression::Parse(text, Input(), &e).ok()) << text;
+    std::vector<bool> read(expected.size(), false);
+    e.MarkColumnsRead(&read);
+    EXPECT_EQ(read, expected) << text;
+    read.assign(read.size(), true);  // it only sets flags
+    e.MarkColumnsRead(&read);
+    EXPECT_EQ(read, std::vector<bool>(expected.size(), true)) << text;
+  }
+}
+
 TEST(ExpressionTest, ValuesAreWhatSqlComputes) {
   const Value null;
   const std::vector<Case> cases = {

@@ -207,6 +207,62 @@ TEST_F(PipelineTest, ARecordThatIsNotUtf8FailsTheUpdateLikeAnyBadRecord) {
   EXPECT_TRUE(nlohmann::json::accept(errors[0].details_json)) << errors[0].details_json;
 }
 
+// Columns no step reads are left NULL by the source (column pruning), but
+// still checked: the steps see every column they read, through a filter,
+// a select and an aggregate (note and at go unread), and a record whose unread column does not fit
+// fails the update as it would without pruning.
+TEST_F(PipelineTest, AFlowReadsTheColumnsItsStepsUseAndStillChecksTheOthers) {
+  const std::vector<Column> columns = {{"id", ColumnType::kInt64, false},
+                                       {"country", ColumnType::kString, false},
+                                       {"amount", ColumnType::kInt64, true},
+                                       {"note", ColumnType::kString, true},
+                                       {"at", ColumnType::kTimestamp, false}};
+  const auto pipeline = [&] {
+    PipelineBuilder b("pruned");
+    b.StreamingTable("main.s.totals");
+    b.Flow("totals")
+        .FromFiles(in(), columns)
+        .Filter("id < 100 AND country = 'de'")  // id: read by the filter alone
+        .Select({{"country", "country"}, {"twice", "amount * 2"}})
+        .Aggregate({"country"}, {{"n", AggregateFn::kCount, ""}, {"sum", AggregateFn::kSum, "twice"}})
+        .Into("main.s.totals");
+    b.StreamingTable("main.s.amounts");  // an aggregate reading the source itself
+    b.Flow("amounts")
+        .FromFiles(in(), columns)
+        .Aggregate({"country"}, {{"amount", AggregateFn::kSum, "amount"}})
+        .Into("main.s.amounts");
+    return b.Build();
+  };
+  const auto order = [](int64_t id, const std::string& country, const std::string& amount, const std::string& note,
+                        const std::string& at) {
+    return "{\"id\": " + std::to_string(id) + ", \"country\": \"" + country + "\", \"amount\": " + amount +
+           ", \"note\": " + note + ", \"at\": " + at + "}\n";
+  };
+  AddFile("a.jsonl", order(1, "de", "10", R"("a note long enough to be kept on the heap")", "1767323045678901") +
+                         order(2, "fr", "5", "null", R"("2026-01-02 03:04:05")") +
+                         order(3, "de", "7", "null", "1767323045678901"));
+  UpdateResult r = Run(pipeline());
+  ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  EXPECT_EQ(Rows("main.s.totals"), (std::vector<Row>{{std::string("de"), int64_t{2}, int64_t{34}}}));
+  EXPECT_EQ(Rows("main.s.amounts"),
+            (std::vector<Row>{{std::string("de"), int64_t{17}}, {std::string("fr"), int64_t{5}}}));
+
+  // Unread, but not unchecked: a note that is not a string, a timestamp
+  // that is not one, a NOT NULL column missing.
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {order(4, "de", "1", "12", "1767323045678901"), "column 'note': expected a string, got 12"},
+      {order(4, "de", "1", "null", R"("yesterday")"), "column 'at'"},
+      {"{\"id\": 4, \"country\": \"de\", \"amount\": 1}\n", "column 'at' is missing and must not be null"}};
+  for (size_t i = 0; i < bad.size(); ++i) {
+    AddFile("b" + std::to_string(i) + ".jsonl", bad[i].first);
+    r = Run(pipeline());
+    ExpectFailed(r, bad[i].second);
+    EXPECT_NE(r.error.find("b" + std::to_string(i) + ".jsonl line 1"), std::string::npos) << r.error;
+    std::filesystem::remove(dir_->Sub("in/b" + std::to_string(i) + ".jsonl"));
+  }
+  EXPECT_EQ(Rows("main.s.totals"), (std::vector<Row>{{std::string("de"), int64_t{2}, int64_t{34}}}));
+}
+
 TEST_F(PipelineTest, RescuePolicyKeepsBadRecordsInTheRescueColumn) {
   AddFile("a.jsonl", Order(1, "de", 10) + "{\"id\": 2, \"country\": \"fr\", \"amount\": \"lots\"}\n");
   PipelineBuilder b("rescue");
@@ -214,6 +270,14 @@ TEST_F(PipelineTest, RescuePolicyKeepsBadRecordsInTheRescueColumn) {
   for (Column& c : columns) c.nullable = true;
   b.StreamingTable("main.shop.raw");
   b.Flow("ingest").FromFiles(in(), columns, FileFormat::kJsonLines, BadRecords::kRescue).Into("main.shop.raw");
+  // A flow that reads neither the rescue column nor the bad value: the
+  // record is still a row.
+  b.StreamingTable("main.shop.by_country");
+  b.Flow("count")
+      .FromFiles(in(), columns, FileFormat::kJsonLines, BadRecords::kRescue)
+      .Select({{"country", "coalesce(country, '?')"}})
+      .Aggregate({"country"}, {{"orders", AggregateFn::kCount, ""}})
+      .Into("main.shop.by_country");
   UpdateResult r = Run(b.Build());
   ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
   std::vector<Row> rows = Rows("main.shop.raw");
@@ -222,6 +286,8 @@ TEST_F(PipelineTest, RescuePolicyKeepsBadRecordsInTheRescueColumn) {
   EXPECT_TRUE(IsNull(rows[1][2]));
   ASSERT_TRUE(std::holds_alternative<std::string>(rows[1][3]));
   EXPECT_NE(std::get<std::string>(rows[1][3]).find("lots"), std::string::npos);
+  EXPECT_EQ(Rows("main.shop.by_country"),
+            (std::vector<Row>{{std::string("de"), int64_t{1}}, {std::string("fr"), int64_t{1}}}));
 }
 
 TEST_F(PipelineTest, IncompatibleStateFailsNamingTheFlowAndCompatibleChangesRun) {

@@ -722,6 +722,83 @@ TEST(RecordsTest, FastPathAgreesWithTheReferenceOnRandomAndDamagedRecords) {
   }
 }
 
+// Leaving columns NULL (RecordOptions::leave_null) turns no record from
+// good to bad or back and changes no error and no rescued data: the rows
+// are those read without it, but NULL in those columns. On random and
+// damaged records, whose fast path and reference reading still agree.
+TEST(RecordsTest, ColumnsLeftNullAreCheckedAsBeforeButNotKept) {
+  struct Setup {
+    Schema schema;
+    RecordOptions options;
+    std::vector<bool> leave_null;
+  };
+  const std::vector<Setup> setups = {
+      {Typed(), Json(), {false, true, false, true, true, true}},  // id and price kept
+      {Typed(), Json(), {true, false, true, false, false, false}},
+      {Rescuing(), Json(BadRecordPolicy::kRescue), {true, true, false, false}}};
+  for (size_t k = 0; k < setups.size(); ++k) {
+    const Setup& setup = setups[k];
+    RecordOptions leaving = setup.options;
+    leaving.leave_null = setup.leave_null;
+    const auto whole = MakeParser(setup.schema, setup.options);
+    const auto pruned = MakeParser(setup.schema, leaving);
+    JsonRecordGenerator generator(100 + k);
+    size_t taken = 0;
+    size_t dropped = 0;  // values of left columns that were not kept
+    constexpr size_t kRecords = 10'000;
+    for (size_t i = 0; i < kRecords; ++i) {
+      const std::string text = generator.Record();
+      Row expected;
+      const Status s = whole->ParseJson(text, &expected);
+      Row row;
+      EXPECT_EQ(pruned->ParseJson(text, &row).ToString(), s.ToString()) << text;
+      taken += ExpectFastPathAgrees(*pruned, text) ? 1u : 0u;
+      if (!s.ok()) continue;
+      for (size_t c = 0; c < setup.leave_null.size(); ++c) {
+        if (!setup.leave_null[c] || expected[c] == kNull) continue;
+        expected[c] = kNull;
+        ++dropped;
+      }
+      EXPECT_TRUE(SameRow(row, expected)) << text;
+    }
+    EXPECT_GT(taken, kRecords / 10) << "the fast path must take a share of the records to be tested";
+    EXPECT_GT(dropped, kRecords / 100) << "good records must give the left columns values";
+  }
+}
+
+TEST(RecordsTest, CsvColumnsLeftNullAreCheckedAsBeforeButNotKept) {
+  RecordOptions leaving = Csv();
+  leaving.leave_null = {false, true, false, true, true, true};
+  const Result r = Read("id,name,price,ok,at,data\n1,Ada,2.5,TRUE,2026-01-02 03:04:05.678901,eHl6\n", Typed(), leaving);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.rows, (std::vector<Row>{{int64_t{1}, kNull, 2.5, kNull, kNull, kNull}}));
+  for (const std::string bad : {"2,x,1,maybe,,\n", "2,x,1,,noon,\n", "2,x,1,,,Zg=\n"}) {
+    const std::string data = "id,name,price,ok,at,data\n" + bad;
+    EXPECT_EQ(ErrorOf(data, Typed(), leaving), ErrorOf(data, Typed(), Csv())) << bad;
+  }
+}
+
+TEST(RecordsTest, ColumnsToLeaveNullMustFitTheSchemaAndTheOptions) {
+  RecordOptions options = Json();
+  options.leave_null = {true, false};
+  Row row;
+  Status s = ParseJsonRecord("{}", Typed(), options, &row);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.message().find("2 flags for a schema of 6 columns"), std::string::npos) << s.ToString();
+  options.leave_null = {false, true, false, false, false, false};
+  options.keys_only = true;
+  s = ParseJsonRecord(R"({"id":1})", Typed(), options, &row);
+  EXPECT_NE(s.message().find("no column can be left null when reading keys only"), std::string::npos) << s.ToString();
+  RecordOptions rescuing = Json(BadRecordPolicy::kRescue);
+  rescuing.leave_null = {false, false, false, true};
+  s = ParseJsonRecord(R"({"id":1})", Rescuing(), rescuing, &row);
+  EXPECT_NE(s.message().find("the rescue column '_rescued_data' cannot be left null"), std::string::npos)
+      << s.ToString();
+  rescuing.leave_null = {false, false, false, false};  // all flags false: as without
+  ASSERT_TRUE(ParseJsonRecord(R"({"id":1,"name":"a"})", Rescuing(), rescuing, &row).ok());
+  EXPECT_EQ(row, (Row{int64_t{1}, std::string("a"), kNull, kNull}));
+}
+
 TEST(RecordsTest, FastPathReadsEveryNumberAsTheReferenceDoes) {
   const auto parser = MakeParser(MakeSchema({{"n", ColumnType::kDouble, true}, {"i", ColumnType::kInt64, true}}, {}),
                                  Json());

@@ -31,6 +31,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "spool/storage/schema.h"
 #include "spool/txnlog/status.h"
@@ -58,6 +59,9 @@ class Expression {
   // The input column it reads, when it is a bare column reference (a caller
   // evaluating it per row may then read the row's value in place).
   std::optional<size_t> column() const;
+  // Sets (*columns)[i] for each input column i it reads; `columns` has a
+  // flag for every input column.
+  void MarkColumnsRead(std::vector<bool>* columns) const;
 
   // Evaluates over `row`, a row of the input schema. Errors: InvalidArgument
   // "at column N: …" (division by zero, int64 overflow, a failed cast).

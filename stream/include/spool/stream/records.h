@@ -65,6 +65,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "spool/storage/schema.h"
 #include "spool/txnlog/status.h"
@@ -101,6 +102,12 @@ struct RecordOptions {
   std::string rescue_column = "_rescued_data";
   // The file path or topic name, in errors and in rescued data.
   std::string source_name;
+  // Columns every row leaves NULL, by index in the schema (empty: none):
+  // a record's values for them are still checked, so that a record is bad
+  // or good as without this, but not kept, sparing their conversion (a
+  // pipeline source whose flow reads no such column). Not the rescue
+  // column, nor with keys_only.
+  std::vector<bool> leave_null;
 };
 
 // Receives one row and the line its record starts on (from 1). A status
