@@ -103,11 +103,12 @@ const StateValue* StagedChanges::Find(const Probe& probe) const {
   return it == index_.end() ? nullptr : &(*entries_)[*it].second;
 }
 
-void StagedChanges::Set(std::string key, StateValue value) {
+void StagedChanges::Set(std::string key, size_t hash, StateValue value) {
   assert(entries_->size() < UINT32_MAX);
+  assert(hash == MakeProbe(key).hash);
   bool inserted = false;
   // One probe: a new key's entry is made where the probe ended.
-  const auto it = index_.lazy_emplace(std::string_view(key), [&](const auto& construct) {
+  const auto it = index_.lazy_emplace(Probe{key, hash}, [&](const auto& construct) {
     entries_->emplace_back(std::move(key), std::move(value));
     construct(static_cast<uint32_t>(entries_->size() - 1));
     inserted = true;

@@ -140,7 +140,12 @@ class StagedChanges {
   const StateValue* Find(const Probe& probe) const;
   // Starts loading the memory a Find of `probe` will read.
   void Prefetch(const Probe& probe) const { index_.prefetch(probe); }
-  void Set(std::string key, StateValue value);
+  void Set(std::string key, StateValue value) {
+    const size_t hash = MakeProbe(key).hash;
+    Set(std::move(key), hash, std::move(value));
+  }
+  // `hash`: MakeProbe(key)'s, known already.
+  void Set(std::string key, size_t hash, StateValue value);
   // In the order first set.
   const Entries& entries() const { return *entries_; }
   // Moves every entry into `delta` (after what it holds), leaving this empty.
@@ -148,21 +153,19 @@ class StagedChanges {
 
  private:
   // The index holds positions in *entries_ and hashes and compares the keys
-  // there (a key may also be looked up as a string_view). The entries sit
+  // there (a key is looked up, and set, by its Probe). The entries sit
   // behind a pointer that a move keeps, so the index's functors, which
   // hold it, stay right.
   struct IndexHash {
     using is_transparent = void;
     const Entries* entries;
     size_t operator()(uint32_t at) const { return StringHash()((*entries)[at].first); }
-    size_t operator()(std::string_view key) const { return StringHash()(key); }
     size_t operator()(const Probe& probe) const { return probe.hash; }
   };
   struct IndexEq {
     using is_transparent = void;
     const Entries* entries;
     std::string_view KeyOf(uint32_t at) const { return (*entries)[at].first; }
-    std::string_view KeyOf(std::string_view key) const { return key; }
     std::string_view KeyOf(const Probe& probe) const { return probe.key; }
     template <typename A, typename B>
     bool operator()(const A& a, const B& b) const { return StringEq()(KeyOf(a), KeyOf(b)); }

@@ -597,9 +597,10 @@ class Store::Builder {
   // Raw row changes (restore): `key` is the row's key within the table.
   Status PutRaw(const TableInfo& table, std::string_view key, std::optional<std::string> row) {
     std::string state_key = StateRowKey(table.uid, key);
+    const StagedChanges::Probe probe = StagedChanges::MakeProbe(state_key);
     std::optional<Image> before;
-    SPOOL_RETURN_IF_ERROR(Lookup(StagedChanges::MakeProbe(state_key), &before));
-    Record(table, std::move(state_key), std::move(before), std::move(row), /*keyless_insert=*/false);
+    SPOOL_RETURN_IF_ERROR(Lookup(probe, &before));
+    Record(table, std::move(state_key), probe.hash, std::move(before), std::move(row), /*keyless_insert=*/false);
     return Status::OK();
   }
 
@@ -711,8 +712,9 @@ class Store::Builder {
     EncodeRow(table->schema, op.row, &row);
     if (!table->schema.has_key()) {
       // Keyless: an append whose row id the version and index give.
-      const std::string key = KeylessRowId(version_, keyless_index_[table->uid]++);
-      Record(*table, StateRowKey(table->uid, key), std::nullopt, std::move(row), /*keyless_insert=*/true);
+      std::string state_key = StateRowKey(table->uid, KeylessRowId(version_, keyless_index_[table->uid]++));
+      const size_t hash = StagedChanges::MakeProbe(state_key).hash;
+      Record(*table, std::move(state_key), hash, std::nullopt, std::move(row), /*keyless_insert=*/true);
       return Status::OK();
     }
     std::string state_key;
@@ -727,7 +729,7 @@ class Store::Builder {
     }
     std::optional<Image> before;
     SPOOL_RETURN_IF_ERROR(Lookup(StagedChanges::Probe{state_key, hash}, &before));
-    Record(*table, std::move(state_key), std::move(before), std::move(row), false);
+    Record(*table, std::move(state_key), hash, std::move(before), std::move(row), false);
     return Status::OK();
   }
 
@@ -740,9 +742,10 @@ class Store::Builder {
     std::string state_key = StateRowPrefix(table->uid);
     Status s = EncodeKeyValues(table->schema, op.key, /*allow_prefix=*/false, &state_key);
     if (!s.ok()) return Status::InvalidArgument(TableError(Id(op.table), s.message()));
+    const StagedChanges::Probe probe = StagedChanges::MakeProbe(state_key);
     std::optional<Image> before;
-    SPOOL_RETURN_IF_ERROR(Lookup(StagedChanges::MakeProbe(state_key), &before));
-    if (before) Record(*table, std::move(state_key), std::move(before), std::nullopt, false);
+    SPOOL_RETURN_IF_ERROR(Lookup(probe, &before));
+    if (before) Record(*table, std::move(state_key), probe.hash, std::move(before), std::nullopt, false);
     else Touch(*table);  // no row to delete: the commit still shows in the table's history
     return Status::OK();
   }
@@ -784,7 +787,9 @@ class Store::Builder {
       if (value) SPOOL_RETURN_IF_ERROR(ToImage(*value, &rows[state_key]));
       else rows.erase(state_key);
     }
-    for (auto& [state_key, row] : rows) Record(table, state_key, std::move(row), std::nullopt, false);
+    for (auto& [state_key, row] : rows) {
+      Record(table, state_key, StagedChanges::MakeProbe(state_key).hash, std::move(row), std::nullopt, false);
+    }
     return Status::OK();
   }
 
@@ -829,7 +834,10 @@ class Store::Builder {
 
   // The table's change set in the record, created empty on first use.
   TableChangeSet& Touch(const TableInfo& table) {
+    // Most changes are to the table of the change before.
+    if (touched_ < record_.tables.size() && record_.tables[touched_].uid == table.uid) return record_.tables[touched_];
     auto [it, inserted] = table_index_.try_emplace(table.uid, record_.tables.size());
+    touched_ = it->second;
     if (inserted) {
       record_.tables.push_back(TableChangeSet{table.uid, {}});
       for (const auto& [id, rows] : reserved_) {
@@ -839,9 +847,10 @@ class Store::Builder {
     return record_.tables[it->second];
   }
 
-  // One row change at `state_key` (the table's row prefix, then the key):
-  // `before` and `after` absent mean the row did not or does not exist.
-  void Record(const TableInfo& table, std::string state_key, std::optional<Image> before,
+  // One row change at `state_key` (the table's row prefix, then the key;
+  // `hash`, StagedChanges::MakeProbe's of it): `before` and `after` absent
+  // mean the row did not or does not exist.
+  void Record(const TableInfo& table, std::string state_key, size_t hash, std::optional<Image> before,
               std::optional<std::string> after, bool keyless_insert) {
     TableChangeSet& set = Touch(table);
     if (!before && !after) return;
@@ -853,10 +862,10 @@ class Store::Builder {
       change.pre_version = before->written;
     }
     if (after) {
-      local_.Set(std::move(state_key), StateRowValue(version_, *after));
+      local_.Set(std::move(state_key), hash, StateRowValue(version_, *after));
       change.post = std::move(*after);
     } else {
-      local_.Set(std::move(state_key), std::nullopt);
+      local_.Set(std::move(state_key), hash, std::nullopt);
     }
     replaced_rows_ += Replaces(change, version_);
     set.changes.push_back(std::move(change));
@@ -871,6 +880,7 @@ class Store::Builder {
   const Transaction* txn_;
   std::vector<TableInfo*> found_;  // in catalog_, by TableRef::index; null: not looked up
   std::map<uint64_t, size_t> table_index_;                   // uid -> index in record_.tables
+  size_t touched_ = SIZE_MAX;                                // the index Touch last gave
   std::map<uint64_t, uint32_t> keyless_index_;
   uint64_t created_ = 0;  // tables this commit created
   std::unique_ptr<StateReader> reader_;  // made on the first lookup
