@@ -760,10 +760,10 @@ class Store::Builder {
   Status Apply(const Transaction::CheckpointOp& op) {
     if (op.flow.empty()) return Status::InvalidArgument("a checkpoint needs a flow name");
     const std::string key = StateCheckpointKey(op.flow);
-    std::optional<std::string> before;
+    std::optional<std::string_view> before;
     SPOOL_RETURN_IF_ERROR(LookupKey(StagedChanges::MakeProbe(key), &before));
+    record_.checkpoints.push_back(CheckpointRecord{op.flow, before ? std::optional<std::string>(*before) : std::nullopt, op.data});
     local_.Set(key, op.data);
-    record_.checkpoints.push_back(CheckpointRecord{op.flow, std::move(before), op.data});
     return Status::OK();
   }
 
@@ -779,7 +779,7 @@ class Store::Builder {
     std::unique_ptr<StateView> view;
     SPOOL_RETURN_IF_ERROR(store_->state_->NewView(prefix, PrefixEnd(prefix), &view));
     for (; view->Valid(); view->Next()) {
-      SPOOL_RETURN_IF_ERROR(ToImage(std::string(view->value()), &rows[std::string(view->key())]));
+      SPOOL_RETURN_IF_ERROR(ToImage(view->value(), &rows[std::string(view->key())]));
     }
     SPOOL_RETURN_IF_ERROR(view->status());
     for (const auto& [state_key, value] : local_.entries()) {
@@ -793,43 +793,46 @@ class Store::Builder {
     return Status::OK();
   }
 
-  // A row as the state holds it (`value`, taken), and the version that wrote it.
-  static Status ToImage(std::string value, Image* image) {
+  // A row as the state holds it (`value`), and the version that wrote it.
+  static Status ToImage(std::string_view value, Image* image) {
     std::string_view row;
     SPOOL_RETURN_IF_ERROR(SplitStateRow(value, &image->written, &row));
-    value.erase(0, value.size() - row.size());
-    image->row = std::move(value);
+    image->row.assign(row);
     return Status::OK();
   }
 
   // The value at a state key (its probe: the key hashed once for every
-  // commit's changes it is looked up in).
-  Status LookupKey(const StagedChanges::Probe& probe, std::optional<std::string>* value) {
+  // commit's changes it is looked up in), viewed where it is staged or in
+  // read_ (read from the state store): valid until the next look-up or
+  // change.
+  Status LookupKey(const StagedChanges::Probe& probe, std::optional<std::string_view>* value) {
+    const auto view = [value](const StateValue& staged) {
+      if (staged) *value = *staged;
+    };
     if (const StateValue* staged = local_.Find(probe)) {
-      *value = *staged;
+      view(*staged);
       return Status::OK();
     }
     // Then the commits queued before this one, newest first.
     for (auto queued = store_->in_flight_.rbegin(); queued != store_->in_flight_.rend(); ++queued) {
       if (const StateValue* staged = (*queued)->local.Find(probe)) {
-        *value = *staged;
+        view(*staged);
         return Status::OK();
       }
     }
     if (reader_ == nullptr) SPOOL_RETURN_IF_ERROR(store_->state_->NewReader(&reader_));
-    std::string found_value;
     bool found = false;
-    SPOOL_RETURN_IF_ERROR(reader_->Get(probe.key, &found_value, &found));
-    if (found) *value = std::move(found_value);
+    SPOOL_RETURN_IF_ERROR(reader_->Get(probe.key, &read_, &found));
+    if (found) *value = read_;
     return Status::OK();
   }
 
   Status Lookup(const StagedChanges::Probe& probe, std::optional<Image>* row) {
-    std::optional<std::string> value;
+    std::optional<std::string_view> value;
     SPOOL_RETURN_IF_ERROR(LookupKey(probe, &value));
     if (!value) return Status::OK();
     row->emplace();
-    return ToImage(std::move(*value), &**row);
+    return ToImage(*value, &**row);
   }
 
   // The table's change set in the record, created empty on first use.
@@ -884,6 +887,7 @@ class Store::Builder {
   std::map<uint64_t, uint32_t> keyless_index_;
   uint64_t created_ = 0;  // tables this commit created
   std::unique_ptr<StateReader> reader_;  // made on the first lookup
+  std::string read_;                     // the last value it read
   CommitRecord record_;
   uint64_t rows_ = 0;
   uint64_t replaced_rows_ = 0;
