@@ -184,18 +184,22 @@ void StateOverlay::Merge(const StateOverlay& later) {
   bytes += later.bytes;
 }
 
-const StateValue* StateOverlay::Find(std::string_view key) const {
+StateOverlay::Probe StateOverlay::MakeProbe(std::string_view key) const {
   const std::string_view name = GroupOf(key);
   auto group = groups_.find(name);
-  if (group == groups_.end()) return nullptr;
-  auto it = group->second.find(key.substr(name.size()));
-  return it == group->second.end() ? nullptr : &it->second;
+  if (group == groups_.end()) return Probe{};
+  const std::string_view suffix = key.substr(name.size());
+  return Probe{&group->second, HashedKey{suffix, StringHash()(suffix)}};
 }
 
-void StateOverlay::Prefetch(std::string_view key) const {
-  const std::string_view name = GroupOf(key);
-  auto group = groups_.find(name);
-  if (group != groups_.end()) group->second.prefetch(key.substr(name.size()));
+const StateValue* StateOverlay::Find(const Probe& probe) {
+  if (probe.group == nullptr) return nullptr;
+  auto it = probe.group->find(probe.suffix);
+  return it == probe.group->end() ? nullptr : &it->second;
+}
+
+void StateOverlay::Prefetch(const Probe& probe) {
+  if (probe.group != nullptr) probe.group->prefetch(probe.suffix);
 }
 
 void StateOverlay::VisitSorted(std::string_view begin, std::string_view end, const Visitor& visit) const {
@@ -750,21 +754,28 @@ Status StateStore::Prune(std::string_view begin, std::string_view end,
 namespace {
 
 // A key in mem, then imm, then LMDB (through `txn`).
-Status Lookup(const StateOverlay* mem, const StateOverlay* imm, MDB_txn* txn, MDB_dbi dbi, std::string_view key,
-              std::string* value, bool* found) {
-  for (const StateOverlay* overlay : {mem, imm}) {
-    const StateValue* staged = overlay != nullptr ? overlay->Find(key) : nullptr;
-    if (staged != nullptr) {
+// The value of `probe`'s key: staged in mem, else in imm, else in LMDB
+// (`txn`), viewed there.
+Status Lookup(const StateReader::Probe& probe, MDB_txn* txn, MDB_dbi dbi, std::string_view* value, bool* found) {
+  for (const StateOverlay::Probe* overlay : {&probe.mem, &probe.imm}) {
+    if (const StateValue* staged = StateOverlay::Find(*overlay)) {
       *found = staged->has_value();
       if (*found) *value = **staged;
       return Status::OK();
     }
   }
-  MDB_val k = Val(key), v{};
+  MDB_val k = Val(probe.key), v{};
   const int rc = mdb_get(txn, dbi, &k, &v);
   *found = rc == 0;
-  if (rc == 0) value->assign(View(v));
+  if (rc == 0) *value = View(v);
   return rc == 0 || rc == MDB_NOTFOUND ? Status::OK() : LmdbError(rc, "read");
+}
+
+StateReader::Probe MakeReaderProbe(const StateOverlay* mem, const StateOverlay* imm, std::string_view key) {
+  StateReader::Probe probe{key, {}, {}};
+  if (mem != nullptr) probe.mem = mem->MakeProbe(key);
+  if (imm != nullptr) probe.imm = imm->MakeProbe(key);
+  return probe;
 }
 
 }  // namespace
@@ -780,13 +791,17 @@ struct StateReader::Txn {
 
 StateReader::~StateReader() = default;
 
-Status StateReader::Get(std::string_view key, std::string* value, bool* found) {
-  return Lookup(mem_, imm_.get(), txn_->txn, txn_->dbi, key, value, found);
+StateReader::Probe StateReader::MakeProbe(std::string_view key) const {
+  return MakeReaderProbe(mem_, imm_.get(), key);
 }
 
-void StateReader::Prefetch(std::string_view key) const {
-  if (mem_ != nullptr) mem_->Prefetch(key);
-  if (imm_ != nullptr) imm_->Prefetch(key);
+Status StateReader::Get(const Probe& probe, std::string_view* value, bool* found) {
+  return Lookup(probe, txn_->txn, txn_->dbi, value, found);
+}
+
+void StateReader::Prefetch(const Probe& probe) {
+  StateOverlay::Prefetch(probe.mem);
+  StateOverlay::Prefetch(probe.imm);
 }
 
 Status StateStore::NewReader(std::unique_ptr<StateReader>* out) {
@@ -808,7 +823,9 @@ Status StateStore::Get(std::string_view key, std::string* value, bool* found) {
   MDB_txn* txn = nullptr;
   int rc = mdb_txn_begin(lmdb_->env, nullptr, MDB_RDONLY, &txn);
   if (rc != 0) return LmdbError(rc, "begin read");
-  Status s = Lookup(mem_.get(), imm_.get(), txn, lmdb_->dbi, key, value, found);
+  std::string_view view;
+  Status s = Lookup(MakeReaderProbe(mem_.get(), imm_.get(), key), txn, lmdb_->dbi, &view, found);
+  if (s.ok() && *found) value->assign(view);  // while the transaction holds LMDB's page
   mdb_txn_abort(txn);
   return s;
 }

@@ -85,11 +85,20 @@ struct StatePosition {
   uint64_t timestamp_us = 0;
 };
 
-// Hash and equality of std::string keys that std::string_view finds too
-// (absl's own take absl::string_view, which is not std's in this build).
+// A key with its StringHash, so that a key looked up in several maps (and
+// prefetched first) is hashed once.
+struct HashedKey {
+  std::string_view key;
+  size_t hash;
+};
+
+// Hash and equality of std::string keys that std::string_view and
+// HashedKey find too (absl's own take absl::string_view, which is not
+// std's in this build).
 struct StringHash {
   using is_transparent = void;
   size_t operator()(std::string_view key) const;
+  size_t operator()(const HashedKey& key) const { return key.hash; }
 };
 struct StringEq {
   using is_transparent = void;
@@ -97,6 +106,8 @@ struct StringEq {
   bool operator()(std::string_view a, std::string_view b) const {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size()) == 0;
   }
+  bool operator()(const HashedKey& a, std::string_view b) const { return (*this)(a.key, b); }
+  bool operator()(std::string_view a, const HashedKey& b) const { return (*this)(a, b.key); }
 };
 template <typename V>
 using StringMap = absl::flat_hash_map<std::string, V, StringHash, StringEq>;
@@ -128,12 +139,8 @@ class StagedChanges {
   StagedChanges();
   void reserve(size_t keys);
   bool empty() const { return entries_->empty(); }
-  // A key with its hash, so that a key looked up in several commits'
-  // changes (and prefetched first) is hashed once.
-  struct Probe {
-    std::string_view key;
-    size_t hash;  // StringHash()(key)
-  };
+  // A key hashed once for every commit's changes it is looked up in.
+  using Probe = HashedKey;
   static Probe MakeProbe(std::string_view key) { return Probe{key, StringHash()(key)}; }
   // The value `key` was last set to (nullopt: deleted), or null when unset.
   const StateValue* Find(std::string_view key) const { return Find(MakeProbe(key)); }
@@ -186,15 +193,26 @@ class StateOverlay {
  public:
   using Entries = std::vector<std::pair<std::string, StateValue>>;
   using Visitor = std::function<bool(std::string_view key, const StateValue& value)>;
+  // Open addressing: a probe reads the slot, which holds a short key inline.
+  using Group = StringMap<StateValue>;
+  // Where a key lies: its group (null: the overlay holds none of its
+  // group's keys) and its suffix there, hashed; found once for a Prefetch
+  // and the Find after it. Valid while the overlay is unchanged.
+  struct Probe {
+    const Group* group = nullptr;
+    HashedKey suffix;
+  };
 
   // Adds a commit's changes (moved out of `delta`) over what is staged.
   void Add(StateDelta&& delta);
   // Adds `later` over this overlay.
   void Merge(const StateOverlay& later);
+  Probe MakeProbe(std::string_view key) const;
   // The staged value of `key`, or null when the overlay does not hold it.
-  const StateValue* Find(std::string_view key) const;
-  // Starts loading the memory a Find of `key` will read.
-  void Prefetch(std::string_view key) const;
+  const StateValue* Find(std::string_view key) const { return Find(MakeProbe(key)); }
+  static const StateValue* Find(const Probe& probe);
+  // Starts loading the memory a Find of `probe` will read.
+  static void Prefetch(const Probe& probe);
   // Visits the entries in [begin, end) (`end` empty: no bound) in key order
   // until `visit` returns false.
   void VisitSorted(std::string_view begin, std::string_view end, const Visitor& visit) const;
@@ -209,9 +227,6 @@ class StateOverlay {
   uint64_t bytes = 0;      // of every change added, overwritten ones included
 
  private:
-  // Open addressing: a probe reads the slot, which holds a short key inline.
-  using Group = StringMap<StateValue>;
-
   static std::string_view GroupOf(std::string_view key);
   Group& GroupNamed(std::string_view name);  // made empty on first use
   void Set(Group& group, std::string_view suffix, StateValue value);
@@ -255,10 +270,19 @@ class StateView {
 class StateReader {
  public:
   ~StateReader();
-  Status Get(std::string_view key, std::string* value, bool* found);
-  // Starts loading the staged entry a Get of `key` will read, so that a
+  // A key's places in the staged overlays, found once for the Prefetch and
+  // the Get after it.
+  struct Probe {
+    std::string_view key;
+    StateOverlay::Probe mem, imm;
+  };
+  Probe MakeProbe(std::string_view key) const;
+  // The value of the probe's key (`*found`), viewed where it is staged or
+  // in LMDB's map: valid until the writer's next Stage or the reader's end.
+  Status Get(const Probe& probe, std::string_view* value, bool* found);
+  // Starts loading the staged entries a Get of `probe` will read, so that a
   // writer with many keys to read has them arrive together.
-  void Prefetch(std::string_view key) const;
+  static void Prefetch(const Probe& probe);
 
  private:
   friend class StateStore;

@@ -579,7 +579,7 @@ class Store::Builder {
         !table->schema.Validate(write->row).ok()) {
       return;
     }
-    if (reader_ == nullptr && !store_->state_->NewReader(&reader_).ok()) return;
+    if (reader_ == nullptr && !MakeReader().ok()) return;
     Ahead& ahead = ahead_[index % kLookAhead];
     ahead.valid = true;
     ahead.op = index;
@@ -591,7 +591,15 @@ class Store::Builder {
     ahead.hash = probe.hash;
     local_.Prefetch(probe);
     for (const auto& queued : store_->in_flight_) queued->local.Prefetch(probe);
-    reader_->Prefetch(ahead.state_key);
+    ahead.read = reader_->MakeProbe(ahead.state_key);
+    ahead.reader_epoch = reader_epoch_;
+    StateReader::Prefetch(ahead.read);
+  }
+
+  Status MakeReader() {
+    SPOOL_RETURN_IF_ERROR(store_->state_->NewReader(&reader_));
+    ++reader_epoch_;
+    return Status::OK();
   }
 
   // Raw row changes (restore): `key` is the row's key within the table.
@@ -599,7 +607,7 @@ class Store::Builder {
     std::string state_key = StateRowKey(table.uid, key);
     const StagedChanges::Probe probe = StagedChanges::MakeProbe(state_key);
     std::optional<Image> before;
-    SPOOL_RETURN_IF_ERROR(Lookup(probe, &before));
+    SPOOL_RETURN_IF_ERROR(Lookup(probe, nullptr, &before));
     Record(table, std::move(state_key), probe.hash, std::move(before), std::move(row), /*keyless_insert=*/false);
     return Status::OK();
   }
@@ -607,7 +615,10 @@ class Store::Builder {
   CommitRecord& record() { return record_; }
   const std::map<std::string, TableInfo>& catalog() const { return catalog_; }
   // Done reading: ends the LMDB read transaction before the commit is staged.
-  void EndReads() { reader_.reset(); }
+  void EndReads() {
+    reader_.reset();
+    ++reader_epoch_;
+  }
   // Makes `table` part of the commit, changed or not (its history shows it).
   void Include(const TableInfo& table) { Touch(table); }
   uint64_t rows() const { return rows_; }
@@ -719,16 +730,20 @@ class Store::Builder {
     }
     std::string state_key;
     size_t hash = 0;
+    std::optional<Image> before;
     if (computed) {
-      state_key = std::move(ahead->state_key);
+      // Where the state store stages the key, found by Prefetch, unless
+      // the reader was made again since.
+      const StateReader::Probe* read = ahead->reader_epoch == reader_epoch_ ? &ahead->read : nullptr;
+      SPOOL_RETURN_IF_ERROR(Lookup(StagedChanges::Probe{ahead->state_key, ahead->hash}, read, &before));
+      state_key = std::move(ahead->state_key);  // after the look-up, which views it
       hash = ahead->hash;
     } else {
       state_key = StateRowPrefix(table->uid);
       EncodeKey(table->schema, op.row, &state_key);
       hash = StagedChanges::MakeProbe(state_key).hash;
+      SPOOL_RETURN_IF_ERROR(Lookup(StagedChanges::Probe{state_key, hash}, nullptr, &before));
     }
-    std::optional<Image> before;
-    SPOOL_RETURN_IF_ERROR(Lookup(StagedChanges::Probe{state_key, hash}, &before));
     Record(*table, std::move(state_key), hash, std::move(before), std::move(row), false);
     return Status::OK();
   }
@@ -744,7 +759,7 @@ class Store::Builder {
     if (!s.ok()) return Status::InvalidArgument(TableError(Id(op.table), s.message()));
     const StagedChanges::Probe probe = StagedChanges::MakeProbe(state_key);
     std::optional<Image> before;
-    SPOOL_RETURN_IF_ERROR(Lookup(probe, &before));
+    SPOOL_RETURN_IF_ERROR(Lookup(probe, nullptr, &before));
     if (before) Record(*table, std::move(state_key), probe.hash, std::move(before), std::nullopt, false);
     else Touch(*table);  // no row to delete: the commit still shows in the table's history
     return Status::OK();
@@ -761,7 +776,7 @@ class Store::Builder {
     if (op.flow.empty()) return Status::InvalidArgument("a checkpoint needs a flow name");
     const std::string key = StateCheckpointKey(op.flow);
     std::optional<std::string_view> before;
-    SPOOL_RETURN_IF_ERROR(LookupKey(StagedChanges::MakeProbe(key), &before));
+    SPOOL_RETURN_IF_ERROR(LookupKey(StagedChanges::MakeProbe(key), nullptr, &before));
     record_.checkpoints.push_back(CheckpointRecord{op.flow, before ? std::optional<std::string>(*before) : std::nullopt, op.data});
     local_.Set(key, op.data);
     return Status::OK();
@@ -772,7 +787,7 @@ class Store::Builder {
     // transaction's changes over them.
     if (!store_->in_flight_.empty()) {
       SPOOL_RETURN_IF_ERROR(store_->SettleLocked(nullptr));
-      reader_.reset();  // it may predate what was staged
+      EndReads();  // the reader may predate what was staged
     }
     const std::string prefix = StateRowPrefix(table.uid);
     std::map<std::string, Image> rows;
@@ -802,10 +817,11 @@ class Store::Builder {
   }
 
   // The value at a state key (its probe: the key hashed once for every
-  // commit's changes it is looked up in), viewed where it is staged or in
-  // read_ (read from the state store): valid until the next look-up or
-  // change.
-  Status LookupKey(const StagedChanges::Probe& probe, std::optional<std::string_view>* value) {
+  // commit's changes it is looked up in; `read`: where the state store
+  // stages it, as Prefetch found, or null), viewed where it is staged or in
+  // LMDB: valid until the next change.
+  Status LookupKey(const StagedChanges::Probe& probe, const StateReader::Probe* read,
+                   std::optional<std::string_view>* value) {
     const auto view = [value](const StateValue& staged) {
       if (staged) *value = *staged;
     };
@@ -820,16 +836,17 @@ class Store::Builder {
         return Status::OK();
       }
     }
-    if (reader_ == nullptr) SPOOL_RETURN_IF_ERROR(store_->state_->NewReader(&reader_));
+    if (reader_ == nullptr) SPOOL_RETURN_IF_ERROR(MakeReader());
     bool found = false;
-    SPOOL_RETURN_IF_ERROR(reader_->Get(probe.key, &read_, &found));
-    if (found) *value = read_;
+    std::string_view stored;
+    SPOOL_RETURN_IF_ERROR(reader_->Get(read != nullptr ? *read : reader_->MakeProbe(probe.key), &stored, &found));
+    if (found) *value = stored;
     return Status::OK();
   }
 
-  Status Lookup(const StagedChanges::Probe& probe, std::optional<Image>* row) {
+  Status Lookup(const StagedChanges::Probe& probe, const StateReader::Probe* read, std::optional<Image>* row) {
     std::optional<std::string_view> value;
-    SPOOL_RETURN_IF_ERROR(LookupKey(probe, &value));
+    SPOOL_RETURN_IF_ERROR(LookupKey(probe, read, &value));
     if (!value) return Status::OK();
     row->emplace();
     return ToImage(*value, &**row);
@@ -887,7 +904,7 @@ class Store::Builder {
   std::map<uint64_t, uint32_t> keyless_index_;
   uint64_t created_ = 0;  // tables this commit created
   std::unique_ptr<StateReader> reader_;  // made on the first lookup
-  std::string read_;                     // the last value it read
+  uint64_t reader_epoch_ = 0;  // one more whenever reader_ is made or dropped
   CommitRecord record_;
   uint64_t rows_ = 0;
   uint64_t replaced_rows_ = 0;
@@ -899,6 +916,8 @@ class Store::Builder {
     uint64_t ddl_ops = 0;
     std::string state_key;
     size_t hash = 0;  // StagedChanges::MakeProbe(state_key)'s
+    StateReader::Probe read;    // reader_->MakeProbe(state_key) …
+    uint64_t reader_epoch = 0;  // … in this reader_epoch_
   };
   Ahead ahead_[kLookAhead];
   size_t current_op_ = 0;
