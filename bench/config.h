@@ -28,6 +28,7 @@ struct BenchConfig {
   // table beside the output ("table", BENCHMARKS.md's step) or in the
   // output rows alone ("output", as Spool's aggregate keeps them).
   std::string peer_state = "table";
+  uint64_t state_map_gib = 256;      // Spool's LMDB map (SpoolStoreOptions)
   std::string json_path;             // empty: no JSON
   std::string self_path;             // this executable, for W7's writer
   cli::ProgressMode progress = cli::ProgressMode::kAuto;

@@ -49,7 +49,7 @@ UpdateReport ParseReport(const ChildOutcome& child) {
 // The table the update wrote, checked against the model.
 void CheckTable(const std::string& dir, uint64_t events) {
   std::unique_ptr<Store> store;
-  StoreOptions options;
+  StoreOptions options = SpoolStoreOptions();
   options.create_if_missing = false;
   Expect(Store::Open(options, StoreDir(dir), &store), "spool reopen after the end-to-end update");
   std::vector<KeyTotals> totals;
@@ -70,7 +70,8 @@ void RunE2E(const BenchConfig& config, int rep, Results* results) {
   const double staged_s = staging.Seconds();
   const double topic_mb = static_cast<double>(DiskBytes(TopicDir(dir))) / kBytesPerMB;
   SyncAll();
-  const ChildOutcome child = RunChild({config.self_path, kUpdaterFlag, dir}, ChildEnd::kWaitForExit);
+  const ChildOutcome child = RunChild({config.self_path, kUpdaterFlag, dir, "--state-map-gib", std::to_string(config.state_map_gib)},
+                                      ChildEnd::kWaitForExit);
   const UpdateReport report = ParseReport(child);
   if (report.input_rows != events) {
     throw BenchError(fmt::format("the end-to-end update read {} events of {}", report.input_rows, events));
@@ -93,7 +94,7 @@ void RunE2E(const BenchConfig& config, int rep, Results* results) {
 
 int RunE2EUpdater(const std::string& dir) {
   std::unique_ptr<Store> store;
-  Expect(Store::Open(StoreOptions{}, StoreDir(dir), &store), "spool open");
+  Expect(Store::Open(SpoolStoreOptions(), StoreDir(dir), &store), "spool open");
   std::unique_ptr<Pipeline> pipeline;
   Expect(Pipeline::Open(store.get(), EventPipelineSpec({TopicDir(dir), kE2EFilter, 0}), &pipeline), "pipeline open");
   UpdateResult result;

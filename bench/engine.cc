@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "spool/storage/store.h"
+
 namespace spool::bench {
 namespace {
 
@@ -52,5 +54,17 @@ std::unique_ptr<Engine> MakeEngine(std::string_view engine, const EngineOptions&
   if (engine == kLevelDb) return NewLevelDbEngine(options);
   return nullptr;
 }
+
+namespace {
+uint64_t state_map_bytes = StoreOptions().state_map_bytes;
+}  // namespace
+
+StoreOptions SpoolStoreOptions() {
+  StoreOptions options;
+  options.state_map_bytes = state_map_bytes;
+  return options;
+}
+
+void SetSpoolStateMapBytes(uint64_t bytes) { state_map_bytes = bytes; }
 
 }  // namespace spool::bench

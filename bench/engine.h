@@ -18,7 +18,17 @@
 #include "records.h"
 #include "spool/txnlog/status.h"
 
+namespace spool {
+struct StoreOptions;
+}
+
 namespace spool::bench {
+
+// The options every Spool store of the run opens with: the defaults, but
+// for the LMDB map --state-map-gib sets (valgrind cannot reserve the
+// default 256 GiB, nor can a process under ulimit -v).
+StoreOptions SpoolStoreOptions();
+void SetSpoolStateMapBytes(uint64_t bytes);
 
 struct EngineOptions {
   // W7: keep everything written in the engine's log rather than flushing it

@@ -106,7 +106,7 @@ class SpoolLatency final : public LatencyEngine {
 
   Status Open(const std::string& dir) override {
     const std::string topic_dir = dir + "/topic";
-    SPOOL_RETURN_IF_ERROR(Store::Open(StoreOptions{}, dir + "/store", &store_));
+    SPOOL_RETURN_IF_ERROR(Store::Open(SpoolStoreOptions(), dir + "/store", &store_));
     SPOOL_RETURN_IF_ERROR(Topic::Create(Env::Default(), topic_dir, TopicConfig{}));
     SPOOL_RETURN_IF_ERROR(Pipeline::Open(store_.get(), EventPipelineSpec({topic_dir, "", 0}), &pipeline_));
     // Sets up the tables on the empty topic, so that the continuous update

@@ -44,7 +44,7 @@ class PipelineStore {
     Expect(SetPipelineDefinition(store_.get(), spec_), "spool pipeline definition");
     OpenPipeline();
   }
-  void Open() { Expect(Store::Open(StoreOptions{}, store_dir(), &store_), "spool open"); }
+  void Open() { Expect(Store::Open(SpoolStoreOptions(), store_dir(), &store_), "spool open"); }
   void OpenPipeline() { Expect(Pipeline::Open(store_.get(), spec_, &pipeline_), "spool pipeline open"); }
   void Close() {
     pipeline_.reset();

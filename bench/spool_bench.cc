@@ -70,6 +70,11 @@ void AddOptions(CLI::App& app, BenchConfig* config, ChildArgs* child) {
                  "output (BENCHMARKS.md's step), or in the output rows alone (as Spool's aggregate does)")
       ->check(CLI::IsMember({"table", "output"}))
       ->capture_default_str();
+  app.add_option("--state-map-gib", config->state_map_gib,
+                 "The LMDB map of Spool's state, GiB of address space reserved (not memory): lower it for valgrind "
+                 "or under ulimit -v")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
   app.add_option("--json", config->json_path, "Also write the results as JSON to this file");
   CLI::Option* on = app.add_flag_callback("--progress", [config] { config->progress = cli::ProgressMode::kOn; },
                                           "Print a progress line (share done, time left) after each workload run");
@@ -166,6 +171,7 @@ int main(int argc, char** argv) {
   PlotOptions plot;
   CLI::App* plot_command = AddPlotCommand(app, &plot);
   CLI11_PARSE(app, argc, argv);
+  SetSpoolStateMapBytes(config.state_map_gib << 30);
   try {
     if (*plot_command) return Plot(plot);
     if (!child.w7_engine.empty()) RunW7Writer(child.w7_engine, config.dir, child.w7_bytes);

@@ -39,7 +39,7 @@ class SpoolTableEngine final : public VersionedEngine {
 
   Status Open(const std::string& dir) override {
     dir_ = dir;
-    SPOOL_RETURN_IF_ERROR(Store::Open(StoreOptions{}, dir, &store_));
+    SPOOL_RETURN_IF_ERROR(Store::Open(SpoolStoreOptions(), dir, &store_));
     TableInfo table;
     Status found = store_->GetTable(BenchTable(), &table);
     if (!found.IsNotFound()) return found;
@@ -85,7 +85,7 @@ class SpoolTableEngine final : public VersionedEngine {
     SPOOL_RETURN_IF_ERROR(Close());
     times->close_s = watch.Seconds();
     watch.Restart();
-    SPOOL_RETURN_IF_ERROR(Store::Open(StoreOptions{}, dir_, &store_));
+    SPOOL_RETURN_IF_ERROR(Store::Open(SpoolStoreOptions(), dir_, &store_));
     times->open_s = watch.Seconds();
     return Status::OK();
   }

@@ -26,7 +26,7 @@ class SpoolStreamStep final : public StreamStepEngine {
   Status Open(const std::string& dir, uint64_t events_per_step) override {
     events_per_step_ = events_per_step;
     topic_dir_ = dir + "/topic";
-    SPOOL_RETURN_IF_ERROR(Store::Open(StoreOptions{}, dir + "/store", &store_));
+    SPOOL_RETURN_IF_ERROR(Store::Open(SpoolStoreOptions(), dir + "/store", &store_));
     // Created empty now, so the set-up update below finds it.
     SPOOL_RETURN_IF_ERROR(Topic::Create(Env::Default(), topic_dir_, TopicConfig{}));
     const PipelineSpec spec = EventPipelineSpec({topic_dir_, "", events_per_step});

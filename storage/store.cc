@@ -230,6 +230,7 @@ Status Store::Open(const StoreOptions& options, const std::string& dir, std::uni
   state_options.batch_commits = options.state_batch_commits;
   state_options.batch_bytes = options.state_batch_bytes;
   state_options.background = options.state_background_apply;
+  state_options.map_size_bytes = options.state_map_bytes;
   SPOOL_RETURN_IF_ERROR(StateStore::Open(state_options, &opened->state_));
   SPOOL_RETURN_IF_ERROR(opened->Recover());
   *store = std::move(opened);

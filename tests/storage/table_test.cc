@@ -886,6 +886,33 @@ TEST_F(TableTest, RowsWrittenAfterATruncateInTheSameTransactionAreInserts) {
                                                           {C::kInsert, User(2, "c")}}));
 }
 
+// The state's LMDB map is as big as StoreOptions::state_map_bytes says: a
+// state that outgrows a small one fails with NoSpace, where the default
+// holds it.
+TEST_F(TableTest, AStateThatOutgrowsItsMapFailsWithNoSpace) {
+  CreateUsers();
+  const auto fill = [&] {
+    Status s;
+    for (int64_t i = 0; i < 40 && s.ok(); ++i) {
+      Transaction w;
+      for (int64_t j = 0; j < 50; ++j) w.Write(users_, User(i * 50 + j, std::string(1000, 'x')));
+      s = store_->Commit(w, nullptr);
+    }
+    return s.ok() ? store_->FlushState() : s;  // 2 MB of rows
+  };
+  StoreOptions small = Options();
+  small.state_background_apply = false;
+  small.state_batch_commits = 1;
+  small.state_map_bytes = 1 << 20;
+  ASSERT_NO_FATAL_FAILURE(Reopen(small));
+  const Status s = fill();
+  EXPECT_TRUE(s.IsNoSpace()) << s.ToString();
+  store_.reset();
+  std::filesystem::remove_all(state_.Sub("state"));
+  ASSERT_NO_FATAL_FAILURE(Reopen());
+  EXPECT_TRUE(fill().ok());
+}
+
 TEST_F(TableTest, AFailedSyncFailsTheCommitsQueuedBehindItAndShowsNone) {
   FaultEnv fault(&env_);
   testing::GatedSyncEnv gated(&fault);

@@ -67,6 +67,11 @@ struct StoreOptions {
   uint64_t state_batch_commits = 512;
   uint64_t state_batch_bytes = 32ull << 20;
   bool state_background_apply = true;
+  // The LMDB map's size: the most the state (rows, history, catalog) can
+  // grow to, reserved as address space, not memory, when the store opens.
+  // Lower it where address space is limited (ulimit -v, valgrind); a state
+  // that outgrows it fails its commits with NoSpace.
+  uint64_t state_map_bytes = 256ull << 30;
   // Automatic snapshots: after this many versions, bytes of commits, or
   // microseconds since the last one (0 disables each trigger).
   uint64_t snapshot_every_versions = 10000;
