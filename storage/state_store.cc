@@ -753,7 +753,6 @@ Status StateStore::Prune(std::string_view begin, std::string_view end,
 
 namespace {
 
-// A key in mem, then imm, then LMDB (through `txn`).
 // The value of `probe`'s key: staged in mem, else in imm, else in LMDB
 // (`txn`), viewed there.
 Status Lookup(const StateReader::Probe& probe, MDB_txn* txn, MDB_dbi dbi, std::string_view* value, bool* found) {
