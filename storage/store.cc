@@ -729,22 +729,20 @@ class Store::Builder {
       Record(*table, std::move(state_key), hash, std::nullopt, std::move(row), /*keyless_insert=*/true);
       return Status::OK();
     }
-    std::string state_key;
-    size_t hash = 0;
-    std::optional<Image> before;
-    if (computed) {
-      // Where the state store stages the key, found by Prefetch, unless
-      // the reader was made again since.
-      const StateReader::Probe* read = ahead->reader_epoch == reader_epoch_ ? &ahead->read : nullptr;
-      SPOOL_RETURN_IF_ERROR(Lookup(StagedChanges::Probe{ahead->state_key, ahead->hash}, read, &before));
-      state_key = std::move(ahead->state_key);  // after the look-up, which views it
-      hash = ahead->hash;
-    } else {
-      state_key = StateRowPrefix(table->uid);
-      EncodeKey(table->schema, op.row, &state_key);
-      hash = StagedChanges::MakeProbe(state_key).hash;
-      SPOOL_RETURN_IF_ERROR(Lookup(StagedChanges::Probe{state_key, hash}, nullptr, &before));
+    // The key where Prefetch left it (its read probe views it there), or made now.
+    std::string made_key;
+    std::string& state_key = computed ? ahead->state_key : made_key;
+    size_t hash = computed ? ahead->hash : 0;
+    if (!computed) {
+      made_key = StateRowPrefix(table->uid);
+      EncodeKey(table->schema, op.row, &made_key);
+      hash = StagedChanges::MakeProbe(made_key).hash;
     }
+    // Where the state store stages the key, as Prefetch found it, unless
+    // the reader was made again since.
+    const StateReader::Probe* read = computed && ahead->reader_epoch == reader_epoch_ ? &ahead->read : nullptr;
+    std::optional<Image> before;
+    SPOOL_RETURN_IF_ERROR(Lookup(StagedChanges::Probe{state_key, hash}, read, &before));
     Record(*table, std::move(state_key), hash, std::move(before), std::move(row), false);
     return Status::OK();
   }

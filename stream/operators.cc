@@ -24,10 +24,16 @@ void AppendKeyBytes(const Value& value, std::string* out) {
     using T = std::decay_t<decltype(v)>;
     if constexpr (std::is_same_v<T, int64_t>) fixed(static_cast<uint64_t>(v));
     else if constexpr (std::is_same_v<T, double>) fixed(std::bit_cast<uint64_t>(v));
-    else if constexpr (std::is_same_v<T, std::string>) fixed(v.size()), chars = v;
+    else if constexpr (std::is_same_v<T, std::string>) {
+      fixed(v.size());
+      chars = v;
+    }
     else if constexpr (std::is_same_v<T, bool>) head[n++] = v ? '1' : '0';
     else if constexpr (std::is_same_v<T, Timestamp>) fixed(static_cast<uint64_t>(v.micros));
-    else if constexpr (std::is_same_v<T, Bytes>) fixed(v.data.size()), chars = v.data;
+    else if constexpr (std::is_same_v<T, Bytes>) {
+      fixed(v.data.size());
+      chars = v.data;
+    }
   }, value);
   out->append(head, n);
   out->append(chars);

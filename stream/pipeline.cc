@@ -531,12 +531,13 @@ Status Pipeline::Impl::CompileFlow(CompiledFlow& flow) {
 }
 
 Status Pipeline::Impl::PruneSourceColumns(CompiledFlow& flow) {
-  // The last step's every column goes to the target (FitTarget).
-  std::vector<bool> read(flow.ops.empty() ? flow.source->schema().columns().size()
-                                          : flow.ops.back()->output().columns().size(),
-                         true);
+  // How many columns the rows into step i have (i = ops.size(): the target's rows).
+  const auto width = [&](size_t i) {
+    return (i == 0 ? flow.source->schema() : flow.ops[i - 1]->output()).columns().size();
+  };
+  std::vector<bool> read(width(flow.ops.size()), true);  // all go to the target (FitTarget)
   for (size_t i = flow.ops.size(); i-- > 0;) {
-    std::vector<bool> inputs(i == 0 ? flow.source->schema().columns().size() : flow.ops[i - 1]->output().columns().size());
+    std::vector<bool> inputs(width(i));
     flow.ops[i]->InputsRead(read, &inputs);
     read = std::move(inputs);
   }

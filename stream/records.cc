@@ -426,6 +426,13 @@ Status RecordRules::FinishRow(const RecordPlace& at, Row&& values, const ColumnS
 // ---------------------------------------------------------------------------
 // JSON objects
 
+// The eight bytes at `p` as a word, the first in its lowest byte.
+uint64_t Word(const char* p) {
+  uint64_t word;
+  std::memcpy(&word, p, 8);
+  return word;
+}
+
 // The fast path: a strict scanner of one flat object, {"name": scalar, ...},
 // writing each value straight into its column. It reads the JSON grammar
 // (RFC 8259) as nlohmann reads it, and gives up (returns false) on anything
@@ -434,13 +441,6 @@ Status RecordRules::FinishRow(const RecordPlace& at, Row&& values, const ColumnS
 // reads in its own way (a byte order mark, a NUL byte after the object, an
 // integer too large for 64 bits, which nlohmann reads as a double). The
 // document pass then reads the record.
-// The eight bytes at `p` as a word, the first in its lowest byte.
-uint64_t Word(const char* p) {
-  uint64_t word;
-  std::memcpy(&word, p, 8);
-  return word;
-}
-
 class FlatJsonScanner {
  public:
   explicit FlatJsonScanner(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
