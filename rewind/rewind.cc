@@ -10,6 +10,7 @@
 #include "spool/storage/event_log.h"
 #include "spool/stream/json_text.h"
 #include "spool/txnlog/kill_point.h"
+#include "update_events.h"
 
 namespace spool {
 namespace {
@@ -158,17 +159,6 @@ Status RewindEvents(Store* store, std::vector<Event>* events) {
   return Status::OK();
 }
 
-Status AppendEvent(Store* store, const Pipeline& pipeline, const std::string& update_id, std::string_view type,
-                   const std::string& message, const json& details) {
-  Event e;
-  e.origin.pipeline_id = pipeline.id();
-  e.origin.update_id = update_id;
-  e.event_type = type;
-  e.message = message;
-  e.details_json = JsonText(details);
-  return store->events()->Append(&e);
-}
-
 // What a rewind of some datasets restores in its one RESTORE commit: each
 // dataset and its flows' operator state; with reset_checkpoints, the flows'
 // checkpoints (source offsets) too, so that they reprocess from the point.
@@ -233,7 +223,7 @@ Status Rewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, co
   const std::string what = plan.whole_pipeline ? "the pipeline" : names;
   // Durable before anything changes: a crash from here on is an incomplete
   // rewind that the next open sees.
-  SPOOL_RETURN_IF_ERROR(AppendEvent(store, pipeline, run.update_id, kStartedEvent,
+  SPOOL_RETURN_IF_ERROR(AppendUpdateEvent(store, pipeline, run.update_id, EventLevel::kInfo, kStartedEvent,
                                     "Rewinding " + what + " to " + target + ".", {{"rewind", where}}));
   SPOOL_KILL_POINT("rewind.started_event");
   json done = where;  // and what an undo needs
@@ -254,7 +244,7 @@ Status Rewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, co
   SPOOL_KILL_POINT("rewind.before_completed_event");
   const LogPosition head = store->log()->Newest();
   done["head"] = {{"epoch", head.epoch}, {"version", head.version}};
-  return AppendEvent(store, pipeline, run.update_id, kCompletedEvent,
+  return AppendUpdateEvent(store, pipeline, run.update_id, EventLevel::kInfo, kCompletedEvent,
                      "Rewound " + what + " to " + target + "; the next update replays from there.", {{"rewind", done}});
 }
 
@@ -272,15 +262,9 @@ Status CheckNoIncompleteRewind(Store* store, const PipelineSpec& spec) {
                         "pipelines.allowUpdateAfterIncompleteRewind to true in the pipeline's configuration");
 }
 
-std::string_view RewindErrorCode(const Status& s) {
-  const std::string_view message = s.message();
-  constexpr std::string_view kPrefix = "INVALID_REWIND_SPECIFICATION.";
-  if (!message.starts_with(kPrefix)) return {};
-  return message.substr(0, message.find(':'));
-}
-
 Status PlanRewind(Store* store, const Pipeline& pipeline, const RewindSpec& spec, RewindPlan* plan) {
   RewindPlan out;
+  SPOOL_RETURN_IF_ERROR(CheckRewindSpec(spec));
   SPOOL_RETURN_IF_ERROR(ResolveTarget(store, spec, &out));
   SPOOL_RETURN_IF_ERROR(ResolveDatasets(pipeline.Datasets(), spec, &out));
   Status s = store->CanRewindTo(out.target.version);
@@ -316,20 +300,15 @@ Status RunAsUpdate(Store* store, const Pipeline& pipeline, RewindRun* run, bool 
   const std::string cause(UpdateCauseName(run->cause));
   json created = {{"cause", cause}, {"rewind", true}, {"dry_run", run->dry_run}};
   if (undo) created["undo"] = true;
-  SPOOL_RETURN_IF_ERROR(AppendEvent(store, pipeline, update_id, "create_update",
+  SPOOL_RETURN_IF_ERROR(AppendUpdateEvent(store, pipeline, update_id, EventLevel::kInfo, "create_update",
                                     "Update " + update_id.substr(0, 6) + " started by " + cause + ".",
                                     {{"create_update", created}}));
   SPOOL_RETURN_IF_ERROR(RecordUpdateProgress(store, pipeline.id(), update_id, UpdateState::kQueued));
   SPOOL_RETURN_IF_ERROR(RecordUpdateProgress(store, pipeline.id(), update_id, UpdateState::kInitializing));
   Status s = rewind();
   if (!s.ok()) {
-    Event failed;
-    failed.origin = EventOrigin{pipeline.id(), update_id, "", ""};
-    failed.level = EventLevel::kError;
-    failed.event_type = "update_progress";
-    failed.message = "Update " + update_id.substr(0, 6) + " failed: " + std::string(s.message());
-    failed.details_json = JsonText(json{{"update_progress", {{"state", "FAILED"}, {"error", s.message()}}}});
-    (void)store->events()->Append(&failed);  // best effort: the rewind's own error is what counts
+    // Best effort: the rewind's own error is what counts.
+    (void)RecordUpdateProgress(store, pipeline.id(), update_id, UpdateState::kFailed, s.message());
     return s;
   }
   return RecordUpdateProgress(store, pipeline.id(), update_id, UpdateState::kCompleted);
@@ -397,7 +376,7 @@ Status Undo(Store* store, const Pipeline& pipeline, const UndoPlan& plan, const 
   const json where = {{"epoch", plan.target.epoch}, {"version", plan.target.version}, {"undo", UndoPlanToJson(plan)}};
   const std::string what = "the rewind of update " + plan.rewind_update_id + " to version " +
                            std::to_string(plan.target.version);
-  SPOOL_RETURN_IF_ERROR(AppendEvent(store, pipeline, run.update_id, kStartedEvent, "Undoing " + what + ".",
+  SPOOL_RETURN_IF_ERROR(AppendUpdateEvent(store, pipeline, run.update_id, EventLevel::kInfo, kStartedEvent, "Undoing " + what + ".",
                                     {{"rewind", where}}));
   if (plan.whole_pipeline) {
     Store::ArchivedCut cut;
@@ -418,7 +397,7 @@ Status Undo(Store* store, const Pipeline& pipeline, const UndoPlan& plan, const 
     RestoredBy(pipeline, rewound, &tables, &flows);
     SPOOL_RETURN_IF_ERROR(store->RestoreTables(tables, flows, plan.restore_version - 1));
   }
-  return AppendEvent(store, pipeline, run.update_id, kCompletedEvent, "Undid " + what + ".", {{"rewind", where}});
+  return AppendUpdateEvent(store, pipeline, run.update_id, EventLevel::kInfo, kCompletedEvent, "Undid " + what + ".", {{"rewind", where}});
 }
 
 }  // namespace

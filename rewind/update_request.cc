@@ -1,7 +1,9 @@
 // Update requests: the reference API's body, both ways.
 #include "spool/rewind/update_request.h"
 
+#include <algorithm>
 #include <array>
+#include <map>
 
 #include "json_reader.h"
 #include "spool/storage/schema.h"
@@ -64,7 +66,68 @@ json StringList(const std::vector<std::string>& list) {
   return out;
 }
 
+Status Refuse(std::string_view code, const std::string& what) {
+  return Status::InvalidArgument(std::string(code) + ": " + what);
+}
+
 }  // namespace
+
+Status CheckRewindSpec(const RewindSpec& spec) {
+  if (!spec.datasets) return Status::OK();
+  const std::vector<RewindDataset>& datasets = *spec.datasets;
+  if (datasets.empty()) {
+    return Refuse(rewind_error::kEmptyDatasets,
+                  "rewind_spec.datasets is an empty list: leave it out to rewind every dataset, or name the datasets");
+  }
+  std::map<std::string, const RewindDataset*> seen;
+  for (const RewindDataset& d : datasets) {
+    auto [it, added] = seen.emplace(d.identifier, &d);
+    if (added || *it->second == d) continue;
+    return Refuse(rewind_error::kDuplicateDataset,
+                  "rewind_spec.datasets names " + d.identifier + " twice with different cascade or "
+                  "reset_checkpoints: name each dataset once");
+  }
+  return Status::OK();
+}
+
+std::string_view ErrorCode(const Status& s) {
+  const std::string_view message = s.message();
+  for (std::string_view prefix : {"INVALID_REWIND_SPECIFICATION.", "INVALID_UPDATE_REQUEST."}) {
+    if (message.starts_with(prefix)) return message.substr(0, message.find(':'));
+  }
+  return {};
+}
+
+Status CheckUpdateRequest(const UpdateRequest& request) {
+  const bool selections = !request.refresh_selection.empty() || !request.full_refresh_selection.empty() ||
+                          !request.reset_checkpoint_selection.empty();
+  if (request.rewind_spec) {
+    if (request.validate_only) {
+      return Refuse(update_error::kConflictingFields,
+                    "validate_only and rewind_spec do not go together: a validation changes nothing, and a rewind is "
+                    "validated by its dry run (set rewind_spec.dry_run to true)");
+    }
+    if (request.full_refresh || selections) {
+      return Refuse(update_error::kConflictingFields,
+                    "rewind_spec does not go with full_refresh or a refresh selection: a rewind runs no flow; send the "
+                    "refresh as the next update, which replays");
+    }
+    return CheckRewindSpec(*request.rewind_spec);
+  }
+  if (request.full_refresh && selections) {
+    return Refuse(update_error::kConflictingFields,
+                  "full_refresh refreshes every table: leave out refresh_selection, full_refresh_selection and "
+                  "reset_checkpoint_selection, or set full_refresh to false and select");
+  }
+  for (const std::string& table : request.refresh_selection) {
+    const auto& full = request.full_refresh_selection;
+    if (std::find(full.begin(), full.end(), table) != full.end()) {
+      return Refuse(update_error::kOverlappingSelections,
+                    table + " is in both refresh_selection and full_refresh_selection: name it in one");
+    }
+  }
+  return Status::OK();
+}
 
 std::string_view UpdateCauseName(UpdateCause cause) {
   const auto index = static_cast<size_t>(cause) - 1;
@@ -105,6 +168,7 @@ Status ParseUpdateRequest(std::string_view body, UpdateRequest* request) {
     out.rewind_spec.emplace();
     SPOOL_RETURN_IF_ERROR(ParseRewindSpec(r.At("rewind_spec"), r.Sub("rewind_spec"), &*out.rewind_spec));
   }
+  SPOOL_RETURN_IF_ERROR(CheckUpdateRequest(out));
   *request = std::move(out);
   return Status::OK();
 }

@@ -41,13 +41,19 @@ bool ValidFlowName(std::string_view name) {
 }  // namespace
 
 Status RecordUpdateProgress(Store* store, const std::string& pipeline_id, const std::string& update_id,
-                            UpdateState state) {
+                            UpdateState state, std::string_view error) {
   Event e;
   e.origin.pipeline_id = pipeline_id;
   e.origin.update_id = update_id;
   e.event_type = "update_progress";
+  json progress = {{"state", UpdateStateName(state)}};
   e.message = "Update " + update_id.substr(0, 6) + " is " + std::string(UpdateStateName(state)) + ".";
-  e.details_json = JsonText(json{{"update_progress", {{"state", UpdateStateName(state)}}}});
+  if (!error.empty()) {
+    e.level = EventLevel::kError;
+    progress["error"] = error;
+    e.message = "Update " + update_id.substr(0, 6) + " failed: " + std::string(error);
+  }
+  e.details_json = JsonText(json{{"update_progress", progress}});
   return store->events()->Append(&e);
 }
 
@@ -1302,16 +1308,23 @@ Status Pipeline::Validate(const UpdateOptions& options, std::vector<std::string>
   return impl_->RefreshLosses(refresh, warnings);
 }
 
-Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
-  Impl& p = *impl_;
+namespace {
+
+bool Terminal(UpdateState state) {
+  return state == UpdateState::kCompleted || state == UpdateState::kFailed || state == UpdateState::kCanceled;
+}
+
+// Pipeline::Update's work; `*started` is set once the update is recorded
+// (its create_update event), from when it must end in a terminal state.
+Status RunUpdate(Pipeline::Impl& p, const UpdateOptions& options, UpdateResult* result, bool* started) {
   // However the update ends, no batch is being prepared or committed after
   // it: the next update starts every source and step from the store.
   struct EndBatches {
-    Impl& p;
+    Pipeline::Impl& p;
     ~EndBatches() { p.EndBatches(); }
   } end_batches{p};
   *result = UpdateResult{};
-  Impl::RefreshPlan refresh;
+  Pipeline::Impl::RefreshPlan refresh;
   SPOOL_RETURN_IF_ERROR(p.PlanRefresh(options, &refresh));  // a selection that does not fit changes nothing
   result->update_id = options.update_id.empty() ? NewUpdateId() : options.update_id;
   const std::string& update_id = result->update_id;
@@ -1319,26 +1332,31 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
   SPOOL_RETURN_IF_ERROR(p.store->ClaimUpdate(update_id, &claim));
   auto progress = [&](UpdateState state) {
     result->state = state;
-    SPOOL_RETURN_IF_ERROR(RecordUpdateProgress(p.store, p.pipeline_id, update_id, state));
+    const std::string_view error = state == UpdateState::kFailed ? std::string_view(result->error) : "";
+    SPOOL_RETURN_IF_ERROR(RecordUpdateProgress(p.store, p.pipeline_id, update_id, state, error));
     p.unsynced_events = 0;  // a synced event: every event before it is durable
     return Status::OK();
   };
-  SPOOL_RETURN_IF_ERROR(p.Event(EventLevel::kInfo, "create_update",
-                                "Update " + update_id.substr(0, 6) + " started by " + options.cause + ".",
-                                json{{"create_update",
-                                      {{"cause", options.cause},
-                                       {"continuous", options.continuous},
-                                       {"definition_number", p.definition_number}}}},
-                                update_id));
-  SPOOL_RETURN_IF_ERROR(progress(UpdateState::kQueued));
+  *started = options.retry_attempt;
+  if (!options.retry_attempt) {
+    SPOOL_RETURN_IF_ERROR(p.Event(EventLevel::kInfo, "create_update",
+                                  "Update " + update_id.substr(0, 6) + " started by " + options.cause + ".",
+                                  json{{"create_update",
+                                        {{"cause", options.cause},
+                                         {"continuous", options.continuous},
+                                         {"definition_number", p.definition_number}}}},
+                                  update_id));
+    *started = true;
+    SPOOL_RETURN_IF_ERROR(progress(UpdateState::kQueued));
+  }
   SPOOL_RETURN_IF_ERROR(progress(UpdateState::kInitializing));
+  // The first failure is the update's error; a flow's is an ERROR event of
+  // its own, the update's FAILED state (progress) carries it.
   auto fail = [&](const std::string& message, const CompiledFlow* flow) -> Status {
     if (result->error.empty()) result->error = message;
-    SPOOL_RETURN_IF_ERROR(p.Event(EventLevel::kError, flow ? "flow_progress" : "update_progress", message,
-                                  flow ? json{{"flow_progress", {{"status", "FAILED"}, {"error", message}}}}
-                                       : json{{"update_progress", {{"state", "FAILED"}, {"error", message}}}},
-                                  update_id, flow));
-    return Status::OK();
+    if (flow == nullptr) return Status::OK();
+    return p.Event(EventLevel::kError, "flow_progress", message,
+                   json{{"flow_progress", {{"status", "FAILED"}, {"error", message}}}}, update_id, flow);
   };
   // Checkpoints, and the compatibility of each flow's state with them.
   std::vector<Checkpoint> checkpoints(p.flows.size());
@@ -1531,7 +1549,26 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
     SPOOL_RETURN_IF_ERROR(progress(UpdateState::kCanceled));
     return Status::OK();
   }
+  if (any_failed && result->transient && options.defer_transient_failure) {
+    result->state = UpdateState::kFailed;  // the caller retries, or records it
+    return p.SyncEvents();
+  }
   return progress(any_failed ? UpdateState::kFailed : UpdateState::kCompleted);
+}
+
+}  // namespace
+
+Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
+  bool started = false;
+  const Status s = RunUpdate(*impl_, options, result, &started);
+  if (!s.ok() && started && !Terminal(result->state)) {
+    // It could not go on (the store failed): it ends FAILED all the same,
+    // so that nobody waits for it. Best effort: the store may be failing.
+    if (result->error.empty()) result->error = std::string(s.message());
+    result->state = UpdateState::kFailed;
+    (void)RecordUpdateProgress(impl_->store, impl_->pipeline_id, result->update_id, UpdateState::kFailed, result->error);
+  }
+  return s;
 }
 
 // --- the recorded definition ------------------------------------------------

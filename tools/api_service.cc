@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -40,7 +41,7 @@ ApiResponse Ok(const json& body) { return {200, JsonText(body)}; }
 // A refused request's response: its code and the status for it.
 ApiResponse FromStatus(const Status& s) {
   const std::string message(s.message());
-  if (std::string_view code = RewindErrorCode(s); !code.empty()) return Error(400, code, message);
+  if (std::string_view code = ErrorCode(s); !code.empty()) return Error(400, code, message);
   if (s.IsInvalidArgument()) return Error(400, "INVALID_PARAMETER_VALUE", message);
   if (s.IsNotFound()) return Error(404, "RESOURCE_DOES_NOT_EXIST", message);
   if (s.IsBusy()) return Error(409, "RESOURCE_CONFLICT", message);
@@ -109,6 +110,19 @@ Status QueryCount(const Target& t, const std::string& name, uint64_t fallback, u
   return Status::OK();
 }
 
+// Refuses a query parameter the endpoint does not take, naming those it does.
+Status OnlyParameters(const Target& t, std::initializer_list<std::string_view> known) {
+  for (const auto& [name, value] : t.query) {
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    std::string names;
+    for (std::string_view k : known) names += (names.empty() ? "" : ", ") + std::string(k);
+    return Status::InvalidArgument("unknown query parameter '" + name + "'" +
+                                   (names.empty() ? std::string(": this endpoint takes none")
+                                                  : " (this endpoint takes " + names + ")"));
+  }
+  return Status::OK();
+}
+
 // A row as an object of its columns.
 json RowObject(const Schema& schema, const Row& row) {
   json object = json::object();
@@ -135,23 +149,15 @@ struct ApiService::Impl {
   // stop the next one instead); cleared as each update starts.
   std::atomic<bool> stop{false};
   std::thread worker;    // the last update's
-  // What the event log cannot say: how a validation (which records no
-  // events) or a refused run ended. Guarded by mu.
-  struct Ended {
-    UpdateState state = UpdateState::kCompleted;
-    std::string cause;
-    uint64_t created_us = 0;
-    std::string error;
-    std::vector<std::string> warnings;
-  };
-  std::map<std::string, Ended> ended;
+  std::string current;   // the last update's id (guarded by mu)
 
   ApiResponse Route(const ApiRequest& request);
   ApiResponse StartUpdate(const std::string& body);
   ApiResponse ListUpdates(const Target& t);
   ApiResponse GetUpdate(const std::string& update_id);
   ApiResponse ListEvents(const Target& t);
-  ApiResponse ListRewindPoints();
+  ApiResponse ListRewindPoints(const Target& t);
+  Status ParseSince(const std::string& text, uint64_t* since_us);
   ApiResponse PreviewRewind(const std::string& body);
   ApiResponse Metrics();
   ApiResponse TableHistory(const TableId& id, const Target& t);
@@ -191,7 +197,10 @@ ApiResponse ApiService::Handle(const ApiRequest& request) {
 ApiResponse ApiService::Impl::Route(const ApiRequest& request) {
   const Target t = ParseTarget(request.target);
   const std::vector<std::string>& p = t.path;
-  if (p.size() == 1 && p[0] == "metrics" && request.method == "GET") return Metrics();
+  if (p.size() == 1 && p[0] == "metrics" && request.method == "GET") {
+    if (Status s = OnlyParameters(t, {}); !s.ok()) return FromStatus(s);
+    return Metrics();
+  }
   if (p.size() < 5 || p[0] != "api" || p[1] != "2.0" || p[2] != "pipelines") {
     return Error(404, "ENDPOINT_NOT_FOUND", "no endpoint " + request.method + " " + request.target);
   }
@@ -200,22 +209,34 @@ ApiResponse ApiService::Impl::Route(const ApiRequest& request) {
   }
   const std::string& what = p[4];
   const bool get = request.method == "GET", post = request.method == "POST";
-  if (what == "updates" && p.size() == 5 && post) return StartUpdate(request.body);
-  if (what == "updates" && p.size() == 5 && get) return ListUpdates(t);
-  if (what == "updates" && p.size() == 6 && get) return GetUpdate(p[5]);
-  if (what == "events" && p.size() == 5 && get) return ListEvents(t);
-  if (what == "stop" && p.size() == 5 && post) {
-    stop = true;  // the running update's; the next one starts afresh
-    return Ok(json::object());
+  // The endpoint's handler, once its query parameters are known ones.
+  auto with = [&](std::initializer_list<std::string_view> known, auto handle) -> ApiResponse {
+    if (Status s = OnlyParameters(t, known); !s.ok()) return FromStatus(s);
+    return handle();
+  };
+  if (what == "updates" && p.size() == 5 && post) return with({}, [&] { return StartUpdate(request.body); });
+  if (what == "updates" && p.size() == 5 && get) return with({"max_results", "page_token"}, [&] { return ListUpdates(t); });
+  if (what == "updates" && p.size() == 6 && get) return with({}, [&] { return GetUpdate(p[5]); });
+  if (what == "events" && p.size() == 5 && get) {
+    return with({"event_type", "level", "start_time", "end_time", "max_results", "page_token"},
+                [&] { return ListEvents(t); });
   }
-  if (what == "rewind-points" && p.size() == 5 && get) return ListRewindPoints();
-  if (what == "rewind-preview" && p.size() == 5 && post) return PreviewRewind(request.body);
+  if (what == "stop" && p.size() == 5 && post) {
+    return with({}, [&] {
+      stop = true;  // the running update's; the next one starts afresh
+      return Ok(json::object());
+    });
+  }
+  if (what == "rewind-points" && p.size() == 5 && get) {
+    return with({"since", "max_results"}, [&] { return ListRewindPoints(t); });
+  }
+  if (what == "rewind-preview" && p.size() == 5 && post) return with({}, [&] { return PreviewRewind(request.body); });
   if (what == "tables" && p.size() == 7 && get) {
     TableId id;
     if (Status s = TableId::Parse(p[5], &id); !s.ok()) return FromStatus(s);
-    if (p[6] == "history") return TableHistory(id, t);
-    if (p[6] == "rows") return TableRows(id, t);
-    if (p[6] == "changes") return TableChanges(id, t);
+    if (p[6] == "history") return with({"max_results"}, [&] { return TableHistory(id, t); });
+    if (p[6] == "rows") return with({"version", "timestamp", "max_results"}, [&] { return TableRows(id, t); });
+    if (p[6] == "changes") return with({"from", "to", "max_results"}, [&] { return TableChanges(id, t); });
   }
   return Error(404, "ENDPOINT_NOT_FOUND", "no endpoint " + request.method + " " + request.target);
 }
@@ -224,41 +245,43 @@ ApiResponse ApiService::Impl::StartUpdate(const std::string& body) {
   UpdateRequest request;
   Status s = ParseUpdateRequest(body.empty() ? "{}" : body, &request);
   if (!s.ok()) return FromStatus(s);
-  // What can be refused is refused now, changing nothing: a rewind's
-  // validation, an update while a rewind is incomplete.
-  if (request.rewind_spec) {
-    RewindPlan plan;
-    s = PlanRewind(store, *pipeline, *request.rewind_spec, &plan);
-  } else if (!request.validate_only) {
-    s = CheckNoIncompleteRewind(store, pipeline->spec());
+  {
+    std::lock_guard lock(mu);
+    if (running) {
+      return Error(409, "RESOURCE_CONFLICT", "an update is running on pipeline " + pipeline->id() +
+                                                 ": stop it (POST …/stop) or wait for it to end");
+    }
+    running = true;  // this request's until it is refused or its update ends
   }
-  if (!s.ok()) return FromStatus(s);
-  std::unique_lock lock(mu);
-  if (running || !store->RunningUpdate().empty()) {
-    return Error(409, "RESOURCE_CONFLICT", "an update is running on pipeline " + pipeline->id() +
-                                               ": stop it (POST …/stop) or wait for it to end");
+  // What can be refused is refused now, changing nothing, with the checks
+  // the run makes: the fields, a rewind's validation, the selections and
+  // definition, an incomplete rewind.
+  s = CheckUpdateRequestRuns(store, pipeline, request, UpdateOptions{});
+  std::lock_guard lock(mu);
+  if (!s.ok()) {
+    running = false;
+    idle.notify_all();
+    return FromStatus(s);
   }
   if (worker.joinable()) worker.join();  // the last one has ended
-  running = true;
   stop = false;
   const std::string update_id = NewUpdateId();
-  ended.erase(update_id);
+  current = update_id;
   worker = std::thread([this, update_id, request] { Run(update_id, request); });
   return Ok(json{{"update_id", update_id}});
 }
 
+// An update over the API retries transient failures (RetryPolicy), whatever
+// the request's cause. Its events record how it ended, error included.
 void ApiService::Impl::Run(std::string update_id, UpdateRequest request) {
   UpdateOptions options;
   options.update_id = update_id;
   options.stop = &stop;
-  const uint64_t created = store->options().env->NowMicros();
   UpdateOutcome outcome;
-  const Status s = RunUpdateRequest(store, pipeline, request, options, RetryPolicy{}, &outcome);
+  RetryPolicy policy;
+  policy.started_by = StartedBy::kApi;
+  (void)RunUpdateRequest(store, pipeline, request, options, policy, &outcome);
   std::lock_guard lock(mu);
-  if (!s.ok() || outcome.kind == UpdateOutcome::Kind::kValidation) {
-    ended[update_id] = Ended{s.ok() ? UpdateState::kCompleted : UpdateState::kFailed, std::string(UpdateCauseName(request.cause)),
-                             created, s.ok() ? "" : std::string(s.message()), outcome.warnings};
-  }
   running = false;
   idle.notify_all();
 }
@@ -292,9 +315,11 @@ ApiResponse ApiService::Impl::ListUpdates(const Target& t) {
   json updates = json::array();
   uint64_t last = 0;
   bool more = false;
+  std::set<std::string> listed;  // one entry an update (older stores recorded a retry's create_update again)
   for (auto it = created.rbegin(); it != created.rend(); ++it) {  // newest first, before the page token
     const Event& e = *it;
     if (from != 0 && e.sequence >= from) continue;
+    if (!listed.insert(e.origin.update_id).second) continue;
     if (updates.size() == max) {
       more = true;
       break;
@@ -315,20 +340,6 @@ ApiResponse ApiService::Impl::ListUpdates(const Target& t) {
 }
 
 ApiResponse ApiService::Impl::GetUpdate(const std::string& update_id) {
-  {
-    std::lock_guard lock(mu);
-    auto it = ended.find(update_id);
-    if (it != ended.end()) {
-      json update = {{"pipeline_id", pipeline->id()},
-                     {"update_id", update_id},
-                     {"state", UpdateStateName(it->second.state)},
-                     {"cause", it->second.cause},
-                     {"creation_time", Millis(it->second.created_us)}};
-      if (!it->second.error.empty()) update["error"] = it->second.error;
-      if (!it->second.warnings.empty()) update["warnings"] = it->second.warnings;
-      return Ok(json{{"update", update}});
-    }
-  }
   EventQuery query;
   query.update_id = update_id;
   std::vector<Event> events;
@@ -340,6 +351,7 @@ ApiResponse ApiService::Impl::GetUpdate(const std::string& update_id) {
     const json details = json::parse(e.details_json, nullptr, false);
     if (!details.is_object()) continue;
     if (e.event_type == "create_update" && details.contains("create_update")) {
+      if (known) continue;  // an older store's retry
       known = true;
       update["cause"] = details["create_update"].value("cause", "");
       update["creation_time"] = Millis(e.timestamp_us);
@@ -347,17 +359,22 @@ ApiResponse ApiService::Impl::GetUpdate(const std::string& update_id) {
         if (details["create_update"].contains(flag)) update[flag] = details["create_update"][flag];
       }
     } else if (e.event_type == "update_progress" && details.contains("update_progress")) {
-      update["state"] = details["update_progress"].value("state", "");
-      if (details["update_progress"].contains("error")) update["error"] = details["update_progress"]["error"];
+      const json& progress = details["update_progress"];
+      if (progress.contains("warning")) {
+        update["warnings"].push_back(progress["warning"]);
+        continue;
+      }
+      update["state"] = progress.value("state", "");
+      if (progress.contains("error")) update["error"] = progress["error"];
     }
   }
   if (!known) {
     std::lock_guard lock(mu);
-    if (!running || !update.contains("state")) {
+    if (update_id != current) {
       return Error(404, "RESOURCE_DOES_NOT_EXIST", "pipeline " + pipeline->id() + " has no update " + update_id);
     }
+    update["state"] = "QUEUED";  // accepted, not yet recorded
   }
-  if (!update.contains("state")) update["state"] = "QUEUED";  // started, no event yet
   return Ok(json{{"update", update}});
 }
 
@@ -558,13 +575,38 @@ ApiResponse ApiService::Impl::Metrics() {
   return {200, prometheus::TextSerializer().Serialize(registry.Collect()), "text/plain; version=0.0.4"};
 }
 
-ApiResponse ApiService::Impl::ListRewindPoints() {
+// The rewind points, newest first: those recorded since `since` (a
+// duration back from now, "7d", or a UTC time), at most `max_results`.
+ApiResponse ApiService::Impl::ListRewindPoints(const Target& t) {
+  uint64_t max = 0, since_us = 0;
+  Status s = QueryCount(t, "max_results", kMaxPage, kMaxPage, &max);
+  if (auto it = t.query.find("since"); s.ok() && it != t.query.end()) s = ParseSince(it->second, &since_us);
   std::vector<RewindPoint> points;
-  Status s = spool::ListRewindPoints(store, 0, &points);
+  if (s.ok()) s = spool::ListRewindPoints(store, since_us, &points);
   if (!s.ok()) return FromStatus(s);
   json out = json::array();
-  for (const RewindPoint& p : points) out.push_back(RewindPointJson(p, store->OnHistory(p.position)));
+  for (const RewindPoint& p : points) {
+    if (out.size() == max) break;
+    out.push_back(RewindPointJson(p, store->OnHistory(p.position)));
+  }
   return Ok(json{{"rewind_points", out}});
+}
+
+// `since`: a duration back from the store's clock ("7d", "90m") or a UTC
+// time ("2026-09-29 08:36:55").
+Status ApiService::Impl::ParseSince(const std::string& text, uint64_t* since_us) {
+  uint64_t back_us = 0;
+  if (ParseDuration(text, &back_us).ok()) {
+    const uint64_t now = store->options().env->NowMicros();
+    *since_us = now > back_us ? now - back_us : 0;
+    return Status::OK();
+  }
+  int64_t micros = 0;
+  if (ParseTimestamp(text, &micros).ok() && micros >= 0) {
+    *since_us = static_cast<uint64_t>(micros);
+    return Status::OK();
+  }
+  return Status::InvalidArgument("since: '" + text + "' is neither a duration (7d, 90m) nor a UTC time (yyyy-MM-dd HH:mm:ss)");
 }
 
 }  // namespace spool::cli

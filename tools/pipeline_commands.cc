@@ -195,24 +195,11 @@ Status PlotRewindPreview(const Pipeline& pipeline, const RewindPlan& plan, const
 
 int RunRequest(Store* store, Pipeline* pipeline, const UpdateRequest& request, UpdateOptions options,
                const std::string& plot = {}) {
-  // Looked at once a minute at most: listing the points reads the event log.
-  RewindPointSettings settings;
-  Status points = GetRewindPointSettings(pipeline->spec(), &settings);
-  if (!points.ok()) return ReportError(points);
-  uint64_t next_look_us = 0;
-  auto record_point = [&](bool now) {
-    const uint64_t clock = store->options().env->NowMicros();
-    if (!points.ok() || (!now && clock < next_look_us)) return;
-    next_look_us = clock + 60 * 1000000ull;
-    bool recorded = false;
-    points = MaybeRecordPeriodicRewindPoint(store, *pipeline, settings.interval_us, settings.retention_us, &recorded);
-  };
   const bool runs_flows = !request.rewind_spec && !request.validate_only;
   std::unique_ptr<ProgressBar> bar;  // the flow being run's
   std::string bar_flow;
   if (runs_flows) {
     options.stop = &interrupted;
-    options.on_batch = [&](const std::string&, uint64_t) { record_point(false); };
     options.on_progress = [&, show = ShowProgress()](const FlowProgress& p) {
       if (bar == nullptr || bar_flow != p.flow) {
         bar.reset();  // the previous flow's line stays
@@ -225,9 +212,10 @@ int RunRequest(Store* store, Pipeline* pipeline, const UpdateRequest& request, U
     std::signal(SIGTERM, OnSignal);
   }
   UpdateOutcome outcome;
-  // A person's triggered update fails fast; the API's, a job's or a
-  // continuous one retries transient failures.
-  Status s = RunUpdateRequest(store, pipeline, request, options, RetryPolicy{}, &outcome);
+  // A person's update fails fast, unless it runs continuously.
+  RetryPolicy policy;
+  policy.started_by = StartedBy::kPerson;
+  Status s = RunUpdateRequest(store, pipeline, request, options, policy, &outcome);
   bar.reset();
   if (!s.ok()) return ReportError(s);
   switch (outcome.kind) {
@@ -259,14 +247,13 @@ int RunRequest(Store* store, Pipeline* pipeline, const UpdateRequest& request, U
     }
     case UpdateOutcome::Kind::kValidation:
       for (const std::string& warning : outcome.warnings) std::cerr << "warning: " << warning << "\n";
-      std::cout << fmt::format("pipeline {} is valid: {} datasets, {} flows; nothing was written\n", pipeline->id(),
-                               pipeline->spec().datasets.size(), pipeline->spec().flows.size());
+      std::cout << fmt::format("pipeline {} is valid: {} datasets, {} flows; no table was changed (update {})\n",
+                               pipeline->id(), pipeline->spec().datasets.size(), pipeline->spec().flows.size(),
+                               outcome.update_id);
       return kExitOk;
     case UpdateOutcome::Kind::kUpdate:
       break;
   }
-  record_point(true);
-  if (!points.ok()) return ReportError(points.WithContext("recording a rewind point"));
   const UpdateResult& result = outcome.result;
   Table table({"flow", "batches", "rows in", "rows out", "deleted", "late", "status"});
   for (const FlowUpdateStats& f : result.flows) {

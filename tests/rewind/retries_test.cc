@@ -1,10 +1,13 @@
-// Retries by cause: development mode fails fast, production mode retries a
-// transient failure (an I/O error reading a source) with an event each time,
-// and never a failure a retry would meet again.
+// Retries by how an update was started: a person's fails fast; the API's, a
+// job's or a continuous one retries a transient failure (an I/O error
+// reading a source) with an event each time, and never a failure a retry
+// would meet again. A retried update is one update: one create_update, no
+// FAILED state until no retry is left.
 #include "spool/rewind/retries.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -29,12 +32,22 @@ class RetriesTest : public ::testing::Test {
     std::filesystem::remove(dir_.Sub("in/a.jsonl"));
     std::ofstream(dir_.Sub("in/a.jsonl")) << "{\"id\": 1}\n";
   }
-  size_t Retries() {
+  std::vector<Event> Events(const std::string& type) {
     EventQuery query;
-    query.event_type = "update_retry";
+    query.event_type = type;
     std::vector<Event> events;
     EXPECT_TRUE(store_->events()->Query(query, &events).ok());
-    return events.size();
+    return events;
+  }
+  size_t Retries() { return Events("update_retry").size(); }
+  // The update_progress states recorded, in order.
+  std::vector<std::string> States() {
+    std::vector<std::string> states;
+    for (const Event& e : Events("update_progress")) {
+      const size_t at = e.details_json.find("\"state\":\"");
+      states.push_back(e.details_json.substr(at + 9, e.details_json.find('"', at + 9) - at - 9));
+    }
+    return states;
   }
   UpdateResult Run(UpdateCause cause, RetryPolicy policy, int* attempts) {
     policy.first_wait_us = 0;
@@ -48,15 +61,46 @@ class RetriesTest : public ::testing::Test {
   std::unique_ptr<Pipeline> pipeline_;
 };
 
-TEST_F(RetriesTest, APersonsUpdateFailsFast) {
+TEST_F(RetriesTest, APersonsUpdateFailsFastWhateverItsCause) {
   int attempts = 0;
-  const UpdateResult r = Run(UpdateCause::kUserAction, RetryPolicy{}, &attempts);
+  RetryPolicy policy;
+  policy.started_by = StartedBy::kPerson;
+  const UpdateResult r = Run(UpdateCause::kApiCall, policy, &attempts);
   EXPECT_EQ(r.state, UpdateState::kFailed);
   EXPECT_TRUE(r.transient) << r.error;
   EXPECT_EQ(attempts, 1);
   EXPECT_EQ(Retries(), 0u);
-  EXPECT_FALSE(ProductionMode(UpdateCause::kUserAction, false));
-  EXPECT_TRUE(ProductionMode(UpdateCause::kUserAction, true));  // continuous
+  EXPECT_EQ(States(), (std::vector<std::string>{"QUEUED", "INITIALIZING", "SETTING_UP_TABLES", "RUNNING", "FAILED"}));
+  EXPECT_FALSE(RetriesAutomatically(StartedBy::kPerson, false));
+  EXPECT_TRUE(RetriesAutomatically(StartedBy::kPerson, true));  // continuous
+  EXPECT_TRUE(RetriesAutomatically(StartedBy::kApi, false));
+  EXPECT_TRUE(RetriesAutomatically(StartedBy::kJob, false));
+}
+
+TEST_F(RetriesTest, AnApiUpdateRetriesEvenWhenItsCauseIsAUsersAction) {
+  int attempts = 0;
+  const UpdateResult r = Run(UpdateCause::kUserAction, RetryPolicy{}, &attempts);
+  EXPECT_EQ(r.state, UpdateState::kFailed);
+  EXPECT_EQ(attempts, 4);
+  EXPECT_EQ(Retries(), 3u);
+}
+
+TEST_F(RetriesTest, ARetriedUpdateIsOneUpdateNeverFailedUntilItsLastAttempt) {
+  RetryPolicy policy;
+  policy.max_retries = 2;
+  int attempts = 0;
+  const UpdateResult r = Run(UpdateCause::kApiCall, policy, &attempts);
+  ASSERT_EQ(attempts, 3);
+  EXPECT_EQ(Events("create_update").size(), 1u);
+  const std::vector<std::string> states = States();
+  ASSERT_FALSE(states.empty());
+  EXPECT_EQ(std::count(states.begin(), states.end(), "FAILED"), 1);
+  EXPECT_EQ(states.back(), "FAILED");
+  EXPECT_EQ(std::count(states.begin(), states.end(), "QUEUED"), 1);
+  // The FAILED state carries the last attempt's error.
+  const std::vector<Event> progress = Events("update_progress");
+  EXPECT_NE(progress.back().details_json.find(r.error), std::string::npos) << progress.back().details_json;
+  EXPECT_EQ(progress.back().level, EventLevel::kError);
 }
 
 TEST_F(RetriesTest, AnApiUpdateRetriesATransientFailureUntilItPasses) {

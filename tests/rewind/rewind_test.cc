@@ -324,7 +324,7 @@ TEST_F(RewindTest, EveryRefusalHasItsCodeAndChangesNothing) {
     const Status s = shop.Rewind(spec);
     EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
     EXPECT_EQ(shop.store_->log()->Newest(), before);
-    return std::string(RewindErrorCode(s));
+    return std::string(ErrorCode(s));
   };
   RewindSpec spec;
   EXPECT_EQ(code(spec), rewind_error::kNoTarget);
@@ -439,7 +439,7 @@ TEST_F(RewindTest, APointWhoseOffsetsTheTopicNoLongerRetainsIsRefused) {
   ASSERT_GT(report.oldest_offset, 10u);
   const LogPosition before = shop.store_->log()->Newest();
   const Status s = shop.RewindTo(point.id);
-  EXPECT_EQ(RewindErrorCode(s), rewind_error::kSourceRetentionExceeded) << s.ToString();
+  EXPECT_EQ(ErrorCode(s), rewind_error::kSourceRetentionExceeded) << s.ToString();
   EXPECT_NE(s.ToString().find("flow 'ingest': the topic " + shop.topic_dir_ + " no longer retains offsets 10 to"),
             std::string::npos)
       << s.ToString();
@@ -859,7 +859,7 @@ TEST_F(SubsetRewindTest, ATableAndItsUpstreamMustAgreeOnResettingCheckpoints) {
   const RewindPoint point = shop.Point();
   const LogPosition before = shop.store_->log()->Newest();
   const Status s = shop.Rewind(Datasets(point, {{"main.shop.orders", false, false}, {"main.shop.revenue", false, true}}));
-  EXPECT_EQ(RewindErrorCode(s), rewind_error::kInconsistentUpstreamReset) << s.ToString();
+  EXPECT_EQ(ErrorCode(s), rewind_error::kInconsistentUpstreamReset) << s.ToString();
   EXPECT_EQ(shop.store_->log()->Newest(), before);
 }
 

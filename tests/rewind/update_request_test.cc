@@ -74,34 +74,88 @@ TEST(UpdateRequestTest, TheReferenceBodiesParseAsTheyAre) {
 
 TEST(UpdateRequestTest, EveryFieldReadsAndWritesBack) {
   const UpdateRequest request = Parse(R"({
-    "cause": "JOB_TASK", "full_refresh": true,
+    "cause": "JOB_TASK",
     "refresh_selection": ["main.s.a", "main.s.b"],
     "full_refresh_selection": ["main.s.c"],
     "reset_checkpoint_selection": ["main.s.a", "ingest"],
-    "validate_only": true,
-    "rewind_spec": {"rewind_point_id": "p1", "datasets": [
-      {"identifier": "main.s.a", "cascade": false, "reset_checkpoints": false},
-      {"identifier": "main.s.b"}], "dry_run": true}})");
+    "validate_only": true})");
   EXPECT_EQ(request.cause, UpdateCause::kJobTask);
-  EXPECT_TRUE(request.full_refresh);
   EXPECT_EQ(request.refresh_selection, (std::vector<std::string>{"main.s.a", "main.s.b"}));
   EXPECT_EQ(request.full_refresh_selection, (std::vector<std::string>{"main.s.c"}));
   EXPECT_EQ(request.reset_checkpoint_selection, (std::vector<std::string>{"main.s.a", "ingest"}));
   EXPECT_TRUE(request.validate_only);
-  // A dataset without cascade or reset_checkpoints takes the defaults (true).
-  EXPECT_EQ(*request.rewind_spec->datasets,
-            (std::vector<RewindDataset>{{"main.s.a", false, false}, {"main.s.b", true, true}}));
-  EXPECT_TRUE(request.rewind_spec->dry_run);
   EXPECT_EQ(Parse(UpdateRequestToJson(request)), request);
+  EXPECT_TRUE(Parse(R"({"full_refresh": true})").full_refresh);
   EXPECT_EQ(Parse(UpdateRequestToJson(UpdateRequest{})), UpdateRequest{});
-  // Omitted datasets (all of them) stay apart from an empty list.
+  const UpdateRequest rewind = Parse(R"({"cause": "JOB_TASK",
+    "rewind_spec": {"rewind_point_id": "p1", "datasets": [
+      {"identifier": "main.s.a", "cascade": false, "reset_checkpoints": false},
+      {"identifier": "main.s.b"}], "dry_run": true}})");
+  // A dataset without cascade or reset_checkpoints takes the defaults (true).
+  EXPECT_EQ(*rewind.rewind_spec->datasets,
+            (std::vector<RewindDataset>{{"main.s.a", false, false}, {"main.s.b", true, true}}));
+  EXPECT_TRUE(rewind.rewind_spec->dry_run);
+  EXPECT_EQ(Parse(UpdateRequestToJson(rewind)), rewind);
+  // Omitted datasets (all of them) stay apart from a list.
   const UpdateRequest all = Parse(R"({"rewind_spec": {"rewind_timestamp": "2026-09-29 08:36:55"}})");
   EXPECT_FALSE(all.rewind_spec->datasets.has_value());
   EXPECT_EQ(all.cause, UpdateCause::kApiCall);  // the API's default
   EXPECT_EQ(Parse(UpdateRequestToJson(all)), all);
-  const UpdateRequest none = Parse(R"({"rewind_spec": {"rewind_timestamp": "2026-09-29 08:36:55", "datasets": []}})");
-  ASSERT_TRUE(none.rewind_spec->datasets.has_value());
-  EXPECT_TRUE(none.rewind_spec->datasets->empty());
+}
+
+// Every pair of fields that could contradict one another has one answer
+// (update_request.h): refused with a code, or a defined union.
+TEST(UpdateRequestTest, FieldsThatContradictOneAnotherAreRefusedWithACode) {
+  const std::string rewind = R"("rewind_spec": {"rewind_timestamp": "2026-09-29 08:36:55"})";
+  struct Case {
+    std::string body;
+    std::string_view code;
+  };
+  const std::vector<Case> refused = {
+      {"{\"validate_only\": true, " + rewind + "}", update_error::kConflictingFields},
+      {R"({"validate_only": true, "rewind_spec": {"rewind_point_id": "p", "dry_run": true}})",
+       update_error::kConflictingFields},
+      {"{\"full_refresh\": true, " + rewind + "}", update_error::kConflictingFields},
+      {"{\"refresh_selection\": [\"main.s.a\"], " + rewind + "}", update_error::kConflictingFields},
+      {"{\"full_refresh_selection\": [\"main.s.a\"], " + rewind + "}", update_error::kConflictingFields},
+      {"{\"reset_checkpoint_selection\": [\"f\"], " + rewind + "}", update_error::kConflictingFields},
+      {R"({"full_refresh": true, "full_refresh_selection": ["main.s.a"]})", update_error::kConflictingFields},
+      {R"({"full_refresh": true, "refresh_selection": ["main.s.a"]})", update_error::kConflictingFields},
+      {R"({"full_refresh": true, "reset_checkpoint_selection": ["f"]})", update_error::kConflictingFields},
+      {R"({"refresh_selection": ["main.s.a", "main.s.b"], "full_refresh_selection": ["main.s.b"]})",
+       update_error::kOverlappingSelections},
+      {R"({"rewind_spec": {"rewind_timestamp": "2026-09-29 08:36:55", "datasets": []}})",
+       rewind_error::kEmptyDatasets},
+      {R"({"rewind_spec": {"rewind_point_id": "p", "datasets": [{"identifier": "main.s.a", "cascade": true},
+                                                               {"identifier": "main.s.a", "cascade": false}]}})",
+       rewind_error::kDuplicateDataset},
+      {R"({"rewind_spec": {"rewind_point_id": "p", "datasets": [{"identifier": "main.s.a"},
+                                                  {"identifier": "main.s.a", "reset_checkpoints": false}]}})",
+       rewind_error::kDuplicateDataset},
+  };
+  for (const Case& c : refused) {
+    UpdateRequest request;
+    const Status s = ParseUpdateRequest(c.body, &request);
+    EXPECT_EQ(ErrorCode(s), c.code) << s.ToString() << "\n" << c.body;
+    EXPECT_EQ(request, UpdateRequest{}) << c.body;
+  }
+  // What goes together.
+  for (std::string_view body : {
+           R"({"validate_only": true, "full_refresh": true})",
+           R"({"validate_only": true, "refresh_selection": ["main.s.a"], "reset_checkpoint_selection": ["f"]})",
+           R"({"refresh_selection": ["main.s.a"], "full_refresh_selection": ["main.s.b"]})",
+           R"({"full_refresh_selection": ["main.s.a"], "reset_checkpoint_selection": ["f"]})",
+           R"({"rewind_spec": {"rewind_point_id": "p", "datasets": [{"identifier": "main.s.a"}, {"identifier": "main.s.a"}]}})",
+           R"({"rewind_spec": {"rewind_point_id": "p", "dry_run": true}})",
+       }) {
+    UpdateRequest request;
+    EXPECT_TRUE(ParseUpdateRequest(body, &request).ok()) << body;
+  }
+  // The C++ API meets the same check.
+  UpdateRequest built;
+  built.validate_only = true;
+  built.rewind_spec.emplace().rewind_point_id = "p";
+  EXPECT_EQ(ErrorCode(CheckUpdateRequest(built)), update_error::kConflictingFields);
 }
 
 TEST(UpdateRequestTest, MalformedBodiesNameTheFieldAndWhatIsWrong) {

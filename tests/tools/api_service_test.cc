@@ -64,6 +64,11 @@ class ApiServiceTest : public ::testing::Test {
     return Json(r)["update"].value("state", "");
   }
   uint64_t Newest() { return store_->log()->Newest().version; }
+  std::vector<Event> Events() {
+    std::vector<Event> events;
+    EXPECT_TRUE(store_->events()->Query(EventQuery{}, &events).ok());
+    return events;
+  }
   // An update, a rewind point, one more order and its update: the point.
   RewindPoint PointThenMore() {
     Update();
@@ -197,6 +202,7 @@ TEST_F(ApiServiceTest, TablesReadAsOfAVersionWithTheirHistoryAndChangeFeed) {
 TEST_F(ApiServiceTest, ARewindPreviewSaysWhatTheRewindWouldDoAndChangesNothing) {
   const RewindPoint point = PointThenMore();
   const uint64_t before = Newest();
+  const size_t points = Json(Call("GET", "/rewind-points"))["rewind_points"].size();
   const json preview = Json(Call("POST", "/rewind-preview", R"({"rewind_spec": {"rewind_point_id": ")" + point.id +
                                                                 R"(", "datasets": [{"identifier": "main.shop.revenue",
                                                                 "cascade": true, "reset_checkpoints": true}]}})"));
@@ -206,13 +212,14 @@ TEST_F(ApiServiceTest, ARewindPreviewSaysWhatTheRewindWouldDoAndChangesNothing) 
   EXPECT_EQ(preview["datasets"][0]["identifier"], "main.shop.revenue");
   EXPECT_GT(preview["versions_after_target"].get<uint64_t>(), 0u);
   EXPECT_EQ(Newest(), before);
-  EXPECT_EQ(Json(Call("GET", "/rewind-points"))["rewind_points"].size(), 1u);  // no point recorded
+  EXPECT_EQ(Json(Call("GET", "/rewind-points"))["rewind_points"].size(), points);  // no point recorded
   const ApiResponse refused = Call("POST", "/rewind-preview", R"({"full_refresh": true})");
   EXPECT_EQ(refused.status, 400);
 }
 
 TEST_F(ApiServiceTest, BadRequestsAreRefusedWithTheirStatusAndChangeNothing) {
   const uint64_t before = Newest();
+  const size_t events = Events().size();
   struct Case {
     std::string method, path, body;
     int status;
@@ -232,6 +239,23 @@ TEST_F(ApiServiceTest, BadRequestsAreRefusedWithTheirStatusAndChangeNothing) {
       // api_request_fuzzer: the JSON writer threw and the server died).
       {"GET", "/d\xf4\xcb", "", 404, "ENDPOINT_NOT_FOUND"},
       {"GET", "/updates/\xff\xfe", "", 404, "RESOURCE_DOES_NOT_EXIST"},
+      // Refused at once, before the update gets an id: what the run would
+      // refuse (they were answered 200, then FAILED, leaving no trace).
+      {"POST", "/updates", R"({"validate_only": true, "rewind_spec": {"rewind_timestamp": "2026-09-29 08:36:55"}})",
+       400, "INVALID_UPDATE_REQUEST.CONFLICTING_FIELDS"},
+      {"POST", "/updates", R"({"refresh_selection": ["main.shop.nothing"]})", 400, "INVALID_PARAMETER_VALUE"},
+      {"POST", "/updates", R"({"full_refresh_selection": ["main.shop.nothing"]})", 400, "INVALID_PARAMETER_VALUE"},
+      {"POST", "/updates", R"({"reset_checkpoint_selection": ["revenue2"]})", 400, "INVALID_PARAMETER_VALUE"},
+      {"POST", "/updates", R"({"validate_only": true, "refresh_selection": ["main.shop.nothing"]})", 400,
+       "INVALID_PARAMETER_VALUE"},
+      {"POST", "/updates", R"({"rewind_spec": {"rewind_point_id": "nope"}})", 400,
+       "INVALID_REWIND_SPECIFICATION.REWIND_POINT_NOT_FOUND"},
+      // Query parameters an endpoint does not take.
+      {"GET", "/updates?max_result=5", "", 400, "INVALID_PARAMETER_VALUE"},
+      {"GET", "/events?type=rewind_summary", "", 400, "INVALID_PARAMETER_VALUE"},
+      {"GET", "/rewind-points?limit=1", "", 400, "INVALID_PARAMETER_VALUE"},
+      {"GET", "/rewind-points?since=yesterdayish", "", 400, "INVALID_PARAMETER_VALUE"},
+      {"POST", "/updates?full_refresh=true", "", 400, "INVALID_PARAMETER_VALUE"},
   };
   for (const Case& c : cases) {
     const ApiResponse r = Call(c.method, c.path, c.body);
@@ -250,6 +274,47 @@ TEST_F(ApiServiceTest, BadRequestsAreRefusedWithTheirStatusAndChangeNothing) {
   service_->WaitIdle();
   EXPECT_EQ(Newest(), before);
   EXPECT_EQ(Json(Call("GET", "/updates"))["updates"].size(), 0u);
+  EXPECT_EQ(Events().size(), events);
+}
+
+// An update that was accepted and failed is one entry in the updates list,
+// FAILED with its error, in the event log — after a restart too.
+TEST_F(ApiServiceTest, AnAcceptedUpdateThatFailedShowsItsErrorAfterARestart) {
+  AddFile("bad.jsonl", R"({"id": "one", "country": "de", "amount": 1})" "\n");
+  const std::string id = Update();
+  service_.reset();  // a restart of the server
+  service_ = std::make_unique<ApiService>(store_.get(), pipeline_.get(), kToken);
+  const json update = Json(Call("GET", "/updates/" + id))["update"];
+  EXPECT_EQ(update["state"], "FAILED");
+  EXPECT_NE(update.value("error", "").find("ingest"), std::string::npos) << update.dump();
+  const json updates = Json(Call("GET", "/updates"))["updates"];
+  ASSERT_EQ(updates.size(), 1u);
+  EXPECT_EQ(updates[0]["update_id"], id);
+  EXPECT_EQ(updates[0]["state"], "FAILED");
+}
+
+// The rewind points endpoint takes `since` (a duration or a time) and
+// `max_results`.
+TEST_F(ApiServiceTest, RewindPointsHonourSinceAndMaxResults) {
+  RewindPoint first, second;
+  Update();
+  ASSERT_TRUE(RecordRewindPoint(store_.get(), *pipeline_, "one", false, &first).ok());
+  ASSERT_TRUE(RecordRewindPoint(store_.get(), *pipeline_, "two", false, &second).ok());
+  const size_t all = Json(Call("GET", "/rewind-points"))["rewind_points"].size();
+  ASSERT_GE(all, 2u);
+  const json one = Json(Call("GET", "/rewind-points?max_results=1"))["rewind_points"];
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0]["rewind_point_id"], second.id);  // newest first
+  EXPECT_EQ(Json(Call("GET", "/rewind-points?since=7d"))["rewind_points"].size(), all);
+  EXPECT_EQ(Json(Call("GET", "/rewind-points?since=2999-01-01%2000:00:00"))["rewind_points"].size(), 0u);
+}
+
+// Every update, however it was started, records periodic rewind points.
+TEST_F(ApiServiceTest, AnUpdateOverTheApiRecordsAPeriodicRewindPoint) {
+  Update();
+  const json points = Json(Call("GET", "/rewind-points"))["rewind_points"];
+  ASSERT_EQ(points.size(), 1u);
+  EXPECT_EQ(points[0]["message"], kPeriodicRewindPointMessage);
 }
 
 TEST_F(ApiServiceTest, ASecondUpdateWhileOneRunsIsAConflict) {

@@ -133,7 +133,7 @@ check "malformed body" 2 "$spool" update "$store" --json @"$work/bad.json"
 expect_output "names the field" "rewind_spec.datasets\[0\].cascade: expected true or false"
 expect_equal "nothing changed" "$(tables "$store" | md5sum)" "$before"
 check "validate only" 0 "$spool" update "$store" --validate-only
-expect_output "writes nothing" "is valid: 2 datasets, 2 flows; nothing was written"
+expect_output "writes nothing" "is valid: 2 datasets, 2 flows; no table was changed"
 
 # Refresh kinds, with the reference bodies.
 check "refresh selection" 0 "$spool" update "$store" --json '{"refresh_selection": ["main.shop.orders"]}'
@@ -145,7 +145,7 @@ expect_output "names the downstream table" "main.shop.revenue reads main.shop.or
 check "full refresh of an upstream alone, validated" 2 "$spool" update "$store" --full-refresh-table main.shop.orders --dry-run
 expect_output "refused the same" "main.shop.revenue reads main.shop.orders"
 check "a full refresh's dry run" 0 "$spool" update "$store" --full-refresh --dry-run
-expect_output "validates it" "is valid: 2 datasets, 2 flows; nothing was written"
+expect_output "validates it" "is valid: 2 datasets, 2 flows; no table was changed"
 expect_equal "nothing changed" "$(tables "$store" | md5sum)" "$before"
 check "full refresh" 0 "$spool" update "$store" --json '{"full_refresh": true}'
 tables "$store" >"$work/refreshed.csv"

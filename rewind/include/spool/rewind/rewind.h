@@ -5,7 +5,7 @@
 // code, then ": " and what to do, e.g.
 //   INVALID_REWIND_SPECIFICATION.REWIND_POINT_NOT_FOUND: no rewind point has
 //   id 1d2…; list them with `spool rewind-points DIR`
-// RewindErrorCode gives the code.
+// ErrorCode (update_request.h) gives the code.
 //
 // Rewinding every dataset (datasets omitted, or a selection whose cascades
 // cover every dataset, each resetting checkpoints) rewinds the whole store:
@@ -56,9 +56,6 @@ inline constexpr std::string_view kSourceRetentionExceeded = "INVALID_REWIND_SPE
 }  // namespace rewind_error
 // An undo that cannot be done.
 inline constexpr std::string_view kUndoNotPossible = "REWIND_UNDO_NOT_POSSIBLE";
-
-// The code a refused rewind's message starts with; empty when it has none.
-std::string_view RewindErrorCode(const Status& s);
 
 // A validated rewind.
 struct RewindPlan {

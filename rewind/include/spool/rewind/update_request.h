@@ -75,10 +75,54 @@ struct UpdateRequest {
   friend bool operator==(const UpdateRequest&, const UpdateRequest&) = default;
 };
 
-// Parses a request body. Errors: InvalidArgument naming the field and what
-// is wrong with it ("rewind_spec.datasets[0].cascade: expected true or
-// false"), for malformed JSON, a field of the wrong type, an unknown field,
-// an unknown cause or a dataset identifier that is not catalog.schema.table.
+// The codes of requests whose fields do not go together. A refused
+// request's message starts with its code, then ": " and what to do
+// (ErrorCode gives the code).
+namespace update_error {
+inline constexpr std::string_view kConflictingFields = "INVALID_UPDATE_REQUEST.CONFLICTING_FIELDS";
+inline constexpr std::string_view kOverlappingSelections = "INVALID_UPDATE_REQUEST.OVERLAPPING_SELECTIONS";
+}  // namespace update_error
+namespace rewind_error {
+inline constexpr std::string_view kEmptyDatasets = "INVALID_REWIND_SPECIFICATION.EMPTY_DATASET_LIST";
+inline constexpr std::string_view kDuplicateDataset = "INVALID_REWIND_SPECIFICATION.DUPLICATE_DATASET";
+}  // namespace rewind_error
+
+// The code a refused request's message starts with (an
+// INVALID_UPDATE_REQUEST.* or INVALID_REWIND_SPECIFICATION.* one); empty
+// when it has none.
+std::string_view ErrorCode(const Status& s);
+
+// How the request's fields combine; every pair has one answer:
+//  - validate_only with rewind_spec: refused (kConflictingFields). A
+//    validation writes nothing at all; a rewind's dry run (rewind_spec.dry_run)
+//    is the way to validate a rewind, and it records a rewind point.
+//  - rewind_spec with full_refresh or any selection: refused
+//    (kConflictingFields). A rewind runs no flow; its replay, with whatever
+//    refresh, is the next update.
+//  - full_refresh with any selection: refused (kConflictingFields); it
+//    refreshes everything already.
+//  - a table in both refresh_selection and full_refresh_selection: refused
+//    (kOverlappingSelections), naming it.
+//  - reset_checkpoint_selection with refresh_selection or
+//    full_refresh_selection: the union; a reset flow runs even when its
+//    table is not in refresh_selection, and a flow whose table is fully
+//    refreshed is reset anyway.
+//  - validate_only with refresh options: validates that update.
+//  - rewind_spec.datasets empty: refused (kEmptyDatasets); leave it out to
+//    rewind every dataset.
+//  - a dataset named twice: the same as once when both say the same;
+//    refused (kDuplicateDataset) when cascade or reset_checkpoints differ.
+// Errors: InvalidArgument with the codes above.
+Status CheckUpdateRequest(const UpdateRequest& request);
+// The rewind_spec's part of it (its datasets). Errors: as CheckUpdateRequest.
+Status CheckRewindSpec(const RewindSpec& spec);
+
+// Parses a request body and checks it (CheckUpdateRequest). Errors:
+// InvalidArgument naming the field and what is wrong with it
+// ("rewind_spec.datasets[0].cascade: expected true or false"), for
+// malformed JSON, a field of the wrong type, an unknown field, an unknown
+// cause or a dataset identifier that is not catalog.schema.table; and
+// CheckUpdateRequest's.
 Status ParseUpdateRequest(std::string_view body, UpdateRequest* request);
 // The request as a JSON body that ParseUpdateRequest reads back equal;
 // fields at their defaults are left out.

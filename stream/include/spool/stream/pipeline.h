@@ -84,6 +84,14 @@ struct UpdateOptions {
   // Only the flows that failed in the last update (the last one that ran
   // flows) and the flows downstream of them run. Refused when none failed.
   bool refresh_failed = false;
+
+  // For a caller that retries (RunUpdateWithRetries): a later attempt of the
+  // same update records no create_update and QUEUED again (the first
+  // attempt did); and with defer_transient_failure, an attempt that fails
+  // transiently (UpdateResult::transient) records no FAILED state, leaving
+  // the update open for the caller to retry or to end.
+  bool retry_attempt = false;
+  bool defer_transient_failure = false;
 };
 
 struct FlowUpdateStats {
@@ -178,9 +186,10 @@ std::string NewUpdateId();
 
 // An update_progress event: the update `update_id` of the pipeline entered
 // `state` (as Pipeline::Update records them, and the rewind layer for the
-// updates it runs). Errors: as EventLog::Append.
+// updates it runs); a FAILED one carries its `error` (an ERROR event).
+// Errors: as EventLog::Append.
 Status RecordUpdateProgress(Store* store, const std::string& pipeline_id, const std::string& update_id,
-                            UpdateState state);
+                            UpdateState state, std::string_view error = {});
 
 // The pipeline definition recorded in the store (the internal table
 // `__spool.pipeline.definition`: the pipeline id, the definition's number —
