@@ -18,6 +18,14 @@
 namespace spool {
 namespace {
 
+// Spool's own tables are changed by its runtime only (Transaction::AllowSpoolTables).
+Status RefuseSpoolTable(const TableId& id) {
+  if (!id.IsSpools()) return Status::OK();
+  return Status::InvalidArgument("table " + id.ToString() + " is Spool's own (operator state or the pipeline's "
+                                 "definition): it cannot be written, deleted, dropped, altered or restored by hand; "
+                                 "a full refresh of the dataset its flow writes rebuilds it");
+}
+
 constexpr std::string_view kMarkerName = "STORE";
 constexpr std::string_view kLockName = "LOCK";
 constexpr std::string_view kMarker = "spool-store 1\n";
@@ -937,6 +945,9 @@ Status Store::CommitAsync(const Transaction& txn, PendingCommit* pending) {
 Status Store::BuildCommit(const Transaction& txn, bool wait, PendingCommit* pending) {
   if (txn.empty()) return Status::InvalidArgument("the transaction is empty");
   if (txn.operation().empty()) return Status::InvalidArgument("a commit needs an operation name");
+  if (!txn.allows_spool_tables()) {
+    for (const TableId& id : txn.tables()) SPOOL_RETURN_IF_ERROR(RefuseSpoolTable(id));
+  }
   const uint64_t started = options_.env->NowMicros();
   std::lock_guard commit_lock(commit_mu_);
   Builder builder(this, NextVersionLocked(), &txn);
@@ -1063,6 +1074,7 @@ std::unique_lock<std::mutex> Store::LockSettled() {
 }
 
 Status Store::Restore(const TableId& id, uint64_t version, CommitResult* result) {
+  SPOOL_RETURN_IF_ERROR(RefuseSpoolTable(id));
   return RestoreTables({id}, {}, version, result);
 }
 

@@ -69,6 +69,15 @@ namespace {
 
 std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
 
+// A commit of the pipeline runtime, which may change Spool's own tables
+// (operator state, the definition).
+Transaction RuntimeTransaction(std::string operation, std::string parameters_json, const std::string& update_id) {
+  Transaction txn(std::move(operation), std::move(parameters_json));
+  txn.SetUpdateId(update_id);
+  txn.AllowSpoolTables();
+  return txn;
+}
+
 // What a flow's checkpoint holds.
 struct Checkpoint {
   std::string fingerprint;
@@ -234,6 +243,29 @@ struct Pipeline::Impl {
   // What the planned full refresh would lose: data its tables were built
   // from that their sources no longer hold, one message per flow.
   Status RefreshLosses(const RefreshPlan& plan, std::vector<std::string>* losses);
+  // The flows' checkpoints as the store holds them (none for a flow the
+  // plan resets: it starts over).
+  struct Checkpoints {
+    std::vector<Checkpoint> at;
+    std::vector<bool> found;
+  };
+  Status LoadCheckpoints(const RefreshPlan& plan, Checkpoints* checkpoints);
+  // What an update with `plan` refuses in the definition, before it writes
+  // anything, and what its validation says (one check, so that validation
+  // predicts the run): a flow whose state its new definition cannot use; a
+  // flow whose state tables are missing (INTERNAL_STATE_MISSING); a table
+  // whose columns or key the definition changes, unless the plan rebuilds
+  // it (a full refresh of a dataset, a reset of a flow's state) or it is a
+  // materialized view's. InvalidArgument with the message the update fails
+  // with; `*flow`, the flow it names (null: none).
+  Status CheckDefinition(const RefreshPlan& plan, const Checkpoints& checkpoints, const CompiledFlow** flow);
+  // What SetUpTables does to a table for the definition to have it with
+  // `schema`: nothing, create it, add the definition's new columns, or
+  // (`replaceable`) drop and create it again; InvalidArgument naming
+  // `place` when its columns cannot become those without a full refresh.
+  enum class TableSetup { kNone, kCreate, kAddColumns, kReplace };
+  Status PlanTableSetup(const TableId& id, const Schema& schema, bool replaceable, const std::string& place,
+                        TableSetup* setup, TableInfo* existing);
   Status SetUpTables(const std::string& update_id);
   Status WriteDifference(const TableId& id, const Schema& schema, std::vector<Row> rows, Transaction& txn, Batch* batch);
   // Reads and processes one micro-batch of `flow` after `cp`.
@@ -803,7 +835,9 @@ Status Pipeline::Impl::PlanRefresh(const UpdateOptions& options, RefreshPlan* pl
       selected[d] = true;
     }
     for (size_t d = 0; d < datasets.size(); ++d) selected[d] = selected[d] || plan->truncate[d];
-    for (CompiledFlow& flow : flows) plan->excluded[flow.index] = !selected[flow.target_dataset];
+    // A flow whose checkpoint is reset runs, whether its table is selected
+    // or not: the selections add up.
+    for (CompiledFlow& flow : flows) plan->excluded[flow.index] = !selected[flow.target_dataset] && !plan->reset[flow.index];
   }
   return Status::OK();
 }
@@ -850,23 +884,39 @@ Status Pipeline::Impl::RefreshLosses(const RefreshPlan& plan, std::vector<std::s
   return Status::OK();
 }
 
+// The FULL REFRESH (or RESET CHECKPOINTS) commit: each refreshed dataset
+// emptied, each reset flow's checkpoint cleared and its state tables
+// emptied. A table whose columns or key the definition changed is dropped
+// and created again with the definition's (its properties kept), so that a
+// full refresh adopts the change it exists for; the commit's parameters
+// list those schema changes.
 Status Pipeline::Impl::ApplyReset(const RefreshPlan& plan, const std::string& update_id) {
   const bool full = std::find(plan.truncate.begin(), plan.truncate.end(), true) != plan.truncate.end();
-  json refreshed = json::array(), reset = json::array();
-  Transaction txn;
-  txn.SetUpdateId(update_id);
-  auto truncate_if_there = [&](const TableId& id) -> Status {
+  json refreshed = json::array(), reset = json::array(), schema_changes = json::array();
+  Transaction txn = RuntimeTransaction("FULL REFRESH", "{}", update_id);
+  auto empty_or_replace = [&](const TableId& id, TableKind kind, const Schema& schema,
+                              const std::map<std::string, std::string>& properties) -> Status {
     TableInfo table;
     Status s = store->GetTable(id, &table);
-    if (s.IsNotFound()) return Status::OK();
+    if (s.IsNotFound()) return Status::OK();  // SetUpTables creates it
     SPOOL_RETURN_IF_ERROR(s);
-    txn.Truncate(id);
+    if (table.schema == schema) {
+      txn.Truncate(id);
+      return Status::OK();
+    }
+    std::map<std::string, std::string> kept = table.properties;
+    for (const auto& [name, value] : properties) kept[name] = value;
+    txn.DropTable(id);
+    txn.CreateTable(id, kind, schema, std::move(kept));
+    schema_changes.push_back({{"table", id.ToString()}, {"from", DescribeColumns(table.schema)},
+                              {"to", DescribeColumns(schema)}});
     return Status::OK();
   };
   for (size_t d = 0; d < datasets.size(); ++d) {
     if (!plan.truncate[d]) continue;
-    refreshed.push_back(datasets[d].spec.name);
-    SPOOL_RETURN_IF_ERROR(truncate_if_there(datasets[d].id));
+    const CompiledDataset& dataset = datasets[d];
+    refreshed.push_back(dataset.spec.name);
+    SPOOL_RETURN_IF_ERROR(empty_or_replace(dataset.id, dataset.spec.kind, *dataset.schema, dataset.spec.properties));
   }
   for (const CompiledFlow& flow : flows) {
     if (!plan.reset[flow.index]) continue;
@@ -876,47 +926,129 @@ Status Pipeline::Impl::ApplyReset(const RefreshPlan& plan, const std::string& up
     SPOOL_RETURN_IF_ERROR(store->GetCheckpoint(flow.spec->name, &data, &found));
     if (found) txn.SetCheckpoint(flow.spec->name, std::nullopt);
     for (const auto& component : flow.state) {
-      for (const auto& [id, schema] : component) SPOOL_RETURN_IF_ERROR(truncate_if_there(id));
+      for (const auto& [id, schema] : component) {
+        SPOOL_RETURN_IF_ERROR(empty_or_replace(id, TableKind::kInternalState, schema, {}));
+      }
     }
   }
-  txn.SetOperation(full ? "FULL REFRESH" : "RESET CHECKPOINTS", JsonText(json{{"datasets", refreshed}, {"flows", reset}}));
+  json parameters = {{"datasets", refreshed}, {"flows", reset}};
+  if (!schema_changes.empty()) parameters["schema_changes"] = schema_changes;
+  txn.SetOperation(full ? "FULL REFRESH" : "RESET CHECKPOINTS", JsonText(parameters));
   if (txn.empty()) return Status::OK();  // nothing there yet
   return store->Commit(txn);
 }
 
-// Creates the datasets and state tables that do not exist yet, and adds the
-// columns a definition added, in one commit.
+Status Pipeline::Impl::PlanTableSetup(const TableId& id, const Schema& schema, bool replaceable, const std::string& place,
+                                      TableSetup* setup, TableInfo* existing) {
+  Status s = store->GetTable(id, existing);
+  if (s.IsNotFound()) {
+    *setup = TableSetup::kCreate;
+    return Status::OK();
+  }
+  SPOOL_RETURN_IF_ERROR(s);
+  if (existing->schema == schema) {
+    *setup = TableSetup::kNone;
+    return Status::OK();
+  }
+  const auto& have = existing->schema.columns();
+  const auto& want = schema.columns();
+  const bool extends = want.size() > have.size() && std::equal(have.begin(), have.end(), want.begin()) &&
+                       existing->schema.key_columns() == schema.key_columns() &&
+                       std::all_of(want.begin() + static_cast<long>(have.size()), want.end(),
+                                   [](const Column& c) { return c.nullable; });
+  if (extends) {
+    *setup = TableSetup::kAddColumns;
+    return Status::OK();
+  }
+  if (replaceable) {
+    *setup = TableSetup::kReplace;
+    return Status::OK();
+  }
+  return Status::InvalidArgument(place + ": table " + id.ToString() + " has columns " + DescribeColumns(existing->schema) +
+                                 " but the definition gives " + DescribeColumns(schema) +
+                                 "; a full refresh of it is needed");
+}
+
+Status Pipeline::Impl::LoadCheckpoints(const RefreshPlan& plan, Checkpoints* checkpoints) {
+  checkpoints->at.assign(flows.size(), Checkpoint{});
+  checkpoints->found.assign(flows.size(), false);
+  for (const CompiledFlow& flow : flows) {
+    if (plan.reset[flow.index]) continue;  // cleared: it starts over
+    std::string data;
+    bool found = false;
+    SPOOL_RETURN_IF_ERROR(store->GetCheckpoint(flow.spec->name, &data, &found));
+    checkpoints->found[flow.index] = found;
+    if (found) SPOOL_RETURN_IF_ERROR(checkpoints->at[flow.index].Decode(flow.spec->name, data));
+  }
+  return Status::OK();
+}
+
+Status Pipeline::Impl::CheckDefinition(const RefreshPlan& plan, const Checkpoints& checkpoints,
+                                       const CompiledFlow** failing) {
+  *failing = nullptr;
+  TableSetup setup;
+  TableInfo existing;
+  for (size_t d = 0; d < datasets.size(); ++d) {
+    const CompiledDataset& dataset = datasets[d];
+    const bool rebuilt = plan.truncate[d] || dataset.spec.kind == TableKind::kMaterializedView;
+    SPOOL_RETURN_IF_ERROR(PlanTableSetup(dataset.id, *dataset.schema, rebuilt,
+                                         "datasets[" + std::to_string(d) + "] " + Quoted(dataset.spec.name), &setup,
+                                         &existing));
+  }
+  for (const CompiledFlow& flow : flows) {
+    const Checkpoint& cp = checkpoints.at[flow.index];
+    // A flow that has committed batches has its state; a materialized view
+    // is recomputed when its definition changes.
+    const bool has_state = checkpoints.found[flow.index] && cp.batch_id > 0 && !flow.materialized;
+    *failing = &flow;
+    if (has_state && cp.fingerprint != flow.fingerprint) {
+      return Status::InvalidArgument("Flow '" + flow.spec->name + "' has state that its new definition cannot use (was: " +
+                                     cp.fingerprint + "; now: " + flow.fingerprint + "). A full refresh of " +
+                                     flow.spec->target + " or a reset of the flow's checkpoint is needed.");
+    }
+    const bool rebuilt = plan.reset[flow.index] || flow.materialized;
+    for (const auto& component : flow.state) {
+      for (const auto& [id, schema] : component) {
+        SPOOL_RETURN_IF_ERROR(PlanTableSetup(id, schema, rebuilt, flow.place, &setup, &existing));
+        if (has_state && setup == TableSetup::kCreate) {
+          return Status::InvalidArgument(std::string(kInternalStateMissing) + ": flow '" + flow.spec->name +
+                                         "' has committed batches but its state table " + id.ToString() +
+                                         " is missing, so its results would be wrong: a full refresh of " +
+                                         flow.spec->target + " rebuilds it");
+        }
+      }
+    }
+  }
+  *failing = nullptr;
+  return Status::OK();
+}
+
+// Creates the datasets and state tables that do not exist yet, adds the
+// columns a definition added, and replaces a materialized view (and its
+// flow's state) whose definition changed, in one commit. CheckDefinition
+// has refused what it cannot do.
 Status Pipeline::Impl::SetUpTables(const std::string& update_id) {
-  Transaction txn("SETUP TABLES", JsonText(json{{"pipeline", spec.name}}));
-  txn.SetUpdateId(update_id);
-  // `replaceable`: a materialized view and its flow's state, which a
-  // recomputation rebuilds, are replaced rather than refused.
+  Transaction txn = RuntimeTransaction("SETUP TABLES", JsonText(json{{"pipeline", spec.name}}), update_id);
   auto ensure = [&](const TableId& id, TableKind kind, const Schema& schema, const std::map<std::string, std::string>& props,
                     const std::string& place, bool replaceable) -> Status {
+    TableSetup setup;
     TableInfo existing;
-    Status s = store->GetTable(id, &existing);
-    if (s.IsNotFound()) {
-      txn.CreateTable(id, kind, schema, props);
-      return Status::OK();
+    SPOOL_RETURN_IF_ERROR(PlanTableSetup(id, schema, replaceable, place, &setup, &existing));
+    switch (setup) {
+      case TableSetup::kNone:
+        break;
+      case TableSetup::kReplace:
+        txn.DropTable(id);
+        [[fallthrough]];
+      case TableSetup::kCreate:
+        txn.CreateTable(id, kind, schema, props);
+        break;
+      case TableSetup::kAddColumns:
+        for (size_t c = existing.schema.columns().size(); c < schema.columns().size(); ++c) {
+          txn.AddColumn(id, schema.columns()[c]);
+        }
+        break;
     }
-    SPOOL_RETURN_IF_ERROR(s);
-    if (existing.schema == schema) return Status::OK();
-    const auto& have = existing.schema.columns();
-    const auto& want = schema.columns();
-    const bool extends = want.size() > have.size() && std::equal(have.begin(), have.end(), want.begin()) &&
-                         existing.schema.key_columns() == schema.key_columns() &&
-                         std::all_of(want.begin() + static_cast<long>(have.size()), want.end(), [](const Column& c) { return c.nullable; });
-    if (!extends && replaceable) {
-      txn.DropTable(id);
-      txn.CreateTable(id, kind, schema, props);
-      return Status::OK();
-    }
-    if (!extends) {
-      return Status::InvalidArgument(place + ": table " + id.ToString() + " has columns " + DescribeColumns(existing.schema) +
-                                     " but the definition gives " + DescribeColumns(schema) +
-                                     "; a full refresh of it is needed");
-    }
-    for (size_t c = have.size(); c < want.size(); ++c) txn.AddColumn(id, want[c]);
     return Status::OK();
   };
   for (size_t i = 0; i < datasets.size(); ++i) {
@@ -948,8 +1080,8 @@ Status Pipeline::Impl::SaveIdleOffset(CompiledFlow& flow, Checkpoint& cp, const 
   }
   Checkpoint next = cp;
   next.offset = flow.source->NextOffset();
-  Transaction txn("STREAMING UPDATE", JsonText(json{{"flow", flow.spec->name}, {"epochId", cp.batch_id}, {"idle", true}}));
-  txn.SetUpdateId(update_id);
+  Transaction txn = RuntimeTransaction(
+      "STREAMING UPDATE", JsonText(json{{"flow", flow.spec->name}, {"epochId", cp.batch_id}, {"idle", true}}), update_id);
   txn.SetCheckpoint(flow.spec->name, next.Encode());
   SPOOL_RETURN_IF_ERROR(store->Commit(txn));
   flow.source->Committed();
@@ -1004,10 +1136,11 @@ Status Pipeline::Impl::PrepareBatch(CompiledFlow& flow, const Checkpoint& cp, co
                                     PreparedBatch* prepared) {
   prepared->started = std::chrono::steady_clock::now();
   Transaction& txn = prepared->txn;
-  txn = Transaction("STREAMING UPDATE", JsonText(json{{"outputMode", flow.upserts ? "Update" : "Append"},
-                                                      {"flow", flow.spec->name},
-                                                      {"epochId", cp.batch_id}}));
-  txn.SetUpdateId(update_id);
+  txn = RuntimeTransaction("STREAMING UPDATE",
+                           JsonText(json{{"outputMode", flow.upserts ? "Update" : "Append"},
+                                         {"flow", flow.spec->name},
+                                         {"epochId", cp.batch_id}}),
+                           update_id);
   BatchContext ctx;
   ctx.store = store;
   ctx.txn = &txn;
@@ -1305,6 +1438,10 @@ void Pipeline::Stop() {
 Status Pipeline::Validate(const UpdateOptions& options, std::vector<std::string>* warnings) {
   Impl::RefreshPlan refresh;
   SPOOL_RETURN_IF_ERROR(impl_->PlanRefresh(options, &refresh));
+  Impl::Checkpoints checkpoints;
+  SPOOL_RETURN_IF_ERROR(impl_->LoadCheckpoints(refresh, &checkpoints));
+  const CompiledFlow* failing = nullptr;
+  SPOOL_RETURN_IF_ERROR(impl_->CheckDefinition(refresh, checkpoints, &failing));
   return impl_->RefreshLosses(refresh, warnings);
 }
 
@@ -1358,26 +1495,17 @@ Status RunUpdate(Pipeline::Impl& p, const UpdateOptions& options, UpdateResult* 
     return p.Event(EventLevel::kError, "flow_progress", message,
                    json{{"flow_progress", {{"status", "FAILED"}, {"error", message}}}}, update_id, flow);
   };
-  // Checkpoints, and the compatibility of each flow's state with them.
-  std::vector<Checkpoint> checkpoints(p.flows.size());
-  std::vector<bool> has_checkpoint(p.flows.size(), false);
-  for (CompiledFlow& flow : p.flows) {
-    if (refresh.reset[flow.index]) continue;  // cleared below: it starts over
-    std::string data;
-    bool found = false;
-    SPOOL_RETURN_IF_ERROR(p.store->GetCheckpoint(flow.spec->name, &data, &found));
-    has_checkpoint[flow.index] = found;
-    if (found) SPOOL_RETURN_IF_ERROR(checkpoints[flow.index].Decode(flow.spec->name, data));
-    const Checkpoint& cp = checkpoints[flow.index];
-    // (A materialized view is recomputed when its definition changes.)
-    if (found && cp.batch_id > 0 && !flow.materialized && cp.fingerprint != flow.fingerprint) {
-      SPOOL_RETURN_IF_ERROR(fail("Flow '" + flow.spec->name + "' has state that its new definition cannot use (was: " +
-                                     cp.fingerprint + "; now: " + flow.fingerprint +
-                                     "). A full refresh of " + flow.spec->target + " or a reset of the flow's checkpoint is needed.",
-                                 &flow));
-      SPOOL_RETURN_IF_ERROR(progress(UpdateState::kFailed));
-      return Status::OK();
-    }
+  // The checkpoints, and what the definition asks of them and of the
+  // tables (as Validate checks it).
+  Pipeline::Impl::Checkpoints loaded;
+  SPOOL_RETURN_IF_ERROR(p.LoadCheckpoints(refresh, &loaded));
+  std::vector<Checkpoint>& checkpoints = loaded.at;
+  const CompiledFlow* failing = nullptr;
+  if (Status s = p.CheckDefinition(refresh, loaded, &failing); !s.ok()) {
+    if (!s.IsInvalidArgument()) return s;
+    SPOOL_RETURN_IF_ERROR(fail(std::string(s.message()), failing));
+    SPOOL_RETURN_IF_ERROR(progress(UpdateState::kFailed));
+    return Status::OK();
   }
   if (refresh.any_reset()) {
     SPOOL_RETURN_IF_ERROR(progress(UpdateState::kResetting));
@@ -1403,8 +1531,7 @@ Status RunUpdate(Pipeline::Impl& p, const UpdateOptions& options, UpdateResult* 
   }
   std::vector<bool> failed_at_start(p.flows.size(), false);
   for (CompiledFlow& flow : p.flows) {
-    Transaction setup("MOVE STATE", JsonText(json{{"flow", flow.spec->name}}));
-    setup.SetUpdateId(update_id);
+    Transaction setup = RuntimeTransaction("MOVE STATE", JsonText(json{{"flow", flow.spec->name}}), update_id);
     StateTables tables;
     for (const auto& [id, schema] : flow.state[0]) tables.ids.push_back(id);
     int side_index = 0;
@@ -1622,6 +1749,7 @@ Status SetPipelineDefinition(Store* store, const PipelineSpec& spec, std::string
   TableId table;
   SPOOL_RETURN_IF_ERROR(TableId::Parse(kDefinitionTable, &table));
   Transaction txn("SET PIPELINE", JsonText(json{{"pipeline_id", id}, {"name", spec.name}, {"number", previous.number + 1}}));
+  txn.AllowSpoolTables();
   if (s.IsNotFound()) {
     Schema schema;
     SPOOL_RETURN_IF_ERROR(Schema::Make({{"pipeline_id", ColumnType::kString, false},

@@ -105,6 +105,35 @@ TEST_F(TableTest, RowThatDoesNotFitIsRefusedNamingTheColumnAndNothingIsWritten) 
   EXPECT_TRUE(store_->Commit(Transaction()).IsInvalidArgument());
 }
 
+// Spool's own tables (the catalog __spool: operator state, the pipeline's
+// definition) are changed by its runtime only: a commit that does not say
+// it is the runtime's (Transaction::AllowSpoolTables) is refused whole, as
+// is a restore, and nothing changes.
+TEST_F(TableTest, SpoolsOwnTablesRefuseChangesByHand) {
+  const TableId state = Id("__spool.state.revenue__state0_aggregate");
+  Transaction create("SETUP TABLES");
+  create.AllowSpoolTables();
+  create.CreateTable(state, TableKind::kInternalState, UsersSchema());
+  create.Write(state, User(1, "total"));
+  Commit(create);
+  const uint64_t before = store_->log()->Newest().version;
+  std::vector<Transaction> by_hand(5);
+  by_hand[0].Write(state, User(1, "wrong"));
+  by_hand[1].Delete(state, Row{int64_t{1}});
+  by_hand[2].DropTable(state);
+  by_hand[3].SetProperties(state, {{"comment", "mine"}});
+  by_hand[4].CreateTable(Id("__spool.mine.t"), TableKind::kStreamingTable, UsersSchema());
+  for (Transaction& txn : by_hand) {
+    const Status s = store_->Commit(txn);
+    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+    EXPECT_NE(s.ToString().find("is Spool's own"), std::string::npos) << s.ToString();
+  }
+  const Status restored = store_->Restore(state, before);
+  EXPECT_TRUE(restored.IsInvalidArgument()) << restored.ToString();
+  EXPECT_EQ(store_->log()->Newest().version, before);
+  EXPECT_EQ(ReadAll(state), (std::vector<Row>{User(1, "total")}));
+}
+
 TEST_F(TableTest, MultiTableCommitIsOneVersion) {
   Transaction txn("CREATE TABLE");
   txn.CreateTable(users_, TableKind::kStreamingTable, UsersSchema());

@@ -5,8 +5,9 @@
 # once; a continuous update bounded by --max-batches; the events. Then the
 # mistakes: a malformed or inconsistent spec (exit 2, naming the place,
 # recording nothing), an update without a definition, a bad record (exit 1,
-# naming file and line, committing nothing), an incompatible change (exit 1,
-# naming the flow and the full refresh it needs).
+# naming file and line, committing nothing), an incompatible change (refused
+# before it runs, exit 2, naming the flow and the full refresh it needs, as
+# its validation does), which a full refresh then adopts.
 set -uo pipefail
 source "$(dirname "$0")/cli_test_lib.sh" "$1"
 store="$work/store"
@@ -68,6 +69,19 @@ expect_equal "the file read once" "$(tail -n +2 "$work/out")" "1"
 check "events" 0 "$spool" events "$store" --type flow_progress
 expect_output "flow_progress events" "Flow 'revenue' committed batch"
 
+# Spool's own tables are not the user's to change.
+state_table=__spool.state.revenue__state0_aggregate
+state_before=$("$spool" read "$store" "$state_table" --format csv | md5sum)
+check "drop operator state" 2 "$spool" table drop "$store" "$state_table"
+expect_output "is refused, naming the table" "table $state_table is Spool's own"
+check "alter operator state" 2 "$spool" table alter "$store" "$state_table" --set-property a=b
+echo '{"country": "de"}' >"$work/state.jsonl"
+check "write operator state" 2 "$spool" write "$store" "$state_table" --file "$work/state.jsonl"
+check "delete from operator state" 2 "$spool" write "$store" "$state_table" --file "$work/state.jsonl" --delete
+check "restore operator state" 2 "$spool" restore "$store" "$state_table" --version 1
+check "create a table under __spool" 2 "$spool" table create "$store" __spool.mine.t --column id:int64
+expect_equal "the state is untouched" "$("$spool" read "$store" "$state_table" --format csv | md5sum)" "$state_before"
+
 # Mistakes: nothing recorded, nothing run.
 before=$(history_count)
 echo '{"datasets": [], "flows": [], "extra": 1}' >"$work/bad.json"
@@ -91,8 +105,27 @@ rm "$work/landing/r2.csv"
 
 sed 's/"fn": "sum"/"fn": "max"/' "$work/spec.json" >"$work/changed.json"
 check "incompatible definition is recorded" 0 "$spool" pipeline set "$store" "$work/changed.json"
-check "but its update fails" 1 "$spool" update "$store"
+events_before=$("$spool" events "$store" --json | md5sum)
+check "but its validation refuses it" 2 "$spool" update "$store" --validate-only
 expect_output "naming the flow and the remedy" "Flow 'revenue' has state .* full refresh"
+check "and so is its update, before it runs" 2 "$spool" update "$store"
+expect_output "with the same error" "Flow 'revenue' has state .* full refresh"
+expect_equal "leaving no trace" "$("$spool" events "$store" --json | md5sum)" "$events_before"
+check "a full refresh's validation accepts it" 0 "$spool" update "$store" --full-refresh-table main.shop.revenue --dry-run
+check "a full refresh adopts it" 0 "$spool" update "$store" --full-refresh-table main.shop.revenue
+check "read revenue rebuilt" 0 "$spool" read "$store" main.shop.revenue --format csv
+expect_equal "with max instead of sum" "$(tail -n +2 "$work/out" | tr '\n' ' ')" "de,2,10 fr,1,7 "
+
+# A changed column type (the aggregate's output) needs a full refresh too;
+# it takes the new schema, recorded in the table's history.
+sed -e 's/"fn": "sum"/"fn": "avg"/' "$work/spec.json" >"$work/typed.json"
+check "a type change is recorded" 0 "$spool" pipeline set "$store" "$work/typed.json"
+check "a type change is refused without a full refresh" 2 "$spool" update "$store" --validate-only
+check "a full refresh of the table with cascade" 0 "$spool" update "$store" --full-refresh-table main.shop.revenue --cascade
+check "read the new type" 0 "$spool" read "$store" main.shop.revenue --format csv
+expect_equal "avg is a double" "$(tail -n +2 "$work/out" | tr '\n' ' ')" "de,2,7.5 fr,1,7 "
+check "history shows the schema change" 0 "$spool" history "$store" main.shop.revenue --json
+expect_output "its FULL REFRESH commit names it" "schema_changes"
 
 if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
 echo "all pipeline CLI checks passed"

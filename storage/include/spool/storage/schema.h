@@ -32,6 +32,10 @@ struct TableId {
   // Errors: InvalidArgument naming what is wrong with `text`.
   static Status Parse(std::string_view text, TableId* id);
   std::string ToString() const { return catalog + "." + schema + "." + table; }
+  // Whether it names one of Spool's own tables (the catalog `__spool`:
+  // operator state, the pipeline definition), which no one changes by hand.
+  bool IsSpools() const { return catalog == kSpoolCatalog; }
+  static constexpr std::string_view kSpoolCatalog = "__spool";
   friend bool operator==(const TableId&, const TableId&) = default;
   friend auto operator<=>(const TableId&, const TableId&) = default;
 };

@@ -56,6 +56,11 @@ class Transaction {
   }
   // The update (pipeline run) that produced this commit.
   void SetUpdateId(std::string update_id) { update_id_ = std::move(update_id); }
+  // Lets this transaction change Spool's own tables (TableId::IsSpools):
+  // only the pipeline runtime sets it. Changed by hand, operator state would
+  // make a pipeline compute wrong results, so Commit refuses it otherwise.
+  void AllowSpoolTables() { allow_spool_tables_ = true; }
+  bool allows_spool_tables() const { return allow_spool_tables_; }
   // A metric recorded with the commit beside the ones Commit computes.
   void AddMetric(std::string name, int64_t value) { metrics_[std::move(name)] = value; }
 
@@ -134,6 +139,7 @@ class Transaction {
   std::string operation_;
   std::string parameters_json_;
   std::string update_id_;
+  bool allow_spool_tables_ = false;
   Metrics metrics_;
   std::vector<Op> ops_;
   std::vector<TableId> tables_;  // by TableRef::index

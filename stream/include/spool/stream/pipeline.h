@@ -181,6 +181,11 @@ class Pipeline {
   std::unique_ptr<Impl> impl_;
 };
 
+// The code an update fails with when a flow has committed batches but its
+// state tables are gone (dropped by hand, or damaged): its results would be
+// wrong. A full refresh of the flow's dataset rebuilds the state.
+inline constexpr std::string_view kInternalStateMissing = "INTERNAL_STATE_MISSING";
+
 // A new id for an update (or a pipeline): a random version-4 UUID.
 std::string NewUpdateId();
 
