@@ -59,10 +59,18 @@ Status ResolveTarget(Store* store, const RewindSpec& spec, RewindPlan* plan) {
                                                       "; list the points with `spool rewind-points DIR`");
     }
     SPOOL_RETURN_IF_ERROR(s);
-    if (!store->OnHistory(point.position)) {
-      return Refuse(rewind_error::kPointNotFound, "rewind point " + point.id + " (version " +
-                                                      std::to_string(point.position.version) +
-                                                      ") is on a history a later rewind cut off");
+    switch (RewindPointUse(store, point)) {
+      case PointUse::kUsable:
+        break;
+      case PointUse::kCut:
+        return Refuse(rewind_error::kPointNotFound, "rewind point " + point.id + " (version " +
+                                                        std::to_string(point.position.version) +
+                                                        ") is on a history a later rewind cut off");
+      case PointUse::kBeyondRetention:
+        return Refuse(rewind_error::kBeyondRetention, "rewind point " + point.id + " (version " +
+                                                          std::to_string(point.position.version) +
+                                                          ") is no longer retained: vacuum removed what reaching it "
+                                                          "needs; the oldest possible point is " + OldestPoint(store));
     }
     plan->target = point.position;
     plan->target_timestamp_us = point.timestamp_us;
@@ -202,9 +210,22 @@ Status Rewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, co
   const std::string target = "version " + std::to_string(plan.target.version) + " (" +
                              FormatTimestampUtc(plan.target_timestamp_us) + ")";
   if (run.dry_run) {
+    // The same target validated again gives the point already recorded for
+    // it, so that repeated dry runs do not pile up points.
+    const std::string message = "Rewind dry run validated a rewind to " + target + ".";
+    std::vector<RewindPoint> points;
+    SPOOL_RETURN_IF_ERROR(ListRewindPoints(store, 0, &points));
+    auto same = std::find_if(points.begin(), points.end(), [&](const RewindPoint& p) {
+      return p.dry_run && p.position == plan.target && p.message == message &&
+             RewindPointUse(store, p) == PointUse::kUsable;
+    });
     RewindPoint point;
-    SPOOL_RETURN_IF_ERROR(RecordRewindPointAt(store, pipeline, plan.target.version,
-                                              "Rewind dry run validated a rewind to " + target + ".", true, &point));
+    if (same != points.end()) {
+      point = *same;
+    } else {
+      SPOOL_RETURN_IF_ERROR(
+          RecordRewindPointAt(store, pipeline, plan.target.version, message, true, &point, run.update_id));
+    }
     if (dry_run_point != nullptr) *dry_run_point = std::move(point);
     return Status::OK();
   }
@@ -238,7 +259,7 @@ Status Rewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, co
     std::vector<std::string> flows;
     RestoredBy(pipeline, plan, &tables, &flows);
     CommitResult restore;
-    SPOOL_RETURN_IF_ERROR(store->RestoreTables(tables, flows, plan.target.version, &restore));
+    SPOOL_RETURN_IF_ERROR(store->RestoreTables(tables, flows, plan.target.version, &restore, run.update_id));
     done["restore_version"] = restore.version;
   }
   SPOOL_KILL_POINT("rewind.before_completed_event");
@@ -395,7 +416,7 @@ Status Undo(Store* store, const Pipeline& pipeline, const UndoPlan& plan, const 
     std::vector<TableId> tables;
     std::vector<std::string> flows;
     RestoredBy(pipeline, rewound, &tables, &flows);
-    SPOOL_RETURN_IF_ERROR(store->RestoreTables(tables, flows, plan.restore_version - 1));
+    SPOOL_RETURN_IF_ERROR(store->RestoreTables(tables, flows, plan.restore_version - 1, nullptr, run.update_id));
   }
   return AppendUpdateEvent(store, pipeline, run.update_id, EventLevel::kInfo, kCompletedEvent, "Undid " + what + ".", {{"rewind", where}});
 }

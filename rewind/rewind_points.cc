@@ -46,6 +46,7 @@ Status FromEvent(const Event& e, RewindPoint* p) {
     *p = RewindPoint{};
     p->id = e.id;
     p->recorded_us = e.timestamp_us;
+    p->update_id = e.origin.update_id;
     p->message = e.message;
     p->dry_run = s.at("dry_run").get<bool>();
     p->position = LogPosition{s.at("epoch").get<uint64_t>(), s.at("version").get<uint64_t>()};
@@ -116,14 +117,14 @@ Status FindFirstBadCommit(Store* store, const TableId& table, std::string_view p
 std::string RewindPointPinName(std::string_view point_id) { return std::string(kPinPrefix) + std::string(point_id); }
 
 Status RecordRewindPoint(Store* store, const Pipeline& pipeline, std::string_view message, bool dry_run,
-                         RewindPoint* point) {
+                         RewindPoint* point, std::string_view update_id) {
   const uint64_t newest = store->log()->Newest().version;
   if (newest == 0) return Status::InvalidArgument("the store has no commits: there is nothing to rewind to");
-  return RecordRewindPointAt(store, pipeline, newest, message, dry_run, point);
+  return RecordRewindPointAt(store, pipeline, newest, message, dry_run, point, update_id);
 }
 
 Status RecordRewindPointAt(Store* store, const Pipeline& pipeline, uint64_t version, std::string_view message,
-                           bool dry_run, RewindPoint* point) {
+                           bool dry_run, RewindPoint* point, std::string_view update_id) {
   RewindPoint p;
   p.message = message;
   p.dry_run = dry_run;
@@ -154,12 +155,14 @@ Status RecordRewindPointAt(Store* store, const Pipeline& pipeline, uint64_t vers
   if (newest) SPOOL_RETURN_IF_ERROR(store->SaveStateCopy());
   Event e;
   e.origin.pipeline_id = pipeline.id();
+  e.origin.update_id = update_id;
   e.event_type = kEventType;
   e.message = std::string(message);
   e.details_json = Details(p);
   SPOOL_RETURN_IF_ERROR(store->events()->Append(&e));
   p.id = e.id;
   p.recorded_us = e.timestamp_us;
+  p.update_id = update_id;
   SPOOL_RETURN_IF_ERROR(store->AddPin(RewindPointPinName(p.id), p.position.version));
   if (point != nullptr) *point = std::move(p);
   return Status::OK();
@@ -218,8 +221,26 @@ Status LatestRewindPoint(Store* store, uint64_t at_or_before_us, RewindPoint* po
                           FormatTimestampUtc(at_or_before_us));
 }
 
+PointUse RewindPointUse(Store* store, const RewindPoint& point) {
+  if (store->OnHistory(point.position)) return PointUse::kUsable;
+  const LogPosition oldest = store->log()->Oldest();
+  if (point.position.version < oldest.version || !store->CanRewindTo(point.position.version).ok()) {
+    return PointUse::kBeyondRetention;
+  }
+  return PointUse::kCut;
+}
+
+std::string_view PointUseName(PointUse use) {
+  switch (use) {
+    case PointUse::kUsable: return "usable";
+    case PointUse::kCut: return "cut";
+    case PointUse::kBeyondRetention: return "beyond_retention";
+  }
+  return "usable";
+}
+
 Status MaybeRecordPeriodicRewindPoint(Store* store, const Pipeline& pipeline, uint64_t interval_us,
-                                      uint64_t retention_us, bool* recorded) {
+                                      uint64_t retention_us, bool* recorded, std::string_view update_id) {
   *recorded = false;
   const uint64_t now = store->options().env->NowMicros();
   std::vector<RewindPoint> points;
@@ -238,7 +259,8 @@ Status MaybeRecordPeriodicRewindPoint(Store* store, const Pipeline& pipeline, ui
   }
   if (store->log()->Newest().version == 0) return Status::OK();
   if (!points.empty() && points.front().recorded_us + interval_us > now) return Status::OK();
-  SPOOL_RETURN_IF_ERROR(RecordRewindPoint(store, pipeline, kPeriodicRewindPointMessage, /*dry_run=*/false, nullptr));
+  SPOOL_RETURN_IF_ERROR(
+      RecordRewindPoint(store, pipeline, kPeriodicRewindPointMessage, /*dry_run=*/false, nullptr, update_id));
   *recorded = true;
   return Status::OK();
 }

@@ -36,7 +36,8 @@ Status RecordValidation(Store* store, const Pipeline& pipeline, const UpdateRequ
 // it ends. The first failure to record one is kept.
 class PeriodicPoints {
  public:
-  PeriodicPoints(Store* store, const Pipeline& pipeline) : store_(store), pipeline_(pipeline) {
+  PeriodicPoints(Store* store, const Pipeline& pipeline, std::string update_id)
+      : store_(store), pipeline_(pipeline), update_id_(std::move(update_id)) {
     status_ = GetRewindPointSettings(pipeline.spec(), &settings_);
   }
   void Look(bool now) {
@@ -44,7 +45,8 @@ class PeriodicPoints {
     if (!status_.ok() || (!now && clock < next_look_us_)) return;
     next_look_us_ = clock + kLookEveryUs;
     bool recorded = false;
-    status_ = MaybeRecordPeriodicRewindPoint(store_, pipeline_, settings_.interval_us, settings_.retention_us, &recorded);
+    status_ = MaybeRecordPeriodicRewindPoint(store_, pipeline_, settings_.interval_us, settings_.retention_us,
+                                             &recorded, update_id_);
   }
   const Status& status() const { return status_; }
 
@@ -52,6 +54,7 @@ class PeriodicPoints {
   static constexpr uint64_t kLookEveryUs = 60 * 1000000ull;
   Store* store_;
   const Pipeline& pipeline_;
+  const std::string update_id_;
   RewindPointSettings settings_;
   Status status_;
   uint64_t next_look_us_ = 0;
@@ -116,7 +119,7 @@ Status RunUpdateRequest(Store* store, Pipeline* pipeline, const UpdateRequest& r
     outcome->result.state = UpdateState::kCompleted;
     return RecordValidation(store, *pipeline, request, options.update_id, outcome->warnings);
   }
-  PeriodicPoints points(store, *pipeline);
+  PeriodicPoints points(store, *pipeline, options.update_id);
   options.on_batch = [&points, on_batch = std::move(options.on_batch)](const std::string& flow, uint64_t rows) {
     points.Look(/*now=*/false);
     if (on_batch) on_batch(flow, rows);

@@ -1079,7 +1079,7 @@ Status Store::Restore(const TableId& id, uint64_t version, CommitResult* result)
 }
 
 Status Store::RestoreTables(const std::vector<TableId>& tables, const std::vector<std::string>& flows, uint64_t version,
-                            CommitResult* result) {
+                            CommitResult* result, std::string_view update_id) {
   const uint64_t started = options_.env->NowMicros();
   std::unique_lock lock = LockSettled();
   Builder builder(this, NextVersionLocked());
@@ -1097,6 +1097,7 @@ Status Store::RestoreTables(const std::vector<TableId>& tables, const std::vecto
   nlohmann::json names = nlohmann::json::array();
   for (const TableId& id : tables) names.push_back(id.ToString());
   record.parameters_json = nlohmann::json{{"version", version}, {"tables", names}}.dump();
+  record.update_id = update_id;
   record.metrics["numRestoredRows"] = restored;
   record.metrics["numRemovedRows"] = removed;
   builder.EndReads();

@@ -800,6 +800,11 @@ Status Pipeline::Impl::PlanRefresh(const UpdateOptions& options, RefreshPlan* pl
   }
   for (const std::string& name : options.reset_checkpoint_selection) {
     auto it = std::find_if(flows.begin(), flows.end(), [&](const CompiledFlow& f) { return f.spec->name == name; });
+    if (it != flows.end() && it->materialized) {
+      return Status::InvalidArgument("reset_checkpoint_selection: flow '" + name + "' computes materialized view " +
+                                     it->spec->target + ", to which a checkpoint reset does not apply (it keeps no "
+                                     "checkpoint: an update recomputes what changed); a full refresh recomputes it whole");
+    }
     if (it != flows.end()) {
       plan->reset[it->index] = true;
       continue;

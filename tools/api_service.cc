@@ -587,7 +587,7 @@ ApiResponse ApiService::Impl::ListRewindPoints(const Target& t) {
   json out = json::array();
   for (const RewindPoint& p : points) {
     if (out.size() == max) break;
-    out.push_back(RewindPointJson(p, store->OnHistory(p.position)));
+    out.push_back(RewindPointJson(p, RewindPointUse(store, p)));
   }
   return Ok(json{{"rewind_points", out}});
 }

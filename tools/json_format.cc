@@ -23,7 +23,7 @@ nlohmann::ordered_json EventJson(const Event& e) {
           {"details", details.is_discarded() ? nlohmann::ordered_json(e.details_json) : details}};
 }
 
-nlohmann::ordered_json RewindPointJson(const RewindPoint& p, bool on_history) {
+nlohmann::ordered_json RewindPointJson(const RewindPoint& p, PointUse use) {
   nlohmann::ordered_json datasets = nlohmann::ordered_json::array();
   for (const RewindPointDataset& d : p.datasets) {
     datasets.push_back({{"identifier", d.identifier}, {"table_version", d.table_version}});
@@ -35,7 +35,8 @@ nlohmann::ordered_json RewindPointJson(const RewindPoint& p, bool on_history) {
           {"epoch", p.position.epoch},
           {"version", p.position.version},
           {"version_timestamp", FormatTimestamp(p.timestamp_us)},
-          {"on_history", on_history},
+          {"on_history", use == PointUse::kUsable},
+          {"use", PointUseName(use)},
           {"datasets", datasets}};
 }
 

@@ -13,7 +13,7 @@ namespace spool::cli {
 // An event as the reference API's events list shows it.
 nlohmann::ordered_json EventJson(const Event& e);
 // A rewind point; `on_history`: whether a rewind can still use it.
-nlohmann::ordered_json RewindPointJson(const RewindPoint& p, bool on_history);
+nlohmann::ordered_json RewindPointJson(const RewindPoint& p, PointUse use);
 // A value: null, a number, a string or a boolean; timestamps and bytes as
 // their text (row_format.h), non-finite doubles too.
 nlohmann::ordered_json ValueJson(const Value& value);

@@ -374,14 +374,18 @@ int RunRewindPoints(const PointsArgs& args) {
   if (!s.ok()) return ReportError(s);
   if (args.as_json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
-    for (const RewindPoint& p : points) out.push_back(RewindPointJson(p, store->OnHistory(p.position)));
+    for (const RewindPoint& p : points) out.push_back(RewindPointJson(p, RewindPointUse(store.get(), p)));
     std::cout << JsonText(out, 2) << "\n";
     return kExitOk;
   }
   Table table({"rewind_point_id", "recorded", "version", "dry run", "message"});
   for (const RewindPoint& p : points) {
-    // A point a later rewind cut off is shown, and marked: it cannot be used.
-    const std::string version = std::to_string(p.position.version) + (store->OnHistory(p.position) ? "" : " (cut)");
+    // A point that can no longer be used is shown, and marked: cut off by a
+    // later rewind, or beyond retention.
+    const PointUse use = RewindPointUse(store.get(), p);
+    const std::string version = std::to_string(p.position.version) + (use == PointUse::kUsable ? ""
+                                                                      : use == PointUse::kCut ? " (cut)"
+                                                                                              : " (beyond retention)");
     table.AddRow({p.id, FormatTimestamp(p.recorded_us), version, p.dry_run ? "yes" : "no", p.message});
   }
   std::cout << table.ToString();
@@ -435,7 +439,7 @@ int RunFindPoint(const FindArgs& args) {
                                                  {"first_bad_version", bad.first_bad},
                                                  {"first_bad_timestamp", FormatTimestamp(bad.first_bad_timestamp_us)},
                                                  {"matching_rows", bad.matching_rows},
-                                                 {"rewind_point", RewindPointJson(point, /*on_history=*/true)}},
+                                                 {"rewind_point", RewindPointJson(point, PointUse::kUsable)}},
                           2)
               << "\n";
     return kExitOk;

@@ -84,12 +84,16 @@ int RunEvents(const EventsArgs& args) {
     const uint64_t now = options.env->NowMicros();
     query.since_us = now > ago ? now - ago : 0;
   }
-  query.limit = args.limit;
   std::unique_ptr<Store> store;
   Status s = Store::Open(options, args.dir, &store);
   std::vector<Event> events;
   if (s.ok()) s = store->events()->Query(query, &events);
   if (!s.ok()) return ReportError(s);
+  // The newest `limit`, as the HTTP API's max_results gives them (oldest
+  // first here, as a log reads).
+  if (args.limit != 0 && events.size() > args.limit) {
+    events.erase(events.begin(), events.end() - static_cast<std::ptrdiff_t>(args.limit));
+  }
   if (args.as_json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const Event& e : events) out.push_back(EventJson(e));
@@ -120,7 +124,7 @@ void RegisterStoreCommands(CLI::App& app, int* exit_code) {
   events->add_option("--type", args->type, "Only this event_type");
   events->add_option("--level", args->level, "Only this level: INFO, WARN, ERROR, METRICS");
   events->add_option("--since", args->since, "Only events this recent, e.g. 90s, 15m, 36h, 7d");
-  events->add_option("--limit", args->limit, "At most this many events (0: all)");
+  events->add_option("--limit", args->limit, "The newest this many events (0: all)");
   events->add_flag("--json", args->as_json, "JSON output");
   events->callback([=] { *exit_code = RunEvents(*args); });
 

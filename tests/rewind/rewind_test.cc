@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -78,6 +79,7 @@ struct ShopOptions {
   TopicConfig topic;
   Input input = Input::kTopic;
   bool layered = false;
+  uint64_t segment_bytes = 0;  // the log's segment size (0: the default)
 };
 
 // Orders through a table raw (see ShopPipeline).
@@ -96,6 +98,11 @@ class Shop {
     options.state_dir = dir->Sub(name + "-state");
     options.snapshot_every_versions = 0;
     options.snapshot_every_bytes = 0;
+    if (shop.segment_bytes != 0) {
+      options.log.segment_size_bytes = shop.segment_bytes;
+      options.log.compress_min_bytes = 0;  // so that commits fill segments
+    }
+    options.min_retention_us = 0;
     EXPECT_TRUE(Store::Open(options, "/store", &store_).ok());
     if (shop.input == Input::kTopic) {
       EXPECT_TRUE(Topic::Create(Env::Default(), topic_dir_, shop.topic).ok());
@@ -347,9 +354,82 @@ TEST_F(RewindTest, EveryRefusalHasItsCodeAndChangesNothing) {
   EXPECT_EQ(code(spec), rewind_error::kExternalSourceRequiresReset);
   spec.datasets = std::vector<RewindDataset>{{"main.shop.orders", false, true}, {"main.shop.revenue", false, false}};
   EXPECT_EQ(code(spec), rewind_error::kInconsistentUpstreamReset);
+  spec.datasets = std::vector<RewindDataset>{};
+  EXPECT_EQ(code(spec), rewind_error::kEmptyDatasets);
+  spec.datasets = std::vector<RewindDataset>{{"main.shop.orders", true, true}, {"main.shop.orders", false, true}};
+  EXPECT_EQ(code(spec), rewind_error::kDuplicateDataset);
   // A cascade from the root covers the pipeline: a whole rewind.
   spec.datasets = std::vector<RewindDataset>{{"main.shop.orders", true, true}};
   EXPECT_TRUE(shop.Rewind(spec).ok());
+}
+
+// Validating the same rewind again gives the point its first dry run
+// recorded, rather than one more; points and RESTORE commits name the
+// update that made them.
+TEST_F(RewindTest, DryRunsOfOneTargetShareAPointAndEachNamesItsUpdate) {
+  Shop shop(&dir_, "shop");
+  const RewindPoint point = GoodThenBad(shop);
+  RewindSpec spec;
+  spec.rewind_point_id = point.id;
+  spec.dry_run = true;
+  RewindPlan plan;
+  ASSERT_TRUE(PlanRewind(shop.store_.get(), *shop.pipeline_, spec, &plan).ok());
+  RewindRun first{"", UpdateCause::kUserAction, true}, second{"", UpdateCause::kUserAction, true};
+  RewindPoint one, two;
+  ASSERT_TRUE(ExecuteRewind(shop.store_.get(), *shop.pipeline_, plan, &first, &one).ok());
+  ASSERT_TRUE(ExecuteRewind(shop.store_.get(), *shop.pipeline_, plan, &second, &two).ok());
+  EXPECT_EQ(one.id, two.id);
+  EXPECT_EQ(one.update_id, first.update_id);
+  std::vector<RewindPoint> points;
+  ASSERT_TRUE(ListRewindPoints(shop.store_.get(), 0, &points).ok());
+  EXPECT_EQ(std::count_if(points.begin(), points.end(), [](const RewindPoint& p) { return p.dry_run; }), 1);
+  // A rewind of some datasets: its RESTORE commit names the rewind.
+  spec.dry_run = false;
+  spec.datasets = std::vector<RewindDataset>{{"main.shop.revenue", true, true}};
+  ASSERT_TRUE(PlanRewind(shop.store_.get(), *shop.pipeline_, spec, &plan).ok());
+  RewindRun rewind{"", UpdateCause::kUserAction, false};
+  ASSERT_TRUE(ExecuteRewind(shop.store_.get(), *shop.pipeline_, plan, &rewind).ok());
+  TableId revenue;
+  ASSERT_TRUE(TableId::Parse("main.shop.revenue", &revenue).ok());
+  std::vector<HistoryEntry> history;
+  ASSERT_TRUE(shop.store_->History(revenue, &history, 1).ok());
+  ASSERT_EQ(history.size(), 1u);
+  EXPECT_EQ(history[0].operation, "RESTORE");
+  EXPECT_EQ(history[0].update_id, rewind.update_id);
+}
+
+// A point whose history vacuum removed is beyond retention, and is said to
+// be, naming the oldest point still possible; it is not "cut".
+TEST_F(RewindTest, AVacuumedPointIsBeyondRetentionNotCut) {
+  ShopOptions options;
+  options.segment_bytes = 64 << 10;
+  Shop shop(&dir_, "shop", options);
+  shop.Produce(0, 10);
+  shop.Update(kGood);
+  const RewindPoint old_point = shop.Point();
+  for (int round = 1; round <= 8; ++round) {  // enough commits for several segments
+    shop.Tick(3600);
+    shop.Produce(round * 1000, 500);
+    shop.Update(kGood);
+    if (round == 7) {
+      ASSERT_TRUE(shop.store_->TakeSnapshot().ok());  // a base after the point
+    }
+  }
+  ASSERT_TRUE(shop.store_->RemovePin(RewindPointPinName(old_point.id)).ok());  // as when it expires
+  VacuumOptions vacuum;
+  vacuum.retain_us = 3600 * kSecond;
+  vacuum.force = true;
+  VacuumReport report;
+  ASSERT_TRUE(shop.store_->Vacuum(vacuum, &report).ok());
+  ASSERT_GT(report.log_segments, 0u) << "the test needs the point's segments gone; held by " << report.held_by
+                                     << ", floor " << report.floor_version << ", segments "
+                                     << shop.store_->log()->Segments().size() << " ending at "
+                                     << shop.store_->log()->Segments().front().last_version << ", newest "
+                                     << shop.store_->log()->Newest().version;
+  EXPECT_EQ(RewindPointUse(shop.store_.get(), old_point), PointUse::kBeyondRetention);
+  const Status s = shop.RewindTo(old_point.id);
+  EXPECT_EQ(ErrorCode(s), rewind_error::kBeyondRetention) << s.ToString();
+  EXPECT_NE(s.ToString().find("oldest possible point is version"), std::string::npos) << s.ToString();
 }
 
 TEST_F(RewindTest, PeriodicPointsComeOnTheIntervalAndTheirPinsExpireWithTheRetention) {

@@ -1343,6 +1343,31 @@ TEST_F(PipelineTest, AMaterializedViewFollowsItsDefinition) {
   EXPECT_EQ(Rows("main.s.big"), (std::vector<Row>{{std::string("de"), int64_t{2}}}));
 }
 
+// A checkpoint reset does not apply to a materialized view (it has no
+// checkpoint to reset: it recomputes): refused, naming the view, by the
+// update and its validation, changing nothing.
+TEST_F(PipelineTest, ACheckpointResetOfAMaterializedViewIsRefused) {
+  PipelineBuilder b("mv_reset");
+  b.StreamingTable("main.s.orders");
+  b.MaterializedView("main.s.big");
+  b.Flow("ingest").FromFiles(in(), OrderColumns()).Into("main.s.orders");
+  b.Flow("big").FromDataset("main.s.orders").Filter("amount > 0").Into("main.s.big");
+  AddFile("a.jsonl", Order(1, "de", 10));
+  ASSERT_EQ(Run(b.Build()).state, UpdateState::kCompleted);
+  std::unique_ptr<Pipeline> pipeline;
+  ASSERT_TRUE(Pipeline::Open(store_.get(), b.Build(), &pipeline).ok());
+  UpdateOptions reset;
+  reset.reset_checkpoint_selection = {"big"};
+  std::vector<std::string> warnings;
+  const Status validated = pipeline->Validate(reset, &warnings);
+  EXPECT_TRUE(validated.IsInvalidArgument()) << validated.ToString();
+  EXPECT_NE(validated.ToString().find("materialized view main.s.big"), std::string::npos) << validated.ToString();
+  const uint64_t before = store_->log()->Newest().version;
+  UpdateResult result;
+  EXPECT_EQ(pipeline->Update(reset, &result).ToString(), validated.ToString());
+  EXPECT_EQ(store_->log()->Newest().version, before);
+}
+
 TEST_F(PipelineTest, AFlowThatCannotReadItsSourceStopsOnlyItselfAndDownstream) {
   PipelineBuilder b("partial");
   b.StreamingTable("main.s.ok");

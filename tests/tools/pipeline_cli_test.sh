@@ -68,6 +68,9 @@ check "read returns" 0 "$spool" read "$store" main.shop.returns --format csv
 expect_equal "the file read once" "$(tail -n +2 "$work/out")" "1"
 check "events" 0 "$spool" events "$store" --type flow_progress
 expect_output "flow_progress events" "Flow 'revenue' committed batch"
+newest_event=$("$spool" events "$store" --json | sed -n 's/.*"id": "\([^"]*\)".*/\1/p' | tail -1)
+check "events --limit 1" 0 "$spool" events "$store" --limit 1 --json
+expect_output "shows the newest" "\"id\": \"$newest_event\""
 
 # Spool's own tables are not the user's to change.
 state_table=__spool.state.revenue__state0_aggregate

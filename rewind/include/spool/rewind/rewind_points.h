@@ -57,6 +57,7 @@ struct RewindPointDataset {
 struct RewindPoint {
   std::string id;  // the rewind_summary event's id: the rewind_point_id
   uint64_t recorded_us = 0;  // when the event was written
+  std::string update_id;     // the update that recorded it (its event's origin); empty: none
   std::string message;
   bool dry_run = false;
   LogPosition position;       // the store's position it captures
@@ -64,17 +65,17 @@ struct RewindPoint {
   std::vector<RewindPointDataset> datasets;
 };
 
-// Records a point for the store's newest version (see above). `message`:
-// kPeriodicRewindPointMessage for periodic points. Errors: InvalidArgument
-// (an empty store), IOError.
+// Records a point for the store's newest version (see above), by the update
+// `update_id` when one records it. `message`: kPeriodicRewindPointMessage
+// for periodic points. Errors: InvalidArgument (an empty store), IOError.
 Status RecordRewindPoint(Store* store, const Pipeline& pipeline, std::string_view message, bool dry_run,
-                         RewindPoint* point);
+                         RewindPoint* point, std::string_view update_id = {});
 // The same for an earlier `version` of the current history (a dry run's
 // validated target): table versions and checkpoints as of it. Errors: as
 // RecordRewindPoint, and InvalidArgument (beyond the newest), NotFound (no
 // longer retained).
 Status RecordRewindPointAt(Store* store, const Pipeline& pipeline, uint64_t version, std::string_view message,
-                           bool dry_run, RewindPoint* point);
+                           bool dry_run, RewindPoint* point, std::string_view update_id = {});
 
 // Points recorded at or after `since_us` (0: all), newest first. Errors:
 // Corruption (an event that is not a point's), IOError.
@@ -91,9 +92,9 @@ Status LatestRewindPoint(Store* store, uint64_t at_or_before_us, RewindPoint* po
 // Records a periodic point when the newest one (periodic or not) is older
 // than `interval_us` by the store's Env clock, or there is none and the
 // store has commits; removes the pins of points older than `retention_us`.
-// Sets *recorded when it recorded one.
+// Sets *recorded when it recorded one (for update `update_id`).
 Status MaybeRecordPeriodicRewindPoint(Store* store, const Pipeline& pipeline, uint64_t interval_us,
-                                      uint64_t retention_us, bool* recorded);
+                                      uint64_t retention_us, bool* recorded, std::string_view update_id = {});
 
 // Finding the last good moment (what the reference documents compute with a
 // query over the change feed and the history): the first commit whose
@@ -112,6 +113,13 @@ struct BadCommit {
 };
 Status FindFirstBadCommit(Store* store, const TableId& table, std::string_view predicate, bool deletes,
                           BadCommit* bad);
+
+// Whether a rewind can still go to a point: usable; cut (a later rewind
+// went back before it, its history is in the archive); or beyond retention
+// (vacuum removed what reaching it needs).
+enum class PointUse : uint8_t { kUsable, kCut, kBeyondRetention };
+PointUse RewindPointUse(Store* store, const RewindPoint& point);
+std::string_view PointUseName(PointUse use);  // "usable", "cut", "beyond_retention"
 
 // The pin name of a point.
 std::string RewindPointPinName(std::string_view point_id);

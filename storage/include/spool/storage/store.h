@@ -257,8 +257,9 @@ class Store {
   // then (cleared when it had none). Errors: NotFound (a table that does not
   // exist now), InvalidArgument (a table created again since `version`, or
   // `version` outside the available range).
+  // `update_id`: the update (a rewind) the commit belongs to, in history.
   Status RestoreTables(const std::vector<TableId>& tables, const std::vector<std::string>& flows, uint64_t version,
-                       CommitResult* result = nullptr);
+                       CommitResult* result = nullptr, std::string_view update_id = {});
 
   // Rewinds the whole store to `version` (DESIGN.md §6, a whole-pipeline
   // rewind): every commit after it is cut from the log and moved to the
