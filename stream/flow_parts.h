@@ -77,6 +77,10 @@ class Source {
   virtual uint64_t uncommitted_versions() const { return 0; }
   // The offset after what Read returned, for the batch's checkpoint.
   virtual std::string NextOffset() const = 0;
+  // Where the last Read began, as the source resolved it (a topic read from
+  // its start begins at its oldest retained offset); "" when it cannot say.
+  // The first batch's is where the flow's table was built from.
+  virtual std::string ReadFromOffset() const { return ""; }
   // The batch committed: Read continues after it.
   virtual void Committed() = 0;
   // Whether the runner may call Committed before the commit is durable and
@@ -103,11 +107,12 @@ class Source {
     return Status::OK();
   }
   // What a full refresh (reading the source again from its start) would
-  // lose: what the flow read up to `offset` (its current checkpoint's) that
-  // the source no longer holds, said with counts in `*loss`; empty when
-  // nothing. A dataset is read as it is: nothing.
-  virtual Status FullRefreshLoss(Store*, const std::string& /*offset*/, const stream_internal::StateTables& /*tables*/,
-                                 std::string* loss) {
+  // lose: what the flow read from `origin` (where its first batch since its
+  // last reset began; "" when unknown) up to `offset` (its current
+  // checkpoint's) that the source no longer holds, said with counts in
+  // `*loss`; empty when nothing. A dataset is read as it is: nothing.
+  virtual Status FullRefreshLoss(Store*, const std::string& /*offset*/, const std::string& /*origin*/,
+                                 const stream_internal::StateTables& /*tables*/, std::string* loss) {
     loss->clear();
     return Status::OK();
   }

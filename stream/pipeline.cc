@@ -85,6 +85,7 @@ struct Checkpoint {
   std::vector<std::string> sides;     // a stream join's right sources
   std::map<size_t, int64_t> watermarks;  // by step
   uint64_t batch_id = 0;              // batches committed
+  std::string origin;                 // where its source's first batch since its last reset began ("": unknown)
   std::string once_done;              // a `once` flow: the definition it ran
   uint64_t version = 0;               // a materialized view: the store version it was computed at …
   std::string definition;             // … and the definition it was computed by
@@ -94,6 +95,7 @@ struct Checkpoint {
     json w = json::object();
     for (const auto& [step, micros] : watermarks) w[std::to_string(step)] = micros;
     j["watermarks"] = w;
+    if (!origin.empty()) j["origin"] = origin;
     if (!once_done.empty()) j["once_done"] = once_done;
     if (version != 0) j["version"] = version;
     if (!definition.empty()) j["definition"] = definition;
@@ -108,6 +110,7 @@ struct Checkpoint {
       sides = j.at("sides").get<std::vector<std::string>>();
       batch_id = j.at("batch_id").get<uint64_t>();
       for (const auto& [step, micros] : j.at("watermarks").items()) watermarks[std::stoull(step)] = micros.get<int64_t>();
+      if (j.contains("origin")) origin = j.at("origin").get<std::string>();
       if (j.contains("once_done")) once_done = j.at("once_done").get<std::string>();
       if (j.contains("version")) version = j.at("version").get<uint64_t>();
       if (j.contains("definition")) definition = j.at("definition").get<std::string>();
@@ -880,7 +883,7 @@ Status Pipeline::Impl::RefreshLosses(const RefreshPlan& plan, std::vector<std::s
     StateTables tables;
     for (const auto& [id, schema] : flow.state[0]) tables.ids.push_back(id);
     std::string loss;
-    SPOOL_RETURN_IF_ERROR(flow.source->FullRefreshLoss(store, cp.offset, tables, &loss));
+    SPOOL_RETURN_IF_ERROR(flow.source->FullRefreshLoss(store, cp.offset, cp.origin, tables, &loss));
     if (!loss.empty()) {
       losses->push_back("a full refresh of " + flow.spec->target + " would lose rows it was built from: flow '" +
                         flow.spec->name + "': " + loss);
@@ -1244,6 +1247,7 @@ Status Pipeline::Impl::PrepareBatch(CompiledFlow& flow, const Checkpoint& cp, co
     }
   }
   next.fingerprint = flow.fingerprint;
+  if (cp.batch_id == 0) next.origin = flow.source->ReadFromOffset();
   next.offset = flow.source->NextOffset();
   next.batch_id = cp.batch_id + 1;
   next.sides.clear();

@@ -335,7 +335,8 @@ class FileSource : public RecordSource {
                                    (gone.size() > 1 ? ", …" : "") + "): a replay would lose their rows");
   }
 
-  Status FullRefreshLoss(Store* store, const std::string&, const stream_internal::StateTables& tables,
+  // The files its state table lists were read since the flow's last reset.
+  Status FullRefreshLoss(Store* store, const std::string&, const std::string&, const stream_internal::StateTables& tables,
                          std::string* loss) override {
     loss->clear();
     TableInfo info;
@@ -454,6 +455,7 @@ class TopicSource : public RecordSource {
   }
   Status Read(BatchContext&, Batch* batch, bool* more) override { return ReadFrom(max_rows_, batch, more); }
   std::string NextOffset() const override { return std::to_string(next_); }
+  std::string ReadFromOffset() const override { return std::to_string(read_from_); }
   void Committed() override {
     committed_ = next_;
     started_ = true;
@@ -478,16 +480,21 @@ class TopicSource : public RecordSource {
                                    std::to_string(oldest) + ")");
   }
 
-  Status FullRefreshLoss(Store*, const std::string& offset, const stream_internal::StateTables&,
-                         std::string* loss) override {
+  // The records from `origin` (where the table's build began) to `offset`
+  // are what the table holds now; those before the topic's oldest are gone.
+  Status FullRefreshLoss(Store*, const std::string& offset, const std::string& origin,
+                         const stream_internal::StateTables&, std::string* loss) override {
     loss->clear();
     std::unique_ptr<Topic> reader;
     SPOOL_RETURN_IF_ERROR(Topic::OpenForReading(env_, spec_.path, &reader));
-    const uint64_t read = offset.empty() ? 0 : std::stoull(offset);
-    const uint64_t gone = std::min(read, reader->Info().oldest_offset);
+    const uint64_t end = offset.empty() ? 0 : std::stoull(offset);
+    const uint64_t from = std::min<uint64_t>(end, origin.empty() ? 0 : std::stoull(origin));
+    const uint64_t kept_from = std::max(from, reader->Info().oldest_offset);
+    const uint64_t gone = std::min(end, kept_from) - from;
     if (gone == 0) return Status::OK();
     *loss = "the topic " + spec_.path + " no longer holds " + std::to_string(gone) + " of the " +
-            std::to_string(read) + " records read (offsets 0 to " + std::to_string(gone - 1) + ")";
+            std::to_string(end - from) + " records the table was built from (offsets " + std::to_string(from) +
+            " to " + std::to_string(from + gone - 1) + ")";
     return Status::OK();
   }
 
@@ -540,6 +547,7 @@ class TopicSource : public RecordSource {
     const uint64_t end = std::min(info.next_offset, bound_);
     const uint64_t from = started_ ? committed : info.oldest_offset;
     next_ = from;
+    read_from_ = from;
     *more = false;
     left_ = end > from ? end - from : 0;
     if (from >= end) return Status::OK();
@@ -573,6 +581,7 @@ class TopicSource : public RecordSource {
   bool started_ = false;
   uint64_t committed_ = 0;
   uint64_t next_ = 0;
+  uint64_t read_from_ = 0;  // where the last Read began
   uint64_t left_ = 0;  // messages after the last Read
   uint64_t bound_ = std::numeric_limits<uint64_t>::max();  // BoundToNow: no message from this offset on
 };

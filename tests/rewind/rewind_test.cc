@@ -504,9 +504,8 @@ TEST_F(RewindTest, APointWhoseOffsetsTheTopicNoLongerRetainsIsRefused) {
     std::vector<std::string> values;
     for (int64_t id = first; id < first + 100; ++id) {
       std::string pad(100, 'a');
-      for (char& c : pad) c = static_cast<char>('a' + ((x = x * 6364136223846793005ull + 1) >> 59));  // incompressible
-      values.push_back("{\"id\": " + std::to_string(id) + ", \"country\": \"de\", \"amount\": 1, \"pad\": \"" +
-                       pad + "\"}");
+      for (char& c : pad) c = static_cast<char>('a' + ((x = x * 6364136223846793005ull + 1) >> 60));  // incompressible
+      values.push_back("{\"id\": " + std::to_string(id) + ", \"country\": \"" + pad + "\", \"amount\": 1}");
     }
     std::vector<TopicWrite> writes;
     for (const std::string& v : values) writes.push_back({"", v});
@@ -531,8 +530,17 @@ TEST_F(RewindTest, APointWhoseOffsetsTheTopicNoLongerRetainsIsRefused) {
   ASSERT_TRUE(shop.pipeline_->Validate(refresh, &warnings).ok());
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_EQ(warnings[0], "a full refresh of main.shop.orders would lose rows it was built from: flow 'ingest': the "
-                         "topic " + shop.topic_dir_ + " no longer holds 10 of the 10 records read (offsets 0 to 9)");
+                         "topic " + shop.topic_dir_ + " no longer holds 10 of the 10 records the table was built "
+                         "from (offsets 0 to 9)");
   EXPECT_EQ(shop.store_->log()->Newest(), before);
+  // Once refreshed, the table is built from what the topic still holds: a
+  // second full refresh would lose nothing, however many records the flow
+  // read before (the count is of what the table holds, not of every offset).
+  UpdateResult refreshed;
+  ASSERT_TRUE(shop.pipeline_->Update(refresh, &refreshed).ok());
+  ASSERT_EQ(refreshed.state, UpdateState::kCompleted) << refreshed.error;
+  ASSERT_TRUE(shop.pipeline_->Validate(refresh, &warnings).ok());
+  EXPECT_TRUE(warnings.empty()) << warnings[0];
 }
 
 TEST_F(RewindTest, ARewindThatStartedAndDidNotCompleteIsFound) {
