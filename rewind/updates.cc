@@ -1,6 +1,7 @@
 #include "spool/rewind/updates.h"
 
 #include "spool/stream/json_text.h"
+#include "spool/stream/records.h"
 #include "update_events.h"
 
 namespace spool {
@@ -60,6 +61,17 @@ class PeriodicPoints {
   uint64_t next_look_us_ = 0;
 };
 
+// A continuous pipeline's updates run continuously, on its trigger interval.
+Status WithPipelineSettings(const PipelineSpec& spec, UpdateOptions* options) {
+  if (!spec.continuous) return Status::OK();
+  options->continuous = true;
+  auto interval = spec.configuration.find("pipelines.trigger.interval");
+  if (interval == spec.configuration.end()) return Status::OK();
+  Status s = ParseDuration(interval->second, &options->trigger_interval_us);
+  if (!s.ok()) return Status::InvalidArgument("configuration pipelines.trigger.interval: " + std::string(s.message()));
+  return Status::OK();
+}
+
 }  // namespace
 
 Status AppendUpdateEvent(Store* store, const Pipeline& pipeline, const std::string& update_id, EventLevel level,
@@ -77,6 +89,8 @@ Status AppendUpdateEvent(Store* store, const Pipeline& pipeline, const std::stri
 Status CheckUpdateRequestRuns(Store* store, Pipeline* pipeline, const UpdateRequest& request,
                               const UpdateOptions& options, RewindPlan* plan, std::vector<std::string>* warnings) {
   SPOOL_RETURN_IF_ERROR(CheckUpdateRequest(request));
+  UpdateOptions settled = options;
+  SPOOL_RETURN_IF_ERROR(WithPipelineSettings(pipeline->spec(), &settled));
   if (const std::string running = store->RunningUpdate(); !running.empty()) {
     return Status::Busy("RESOURCE_CONFLICT: update " + running + " is running on pipeline " + pipeline->id() +
                         ": stop it or wait for it to end");
@@ -89,7 +103,7 @@ Status CheckUpdateRequestRuns(Store* store, Pipeline* pipeline, const UpdateRequ
   }
   if (!request.validate_only) SPOOL_RETURN_IF_ERROR(CheckNoIncompleteRewind(store, pipeline->spec()));
   std::vector<std::string> losses;
-  SPOOL_RETURN_IF_ERROR(pipeline->Validate(WithRequest(options, request), &losses));
+  SPOOL_RETURN_IF_ERROR(pipeline->Validate(WithRequest(settled, request), &losses));
   if (warnings != nullptr) *warnings = std::move(losses);
   return Status::OK();
 }
@@ -97,6 +111,7 @@ Status CheckUpdateRequestRuns(Store* store, Pipeline* pipeline, const UpdateRequ
 Status RunUpdateRequest(Store* store, Pipeline* pipeline, const UpdateRequest& request, UpdateOptions options,
                         const RetryPolicy& policy, UpdateOutcome* outcome) {
   *outcome = UpdateOutcome{};
+  SPOOL_RETURN_IF_ERROR(WithPipelineSettings(pipeline->spec(), &options));
   RewindPlan plan;
   SPOOL_RETURN_IF_ERROR(CheckUpdateRequestRuns(store, pipeline, request, options, &plan, &outcome->warnings));
   if (request.rewind_spec) {

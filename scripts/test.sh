@@ -72,7 +72,7 @@ if [ "${SPOOL_SKIP_SANITIZERS:-0}" != "1" ]; then
   build-tsan/tests/stream/spool_topic_tests --gtest_filter='*Concurrent*:TopicGroupTest.*'
   build-tsan/tests/stream/spool_pipeline_tests --gtest_filter='*Continuous*:*WhileProducers*:RunAheadTest.*'
   build-tsan/tests/rewind/spool_rewind_tests --gtest_filter='*ContinuousUpdateRuns*:*OneUpdateRunsAtATime*'
-  build-tsan/tests/tools/spool_api_tests --gtest_filter='*ManyThreads*:*SecondUpdate*:*AnUpdateStartsAtOnce*'
+  build-tsan/tests/tools/spool_api_tests --gtest_filter='*ManyThreads*:*SecondUpdate*:*AnUpdateStartsAtOnce*:*Continuous*'
   # The HTTP server under load: 400 reads while an update works through 200,000 orders.
   bash tests/tools/serve_test.sh build-tsan/tools/spool
   unset TSAN_OPTIONS

@@ -372,8 +372,9 @@ Status ParsePipelineSpec(std::string_view text, PipelineSpec* spec) {
   }
   *spec = PipelineSpec{};
   Reader r(j, "spec");
-  SPOOL_RETURN_IF_ERROR(r.CheckObject({"name", "configuration", "datasets", "flows"}));
+  SPOOL_RETURN_IF_ERROR(r.CheckObject({"name", "continuous", "configuration", "datasets", "flows"}));
   SPOOL_RETURN_IF_ERROR(r.String("name", &spec->name, false));
+  SPOOL_RETURN_IF_ERROR(r.Bool("continuous", &spec->continuous));
   SPOOL_RETURN_IF_ERROR(r.StringMap("configuration", &spec->configuration));
   for (std::string_view key : {"datasets", "flows"}) {
     if (!r.Has(key) || !r.At(key).is_array()) return r.FieldError(key, "expected a list");
@@ -413,6 +414,7 @@ std::string PipelineSpecToJson(const PipelineSpec& spec) {
     flows.push_back(j);
   }
   json out = {{"name", spec.name}};
+  if (spec.continuous) out["continuous"] = true;
   if (!spec.configuration.empty()) out["configuration"] = spec.configuration;
   out["datasets"] = datasets;
   out["flows"] = flows;

@@ -150,6 +150,7 @@ struct ApiService::Impl {
   std::atomic<bool> stop{false};
   std::thread worker;    // the last update's
   std::string current;   // the last update's id (guarded by mu)
+  bool current_continuous = false;  // it runs until stopped (guarded by mu)
 
   ApiResponse Route(const ApiRequest& request);
   ApiResponse StartUpdate(const std::string& body);
@@ -246,7 +247,14 @@ ApiResponse ApiService::Impl::StartUpdate(const std::string& body) {
   Status s = ParseUpdateRequest(body.empty() ? "{}" : body, &request);
   if (!s.ok()) return FromStatus(s);
   {
-    std::lock_guard lock(mu);
+    std::unique_lock lock(mu);
+    // A rewind of a continuous pipeline stops its update after the current
+    // batch first, as a stop would; the pipeline stays stopped after the
+    // rewind (its replay is the next update).
+    if (running && current_continuous && request.rewind_spec && !request.rewind_spec->dry_run) {
+      stop = true;
+      idle.wait(lock, [&] { return !running; });
+    }
     if (running) {
       return Error(409, "RESOURCE_CONFLICT", "an update is running on pipeline " + pipeline->id() +
                                                  ": stop it (POST …/stop) or wait for it to end");
@@ -267,6 +275,7 @@ ApiResponse ApiService::Impl::StartUpdate(const std::string& body) {
   stop = false;
   const std::string update_id = NewUpdateId();
   current = update_id;
+  current_continuous = pipeline->spec().continuous && !request.rewind_spec && !request.validate_only;
   worker = std::thread([this, update_id, request] { Run(update_id, request); });
   return Ok(json{{"update_id", update_id}});
 }

@@ -309,6 +309,46 @@ TEST_F(ApiServiceTest, RewindPointsHonourSinceAndMaxResults) {
   EXPECT_EQ(Json(Call("GET", "/rewind-points?since=2999-01-01%2000:00:00"))["rewind_points"].size(), 0u);
 }
 
+// A continuous pipeline's update over the API runs until stopped; a rewind
+// request stops it after its batch, rewinds, and leaves it stopped.
+TEST_F(ApiServiceTest, AContinuousPipelineRunsUntilARewindStopsItAndStaysStopped) {
+  const RewindPoint point = PointThenMore();
+  PipelineSpec spec = pipeline_->spec();
+  spec.continuous = true;
+  spec.configuration["pipelines.trigger.interval"] = "10ms";
+  service_.reset();
+  pipeline_.reset();
+  ASSERT_TRUE(SetPipelineDefinition(store_.get(), spec).ok());
+  ASSERT_TRUE(Pipeline::Open(store_.get(), spec, &pipeline_).ok());
+  service_ = std::make_unique<ApiService>(store_.get(), pipeline_.get(), kToken);
+  const ApiResponse started = Call("POST", "/updates");
+  ASSERT_EQ(started.status, 200) << started.body;
+  const std::string continuous = Json(started).value("update_id", "");
+  std::string state;
+  for (int look = 0; look < 100000 && state != "RUNNING"; ++look) state = State(continuous);  // bounded
+  ASSERT_EQ(state, "RUNNING");
+  // Still running: another update is a conflict; a rewind is not.
+  EXPECT_EQ(Call("POST", "/updates", "{}").status, 409);
+  const ApiResponse rewind = Call("POST", "/updates", R"({"rewind_spec": {"rewind_point_id": ")" + point.id + R"("}})");
+  ASSERT_EQ(rewind.status, 200) << rewind.body;
+  service_->WaitIdle();
+  EXPECT_EQ(State(continuous), "CANCELED");
+  EXPECT_EQ(State(Json(rewind).value("update_id", "")), "COMPLETED");
+  // Stopped: nothing runs until the next update, which replays.
+  EXPECT_EQ(Json(Call("GET", "/updates"))["updates"][0]["update_id"], Json(rewind).value("update_id", ""));
+  EXPECT_EQ(Json(Call("GET", "/tables/main.shop.orders/rows"))["rows"].size(), 2u);  // back at the point
+  const ApiResponse replay = Call("POST", "/updates");
+  ASSERT_EQ(replay.status, 200);
+  size_t rows = 0;
+  for (int look = 0; look < 100000 && rows != 3; ++look) {  // bounded: until the replay has read order 3 again
+    rows = Json(Call("GET", "/tables/main.shop.orders/rows"))["rows"].size();
+  }
+  EXPECT_EQ(rows, 3u);
+  EXPECT_EQ(Call("POST", "/stop").status, 200);
+  service_->WaitIdle();
+  EXPECT_EQ(State(Json(replay).value("update_id", "")), "CANCELED");
+}
+
 // Every update, however it was started, records periodic rewind points.
 TEST_F(ApiServiceTest, AnUpdateOverTheApiRecordsAPeriodicRewindPoint) {
   Update();

@@ -198,8 +198,12 @@ struct FlowSpec {
 
 struct PipelineSpec {
   std::string name;
+  // A continuous pipeline: every update of it runs until stopped, taking a
+  // batch of each flow with data per pass and waiting the configuration's
+  // "pipelines.trigger.interval" (default 1 s) when a pass finds nothing.
+  bool continuous = false;
   // Pipeline settings, e.g. "pipelines.allowUpdateAfterIncompleteRewind":
-  // "true" (docs/rewind.md).
+  // "true" (docs/rewind.md), "pipelines.trigger.interval": "5 seconds".
   std::map<std::string, std::string> configuration;
   std::vector<DatasetSpec> datasets;
   std::vector<FlowSpec> flows;
