@@ -223,8 +223,12 @@ Status LatestRewindPoint(Store* store, uint64_t at_or_before_us, RewindPoint* po
 
 PointUse RewindPointUse(Store* store, const RewindPoint& point) {
   if (store->OnHistory(point.position)) return PointUse::kUsable;
-  const LogPosition oldest = store->log()->Oldest();
-  if (point.position.version < oldest.version || !store->CanRewindTo(point.position.version).ok()) {
+  // A version the log no longer reaches back to, or one whose state
+  // cannot be rebuilt any more, is beyond retention; any other point off
+  // the history was cut by a later rewind.
+  const LogPosition oldest = store->log()->Oldest(), newest = store->log()->Newest();
+  const uint64_t version = point.position.version;
+  if (version < oldest.version || (version <= newest.version && store->CanRewindTo(version).IsNotFound())) {
     return PointUse::kBeyondRetention;
   }
   return PointUse::kCut;
