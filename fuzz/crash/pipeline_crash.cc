@@ -64,7 +64,7 @@ Status WriteCrashInputs(Env* env) {
   return Status::OK();
 }
 
-PipelineSpec CrashPipelineSpec() {
+PipelineSpec CrashPipelineSpec(bool redefined) {
   PipelineBuilder b("crash");
   b.StreamingTable("main.s.orders");
   b.StreamingTable("main.s.events");
@@ -95,7 +95,8 @@ PipelineSpec CrashPipelineSpec() {
       .Into("main.s.per_key");
   b.Flow("revenue")
       .FromDataset("main.s.orders")
-      .Aggregate({"country"}, {{"orders", AggregateFn::kCount, ""}, {"revenue", AggregateFn::kSum, "amount"}})
+      .Aggregate({"country"}, {{"orders", AggregateFn::kCount, ""},
+                               {"revenue", redefined ? AggregateFn::kAvg : AggregateFn::kSum, "amount"}})
       .Into("main.s.revenue");
   b.Flow("unique").FromDataset("main.s.orders").Dedup({"id"}).Into("main.s.unique");
   b.Flow("enriched")
@@ -127,11 +128,11 @@ StoreOptions CrashStoreOptions(Env* env, const std::string& state_dir) {
   return options;
 }
 
-bool RunCrashUpdate(Env* env, const std::string& state_dir, std::string* error, uint64_t max_batches) {
+bool RunCrashUpdate(Env* env, const std::string& state_dir, std::string* error, uint64_t max_batches, bool redefined) {
   std::unique_ptr<Store> store;
   Status s = Store::Open(CrashStoreOptions(env, state_dir), kCrashStoreDir, &store);
   std::unique_ptr<Pipeline> pipeline;
-  if (s.ok()) s = Pipeline::Open(store.get(), CrashPipelineSpec(), &pipeline, PipelineOptions{env});
+  if (s.ok()) s = Pipeline::Open(store.get(), CrashPipelineSpec(redefined), &pipeline, PipelineOptions{env});
   UpdateResult result;
   UpdateOptions options;
   options.max_batches = max_batches;

@@ -32,13 +32,17 @@ Status WriteMoreCrashInputs(Env* env);
 // written whole and synced, then their directory: rewriting one gives the
 // same bytes.
 Status WriteCrashOrderFiles(Env* env, int first, int count);
-PipelineSpec CrashPipelineSpec();
+// `redefined`: the definition a full refresh adopts (revenue's aggregate an
+// average: its column, and enriched's, become doubles; their tables and
+// revenue's state are created again).
+PipelineSpec CrashPipelineSpec(bool redefined = false);
 // The store at "/store" on `env`, its LMDB state in `state_dir`.
 StoreOptions CrashStoreOptions(Env* env, const std::string& state_dir);
 inline constexpr char kCrashStoreDir[] = "/store";
 // Opens the store and runs one update (at most `max_batches`, 0: to the
 // end); false when the process died or the update failed.
-bool RunCrashUpdate(Env* env, const std::string& state_dir, std::string* error, uint64_t max_batches = 0);
+bool RunCrashUpdate(Env* env, const std::string& state_dir, std::string* error, uint64_t max_batches = 0,
+                    bool redefined = false);
 Status ReadCrashTables(Env* env, const std::string& state_dir, CrashTables* tables);
 // Runs an update request once (a crash is not retried in the process).
 // Errors: the request's, or Aborted with the update's error unless it

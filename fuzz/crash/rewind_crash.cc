@@ -21,7 +21,12 @@ constexpr uint64_t kMinuteUs = 60ull * 1000000;
 
 bool IsSubset(RewindScope scope) { return scope == RewindScope::kSubset || scope == RewindScope::kSubsetTimestamp; }
 bool ByTimestamp(RewindScope scope) { return scope == RewindScope::kTimestamp || scope == RewindScope::kSubsetTimestamp; }
-bool IsRefresh(RewindScope scope) { return scope == RewindScope::kFullRefresh || scope == RewindScope::kCheckpointReset; }
+bool IsRefresh(RewindScope scope) {
+  return scope == RewindScope::kFullRefresh || scope == RewindScope::kCheckpointReset ||
+         scope == RewindScope::kFullRefreshRedefined;
+}
+// The definition the request runs, and every update after it.
+bool Redefined(RewindScope scope) { return scope == RewindScope::kFullRefreshRedefined; }
 // The operations that cut the log (the store goes back to the point).
 bool IsCut(RewindScope scope) { return scope == RewindScope::kWholePipeline || scope == RewindScope::kTimestamp; }
 
@@ -86,7 +91,7 @@ bool Rewind(RewindScope scope, Env* env, const std::string& state_dir, const Rew
   std::unique_ptr<Store> store;
   Status s = Store::Open(CrashStoreOptions(env, state_dir), kCrashStoreDir, &store);
   std::unique_ptr<Pipeline> pipeline;
-  if (s.ok()) s = Pipeline::Open(store.get(), CrashPipelineSpec(), &pipeline, PipelineOptions{env});
+  if (s.ok()) s = Pipeline::Open(store.get(), CrashPipelineSpec(Redefined(scope)), &pipeline, PipelineOptions{env});
   if (scope == RewindScope::kUndo) {
     UndoPlan plan;
     if (s.ok()) s = PlanUndo(store.get(), &plan);
@@ -98,8 +103,8 @@ bool Rewind(RewindScope scope, Env* env, const std::string& state_dir, const Rew
   }
   if (IsRefresh(scope)) {
     UpdateRequest request;
-    if (scope == RewindScope::kFullRefresh) request.full_refresh = true;
-    else request.reset_checkpoint_selection = {"revenue"};
+    if (scope == RewindScope::kCheckpointReset) request.reset_checkpoint_selection = {"revenue"};
+    else request.full_refresh = true;
     if (s.ok()) s = RunCrashRequest(store.get(), pipeline.get(), request);
     if (!s.ok()) *error = s.ToString();
     return s.ok();
@@ -183,7 +188,7 @@ References MakeReferences(RewindScope scope) {
   if (s.ok()) s = ReadCrashTables(&mem, dir + "/state", &r.before);
   if (s.ok() && !Rewind(scope, &mem, dir + "/state", setup.point, &error)) s = Status::Aborted(error);
   if (s.ok()) s = ReadCrashTables(&mem, dir + "/state", &r.at_point);
-  if (s.ok() && !RunCrashUpdate(&mem, dir + "/state", &error)) s = Status::Aborted(error);
+  if (s.ok() && !RunCrashUpdate(&mem, dir + "/state", &error, 0, Redefined(scope))) s = Status::Aborted(error);
   if (s.ok()) s = ReadCrashTables(&mem, dir + "/state", &r.replayed);
   // The replay gives the tables of a run without the rewind; after a
   // refresh or reset, those the request gave.
@@ -329,7 +334,7 @@ bool CarryOn(RewindScope scope, Env* env, const std::string& state_dir, const Se
       *error = s.ToString();
       return false;
     }
-    if (reset) return RunCrashUpdate(env, state_dir, error);
+    if (reset) return RunCrashUpdate(env, state_dir, error, 0, Redefined(scope));
   }
   return Rewind(scope, env, state_dir, setup.point, error);
 }
@@ -394,7 +399,7 @@ StateResult CheckRewindState(RewindScope scope, const CrashState& state) {
         result.violations.push_back({"converges", "the retried rewind left an incomplete rewind"});
       }
     }
-    if (!RunCrashUpdate(&env, state_dir, &error)) {
+    if (!RunCrashUpdate(&env, state_dir, &error, 0, Redefined(scope))) {
       result.violations.push_back({"replay", "the update after the rewind failed: " + error});
     } else if (Status s = ReadCrashTables(&env, state_dir, &tables); !s.ok()) {
       result.violations.push_back({"replay", s.ToString()});
@@ -416,6 +421,7 @@ const char* RewindScopeName(RewindScope scope) {
     case RewindScope::kSubsetTimestamp: return "rewind-subset-timestamp";
     case RewindScope::kFullRefresh: return "full-refresh";
     case RewindScope::kCheckpointReset: return "checkpoint-reset";
+    case RewindScope::kFullRefreshRedefined: return "full-refresh-redefined";
   }
   return "?";
 }

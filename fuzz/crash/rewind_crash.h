@@ -32,7 +32,11 @@
 // its table kept) runs and is crashed. After recovery, the request is run
 // again if its RESET commit is not in the log, or a plain update runs if it
 // is; the tables must equal a crash-free run of the request's, row for row,
-// as must the tables after one more update.
+// as must the tables after one more update. Full refresh adopting a new
+// definition: the same, the request run with a definition whose aggregate
+// changed its output type, so that its FULL REFRESH commit creates revenue,
+// enriched and revenue's state table again (the schema change it records);
+// every later update runs that definition.
 #pragma once
 
 #include <cstdint>
@@ -49,13 +53,15 @@ enum class RewindScope {
   kSubsetTimestamp,
   kFullRefresh,
   kCheckpointReset,
+  kFullRefreshRedefined,
 };
 inline constexpr RewindScope kAllRewindScopes[] = {
-    RewindScope::kWholePipeline,    RewindScope::kSubset,      RewindScope::kUndo,           RewindScope::kTimestamp,
-    RewindScope::kSubsetTimestamp, RewindScope::kFullRefresh, RewindScope::kCheckpointReset};
+    RewindScope::kWholePipeline,    RewindScope::kSubset,      RewindScope::kUndo,
+    RewindScope::kTimestamp,        RewindScope::kSubsetTimestamp, RewindScope::kFullRefresh,
+    RewindScope::kCheckpointReset, RewindScope::kFullRefreshRedefined};
 // "rewind", "rewind-subset", "rewind-undo", "rewind-timestamp",
-// "rewind-subset-timestamp", "full-refresh", "checkpoint-reset": how
-// figures name the workload.
+// "rewind-subset-timestamp", "full-refresh", "checkpoint-reset",
+// "full-refresh-redefined": how figures name the workload.
 const char* RewindScopeName(RewindScope scope);
 
 StateResult CheckRewindState(RewindScope scope, const CrashState& state);
