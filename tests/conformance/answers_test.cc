@@ -15,30 +15,6 @@ namespace {
 
 using AnswersConformance = ConformanceTest;
 
-// Runs the CLI with the shop's store closed, then serves it again.
-CliResult Cli(Shop& shop, std::vector<std::string> args) {
-  shop.Close();
-  for (std::string& arg : args) {
-    if (arg == "DIR") arg = shop.store_dir();
-  }
-  CliResult result = RunCli(args);
-  shop.Reopen();
-  return result;
-}
-
-// `body` must be refused at once: 400 with `code`, no update id, nothing
-// changed at all (no event either).
-void ExpectRefusedAtOnce(Shop& shop, const std::string& body, const std::string& code, const std::string& why) {
-  const StoreFingerprint before = shop.Fingerprint();
-  const Http r = shop.Post("/updates", body);
-  EXPECT_EQ(r.status, 400) << body << " -> " << r.body;
-  EXPECT_EQ(r.ErrorCode(), code) << r.body;
-  EXPECT_FALSE(r.Json().contains("update_id")) << r.body;
-  EXPECT_NE(r.body.find(why), std::string::npos) << r.body;
-  shop.service()->WaitIdle();
-  EXPECT_UNCHANGED(shop, before);
-}
-
 // --- validation ----------------------------------------------------------------------------
 
 // Before: validate_only together with a rewind_spec carries out the rewind
@@ -433,7 +409,7 @@ TEST_F(AnswersConformance, Cli_EventsLimitShowsTheNewestEvents) {
   shop->Produce(1, 5);
   ASSERT_EQ(shop->Run(), "COMPLETED");
   const std::string newest = shop->Get("/events?max_results=1").Json()["events"][0]["id"];
-  const CliResult r = Cli(*shop, {"events", "DIR", "--limit", "1", "--json"});
+  const CliResult r = RunCliOn(*shop, {"events", "DIR", "--limit", "1", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find(newest), std::string::npos) << r.output;
 }
@@ -463,7 +439,7 @@ TEST_F(AnswersConformance, InternalTables_CannotBeWritten) {
   const StoreFingerprint before = shop->Fingerprint();
   const std::string file = dir_.Sub("row.jsonl");
   std::ofstream(file) << R"({"pipeline_id": "x", "number": 99, "name": "evil", "spec": "{}"})" << "\n";
-  const CliResult r = Cli(*shop, {"write", "DIR", "__spool.pipeline.definition", "--file", file});
+  const CliResult r = RunCliOn(*shop, {"write", "DIR", "__spool.pipeline.definition", "--file", file});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_UNCHANGED(*shop, before);
 }

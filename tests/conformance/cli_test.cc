@@ -17,27 +17,16 @@ using CliConformance = ConformanceTest;
 
 const char kBadCustomers[] = R"({"customer_id": "one", "name": "ada", "seq": 1})" "\n";
 
-// Runs the CLI with the shop's store closed, then serves it again.
-CliResult Cli(Shop& shop, std::vector<std::string> args) {
-  shop.Close();
-  for (std::string& arg : args) {
-    if (arg == "DIR") arg = shop.store_dir();
-  }
-  CliResult result = RunCli(args);
-  shop.Reopen();
-  return result;
-}
-
 TEST_F(CliConformance, Cli_AnUpdateRecordsAPeriodicRewindPointWithTheDocumentedMessage) {
   auto shop = MakeShop("shop");
   shop->Produce(1, 5);
-  const CliResult update = Cli(*shop, {"update", "DIR"});
+  const CliResult update = RunCliOn(*shop, {"update", "DIR"});
   ASSERT_EQ(update.exit_code, 0) << update.output;
   const json points = shop->Get("/rewind-points").Json()["rewind_points"];
   ASSERT_GE(points.size(), 1u) << points.dump();
   EXPECT_EQ(points[0]["message"], kPeriodicMessage);
   EXPECT_LE(points[0]["version"].get<uint64_t>(), shop->Newest());
-  const CliResult listed = Cli(*shop, {"rewind-points", "DIR"});
+  const CliResult listed = RunCliOn(*shop, {"rewind-points", "DIR"});
   ASSERT_EQ(listed.exit_code, 0) << listed.output;
   EXPECT_NE(listed.output.find(points[0]["rewind_point_id"].get<std::string>()), std::string::npos) << listed.output;
   EXPECT_NE(listed.output.find(kPeriodicMessage), std::string::npos) << listed.output;
@@ -48,7 +37,7 @@ TEST_F(CliConformance, Cli_RewindPointsOfTheLastSevenDaysAreListedAsJson) {
   shop->Produce(1, 5);
   ASSERT_EQ(shop->Run(), "COMPLETED");
   const RewindPoint point = shop->RecordPeriodicPoint();
-  const CliResult listed = Cli(*shop, {"rewind-points", "DIR", "--since", "7d", "--json"});
+  const CliResult listed = RunCliOn(*shop, {"rewind-points", "DIR", "--since", "7d", "--json"});
   ASSERT_EQ(listed.exit_code, 0) << listed.output;
   const json points = json::parse(listed.output, nullptr, false);
   ASSERT_TRUE(points.is_array()) << listed.output;
@@ -62,7 +51,7 @@ TEST_F(CliConformance, Cli_TheReferenceBodyGivenAsAFileRewinds) {
   const RewindPoint point = GoodThenBad(*shop, nullptr, 0);
   const std::string file = dir_.Sub("rewind.json");
   std::ofstream(file) << Shop::RewindBody("rewind_point_id", point.id, "main.shop.orders");
-  const CliResult r = Cli(*shop, {"update", "DIR", "--json", "@" + file});
+  const CliResult r = RunCliOn(*shop, {"update", "DIR", "--json", "@" + file});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("rewound main.shop.orders"), std::string::npos) << r.output;
   for (const char* table : {"main.shop.orders", "main.shop.revenue", "main.shop.big_orders", "main.shop.by_country"}) {
@@ -76,7 +65,7 @@ TEST_F(CliConformance, Cli_AfterARewindAPlainUpdateReplays) {
   const RewindPoint point = GoodThenBad(*shop, nullptr, 0);
   ASSERT_EQ(shop->Run(Shop::RewindBody("rewind_point_id", point.id, "main.shop.orders")), "COMPLETED");
   DeployFix(*shop);
-  const CliResult r = Cli(*shop, {"update", "DIR"});
+  const CliResult r = RunCliOn(*shop, {"update", "DIR"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(DifferingTables(*shop, *reference), "");
 }
@@ -84,7 +73,7 @@ TEST_F(CliConformance, Cli_AfterARewindAPlainUpdateReplays) {
 TEST_F(CliConformance, Cli_RewindingToTheLatestPointIsAShortcut) {
   auto shop = MakeShop("shop");
   const RewindPoint point = GoodThenBad(*shop, nullptr, 0);
-  const CliResult r = Cli(*shop, {"rewind", "DIR", "--latest"});
+  const CliResult r = RunCliOn(*shop, {"rewind", "DIR", "--latest"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const std::string& table : ShopTables()) {
     EXPECT_EQ(shop->Rows(table), shop->RowsAt(table, point.position.version)) << table;
@@ -95,7 +84,7 @@ TEST_F(CliConformance, Cli_RewindingToYesterdayIsRefusedWithoutAPointADayOldAndC
   auto shop = MakeShop("shop");
   GoodThenBad(*shop, nullptr, 0);
   const StoreFingerprint before = shop->Fingerprint();
-  const CliResult r = Cli(*shop, {"rewind", "DIR", "--yesterday"});
+  const CliResult r = RunCliOn(*shop, {"rewind", "DIR", "--yesterday"});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("no rewind point"), std::string::npos) << r.output;
   EXPECT_UNCHANGED(*shop, before);
@@ -105,7 +94,7 @@ TEST_F(CliConformance, Cli_ARefusedRewindNamesItsCodeAndChangesNothing) {
   auto shop = MakeShop("shop");
   GoodThenBad(*shop, nullptr, 0);
   const StoreFingerprint before = shop->Fingerprint();
-  const CliResult r = Cli(*shop, {"update", "DIR", "--rewind-point", "00000000-0000-4000-8000-000000000000"});
+  const CliResult r = RunCliOn(*shop, {"update", "DIR", "--rewind-point", "00000000-0000-4000-8000-000000000000"});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("INVALID_REWIND_SPECIFICATION.REWIND_POINT_NOT_FOUND"), std::string::npos) << r.output;
   EXPECT_UNCHANGED(*shop, before);
@@ -115,7 +104,7 @@ TEST_F(CliConformance, Cli_ADryRunSaysWhichRewindPointRecordsWhatItValidated) {
   auto shop = MakeShop("shop");
   const RewindPoint point = GoodThenBad(*shop, nullptr, 0);
   const StoreFingerprint before = shop->Fingerprint();
-  const CliResult r = Cli(*shop, {"update", "DIR", "--rewind-point", point.id, "--dry-run"});
+  const CliResult r = RunCliOn(*shop, {"update", "DIR", "--rewind-point", point.id, "--dry-run"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_DATA_UNCHANGED(*shop, before);
   bool named = false;
@@ -130,7 +119,7 @@ TEST_F(CliConformance, Cli_TheEventLogIsListedByType) {
   shop->Produce(1, 5);
   ASSERT_EQ(shop->Run(), "COMPLETED");
   shop->RecordPeriodicPoint();
-  const CliResult r = Cli(*shop, {"events", "DIR", "--type", "rewind_summary"});
+  const CliResult r = RunCliOn(*shop, {"events", "DIR", "--type", "rewind_summary"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find(kPeriodicMessage), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("create_update"), std::string::npos) << r.output;
@@ -141,7 +130,7 @@ TEST_F(CliConformance, Cli_AnUpdateAPersonStartsFailsFastWithoutRetrying) {
   // A "file" the source cannot read: an I/O error, which a retry might not
   // meet again.
   std::filesystem::create_directories(shop->customers_dir() + "/c0.jsonl");
-  const CliResult r = Cli(*shop, {"update", "DIR"});
+  const CliResult r = RunCliOn(*shop, {"update", "DIR"});
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_EQ(shop->Events("update_retry").size(), 0u);
   const json updates = shop->Get("/updates").Json()["updates"];
@@ -158,7 +147,7 @@ TEST_F(CliConformance, Cli_RefreshingTheFailedTablesRunsOnlyThemAndWhatIsDownstr
   std::filesystem::remove(shop->customers_dir() + "/c1.jsonl");
   shop->AddCustomers("c1.jsonl", R"({"customer_id": 1, "name": "ada", "seq": 1})" "\n");
   shop->Produce(6, 5);  // waits: its flows did not fail
-  const CliResult r = Cli(*shop, {"update", "DIR", "--refresh-failed"});
+  const CliResult r = RunCliOn(*shop, {"update", "DIR", "--refresh-failed"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(shop->Rows("main.shop.customers").size(), 1u);
   EXPECT_EQ(shop->Rows("main.shop.raw").size(), 5u);
@@ -170,7 +159,7 @@ TEST_F(CliConformance, Cli_RefreshingTheFailedTablesIsRefusedWhenNoneFailed) {
   ASSERT_EQ(shop->Run(), "COMPLETED");
   shop->Produce(6, 5);
   const StoreFingerprint before = shop->Fingerprint();
-  const CliResult r = Cli(*shop, {"update", "DIR", "--refresh-failed"});
+  const CliResult r = RunCliOn(*shop, {"update", "DIR", "--refresh-failed"});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("no flow failed"), std::string::npos) << r.output;
   EXPECT_UNCHANGED(*shop, before);
@@ -185,7 +174,7 @@ TEST_F(CliConformance, Cli_ADefinitionWithAnUnknownColumnIsRefusedNamingItsPlace
   const std::string file = dir_.Sub("spec.json");
   std::ofstream(file) << spec.dump();
   const StoreFingerprint before = shop->Fingerprint();
-  const CliResult r = Cli(*shop, {"pipeline", "set", "DIR", file});
+  const CliResult r = RunCliOn(*shop, {"pipeline", "set", "DIR", file});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("big_orders_flow"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("unknown column 'amout'"), std::string::npos) << r.output;
@@ -199,7 +188,7 @@ TEST_F(CliConformance, Cli_ADefinitionReadingATableThatDoesNotExistIsRefusedAndR
   const std::string file = dir_.Sub("spec.json");
   std::ofstream(file) << spec.dump();
   const StoreFingerprint before = shop->Fingerprint();
-  const CliResult r = Cli(*shop, {"pipeline", "set", "DIR", file});
+  const CliResult r = RunCliOn(*shop, {"pipeline", "set", "DIR", file});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("main.shop.missing"), std::string::npos) << r.output;
   EXPECT_UNCHANGED(*shop, before);

@@ -714,4 +714,25 @@ CliResult RunCli(const std::vector<std::string>& args) {
   return result;
 }
 
+CliResult RunCliOn(Shop& shop, std::vector<std::string> args) {
+  shop.Close();
+  for (std::string& arg : args) {
+    if (arg == "DIR") arg = shop.store_dir();
+  }
+  CliResult result = RunCli(args);
+  shop.Reopen();
+  return result;
+}
+
+void ExpectRefusedAtOnce(Shop& shop, const std::string& body, const std::string& code, const std::string& why) {
+  const StoreFingerprint before = shop.Fingerprint();
+  const Http r = shop.Post("/updates", body);
+  EXPECT_EQ(r.status, 400) << body << " -> " << r.body;
+  EXPECT_EQ(r.ErrorCode(), code) << r.body;
+  EXPECT_FALSE(r.Json().contains("update_id")) << r.body;
+  EXPECT_NE(r.body.find(why), std::string::npos) << r.body;
+  shop.service()->WaitIdle();
+  EXPECT_UNCHANGED(shop, before);
+}
+
 }  // namespace spool::conformance

@@ -258,6 +258,13 @@ struct CliResult {
   std::string output;
 };
 CliResult RunCli(const std::vector<std::string>& args);
+// The same on `shop`'s store, closed meanwhile ("DIR" in `args` names it),
+// then served again.
+CliResult RunCliOn(Shop& shop, std::vector<std::string> args);
+
+// `body` must be refused at once: 400 with `code`, no update id, nothing
+// changed at all (no event either), the message saying `why`.
+void ExpectRefusedAtOnce(Shop& shop, const std::string& body, const std::string& code, const std::string& why);
 
 // Each test has its own temporary directory.
 class ConformanceTest : public ::testing::Test {

@@ -18,30 +18,6 @@ namespace {
 
 using PendingConformance = ConformanceTest;
 
-// Runs the CLI with the shop's store closed, then serves it again.
-CliResult Cli(Shop& shop, std::vector<std::string> args) {
-  shop.Close();
-  for (std::string& arg : args) {
-    if (arg == "DIR") arg = shop.store_dir();
-  }
-  CliResult result = RunCli(args);
-  shop.Reopen();
-  return result;
-}
-
-// `body` must be refused at once: 400 with `code`, no update id, nothing
-// changed at all (no event either).
-void ExpectRefusedAtOnce(Shop& shop, const std::string& body, const std::string& code, const std::string& why) {
-  const StoreFingerprint before = shop.Fingerprint();
-  const Http r = shop.Post("/updates", body);
-  EXPECT_EQ(r.status, 400) << body << " -> " << r.body;
-  EXPECT_EQ(r.ErrorCode(), code) << r.body;
-  EXPECT_FALSE(r.Json().contains("update_id")) << r.body;
-  EXPECT_NE(r.body.find(why), std::string::npos) << r.body;
-  shop.service()->WaitIdle();
-  EXPECT_UNCHANGED(shop, before);
-}
-
 // --- rewind: only the pipeline, and versions never reused ---------------------------------
 
 // --- rewind -----------------------------------------------------------------------------------
