@@ -193,6 +193,36 @@ std::vector<std::string> ReplayedFlows(const Pipeline& pipeline, const RewindPla
   return flows;
 }
 
+// A cut takes back every commit after the target, the pipeline's or not:
+// when some changed tables outside the pipeline (or tables' properties),
+// the rewind restores the pipeline's tables instead, leaving those. A table
+// of the pipeline created again since the target cannot be restored: such
+// a rewind is refused (a cut would take the other changes back with it).
+Status ChooseWholeRewind(Store* store, const Pipeline& pipeline, RewindPlan* plan) {
+  std::set<TableId> owned;
+  for (const PipelineDataset& d : pipeline.Datasets()) {
+    owned.insert(d.id);
+    owned.insert(d.state_tables.begin(), d.state_tables.end());
+  }
+  for (const TableInfo& table : store->ListTables()) {
+    if (table.id.IsSpools()) owned.insert(table.id);  // the definition, and state of flows gone since
+  }
+  std::vector<std::string> recreated;
+  SPOOL_RETURN_IF_ERROR(store->ChangesBeyond(plan->target.version, owned, &plan->kept, &recreated));
+  plan->by_restore = !plan->kept.empty();
+  if (!plan->by_restore || recreated.empty()) return Status::OK();
+  auto list = [](const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+  };
+  return Refuse(rewind_error::kTableRecreated,
+                "after version " + std::to_string(plan->target.version) + " the store changed " + list(plan->kept) +
+                    ", which a rewind of the pipeline must keep, and " + list(recreated) +
+                    " was dropped or created again (a full refresh that changed its columns), which only a log cut "
+                    "would take back: rewind to a point after that");
+}
+
 // The cut may have removed the definition the pipeline runs: record it
 // again (a rewind brings back data, not code).
 Status RecordDefinitionAgain(Store* store, const Pipeline& pipeline) {
@@ -248,7 +278,7 @@ Status Rewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, co
                                     "Rewinding " + what + " to " + target + ".", {{"rewind", where}}));
   SPOOL_KILL_POINT("rewind.started_event");
   json done = where;  // and what an undo needs
-  if (plan.whole_pipeline) {
+  if (plan.whole_pipeline && !plan.by_restore) {
     LogPosition cut;
     SPOOL_RETURN_IF_ERROR(store->RewindTo(plan.target.version, &cut));
     SPOOL_KILL_POINT("rewind.store_rewound");
@@ -261,6 +291,8 @@ Status Rewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, co
     CommitResult restore;
     SPOOL_RETURN_IF_ERROR(store->RestoreTables(tables, flows, plan.target.version, &restore, run.update_id));
     done["restore_version"] = restore.version;
+    done["whole_pipeline"] = false;  // undone as a restore is
+    if (plan.by_restore) done["kept"] = plan.kept;
   }
   SPOOL_KILL_POINT("rewind.before_completed_event");
   const LogPosition head = store->log()->Newest();
@@ -294,6 +326,7 @@ Status PlanRewind(Store* store, const Pipeline& pipeline, const RewindSpec& spec
                                                       OldestPoint(store));
   }
   SPOOL_RETURN_IF_ERROR(s);
+  if (out.whole_pipeline) SPOOL_RETURN_IF_ERROR(ChooseWholeRewind(store, pipeline, &out));
   const std::vector<std::string> replayed = ReplayedFlows(pipeline, out);
   if (!replayed.empty()) {  // none: nothing is read again
     std::map<std::string, std::string> known;  // a point records its checkpoints

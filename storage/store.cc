@@ -162,8 +162,25 @@ StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, ui
       }
     }
   }
+  // Each table's last change; a dropped table's goes with it.
+  std::string at;
+  PutBigEndian64(&at, version);
+  for (const TableChangeSet& table : record.tables) delta.Put(StateLastChangeKey(table.uid), at);
+  for (const DdlRecord& ddl : record.ddl) {
+    if (ddl.after) {
+      delta.Put(StateLastChangeKey(ddl.after->uid), at);
+    } else {
+      delta.Delete(StateLastChangeKey(ddl.before->uid));
+    }
+  }
   delta.position = StatePosition{store_id, entry.position.epoch, entry.position.version, entry.timestamp_us};
   return delta;
+}
+
+std::string StateLastChangeKey(uint64_t uid) {
+  std::string key(kStateLastChangePrefix);
+  PutBigEndian64(&key, uid);
+  return key;
 }
 
 std::string StateDdlKey(uint64_t version) {
@@ -409,6 +426,50 @@ Status Store::Reapply(const ArchivedCut& cut, LogPosition* head) {
     change_floor_ = std::max(change_floor_, log_->Newest().version);
   }
   if (head != nullptr) *head = log_->Newest();
+  return Status::OK();
+}
+
+Status Store::ChangesBeyond(uint64_t version, const std::set<TableId>& owned, std::vector<std::string>* others,
+                            std::vector<std::string>* recreated) {
+  std::unique_lock commit_lock = LockSettled();  // every queued commit's last change staged
+  others->clear();
+  recreated->clear();
+  std::map<std::string, TableInfo> catalog;
+  std::vector<std::pair<uint64_t, std::string>> later;
+  {
+    std::shared_lock lock(catalog_mu_);
+    catalog = catalog_;
+    for (auto it = ddl_.rbegin(); it != ddl_.rend() && it->first > version; ++it) later.push_back(*it);
+  }
+  std::set<std::string> noted;
+  auto note = [&](std::vector<std::string>* list, std::string what) {
+    if (noted.insert(what).second) list->push_back(std::move(what));
+  };
+  for (const auto& [ddl_version, bytes] : later) {
+    CommitRecord record;
+    SPOOL_RETURN_IF_ERROR(DecodeCommit(bytes, &record).WithContext("DDL history of version " + std::to_string(ddl_version)));
+    for (const DdlRecord& ddl : record.ddl) {
+      if (ddl.before && ddl.after && ddl.before->uid == ddl.after->uid &&
+          ddl.before->properties != ddl.after->properties) {
+        note(others, ddl.after->id.ToString() + "'s properties");
+      }
+      if (!ddl.before || ddl.after) continue;  // a drop
+      const TableInfo& dropped = *ddl.before;
+      if (owned.count(dropped.id) == 0) {
+        note(others, dropped.id.ToString() + ", dropped since");
+      } else if (dropped.created_version() <= version) {
+        note(recreated, dropped.id.ToString());
+      }
+    }
+  }
+  for (const auto& [name, table] : catalog) {
+    if (owned.count(table.id) != 0) continue;
+    std::string at;
+    bool found = false;
+    SPOOL_RETURN_IF_ERROR(state_->Get(StateLastChangeKey(table.uid), &at, &found));
+    const uint64_t last = found && at.size() == 8 ? GetBigEndian64(at) : LastChangeBound(table);
+    if (last > version) note(others, name);
+  }
   return Status::OK();
 }
 

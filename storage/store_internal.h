@@ -19,6 +19,12 @@ namespace spool {
 inline constexpr std::string_view kStateDdlPrefix = "D";
 std::string StateDdlKey(uint64_t version);
 
+// "L" uid(be64): the version of the table's last commit (rows or
+// definition), be64: what a whole-store rewind checks to find the tables a
+// cut would take changes from, without reading the log.
+inline constexpr std::string_view kStateLastChangePrefix = "L";
+std::string StateLastChangeKey(uint64_t uid);
+
 // A row in the state store ("r"): varint(the version that wrote it) row.
 std::string StateRowValue(uint64_t written, std::string_view row);
 // Errors: Corruption (no version in front).

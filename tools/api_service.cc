@@ -448,6 +448,8 @@ ApiResponse ApiService::Impl::PreviewRewind(const std::string& body) {
                              {"timestamp", FormatTimestampUtc(plan.target_timestamp_us)}}},
                  {"rewind_point_id", plan.point ? plan.point->id : ""},
                  {"whole_pipeline", plan.whole_pipeline},
+                 {"by_restore", plan.by_restore},
+                 {"kept", plan.kept},
                  {"versions_after_target", store->log()->Newest().version - plan.target.version},
                  {"datasets", datasets}});
 }

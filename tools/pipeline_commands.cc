@@ -240,9 +240,13 @@ int RunRequest(Store* store, Pipeline* pipeline, const UpdateRequest& request, U
       }
       const bool offsets = std::all_of(plan.datasets.begin(), plan.datasets.end(),
                                        [](const RewindDataset& d) { return d.reset_checkpoints; });
-      std::cout << fmt::format("rewound {} to {}: {} datasets, with their state{}.\n"
+      std::string kept;
+      for (const std::string& k : plan.kept) kept += (kept.empty() ? "" : ", ") + k;
+      std::cout << fmt::format("rewound {} to {}: {} datasets, with their state{}{}.\n"
                                "Replay is the next update: spool update {}\n",
-                               what, target, plan.datasets.size(), offsets ? " and offsets" : "", store->dir());
+                               what, target, plan.datasets.size(), offsets ? " and offsets" : "",
+                               kept.empty() ? "" : "; kept what changed since outside the pipeline: " + kept,
+                               store->dir());
       return kExitOk;
     }
     case UpdateOutcome::Kind::kValidation:

@@ -444,5 +444,48 @@ TEST_F(AnswersConformance, InternalTables_CannotBeWritten) {
   EXPECT_UNCHANGED(*shop, before);
 }
 
+// --- a rewind touches only the pipeline ------------------------------------------------------
+
+// Before: rewinding every dataset cuts the store's whole log, so a table of
+// the store that is not the pipeline's goes back to the point too (its
+// later rows are lost). A rewind covers one pipeline and leaves everything
+// else alone.
+TEST_F(AnswersConformance, Rewind_OfTheWholePipelineLeavesTablesOutsideThePipelineAlone) {
+  auto shop = MakeShop("shop");
+  TableId notes;
+  ASSERT_TRUE(TableId::Parse("main.other.notes", &notes).ok());
+  Schema schema;
+  ASSERT_TRUE(Schema::Make({{"id", ColumnType::kInt64, false}, {"text", ColumnType::kString, true}}, {"id"}, &schema).ok());
+  Transaction create("CREATE TABLE");
+  create.CreateTable(notes, TableKind::kStreamingTable, schema);
+  create.Write(notes, {int64_t{1}, std::string("before the point")});
+  ASSERT_TRUE(shop->store()->Commit(create).ok());
+  const RewindPoint point = GoodThenBad(*shop);
+  Transaction later;
+  later.Write(notes, {int64_t{2}, std::string("after the point")});
+  ASSERT_TRUE(shop->store()->Commit(later).ok());
+  const std::vector<std::string> rows = shop->Rows("main.other.notes");
+  ASSERT_EQ(rows.size(), 2u);
+  ASSERT_EQ(shop->Run(R"({"rewind_spec": {"rewind_point_id": ")" + point.id + R"("}})"), "COMPLETED");
+  EXPECT_EQ(shop->Rows("main.other.notes"), rows);
+}
+
+// Before: a property set on a table after the point is gone after a rewind
+// of the whole pipeline. The reference: a rewind does not restore metadata
+// such as tags and grants — it brings back data, not the table's metadata.
+TEST_F(AnswersConformance, Rewind_KeepsTablePropertiesSetAfterThePoint) {
+  auto shop = MakeShop("shop");
+  const RewindPoint point = GoodThenBad(*shop);
+  TableId orders;
+  ASSERT_TRUE(TableId::Parse("main.shop.orders", &orders).ok());
+  Transaction tag("SET TBLPROPERTIES");
+  tag.SetProperties(orders, {{"owner", "data-team"}});
+  ASSERT_TRUE(shop->store()->Commit(tag).ok());
+  ASSERT_EQ(shop->Run(R"({"rewind_spec": {"rewind_point_id": ")" + point.id + R"("}})"), "COMPLETED");
+  TableInfo info;
+  ASSERT_TRUE(shop->store()->GetTable(orders, &info).ok());
+  EXPECT_EQ(info.properties["owner"], "data-team");
+}
+
 }  // namespace
 }  // namespace spool::conformance

@@ -321,6 +321,105 @@ TEST_F(RewindTest, ADryRunChangesNothingAndRecordsAPointTheRewindCanUse) {
   ExpectLikeTheReference(shop);
 }
 
+// A rewind touches only the pipeline. With commits after the point to a
+// table outside it, and a property set on one of its tables, a cut would
+// take those back too: the rewind is then one RESTORE commit of the
+// pipeline's tables, state and checkpoints, and everything else stays.
+// The replay equals a run without the bug; an undo brings the bad tables
+// back; without such commits the rewind still cuts the log.
+TEST_F(RewindTest, AWholePipelineRewindKeepsWhatChangedOutsideThePipeline) {
+  Shop shop(&dir_, "shop");
+  TableId notes, orders;
+  ASSERT_TRUE(TableId::Parse("main.other.notes", &notes).ok());
+  ASSERT_TRUE(TableId::Parse("main.shop.orders", &orders).ok());
+  Schema schema;
+  ASSERT_TRUE(Schema::Make({{"id", ColumnType::kInt64, false}}, {"id"}, &schema).ok());
+  Transaction create("CREATE TABLE");
+  create.CreateTable(notes, TableKind::kStreamingTable, schema);
+  create.Write(notes, {int64_t{1}});
+  ASSERT_TRUE(shop.store_->Commit(create).ok());
+  const RewindPoint point = GoodThenBad(shop);
+  Transaction later("WRITE");
+  later.Write(notes, {int64_t{2}});
+  ASSERT_TRUE(shop.store_->Commit(later).ok());
+  Transaction tag("SET TBLPROPERTIES");
+  tag.SetProperties(orders, {{"owner", "data-team"}});
+  ASSERT_TRUE(shop.store_->Commit(tag).ok());
+  const LogPosition before = shop.store_->log()->Newest();
+  std::vector<HistoryEntry> notes_history;
+  ASSERT_TRUE(shop.store_->History(notes, &notes_history).ok());
+
+  RewindSpec spec;
+  spec.rewind_point_id = point.id;
+  RewindPlan plan;
+  ASSERT_TRUE(PlanRewind(shop.store_.get(), *shop.pipeline_, spec, &plan).ok());
+  EXPECT_TRUE(plan.whole_pipeline);
+  EXPECT_TRUE(plan.by_restore);
+  EXPECT_EQ(plan.kept, (std::vector<std::string>{"main.shop.orders's properties", "main.other.notes"}));
+  RewindRun run{"", UpdateCause::kUserAction, false};
+  ASSERT_TRUE(ExecuteRewind(shop.store_.get(), *shop.pipeline_, plan, &run).ok());
+  // No cut: the same epoch, one more version, nothing outside changed.
+  EXPECT_EQ(shop.store_->log()->CurrentEpoch(), before.epoch);
+  EXPECT_GT(shop.store_->log()->Newest().version, before.version);
+  EXPECT_EQ(shop.Rows("main.other.notes"), (std::vector<Row>{{int64_t{1}}, {int64_t{2}}}));
+  std::vector<HistoryEntry> after;
+  ASSERT_TRUE(shop.store_->History(notes, &after).ok());
+  EXPECT_EQ(after.size(), notes_history.size());
+  TableInfo info;
+  ASSERT_TRUE(shop.store_->GetTable(orders, &info).ok());
+  EXPECT_EQ(info.properties["owner"], "data-team");
+  std::vector<HistoryEntry> restored;
+  ASSERT_TRUE(shop.store_->History(orders, &restored, 1).ok());
+  EXPECT_EQ(restored[0].operation, "RESTORE");
+  EXPECT_EQ(restored[0].update_id, run.update_id);
+  // An undo brings the bad tables back; rewinding again, then the fix.
+  UndoPlan undo;
+  ASSERT_TRUE(PlanUndo(shop.store_.get(), &undo).ok());
+  RewindRun undone{"", UpdateCause::kUserAction, false};
+  ASSERT_TRUE(ExecuteUndo(shop.store_.get(), *shop.pipeline_, undo, &undone).ok());
+  EXPECT_NE(shop.Rows("main.shop.orders"), reference_->Rows("main.shop.orders"));
+  ASSERT_TRUE(shop.RewindTo(point.id).ok());
+  shop.Update(kGood);
+  ExpectLikeTheReference(shop);
+  EXPECT_EQ(shop.Rows("main.other.notes"), (std::vector<Row>{{int64_t{1}}, {int64_t{2}}}));
+
+  // Nothing outside changed since a new point: the rewind cuts.
+  const RewindPoint again = shop.Point();
+  shop.Produce(100, 5);
+  shop.Update(kGood);
+  spec.rewind_point_id = again.id;
+  ASSERT_TRUE(PlanRewind(shop.store_.get(), *shop.pipeline_, spec, &plan).ok());
+  EXPECT_FALSE(plan.by_restore);
+  EXPECT_TRUE(plan.kept.empty());
+}
+
+// A rewind that must keep changes made outside the pipeline is a restore,
+// which cannot bring back a table of the pipeline that a full refresh
+// created again since the point (its columns changed): refused, with a
+// code, changing nothing.
+TEST_F(RewindTest, ARewindThatMustKeepOtherChangesCannotGoBackPastATableCreatedAgain) {
+  Shop shop(&dir_, "shop");
+  const RewindPoint point = GoodThenBad(shop);
+  shop.Open("amount * 1.5");  // orders' amount becomes a double: a full refresh creates it again
+  UpdateOptions refresh;
+  refresh.full_refresh = true;
+  UpdateResult result;
+  ASSERT_TRUE(shop.pipeline_->Update(refresh, &result).ok());
+  ASSERT_EQ(result.state, UpdateState::kCompleted) << result.error;
+  TableId notes;
+  ASSERT_TRUE(TableId::Parse("main.other.notes", &notes).ok());
+  Schema schema;
+  ASSERT_TRUE(Schema::Make({{"id", ColumnType::kInt64, false}}, {"id"}, &schema).ok());
+  Transaction create("CREATE TABLE");
+  create.CreateTable(notes, TableKind::kStreamingTable, schema);
+  ASSERT_TRUE(shop.store_->Commit(create).ok());
+  const LogPosition before = shop.store_->log()->Newest();
+  const Status s = shop.RewindTo(point.id);
+  EXPECT_EQ(ErrorCode(s), rewind_error::kTableRecreated) << s.ToString();
+  EXPECT_NE(s.ToString().find("main.shop.orders"), std::string::npos) << s.ToString();
+  EXPECT_EQ(shop.store_->log()->Newest(), before);
+}
+
 TEST_F(RewindTest, EveryRefusalHasItsCodeAndChangesNothing) {
   Shop shop(&dir_, "shop");
   shop.Produce(0, 10);

@@ -12,7 +12,12 @@
 // a durable `rewind_started` event, Store::RewindTo (the log cut after the
 // target into the archive, the state rebuilt there), the pipeline's
 // definition recorded again when the cut removed it (a rewind restores
-// data, not code), and a `rewind_completed` event. Rewind does not run the
+// data, not code), and a `rewind_completed` event. A rewind touches only
+// the pipeline: when commits after the target changed tables outside it,
+// or any table's properties, which a cut would take back too, it is done as
+// a rewind of some datasets is — one RESTORE commit of every dataset, its
+// state and checkpoints (RewindPlan::by_restore) — and everything else
+// stays as it is. Rewind does not run the
 // pipeline: replay is the next update. A crash between the two events
 // leaves an incomplete rewind (FindIncompleteRewind); rewinding again
 // converges.
@@ -53,6 +58,7 @@ inline constexpr std::string_view kExternalSourceRequiresReset =
     "INVALID_REWIND_SPECIFICATION.EXTERNAL_SOURCE_REQUIRES_CHECKPOINT_RESET";
 inline constexpr std::string_view kInvalidTimestamp = "INVALID_REWIND_SPECIFICATION.INVALID_TIMESTAMP_FORMAT";
 inline constexpr std::string_view kSourceRetentionExceeded = "INVALID_REWIND_SPECIFICATION.SOURCE_RETENTION_EXCEEDED";
+inline constexpr std::string_view kTableRecreated = "INVALID_REWIND_SPECIFICATION.TABLE_RECREATED";
 }  // namespace rewind_error
 // An undo that cannot be done.
 inline constexpr std::string_view kUndoNotPossible = "REWIND_UNDO_NOT_POSSIBLE";
@@ -64,6 +70,12 @@ struct RewindPlan {
   std::optional<RewindPoint> point;   // given by rewind_point_id
   std::vector<RewindDataset> datasets;  // every dataset rewound, cascades resolved
   bool whole_pipeline = true;
+  // A whole-pipeline rewind done as one RESTORE commit, as a rewind of
+  // some datasets is, instead of a log cut: commits after the target
+  // changed what a cut would take back with the pipeline's tables — `kept`:
+  // tables outside the pipeline, or tables' properties (Store::ChangesBeyond).
+  bool by_restore = false;
+  std::vector<std::string> kept;
 };
 
 // Checks `spec` against the store and the pipeline and resolves its target

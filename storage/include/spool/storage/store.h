@@ -285,6 +285,18 @@ class Store {
   // cut by a rewind, nor past the newest).
   bool OnHistory(const LogPosition& position);
 
+  // What a RewindTo(`version`) would take back besides the tables `owned`
+  // (a pipeline's): `*others`, one line per change after `version` — the
+  // rows or definition of a table not owned ("main.x.y"), a table not owned
+  // dropped since, or any table's properties ("main.s.t's properties");
+  // `*recreated`, the owned tables that existed at `version` and were
+  // dropped or created again since (a restore cannot bring those back).
+  // Reads no log: each table's last change is kept in the state; a table
+  // whose last change is not known counts as changed. Errors: Corruption,
+  // IOError.
+  Status ChangesBeyond(uint64_t version, const std::set<TableId>& owned, std::vector<std::string>* others,
+                       std::vector<std::string>* recreated);
+
   VersionRange AvailableVersions();
 
   // A history a rewind cut off: the commits RewindTo moved to the log's
