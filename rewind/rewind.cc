@@ -27,12 +27,13 @@ Status Refuse(std::string_view code, const std::string& what) {
 // following commits the log keeps.
 std::string OldestPoint(Store* store) {
   const uint64_t oldest = store->log()->Oldest().version;
+  const uint64_t before_oldest = store->log()->BeforeOldest().version;
   std::optional<uint64_t> version;
-  if (oldest <= 1) version = oldest;
+  if (before_oldest == 0) version = oldest;
   std::vector<SnapshotInfo> snapshots;
   if (!version && store->ListSnapshots(&snapshots).ok()) {
     for (const SnapshotInfo& snapshot : snapshots) {
-      if (snapshot.version + 1 >= oldest) {
+      if (snapshot.version >= before_oldest) {
         version = std::max(snapshot.version, oldest);
         break;
       }
@@ -277,13 +278,16 @@ Status Rewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, co
   SPOOL_RETURN_IF_ERROR(AppendUpdateEvent(store, pipeline, run.update_id, EventLevel::kInfo, kStartedEvent,
                                     "Rewinding " + what + " to " + target + ".", {{"rewind", where}}));
   SPOOL_KILL_POINT("rewind.started_event");
-  json done = where;  // and what an undo needs
+  json done = where;  // and what an undo needs: the version to restore
   if (plan.whole_pipeline && !plan.by_restore) {
-    LogPosition cut;
-    SPOOL_RETURN_IF_ERROR(store->RewindTo(plan.target.version, &cut));
+    const uint64_t before = store->log()->Newest().version;
+    LogPosition restore;
+    SPOOL_RETURN_IF_ERROR(store->RewindTo(plan.target.version, &restore, run.update_id));
     SPOOL_KILL_POINT("rewind.store_rewound");
     SPOOL_RETURN_IF_ERROR(RecordDefinitionAgain(store, pipeline));
-    done["cut_epoch"] = cut.epoch;
+    done["cut_epoch"] = restore.epoch;
+    done["restore_version"] = restore.version;
+    done["undo_version"] = before;
   } else {
     std::vector<TableId> tables;
     std::vector<std::string> flows;
@@ -291,7 +295,7 @@ Status Rewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, co
     CommitResult restore;
     SPOOL_RETURN_IF_ERROR(store->RestoreTables(tables, flows, plan.target.version, &restore, run.update_id));
     done["restore_version"] = restore.version;
-    done["whole_pipeline"] = false;  // undone as a restore is
+    done["undo_version"] = restore.version - 1;
     if (plan.by_restore) done["kept"] = plan.kept;
   }
   SPOOL_KILL_POINT("rewind.before_completed_event");
@@ -370,41 +374,13 @@ Status RunAsUpdate(Store* store, const Pipeline& pipeline, RewindRun* run, bool 
 
 Status CannotUndo(const std::string& why) { return Status::InvalidArgument(std::string(kUndoNotPossible) + ": " + why); }
 
-// The archived cut a whole-pipeline rewind made (it started `epoch`).
-Status FindCut(Store* store, uint64_t epoch, Store::ArchivedCut* found) {
-  std::vector<Store::ArchivedCut> cuts;
-  SPOOL_RETURN_IF_ERROR(store->ListArchivedCuts(&cuts));
-  for (Store::ArchivedCut& cut : cuts) {
-    if (cut.new_epoch == epoch && cut.commits > 0) {
-      if (!cut.complete) break;
-      *found = std::move(cut);
-      return Status::OK();
-    }
-  }
-  return CannotUndo("the history the rewind cut (epoch " + std::to_string(epoch) +
-                    ") is no longer whole in the archive: vacuum removed it");
-}
-
-// Whether the commit after the cut's point is the cut's first: an undo
-// interrupted while bringing it back.
-Status ReappliedSome(Store* store, const Store::ArchivedCut& cut, bool* some) {
-  *some = false;
-  LogEntry current;
-  if (!store->log()->Read(cut.first_version, &current).ok()) return Status::OK();
-  return ScanArchivedCut(store->options().env, cut.dir, [&](const LogEntry& first) {
-    *some = first.operation == current.operation && first.body == current.body;
-    return false;
-  });
-}
-
 UndoPlan UndoPlanFromJson(const json& j) {
   UndoPlan plan;
   plan.rewind_update_id = j.value("rewind_update_id", "");
   plan.target.epoch = j.value("epoch", uint64_t{0});
   plan.target.version = j.value("version", uint64_t{0});
   plan.whole_pipeline = j.value("whole_pipeline", true);
-  plan.cut_epoch = j.value("cut_epoch", uint64_t{0});
-  plan.restore_version = j.value("restore_version", uint64_t{0});
+  plan.version = j.value("undo_version", uint64_t{0});
   if (j.contains("datasets") && j["datasets"].is_array()) {
     for (const json& d : j["datasets"]) {
       plan.datasets.push_back(RewindDataset{d.value("identifier", ""), d.value("cascade", true),
@@ -420,8 +396,7 @@ json UndoPlanToJson(const UndoPlan& plan) {
     datasets.push_back({{"identifier", d.identifier}, {"cascade", d.cascade}, {"reset_checkpoints", d.reset_checkpoints}});
   }
   return {{"rewind_update_id", plan.rewind_update_id}, {"epoch", plan.target.epoch}, {"version", plan.target.version},
-          {"whole_pipeline", plan.whole_pipeline},     {"cut_epoch", plan.cut_epoch},   {"restore_version", plan.restore_version},
-          {"datasets", datasets}};
+          {"whole_pipeline", plan.whole_pipeline},     {"undo_version", plan.version},  {"datasets", datasets}};
 }
 
 // Brings back what the rewind took (see ExecuteUndo).
@@ -432,25 +407,12 @@ Status Undo(Store* store, const Pipeline& pipeline, const UndoPlan& plan, const 
                            std::to_string(plan.target.version);
   SPOOL_RETURN_IF_ERROR(AppendUpdateEvent(store, pipeline, run.update_id, EventLevel::kInfo, kStartedEvent, "Undoing " + what + ".",
                                     {{"rewind", where}}));
-  if (plan.whole_pipeline) {
-    Store::ArchivedCut cut;
-    SPOOL_RETURN_IF_ERROR(FindCut(store, plan.cut_epoch, &cut));
-    // The rewind's own commits after the point (its definition, recorded
-    // again) go first, unless bringing the cut back had begun.
-    bool some = false;
-    SPOOL_RETURN_IF_ERROR(ReappliedSome(store, cut, &some));
-    if (store->log()->Newest().version > plan.target.version && !some) {
-      SPOOL_RETURN_IF_ERROR(store->RewindTo(plan.target.version));
-    }
-    SPOOL_RETURN_IF_ERROR(store->Reapply(cut));
-  } else {
-    RewindPlan rewound;
-    rewound.datasets = plan.datasets;
-    std::vector<TableId> tables;
-    std::vector<std::string> flows;
-    RestoredBy(pipeline, rewound, &tables, &flows);
-    SPOOL_RETURN_IF_ERROR(store->RestoreTables(tables, flows, plan.restore_version - 1, nullptr, run.update_id));
-  }
+  RewindPlan rewound;
+  rewound.datasets = plan.datasets;
+  std::vector<TableId> tables;
+  std::vector<std::string> flows;
+  RestoredBy(pipeline, rewound, &tables, &flows);
+  SPOOL_RETURN_IF_ERROR(store->RestoreTables(tables, flows, plan.version, nullptr, run.update_id));
   return AppendUpdateEvent(store, pipeline, run.update_id, EventLevel::kInfo, kCompletedEvent, "Undid " + what + ".", {{"rewind", where}});
 }
 
@@ -481,8 +443,8 @@ Status PlanUndo(Store* store, UndoPlan* plan) {
     return Status::OK();
   }
   if (rewind.contains("undo")) return CannotUndo("the last rewind was undone already");
-  if (!rewind.contains("head") || (!rewind.contains("cut_epoch") && !rewind.contains("restore_version"))) {
-    return CannotUndo("the last rewind did not record what an undo needs");
+  if (!rewind.contains("head") || !rewind.contains("undo_version")) {
+    return CannotUndo("the last rewind did not record what an undo needs (an older Spool did it)");
   }
   UndoPlan out = UndoPlanFromJson(rewind);
   out.rewind_update_id = last.origin.update_id;
@@ -493,15 +455,23 @@ Status PlanUndo(Store* store, UndoPlan* plan) {
                       std::to_string(head.version) + "): an undo brings the history back only while nothing new "
                       "has been committed since the rewind");
   }
-  if (out.whole_pipeline) {
-    Store::ArchivedCut cut;
-    SPOOL_RETURN_IF_ERROR(FindCut(store, out.cut_epoch, &cut));
-  }
   *plan = std::move(out);
   return Status::OK();
 }
 
 Status ExecuteUndo(Store* store, const Pipeline& pipeline, const UndoPlan& plan, RewindRun* run) {
+  RewindPlan rewound;
+  rewound.datasets = plan.datasets;
+  std::vector<TableId> tables;
+  std::vector<std::string> flows;
+  RestoredBy(pipeline, rewound, &tables, &flows);
+  for (const TableId& id : tables) {
+    TableInfo table;
+    if (store->GetTable(id, &table).IsNotFound()) {
+      return CannotUndo("table " + id.ToString() + " did not exist at the rewind's point: an undo restores the tables "
+                        "the rewind kept; run the pipeline to build it again");
+    }
+  }
   return RunAsUpdate(store, pipeline, run, /*undo=*/true, [&] { return Undo(store, pipeline, plan, *run); });
 }
 

@@ -223,12 +223,11 @@ Status LatestRewindPoint(Store* store, uint64_t at_or_before_us, RewindPoint* po
 
 PointUse RewindPointUse(Store* store, const RewindPoint& point) {
   if (store->OnHistory(point.position)) return PointUse::kUsable;
-  // A version the log no longer reaches back to, or one whose state
-  // cannot be rebuilt any more, is beyond retention; any other point off
-  // the history was cut by a later rewind.
-  const LogPosition oldest = store->log()->Oldest(), newest = store->log()->Newest();
+  // A version the log no longer reaches back to is beyond retention; any
+  // other point off the history was cut by a later rewind (versions are
+  // never used again, so its version is on no other history).
   const uint64_t version = point.position.version;
-  if (version < oldest.version || (version <= newest.version && store->CanRewindTo(version).IsNotFound())) {
+  if (version < store->log()->Oldest().version || version <= store->log()->BeforeOldest().version) {
     return PointUse::kBeyondRetention;
   }
   return PointUse::kCut;

@@ -268,19 +268,24 @@ bool Store::OnHistory(const LogPosition& position) { return PositionOnHistory(po
 
 // Whether (epoch, version) is a position of the log's current history, so
 // that state recorded there can be brought forward by replaying the log.
-bool Store::PositionOnHistory(uint64_t epoch, uint64_t version) {
-  const LogPosition oldest = log_->Oldest(), newest = log_->Newest();
+bool Store::PositionOnHistory(uint64_t epoch, uint64_t version) { return OnHistoryIn(version, epoch); }
+
+bool Store::VersionOnHistory(uint64_t version) { return OnHistoryIn(version, std::nullopt); }
+
+bool Store::OnHistoryIn(uint64_t version, std::optional<uint64_t> epoch) {
+  const LogPosition newest = log_->Newest();
   if (version > newest.version) return false;
-  if (version == 0) return oldest.version <= 1;
+  if (version == 0) return log_->BeforeOldest().version == 0;
   // The segment holding the version says its epoch: no record is read.
   const std::vector<LogSegmentInfo> segments = log_->Segments();
-  if (oldest.version != 0 && version >= oldest.version) {
-    return std::any_of(segments.begin(), segments.end(), [&](const LogSegmentInfo& s) {
-      return s.first_version <= version && version <= s.last_version && s.epoch == epoch;
-    });
+  if (std::any_of(segments.begin(), segments.end(), [&](const LogSegmentInfo& s) {
+        return s.first_version <= version && version <= s.last_version && (!epoch || s.epoch == *epoch);
+      })) {
+    return true;
   }
   // Just before the oldest retained commit: the first segment names it.
-  return !segments.empty() && segments.front().previous == LogPosition{epoch, version};
+  return !segments.empty() && segments.front().previous.version == version &&
+         (!epoch || segments.front().previous.epoch == *epoch);
 }
 
 Status Store::Recover() {
@@ -321,9 +326,10 @@ Status Store::RebuildState() {
   std::vector<SnapshotInfo> snapshots;
   SPOOL_RETURN_IF_ERROR(ListSnapshots(&snapshots));
   const uint64_t oldest = log_->Oldest().version;
+  const uint64_t before_oldest = log_->BeforeOldest().version;
   const uint64_t store_id = log_->StoreId();
   for (auto it = snapshots.rbegin(); it != snapshots.rend(); ++it) {
-    if (oldest != 0 && it->version + 1 < oldest) break;  // the log after it is gone
+    if (it->version < before_oldest) break;  // the log after it is gone
     SnapshotHeader header;
     Status s = state_->Reset(StatePosition{store_id, it->epoch, it->version, it->timestamp_us},
                              [&](const StateLoader& put) {
@@ -344,18 +350,40 @@ Status Store::RebuildState() {
     if (!s.IsCorruption()) return s;
     // A damaged snapshot: try an older one.
   }
-  if (oldest <= 1) return state_->Reset(StatePosition{store_id, 0, 0, 0}, nullptr);
+  if (before_oldest == 0) return state_->Reset(StatePosition{store_id, 0, 0, 0}, nullptr);
   return Status::Corruption("store " + dir_ + ": the state cannot be rebuilt: no snapshot at or after version " +
-                            std::to_string(oldest - 1) + ", the oldest retained log version is " +
+                            std::to_string(before_oldest) + ", the oldest retained log version is " +
                             std::to_string(oldest));
 }
 
-Status Store::RewindTo(uint64_t version, LogPosition* head) {
+Status Store::RewindTo(uint64_t version, LogPosition* head, std::string_view update_id) {
+  const uint64_t started = options_.env->NowMicros();
   std::unique_lock commit_lock = LockSettled();
-  const uint64_t newest = log_->Newest().version;
+  const LogPosition newest = log_->Newest();
   SPOOL_RETURN_IF_ERROR(CanRewindTo(version));
+  // The RESTORE commit that records the rewind in each table it brings back
+  // (its history, and the change feed's net change over the cut), written
+  // with the cut in one step.
+  std::vector<TableInfo> restored;
+  SPOOL_RETURN_IF_ERROR(TablesChangedAfter(version, &restored));
+  CommitRecord record;
+  nlohmann::json names = nlohmann::json::array();
+  for (const TableInfo& table : restored) {
+    record.tables.push_back(TableChangeSet{table.uid, {}});
+    names.push_back(table.id.ToString());
+  }
+  record.parameters_json =
+      nlohmann::json{{"version", version},
+                     {"tables", names},
+                     {"rewind", {{"epoch", newest.epoch + 1}, {"cut_from", version + 1}, {"cut_to", newest.version}}}}
+          .dump();
+  record.update_id = update_id;
+  record.execution_time_us = options_.env->NowMicros() - started;
+  const std::string body = EncodeCommit(record);
+  const LogWrite write{"RESTORE", body};
   LogPosition cut;
-  SPOOL_RETURN_IF_ERROR(log_->TruncateAfter(version, /*discard_suffix=*/false, &cut));
+  LogCommit marker;
+  SPOOL_RETURN_IF_ERROR(log_->TruncateAfter(version, /*discard_suffix=*/false, &cut, &write, &marker));
   SPOOL_KILL_POINT("store.rewind.log_cut");
   // The cut is durable: the rest is what reopening the store would do, but
   // with the state of the point swapped in when a copy of it was kept.
@@ -366,11 +394,10 @@ Status Store::RewindTo(uint64_t version, LogPosition* head) {
   SPOOL_KILL_POINT("store.rewind.recovered");
   SPOOL_RETURN_IF_ERROR(PruneStateCopies(/*keep_newest=*/false));
   {
-    // Versions up to the old newest name other data now: every table counts
-    // as changed up to there.
+    // Every table counts as changed up to the rewind's commit.
     std::lock_guard lock(changes_mu_);
     last_change_.clear();
-    change_floor_ = std::max(change_floor_, newest);
+    change_floor_ = std::max(change_floor_, marker.position.version);
   }
   bytes_since_snapshot_ = 0;
   {
@@ -379,53 +406,50 @@ Status Store::RewindTo(uint64_t version, LogPosition* head) {
     std::erase_if(pins_, [&](const auto& pin) { return pin.second > version; });
     if (pins_.size() != before) SPOOL_RETURN_IF_ERROR(SavePinsLocked());
   }
-  if (head != nullptr) *head = cut;
+  if (head != nullptr) *head = marker.position;
   return Status::OK();
 }
 
-Status Store::Reapply(const ArchivedCut& cut, LogPosition* head) {
-  std::unique_lock commit_lock = LockSettled();
-  const uint64_t newest = log_->Newest().version;
-  const std::string what = "archived cut " + cut.dir;
-  if (cut.commits == 0 || newest + 1 < cut.first_version || newest > cut.last_version) {
-    return Status::InvalidArgument("cannot bring back the " + what + " (versions " + std::to_string(cut.first_version) +
-                                   "-" + std::to_string(cut.last_version) + "): the newest version is " +
-                                   std::to_string(newest) + ", not the cut's point " +
-                                   std::to_string(cut.first_version - 1) + " nor within it");
-  }
-  // The commits after the point must be the cut's own (appended by an
-  // earlier, interrupted call); the rest is appended after them, unsynced
-  // until the last.
-  Status failed;
-  SPOOL_RETURN_IF_ERROR(ScanArchivedCut(options_.env, cut.dir, [&](const LogEntry& archived) {
-    if (archived.position.version > newest) {
-      LogCommit commit;
-      failed = log_->Append(LogWrite{archived.operation, archived.body, /*sync=*/false}, &commit);
-      if (failed.ok() && commit.position.version != archived.position.version) {
-        failed = Status::Corruption(what + ": its version " + std::to_string(archived.position.version) +
-                                    " was appended as " + std::to_string(commit.position.version));
-      }
-      return failed.ok();
-    }
-    LogEntry current;
-    failed = log_->Read(archived.position.version, &current);
-    if (failed.ok() && (current.operation != archived.operation || current.body != archived.body)) {
-      failed = Status::InvalidArgument("cannot bring back the " + what + ": version " +
-                                       std::to_string(archived.position.version) +
-                                       " was committed again since, with other data");
-    }
-    return failed.ok();
-  }).WithContext(what));
-  SPOOL_RETURN_IF_ERROR(failed);
-  SPOOL_RETURN_IF_ERROR(log_->Flush());
-  // Durable: the rest is what reopening the store would do.
-  SPOOL_RETURN_IF_ERROR(Recover());
+Status Store::CatalogAndDdlAfter(uint64_t version, std::map<std::string, TableInfo>* catalog,
+                                 std::vector<std::vector<DdlRecord>>* later) {
+  std::vector<std::pair<uint64_t, std::string>> encoded;
   {
-    std::lock_guard lock(changes_mu_);
-    last_change_.clear();
-    change_floor_ = std::max(change_floor_, log_->Newest().version);
+    std::shared_lock lock(catalog_mu_);
+    *catalog = catalog_;
+    for (auto it = ddl_.rbegin(); it != ddl_.rend() && it->first > version; ++it) encoded.push_back(*it);
   }
-  if (head != nullptr) *head = log_->Newest();
+  later->clear();
+  for (const auto& [ddl_version, bytes] : encoded) {
+    CommitRecord record;
+    SPOOL_RETURN_IF_ERROR(DecodeCommit(bytes, &record).WithContext("DDL history of version " + std::to_string(ddl_version)));
+    later->push_back(std::move(record.ddl));
+  }
+  return Status::OK();
+}
+
+// The tables a rewind to `version` brings back: those that exist then and
+// whose rows or definition changed since (dropped since included).
+Status Store::TablesChangedAfter(uint64_t version, std::vector<TableInfo>* tables) {
+  std::map<uint64_t, TableInfo> found;  // by uid
+  std::map<std::string, TableInfo> catalog;
+  std::vector<std::vector<DdlRecord>> later;
+  SPOOL_RETURN_IF_ERROR(CatalogAndDdlAfter(version, &catalog, &later));
+  // Undone newest first: each table as it was at `version` wins.
+  for (const std::vector<DdlRecord>& commit : later) {
+    for (const DdlRecord& ddl : commit) {
+      if (ddl.before && ddl.before->created_version() <= version) found[ddl.before->uid] = *ddl.before;
+    }
+  }
+  for (const auto& [name, table] : catalog) {
+    if (table.created_version() > version || found.count(table.uid) != 0) continue;
+    std::string at;
+    bool known = false;
+    SPOOL_RETURN_IF_ERROR(state_->Get(StateLastChangeKey(table.uid), &at, &known));
+    const uint64_t last = known && at.size() == 8 ? GetBigEndian64(at) : LastChangeBound(table);
+    if (last > version) found[table.uid] = table;
+  }
+  tables->clear();
+  for (auto& [uid, table] : found) tables->push_back(std::move(table));
   return Status::OK();
 }
 
@@ -435,20 +459,14 @@ Status Store::ChangesBeyond(uint64_t version, const std::set<TableId>& owned, st
   others->clear();
   recreated->clear();
   std::map<std::string, TableInfo> catalog;
-  std::vector<std::pair<uint64_t, std::string>> later;
-  {
-    std::shared_lock lock(catalog_mu_);
-    catalog = catalog_;
-    for (auto it = ddl_.rbegin(); it != ddl_.rend() && it->first > version; ++it) later.push_back(*it);
-  }
+  std::vector<std::vector<DdlRecord>> later;
+  SPOOL_RETURN_IF_ERROR(CatalogAndDdlAfter(version, &catalog, &later));
   std::set<std::string> noted;
   auto note = [&](std::vector<std::string>* list, std::string what) {
     if (noted.insert(what).second) list->push_back(std::move(what));
   };
-  for (const auto& [ddl_version, bytes] : later) {
-    CommitRecord record;
-    SPOOL_RETURN_IF_ERROR(DecodeCommit(bytes, &record).WithContext("DDL history of version " + std::to_string(ddl_version)));
-    for (const DdlRecord& ddl : record.ddl) {
+  for (const std::vector<DdlRecord>& commit : later) {
+    for (const DdlRecord& ddl : commit) {
       if (ddl.before && ddl.after && ddl.before->uid == ddl.after->uid &&
           ddl.before->properties != ddl.after->properties) {
         note(others, ddl.after->id.ToString() + "'s properties");
@@ -483,7 +501,12 @@ Status Store::CanRewindTo(uint64_t version) {
                                    std::to_string(newest));
   }
   const uint64_t oldest = log_->Oldest().version;
-  if (oldest <= 1) return Status::OK();
+  const uint64_t before_oldest = log_->BeforeOldest().version;
+  if (IsCutVersion(version)) {
+    return Status::NotFound("cannot rewind to version " + std::to_string(version) +
+                            ": a rewind cut it (read it from the archive; it is not on the current history)");
+  }
+  if (before_oldest == 0) return Status::OK();
   if (version < oldest) {
     return Status::NotFound("cannot rewind to version " + std::to_string(version) +
                             ": the oldest version the log keeps is " + std::to_string(oldest));
@@ -491,7 +514,7 @@ Status Store::CanRewindTo(uint64_t version) {
   std::vector<SnapshotInfo> snapshots;
   SPOOL_RETURN_IF_ERROR(ListSnapshotFiles(&snapshots));
   for (const SnapshotInfo& snapshot : snapshots) {
-    if (snapshot.version <= version && snapshot.version + 1 >= oldest) return Status::OK();
+    if (snapshot.version <= version && snapshot.version >= before_oldest) return Status::OK();
   }
   return Status::NotFound("cannot rewind to version " + std::to_string(version) +
                           ": no snapshot at or before it is followed by the commits the log keeps (from version " +
@@ -1048,7 +1071,7 @@ Status Store::WaitLocked(InFlightCommit& commit, CommitResult* result) {
 }
 
 uint64_t Store::NextVersionLocked() const {
-  return (in_flight_.empty() ? log_->Newest().version : in_flight_.back()->version) + 1;
+  return in_flight_.empty() ? log_->NextVersion() : in_flight_.back()->version + 1;
 }
 
 Status Store::QueueCommitLocked(const std::string& operation, uint64_t started_us, Builder* builder, bool wait,
@@ -1144,14 +1167,17 @@ Status Store::RestoreTables(const std::vector<TableId>& tables, const std::vecto
   const uint64_t started = options_.env->NowMicros();
   std::unique_lock lock = LockSettled();
   Builder builder(this, NextVersionLocked());
+  // A version a rewind cut is restored from the archive.
+  std::vector<ArchivedCut> cuts;
+  if (IsCutVersion(version)) SPOOL_RETURN_IF_ERROR(ListArchivedCuts(&cuts));
   int64_t restored = 0, removed = 0;
   for (const TableId& id : tables) {
-    SPOOL_RETURN_IF_ERROR(RestoreTableLocked(id, version, &builder, &restored, &removed));
+    SPOOL_RETURN_IF_ERROR(RestoreTableLocked(&cuts, id, version, &builder, &restored, &removed));
   }
   for (const std::string& flow : flows) {
     std::string data;
     bool found = false;
-    SPOOL_RETURN_IF_ERROR(GetCheckpointAtLocked(flow, version, &data, &found));
+    SPOOL_RETURN_IF_ERROR(GetCheckpointAtLocked(&cuts, flow, version, &data, &found));
     SPOOL_RETURN_IF_ERROR(builder.Add(Transaction::CheckpointOp{flow, found ? std::optional<std::string>(data) : std::nullopt}));
   }
   CommitRecord& record = builder.record();
@@ -1169,26 +1195,20 @@ Status Store::RestoreTables(const std::vector<TableId>& tables, const std::vecto
 
 // One table's difference from its rows at `version` (none when it did not
 // exist then) into `builder`.
-Status Store::RestoreTableLocked(const TableId& id, uint64_t version, Builder* builder, int64_t* restored,
-                                 int64_t* removed) {
+Status Store::RestoreTableLocked(const std::vector<ArchivedCut>* cuts, const TableId& id, uint64_t version,
+                                 Builder* builder, int64_t* restored, int64_t* removed) {
   Capture now;
   SPOOL_RETURN_IF_ERROR(CaptureTableLocked(id, ReadOptions{}, &now));
   std::map<std::string, std::string> rows;
-  ReadOptions at;
-  at.version = version;
-  Capture then;
-  Status captured = CaptureTableLocked(id, at, &then);
-  if (!captured.IsNotFound()) {  // NotFound: no table had the name then, nor rows
+  TableInfo then;
+  Status captured = RowsAtLocked(cuts, id, version, &then, &rows);
+  if (!captured.IsNotFound() || IsCutVersion(version)) {  // NotFound: no table had the name then, nor rows
     SPOOL_RETURN_IF_ERROR(captured);
-    if (then.table.uid != now.table.uid) {
+    if (then.uid != now.table.uid) {
       return Status::InvalidArgument("table " + id.ToString() + " was created again at version " +
                                      std::to_string(now.table.created_version()) +
                                      "; it cannot be restored to version " + std::to_string(version) + ", before that");
     }
-    SPOOL_RETURN_IF_ERROR(ScanCaptured(then, "", "", [&](std::string_view key, std::string_view row) {
-      rows.emplace(key, row);
-      return true;
-    }));
   }
   Status s;
   // Every current row that differs, then every row that came back.

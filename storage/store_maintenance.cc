@@ -221,6 +221,7 @@ Status Store::ListArchivedCuts(std::vector<ArchivedCut>* cuts) {
       cut.last_timestamp_us = e.timestamp_us;
       return true;
     }).WithContext("archived cut " + cut.dir));
+    if (cut.commits > 0) SPOOL_RETURN_IF_ERROR(ArchivedCutPoint(options_.env, cut.dir, &cut.point));
     cuts->push_back(std::move(cut));
   }
   return Status::OK();
@@ -388,8 +389,8 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
   }
   // Rebuilding the state needs a snapshot at or after the first version
   // kept: take one when the newest is older.
-  const uint64_t first_kept = doomed_segments.empty() ? oldest.version : doomed_segments.back().last_version + 1;
-  if (!doomed_segments.empty() && (snapshots.empty() || snapshots.back().version + 1 < first_kept)) {
+  // (The history reaches the first version kept from the last one deleted.)
+  if (!doomed_segments.empty() && (snapshots.empty() || snapshots.back().version < doomed_segments.back().last_version)) {
     report->snapshot_taken = true;
     if (!options.dry_run) {
       SPOOL_RETURN_IF_ERROR(TakeSnapshotLocked(nullptr));

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <nlohmann/json.hpp>
+
 #include "row_codec.h"
 #include "snapshot_file.h"
 #include "spool/storage/store.h"
@@ -17,6 +19,30 @@ std::string RangeError(uint64_t version, const VersionRange& range) {
   return "version " + std::to_string(version) + " is not available: versions " + std::to_string(range.oldest) + " (" +
          FormatTimestampUtc(range.oldest_timestamp_us) + ") to " + std::to_string(range.newest) + " (" +
          FormatTimestampUtc(range.newest_timestamp_us) + ") are";
+}
+
+// Whether `entry` is the RESTORE commit of a rewind that cut the log
+// (Store::RewindTo), and then the version it went back to.
+bool RewindPoint(const LogEntry& entry, const CommitRecord& record, uint64_t* point) {
+  if (entry.operation != "RESTORE") return false;
+  const nlohmann::json parameters = nlohmann::json::parse(record.parameters_json, nullptr, /*allow_exceptions=*/false);
+  if (!parameters.is_object() || !parameters.contains("rewind") || !parameters.contains("version") ||
+      !parameters["version"].is_number_unsigned()) {
+    return false;
+  }
+  *point = parameters["version"].get<uint64_t>();
+  return true;
+}
+
+// The encoded bounds of a read's key range (empty: open).
+Status KeyRange(const TableInfo& table, const ReadOptions& options, std::string* begin, std::string* end) {
+  if (!options.start_key && !options.end_key) return Status::OK();
+  if (!table.schema.has_key()) {
+    return Status::InvalidArgument("table " + table.id.ToString() + " has no primary key: it cannot be read by key range");
+  }
+  if (options.start_key) SPOOL_RETURN_IF_ERROR(EncodeKeyValues(table.schema, *options.start_key, true, begin));
+  if (options.end_key) SPOOL_RETURN_IF_ERROR(EncodeKeyValues(table.schema, *options.end_key, true, end));
+  return Status::OK();
 }
 
 // Whether `key` is in [begin, end), an empty bound being open.
@@ -172,17 +198,11 @@ Status Store::ResolveVersion(const ReadOptions& options, uint64_t newest, uint64
 // REQUIRES: commit_mu_ held, or called by a reader holding it.
 Status Store::TableAtLocked(const TableId& id, uint64_t version, TableInfo* table) {
   std::map<std::string, TableInfo> catalog;
-  std::vector<std::pair<uint64_t, std::string>> later;
-  {
-    std::shared_lock lock(catalog_mu_);
-    catalog = catalog_;
-    for (auto it = ddl_.rbegin(); it != ddl_.rend() && it->first > version; ++it) later.push_back(*it);
-  }
+  std::vector<std::vector<DdlRecord>> later;
+  SPOOL_RETURN_IF_ERROR(CatalogAndDdlAfter(version, &catalog, &later));
   // Undo, newest first, every DDL after `version`.
-  for (const auto& [ddl_version, bytes] : later) {
-    CommitRecord record;
-    SPOOL_RETURN_IF_ERROR(DecodeCommit(bytes, &record).WithContext("DDL history of version " + std::to_string(ddl_version)));
-    for (auto it = record.ddl.rbegin(); it != record.ddl.rend(); ++it) {
+  for (const std::vector<DdlRecord>& commit : later) {
+    for (auto it = commit.rbegin(); it != commit.rend(); ++it) {
       if (it->after) catalog.erase(it->after->id.ToString());
       if (it->before) catalog[it->before->id.ToString()] = *it->before;
     }
@@ -257,11 +277,11 @@ Status Store::ScanCaptured(Capture& c, const std::string& begin, const std::stri
   if (c.history != nullptr) later /= kIndexAdvantage;
   std::vector<SnapshotInfo> snapshots;
   SPOOL_RETURN_IF_ERROR(ListSnapshotFiles(&snapshots));
-  const uint64_t oldest = log_->Oldest().version;
+  const uint64_t before_oldest = log_->BeforeOldest().version;
   std::optional<SnapshotInfo> base;
-  if (oldest <= 1) base = SnapshotInfo{};  // the empty store before version 1
+  if (before_oldest == 0) base = SnapshotInfo{};  // the empty store before version 1
   for (const SnapshotInfo& snapshot : snapshots) {
-    if (snapshot.version <= c.version && snapshot.version + 1 >= oldest) base = snapshot;
+    if (snapshot.version <= c.version && snapshot.version >= before_oldest) base = snapshot;
   }
   // A snapshot is compressed, holds every table and is parsed whole.
   if (base && 3 * base->bytes + LogBytesBetween(base->version, c.version) < later) {
@@ -422,16 +442,13 @@ Status Store::Read(const TableId& id, const ReadOptions& options, const std::fun
 
 Status Store::Scan(const TableId& id, const ReadOptions& options, const std::function<bool(const RowView&)>& visit,
                    TableInfo* table, uint64_t* version_read) {
+  if (options.version && !options.timestamp_us && IsCutVersion(*options.version)) {
+    return ScanCutVersion(id, options, visit, table, version_read);
+  }
   Capture c;
   SPOOL_RETURN_IF_ERROR(CaptureTable(id, options, &c));
   std::string begin, end;
-  if (options.start_key || options.end_key) {
-    if (!c.table.schema.has_key()) {
-      return Status::InvalidArgument("table " + id.ToString() + " has no primary key: it cannot be read by key range");
-    }
-    if (options.start_key) SPOOL_RETURN_IF_ERROR(EncodeKeyValues(c.table.schema, *options.start_key, true, &begin));
-    if (options.end_key) SPOOL_RETURN_IF_ERROR(EncodeKeyValues(c.table.schema, *options.end_key, true, &end));
-  }
+  SPOOL_RETURN_IF_ERROR(KeyRange(c.table, options, &begin, &end));
   if (table != nullptr) *table = c.table;
   if (version_read != nullptr) *version_read = c.version;
   Status decoded;
@@ -464,10 +481,29 @@ Status Store::GetCheckpoint(const std::string& flow, std::string* data, bool* fo
 
 Status Store::GetCheckpointAt(const std::string& flow, uint64_t version, std::string* data, bool* found) {
   std::unique_lock lock = LockSettled();  // the current value must be the one after the commits read
-  return GetCheckpointAtLocked(flow, version, data, found);
+  std::vector<ArchivedCut> cuts;
+  if (IsCutVersion(version)) SPOOL_RETURN_IF_ERROR(ListArchivedCuts(&cuts));
+  return GetCheckpointAtLocked(&cuts, flow, version, data, found);
 }
 
-Status Store::GetCheckpointAtLocked(const std::string& flow, uint64_t version, std::string* data, bool* found) {
+Status Store::GetCheckpointAtLocked(const std::vector<ArchivedCut>* cuts, const std::string& flow, uint64_t version,
+                                    std::string* data, bool* found) {
+  if (cuts != nullptr && IsCutVersion(version)) {
+    // The last value the cut set up to `version`, else the one at its point.
+    const ArchivedCut* cut = nullptr;
+    SPOOL_RETURN_IF_ERROR(CutHolding(*cuts, version, &cut));
+    std::optional<std::optional<std::string>> set;
+    SPOOL_RETURN_IF_ERROR(ScanArchivedUpTo(*cut, version, [&](const LogEntry&, CommitRecord& record) {
+      for (CheckpointRecord& checkpoint : record.checkpoints) {
+        if (checkpoint.flow == flow) set = std::move(checkpoint.after);
+      }
+      return Status::OK();
+    }));
+    if (!set) return GetCheckpointAtLocked(cuts, flow, cut->point, data, found);
+    *found = set->has_value();
+    if (*found) *data = **set;
+    return Status::OK();
+  }
   const uint64_t newest = log_->Newest().version;
   if (version > newest) {
     return Status::InvalidArgument("version " + std::to_string(version) + " is beyond the newest, " +
@@ -584,11 +620,20 @@ Status Store::Changes(const TableId& id, uint64_t from, uint64_t to, const std::
                       TableInfo* table_out) {
   const VersionRange range = AvailableVersions();
   if (to == 0) to = range.newest;
-  if (from < range.oldest || from > range.newest) return Status::InvalidArgument(RangeError(from, range));
+  // From the version after the history's start before the oldest retained
+  // commit (a version a rewind cut may lie between them).
+  if (from <= log_->BeforeOldest().version || from > range.newest) {
+    return Status::InvalidArgument(RangeError(from, range));
+  }
   if (to > range.newest) return Status::InvalidArgument(RangeError(to, range));
   if (to < from) {
     return Status::InvalidArgument("change feed from version " + std::to_string(from) + " to version " +
                                    std::to_string(to) + " is reversed");
+  }
+  if (IsCutVersion(to)) {
+    return Status::InvalidArgument("version " + std::to_string(to) +
+                                   " was cut by a rewind: the change feed ends at a version of the current history "
+                                   "(read a cut version by time travel)");
   }
   TableInfo table;
   {
@@ -603,9 +648,20 @@ Status Store::Changes(const TableId& id, uint64_t from, uint64_t to, const std::
     decoded = DecodeRow(table.schema, bytes, &out.row);
     return decoded.ok() && visit(out);
   };
+  Status failed;
   SPOOL_RETURN_IF_ERROR(ScanCommits(table.uid, from, to, [&](const LogEntry& entry, CommitRecord& record) {
     out.commit_version = entry.position.version;
     out.commit_timestamp_us = entry.timestamp_us;
+    // A rewind's commit, for a reader that read versions the rewind cut:
+    // what the rewind undid of them.
+    uint64_t point = 0;
+    if (RewindPoint(entry, record, &point) && from - 1 > point) {
+      bool go = true;
+      failed = RewindNetChange(table.uid, from - 1, point, [&](ChangeType type, const std::string& row) {
+        return go = emit(type, row);
+      });
+      return failed.ok() && go;
+    }
     for (const TableChangeSet& set : record.tables) {
       for (const RowChangeRecord& change : set.changes) {
         bool go = true;
@@ -621,7 +677,57 @@ Status Store::Changes(const TableId& id, uint64_t from, uint64_t to, const std::
     }
     return true;
   }));
+  SPOOL_RETURN_IF_ERROR(failed);
   return decoded.WithContext("table " + id.ToString());
+}
+
+Status Store::RewindNetChange(uint64_t uid, uint64_t seen, uint64_t point,
+                              const std::function<bool(ChangeType, const std::string& row)>& emit) {
+  std::vector<ArchivedCut> cuts;
+  SPOOL_RETURN_IF_ERROR(ListArchivedCuts(&cuts));
+  // From `seen` back to the point: the cuts holding the versions on the way
+  // (the newest first), each read up to the version on the way.
+  std::vector<std::pair<const ArchivedCut*, uint64_t>> path;
+  for (uint64_t at = seen; at != point;) {
+    if (!IsCutVersion(at)) {
+      return Status::InvalidArgument("version " + std::to_string(seen) + " is not on a history that the rewind to version " +
+                                     std::to_string(point) + " cut");
+    }
+    const ArchivedCut* cut = nullptr;
+    SPOOL_RETURN_IF_ERROR(CutHolding(cuts, at, &cut));
+    path.emplace_back(cut, at);
+    at = cut->point;
+  }
+  // Each key's row at the point (the first change's pre-image) and at
+  // `seen` (the last change's post-image); absent when there was none.
+  std::map<std::string, std::pair<std::optional<std::string>, std::optional<std::string>>> rows;
+  for (auto step = path.rbegin(); step != path.rend(); ++step) {
+    SPOOL_RETURN_IF_ERROR(ScanArchivedUpTo(*step->first, step->second, [&](const LogEntry& entry, CommitRecord& record) {
+      for (TableChangeSet& set : record.tables) {
+        if (set.uid != uid) continue;
+        uint32_t keyless_index = 0;
+        for (RowChangeRecord& change : set.changes) {
+          std::string key =
+              change.key.empty() ? KeylessRowId(entry.position.version, keyless_index++) : std::move(change.key);
+          auto [it, first] = rows.try_emplace(std::move(key));
+          if (first && change.kind != RowChangeKind::kInsert) it->second.first = std::move(change.pre);
+          it->second.second.reset();
+          if (change.kind != RowChangeKind::kDelete) it->second.second = std::move(change.post);
+        }
+      }
+      return Status::OK();
+    }));
+  }
+  for (const auto& [key, images] : rows) {
+    const auto& [at_point, at_seen] = images;
+    if (at_point == at_seen) continue;
+    bool go = true;
+    if (!at_point) go = emit(ChangeType::kDelete, *at_seen);
+    else if (!at_seen) go = emit(ChangeType::kInsert, *at_point);
+    else go = emit(ChangeType::kUpdatePreimage, *at_seen) && emit(ChangeType::kUpdatePostimage, *at_point);
+    if (!go) break;
+  }
+  return Status::OK();
 }
 
 Status Store::ReadArchived(const ArchivedCut& cut, const TableId& id, uint64_t version,
@@ -631,48 +737,126 @@ Status Store::ReadArchived(const ArchivedCut& cut, const TableId& id, uint64_t v
                                    " (versions " + std::to_string(cut.first_version) + "-" +
                                    std::to_string(cut.last_version) + ")");
   }
-  // The table at the cut's point, which the current history shares unless a
-  // later rewind went back before it.
-  const uint64_t point = cut.first_version - 1;
-  std::vector<ArchivedCut> cuts;
-  SPOOL_RETURN_IF_ERROR(ListArchivedCuts(&cuts));
-  for (const ArchivedCut& later : cuts) {
-    if (later.new_epoch > cut.new_epoch && later.commits > 0 && later.first_version <= point) {
-      return Status::InvalidArgument("the archived cut " + cut.dir + " follows version " + std::to_string(point) +
-                                     ", which a later rewind cut too (" + later.dir + "): it cannot be read");
+  TableInfo table;
+  std::map<std::string, std::string> rows;
+  {
+    std::unique_lock lock = LockSettled();
+    std::vector<ArchivedCut> cuts;
+    SPOOL_RETURN_IF_ERROR(ListArchivedCuts(&cuts));
+    SPOOL_RETURN_IF_ERROR(ArchivedRowsLocked(cuts, id, version, &table, &rows));
+  }
+  if (table_out != nullptr) *table_out = table;
+  Row row;
+  for (const auto& [key, bytes] : rows) {
+    SPOOL_RETURN_IF_ERROR(DecodeRow(table.schema, bytes, &row).WithContext("table " + id.ToString()));
+    if (!visit(row)) break;
+  }
+  return Status::OK();
+}
+
+// A version a rewind cut, read from the archive.
+Status Store::ScanCutVersion(const TableId& id, const ReadOptions& options,
+                             const std::function<bool(const RowView&)>& visit, TableInfo* table_out,
+                             uint64_t* version_read) {
+  TableInfo table;
+  std::map<std::string, std::string> rows;
+  {
+    std::unique_lock lock = LockSettled();
+    std::vector<ArchivedCut> cuts;
+    SPOOL_RETURN_IF_ERROR(ListArchivedCuts(&cuts));
+    SPOOL_RETURN_IF_ERROR(ArchivedRowsLocked(cuts, id, *options.version, &table, &rows));
+  }
+  std::string begin, end;
+  SPOOL_RETURN_IF_ERROR(KeyRange(table, options, &begin, &end));
+  if (table_out != nullptr) *table_out = table;
+  if (version_read != nullptr) *version_read = *options.version;
+  RowView row;
+  for (auto it = rows.lower_bound(begin); it != rows.end() && InRange(it->first, begin, end); ++it) {
+    SPOOL_RETURN_IF_ERROR(ParseRow(table.schema, it->second, &row).WithContext("table " + id.ToString()));
+    if (!visit(row)) break;
+  }
+  return Status::OK();
+}
+
+bool Store::IsCutVersion(uint64_t version) {
+  // Versions up to the history's start before the oldest retained commit
+  // are not retained, whatever the archive holds.
+  return version > log_->BeforeOldest().version && version <= log_->Newest().version && !VersionOnHistory(version);
+}
+
+Status Store::CutHolding(const std::vector<ArchivedCut>& cuts, uint64_t version, const ArchivedCut** holding) {
+  // A version is cut once: by the oldest cut whose versions span it (a
+  // later one that spans it jumps over it).
+  for (const ArchivedCut& cut : cuts) {
+    if (cut.commits > 0 && cut.first_version <= version && version <= cut.last_version) {
+      *holding = &cut;
+      return Status::OK();
     }
   }
-  std::optional<TableInfo> table;
-  std::map<std::string, std::string> rows;  // key -> encoded row
-  if (point > 0) {
-    ReadOptions at;
-    at.version = point;
-    Capture then;
-    Status s = CaptureTable(id, at, &then);
-    if (s.ok()) {
-      table = then.table;
-      SPOOL_RETURN_IF_ERROR(ScanCaptured(then, "", "", [&](std::string_view key, std::string_view row) {
-        rows.emplace(key, row);
-        return true;
-      }));
-    } else if (!s.IsNotFound()) {
-      return s.WithContext("the archived cut's point, version " + std::to_string(point));
-    }
-  }
-  // The cut's commits up to `version`: the table's definition and rows.
+  return Status::NotFound("version " + std::to_string(version) +
+                          " was cut by a rewind, and the archive no longer holds it (vacuum removed it)");
+}
+
+Status Store::ScanArchivedUpTo(const ArchivedCut& cut, uint64_t version,
+                               const std::function<Status(const LogEntry&, CommitRecord&)>& visit) {
   Status failed;
+  bool reached = false;
   SPOOL_RETURN_IF_ERROR(ScanArchivedCut(options_.env, cut.dir, [&](const LogEntry& entry) {
     if (entry.position.version > version) return false;
+    reached = entry.position.version == version;
     CommitRecord record;
     failed = DecodeCommit(entry.body, &record).WithContext("archived version " + std::to_string(entry.position.version));
-    if (!failed.ok()) return false;
+    if (failed.ok()) failed = visit(entry, record);
+    return failed.ok();
+  }));
+  SPOOL_RETURN_IF_ERROR(failed);
+  if (!reached) {
+    return Status::NotFound("version " + std::to_string(version) + " is not in the archived cut " + cut.dir +
+                            " (versions " + std::to_string(cut.first_version) + "-" + std::to_string(cut.last_version) +
+                            " with a jump where it would be)");
+  }
+  return Status::OK();
+}
+
+Status Store::RowsAtLocked(const std::vector<ArchivedCut>* cuts, const TableId& id, uint64_t version, TableInfo* table,
+                           std::map<std::string, std::string>* rows) {
+  rows->clear();
+  if (cuts != nullptr && IsCutVersion(version)) return ArchivedRowsLocked(*cuts, id, version, table, rows);
+  if (version == 0) return Status::NotFound("no table " + id.ToString() + " before the first version");
+  ReadOptions at;
+  at.version = version;
+  Capture then;
+  SPOOL_RETURN_IF_ERROR(CaptureTableLocked(id, at, &then));
+  *table = then.table;
+  return ScanCaptured(then, "", "", [&](std::string_view key, std::string_view row) {
+    rows->emplace(key, row);
+    return true;
+  });
+}
+
+Status Store::ArchivedRowsLocked(const std::vector<ArchivedCut>& cuts, const TableId& id, uint64_t version,
+                                 TableInfo* table_out, std::map<std::string, std::string>* rows) {
+  const ArchivedCut* cut = nullptr;
+  SPOOL_RETURN_IF_ERROR(CutHolding(cuts, version, &cut));
+  // The table at the cut's point: on the current history, or cut by a
+  // later rewind (then read the same way).
+  const uint64_t point = cut->point;
+  std::optional<TableInfo> table;
+  {
+    TableInfo then;
+    Status s = RowsAtLocked(&cuts, id, point, &then, rows);
+    if (s.ok()) table = then;
+    else if (!s.IsNotFound()) return s.WithContext("the archived cut's point, version " + std::to_string(point));
+  }
+  // The cut's commits up to `version`: the table's definition and rows.
+  SPOOL_RETURN_IF_ERROR(ScanArchivedUpTo(*cut, version, [&](const LogEntry& entry, CommitRecord& record) {
     for (const DdlRecord& ddl : record.ddl) {
       if (ddl.after && ddl.after->id == id) {
-        if (!table || table->uid != ddl.after->uid) rows.clear();  // created (again)
+        if (!table || table->uid != ddl.after->uid) rows->clear();  // created (again)
         table = *ddl.after;
       } else if (ddl.before && ddl.before->id == id && !ddl.after) {
         table.reset();  // dropped
-        rows.clear();
+        rows->clear();
       }
     }
     for (TableChangeSet& set : record.tables) {
@@ -682,25 +866,19 @@ Status Store::ReadArchived(const ArchivedCut& cut, const TableId& id, uint64_t v
         std::string key =
             change.key.empty() ? KeylessRowId(entry.position.version, keyless_index++) : std::move(change.key);
         if (change.kind == RowChangeKind::kDelete) {
-          rows.erase(key);
+          rows->erase(key);
         } else {
-          rows[std::move(key)] = std::move(change.post);
+          (*rows)[std::move(key)] = std::move(change.post);
         }
       }
     }
-    return true;
+    return Status::OK();
   }));
-  SPOOL_RETURN_IF_ERROR(failed);
   if (!table) {
     return Status::NotFound("no table " + id.ToString() + " at version " + std::to_string(version) +
-                            " of the archived cut " + cut.dir);
+                            " of the archived cut " + cut->dir);
   }
-  if (table_out != nullptr) *table_out = *table;
-  Row row;
-  for (const auto& [key, bytes] : rows) {
-    SPOOL_RETURN_IF_ERROR(DecodeRow(table->schema, bytes, &row).WithContext("table " + id.ToString()));
-    if (!visit(row)) break;
-  }
+  *table_out = *table;
   return Status::OK();
 }
 

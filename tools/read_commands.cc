@@ -149,7 +149,7 @@ Status GatherTimeline(Store* store, const std::string& name, const TableId& id, 
   SPOOL_RETURN_IF_ERROR(store->ListArchivedCuts(&cuts));
   for (const Store::ArchivedCut& cut : cuts) {
     if (cut.commits == 0) continue;
-    TimelineBranch branch{cut.dir.substr(cut.dir.rfind('/') + 1), cut.first_version - 1, {}};
+    TimelineBranch branch{cut.dir.substr(cut.dir.rfind('/') + 1), cut.point, {}};
     SPOOL_RETURN_IF_ERROR(ScanArchivedCut(store->options().env, cut.dir, [&](const LogEntry& e) {
       branch.commits.push_back({e.position.version, e.timestamp_us, e.operation, -1});
       return true;

@@ -24,7 +24,9 @@ struct LogImpl::Op {
   bool async = false;  // AppendAsync's: no thread waits to lead it
   uint64_t payload_bytes = 0;
   LogCommit* commit = nullptr;
-  // kTruncate, kRetention
+  // kTruncate (with `payload`, `flags` and `commit` of its first commit
+  // when `first`), kRetention
+  bool first = false;
   uint64_t version = 0;
   bool discard = false;
   LogPosition* new_head = nullptr;
@@ -341,7 +343,9 @@ Status LogImpl::WriteGroup(const std::vector<Op*>& group) {
 
 Status LogImpl::RunExclusiveOp(Op* op) {
   switch (op->kind) {
-    case Op::Kind::kTruncate: return DoTruncate(op->version, op->discard, op->new_head);
+    case Op::Kind::kTruncate:
+      return DoTruncate(op->version, op->discard, op->new_head, op->first ? &op->payload : nullptr, op->flags,
+                        op->commit);
     case Op::Kind::kRetention: return DoRetention(op->version, op->deleted);
     case Op::Kind::kFlush: {
       if (!unsynced_data_) return Status::OK();
@@ -359,14 +363,27 @@ Status LogImpl::RunExclusiveOp(Op* op) {
   return Status::OK();
 }
 
-Status LogImpl::TruncateAfter(uint64_t version, bool discard_suffix, LogPosition* new_head) {
+Status LogImpl::TruncateAfter(uint64_t version, bool discard_suffix, LogPosition* new_head, const LogWrite* first,
+                              LogCommit* first_commit) {
   Op op;
+  LogCommit ignored_commit;
+  if (first != nullptr) {
+    SPOOL_RETURN_IF_ERROR(CheckWritable());
+    SPOOL_RETURN_IF_ERROR(EncodePayload(*first, options_.compress_min_bytes, &op.payload, &op.flags));
+    op.first = true;
+    op.commit = first_commit != nullptr ? first_commit : &ignored_commit;
+  }
   op.kind = Op::Kind::kTruncate;
   op.version = version;
   op.discard = discard_suffix;
   LogPosition ignored;
   op.new_head = new_head != nullptr ? new_head : &ignored;
-  return Submit(&op);
+  SPOOL_RETURN_IF_ERROR(Submit(&op));
+  if (first != nullptr) {
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.payload_bytes += first->operation.size() + first->body.size();
+  }
+  return Status::OK();
 }
 
 Status LogImpl::DeleteSegmentsBefore(uint64_t pinned_version, uint64_t* deleted) {
@@ -390,17 +407,33 @@ Status LogImpl::Flush() {
 LogPosition LogImpl::Oldest() {
   std::lock_guard<std::mutex> lock(mu_);
   const Segment& first = *segments_.front();
-  const Segment& last = *segments_.back();
-  if (last.last_version == 0) return LogPosition{epoch_, 0};
+  if (NewestLocked().version == 0) return LogPosition{epoch_, 0};
   return LogPosition{first.header.epoch, first.header.first_version};
 }
 
 LogPosition LogImpl::Newest() {
   std::lock_guard<std::mutex> lock(mu_);
+  return NewestLocked();
+}
+
+LogPosition LogImpl::NewestLocked() const {
   const Segment& last = *segments_.back();
-  if (last.last_version == 0) return LogPosition{epoch_, 0};
-  const bool empty = last.last_version < last.header.first_version;
-  return LogPosition{empty ? last.header.prev_epoch : last.header.epoch, last.last_version};
+  if (last.last_version >= last.header.first_version) return LogPosition{last.header.epoch, last.last_version};
+  // An empty segment: its predecessor's end, which a truncation to version
+  // 0 (or a new log) leaves at nothing.
+  if (last.header.prev_last_version == 0) return LogPosition{epoch_, 0};
+  return LogPosition{last.header.prev_epoch, last.header.prev_last_version};
+}
+
+LogPosition LogImpl::BeforeOldest() {
+  std::lock_guard<std::mutex> lock(mu_);
+  const logfmt::SegmentHeader& front = segments_.front()->header;
+  return LogPosition{front.prev_epoch, front.prev_last_version};
+}
+
+uint64_t LogImpl::NextVersion() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return segments_.back()->last_version + 1;
 }
 
 uint64_t LogImpl::CurrentEpoch() {

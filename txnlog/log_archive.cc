@@ -183,6 +183,17 @@ Status RemoveArchivedCut(Env* env, const std::string& cut_dir) {
   return RemoveTree(env, cut_dir);
 }
 
+Status ArchivedCutPoint(Env* env, const std::string& cut_dir, uint64_t* point) {
+  std::vector<CutFile> files;
+  SPOOL_RETURN_IF_ERROR(ListCutFiles(env, cut_dir, &files));
+  if (files.empty()) return Status::NotFound("no archived segments in " + cut_dir);
+  // The tail of the segment the truncation kept follows the point; a whole
+  // segment names the version before it.
+  const CutFile& first = files.front();
+  *point = first.begin > logfmt::kSegmentHeaderBytes ? first.header.first_version - 1 : first.header.prev_last_version;
+  return Status::OK();
+}
+
 Status ScanArchivedCut(Env* env, const std::string& cut_dir, const std::function<bool(const LogEntry&)>& visit) {
   std::vector<CutFile> files;
   SPOOL_RETURN_IF_ERROR(ListCutFiles(env, cut_dir, &files));
@@ -192,9 +203,16 @@ Status ScanArchivedCut(Env* env, const std::string& cut_dir, const std::function
     return Status::NotFound("no archived segments in " + cut_dir);
   }
   uint64_t next_version = files.front().header.first_version;
+  uint64_t epoch = files.front().header.epoch;
   bool go_on = true;
   for (const CutFile& file : files) {
-    if (file.header.first_version != next_version) {
+    // Versions jump only where a segment starts a newer epoch, past the
+    // versions an earlier truncation cut.
+    const bool continues = file.header.first_version == next_version ||
+                           (file.header.epoch > epoch && file.header.first_version > next_version &&
+                            file.header.prev_last_version + 1 == next_version);
+    epoch = file.header.epoch;
+    if (!continues) {
       return Status::Corruption("archived cut " + cut_dir + " has a gap: " + file.path + " starts at version " +
                                 std::to_string(file.header.first_version) + ", expected " +
                                 std::to_string(next_version));

@@ -64,12 +64,16 @@ class LogImpl final : public Log {
 
   Status Append(const LogWrite& write, LogCommit* commit) override;
   Status AppendAsync(const LogWrite& write, std::unique_ptr<PendingAppend>* pending) override;
-  Status TruncateAfter(uint64_t version, bool discard_suffix, LogPosition* new_head) override;
+  using Log::TruncateAfter;
+  Status TruncateAfter(uint64_t version, bool discard_suffix, LogPosition* new_head, const LogWrite* first,
+                       LogCommit* first_commit) override;
   Status NewIterator(uint64_t from_version, std::unique_ptr<LogIterator>* iterator) override;
   Status Read(uint64_t version, LogEntry* entry) override;
   Status VersionAtTime(uint64_t timestamp_us, uint64_t* version) override;
   LogPosition Oldest() override;
   LogPosition Newest() override;
+  uint64_t NextVersion() override;
+  LogPosition BeforeOldest() override;
   uint64_t CurrentEpoch() override;
   uint64_t StoreId() override { return meta_.store_id; }
   std::vector<LogEpochStart> EpochHistory() override;
@@ -122,7 +126,11 @@ class LogImpl final : public Log {
   // --- Segments (log_segments.cc).
   Status EnsureRoomFor(uint64_t bytes);
   Status Preallocate(uint64_t end);
-  Status CreateSegment(const logfmt::SegmentHeader& header, std::shared_ptr<Segment>* segment);
+  // `first_record`: a framed record the segment holds from its creation
+  // (the first commit of a truncation's epoch): version
+  // header.first_version, committed at `first_timestamp_us`.
+  Status CreateSegment(const logfmt::SegmentHeader& header, std::shared_ptr<Segment>* segment,
+                       std::string_view first_record = {}, uint64_t first_timestamp_us = 0);
   Status EnsureIndexed(Segment* segment, uint64_t version);
   // Sealed segments: saves / adopts the sparse index file. Best effort.
   void SaveIndex(Segment* segment);
@@ -145,7 +153,8 @@ class LogImpl final : public Log {
   Status CutForSalvage(size_t segment_index, uint64_t offset, uint64_t next_version);
 
   // --- Truncation and retention (log_truncate.cc).
-  Status DoTruncate(uint64_t version, bool discard_suffix, LogPosition* new_head);
+  Status DoTruncate(uint64_t version, bool discard_suffix, LogPosition* new_head, const std::string* first_payload,
+                    uint8_t first_flags, LogCommit* first_commit);
   Status CompleteCut(const Segment* kept, const logfmt::SegmentHeader& successor,
                      const std::vector<uint64_t>& cut_segments, bool discard_suffix);
   Status PrepareCutDir(const Segment* kept, const logfmt::SegmentHeader& successor, uint64_t kept_end,
@@ -155,6 +164,9 @@ class LogImpl final : public Log {
   bool CutArchived(uint64_t new_epoch);
   Status DoRetention(uint64_t pinned_version, uint64_t* deleted);
   Status WriteMeta();
+
+  // REQUIRES: mu_ held. What Newest() returns.
+  LogPosition NewestLocked() const;
 
   Status Poison(const Status& s);
   Status CheckWritable();

@@ -43,10 +43,12 @@ class LogIteratorImpl final : public LogIterator {
   Status status() const override { return status_; }
 
  private:
-  // Moves to the next segment when it continues at next_version_.
+  // Moves to the next segment when it continues where this one ends (its
+  // first version is past that when it starts an epoch).
   bool Advance() {
     std::shared_ptr<Segment> next = log_->NextSegment(*segment_);
-    if (next == nullptr || next->header.first_version != next_version_) return false;
+    if (next == nullptr || next->header.prev_last_version + 1 != next_version_) return false;
+    next_version_ = next->header.first_version;
     segment_ = std::move(next);
     offset_ = logfmt::kSegmentHeaderBytes;
     scanner_.reset();
@@ -144,7 +146,7 @@ Status LogImpl::Locate(uint64_t version, std::shared_ptr<Segment>* segment, Inde
   {
     std::lock_guard<std::mutex> lock(mu_);
     const uint64_t oldest = segments_.front()->header.first_version;
-    const uint64_t newest = segments_.back()->last_version;
+    const uint64_t newest = NewestLocked().version;
     if (version < oldest || version > newest || version == 0) {
       return Status::NotFound("version " + std::to_string(version) + " is not retained (retained: " +
                               std::to_string(oldest) + " to " + std::to_string(newest) + ")");
@@ -152,6 +154,12 @@ Status LogImpl::Locate(uint64_t version, std::shared_ptr<Segment>* segment, Inde
     auto it = std::upper_bound(segments_.begin(), segments_.end(), version,
                                [](uint64_t v, const auto& s) { return v < s->header.first_version; });
     *segment = *(it - 1);
+    if (version > (*segment)->last_version) {
+      const uint64_t after = it == segments_.end() ? newest : (*it)->header.first_version;
+      return Status::NotFound("version " + std::to_string(version) +
+                              " is not on the log's history: a truncation cut it (the history goes from version " +
+                              std::to_string((*segment)->last_version) + " to " + std::to_string(after) + ")");
+    }
   }
   SPOOL_RETURN_IF_ERROR(EnsureIndexed(segment->get(), version));
   std::lock_guard<std::mutex> lock((*segment)->index_mu);
@@ -166,24 +174,39 @@ Status LogImpl::Locate(uint64_t version, std::shared_ptr<Segment>* segment, Inde
 Status LogImpl::Read(uint64_t version, LogEntry* entry) {
   std::unique_ptr<LogIterator> iterator;
   SPOOL_RETURN_IF_ERROR(NewIterator(version, &iterator));
-  if (iterator->Next(entry)) return Status::OK();
+  if (iterator->Next(entry)) {
+    if (entry->position.version == version) return Status::OK();
+    // The iterator went on to the next commit on the history.
+    return Status::NotFound("version " + std::to_string(version) +
+                            " is not on the log's history: a truncation cut it (the history goes on at version " +
+                            std::to_string(entry->position.version) + ")");
+  }
   if (!iterator->status().ok()) return iterator->status();
   return Status::NotFound("version " + std::to_string(version) + " is not retained");
 }
 
 Status LogImpl::NewIterator(uint64_t from_version, std::unique_ptr<LogIterator>* iterator) {
-  const LogPosition oldest = Oldest();
-  const LogPosition newest = Newest();
-  if (from_version == 0) from_version = std::max<uint64_t>(oldest.version, 1);
-  if (from_version > newest.version + 1) {
-    return Status::InvalidArgument("version " + std::to_string(from_version) + " is beyond the newest version " +
-                                   std::to_string(newest.version) + " + 1");
-  }
-  if (from_version == newest.version + 1) {
+  {
     std::lock_guard<std::mutex> lock(mu_);
+    const LogPosition newest = NewestLocked();
     const auto& active = segments_.back();
-    *iterator = std::make_unique<LogIteratorImpl>(this, active, active->data_end, from_version);
-    return Status::OK();
+    const uint64_t next = active->last_version + 1;
+    if (from_version == 0) from_version = newest.version == 0 ? next : segments_.front()->header.first_version;
+    if (from_version > next) {
+      return Status::InvalidArgument("version " + std::to_string(from_version) + " is beyond the next version " +
+                                     std::to_string(next));
+    }
+    if (from_version > newest.version) {
+      *iterator = std::make_unique<LogIteratorImpl>(this, active, active->data_end, next);
+      return Status::OK();
+    }
+    // A version a truncation cut: the history goes on where the next
+    // segment starts (the oldest one, when it starts an epoch and retention
+    // deleted its predecessor).
+    auto it = std::upper_bound(segments_.begin(), segments_.end(), from_version,
+                               [](uint64_t v, const auto& s) { return v < s->header.first_version; });
+    const uint64_t before = it == segments_.begin() ? (*it)->header.prev_last_version : (*(it - 1))->last_version;
+    if (from_version > before) from_version = (*it)->header.first_version;
   }
   std::shared_ptr<Segment> segment;
   IndexEntry from;
@@ -210,10 +233,10 @@ Status LogImpl::VersionAtTime(uint64_t timestamp_us, uint64_t* version) {
     auto later = std::partition_point(segments_.begin(), segments_.end(),
                                       [&](const auto& s) { return s->last_timestamp_us <= timestamp_us; });
     if (later == segments_.end()) {
-      const Segment& active = *segments_.back();
       const uint64_t oldest = segments_.front()->header.first_version;
-      if (active.last_version == 0 || active.last_version < oldest) return Status::NotFound("the log holds no commits");
-      *version = active.last_version;
+      const uint64_t newest = NewestLocked().version;
+      if (newest == 0 || newest < oldest) return Status::NotFound("the log holds no commits");
+      *version = newest;
       return Status::OK();
     }
     segment = *later;
@@ -230,7 +253,7 @@ Status LogImpl::VersionAtTime(uint64_t timestamp_us, uint64_t* version) {
       if (first_segment) {
         return Status::NotFound("every retained commit is later than timestamp " + std::to_string(timestamp_us));
       }
-      *version = segment->header.first_version - 1;
+      *version = segment->header.prev_last_version;
       return Status::OK();
     }
     from = *(it - 1);

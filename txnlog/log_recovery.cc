@@ -158,8 +158,12 @@ Status LogImpl::BuildChain(std::vector<FoundSegment>& found, std::vector<FoundSe
       return Status::Corruption("segment " + logfmt::SegmentFileName(h.prev_number) + " is missing (" +
                                 current->path + " follows it)");
     }
-    if (prev->header.epoch != h.prev_epoch || h.first_version != h.prev_last_version + 1 ||
-        prev->header.first_version > h.prev_last_version + 1 || h.epoch < h.prev_epoch) {
+    // Versions go on where the predecessor ends, or (a new epoch: the
+    // versions a truncation cut are never used again) past it.
+    const bool continues = h.epoch > h.prev_epoch ? h.first_version > h.prev_last_version
+                                                  : h.first_version == h.prev_last_version + 1;
+    if (prev->header.epoch != h.prev_epoch || !continues || prev->header.first_version > h.prev_last_version + 1 ||
+        h.epoch < h.prev_epoch) {
       return Status::Corruption("segment " + current->path + " does not continue " + prev->path +
                                 " (stale or misplaced segment)");
     }

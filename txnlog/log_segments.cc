@@ -24,14 +24,17 @@ std::string LogImpl::archive_dir() const {
 }
 
 // Creates a segment so that it exists under its final name only complete:
-// header written and synced under a temporary name, renamed, directory
-// synced. Nothing in it is acknowledged before this returns.
-Status LogImpl::CreateSegment(const logfmt::SegmentHeader& header, std::shared_ptr<Segment>* segment) {
+// header (and `first_record`) written and synced under a temporary name, renamed,
+// directory synced. Nothing in it is acknowledged before this returns.
+Status LogImpl::CreateSegment(const logfmt::SegmentHeader& header, std::shared_ptr<Segment>* segment,
+                              std::string_view first_record, uint64_t first_timestamp_us) {
   const std::string path = SegmentPath(header.number);
   const std::string tmp = path + std::string(logfmt::kTempSuffix);
   std::unique_ptr<File> file;
   SPOOL_RETURN_IF_ERROR(options_.env->OpenFile(tmp, OpenMode::kTruncate, &file));
-  SPOOL_RETURN_IF_ERROR(file->Write(0, logfmt::EncodeSegmentHeader(header)));
+  std::string bytes = logfmt::EncodeSegmentHeader(header);
+  bytes.append(first_record);
+  SPOOL_RETURN_IF_ERROR(file->Write(0, bytes));
   SPOOL_RETURN_IF_ERROR(file->Sync());
   SPOOL_KILL_POINT("log.segment.header_synced");
   SPOOL_RETURN_IF_ERROR(options_.env->RenameFile(tmp, path));
@@ -42,11 +45,17 @@ Status LogImpl::CreateSegment(const logfmt::SegmentHeader& header, std::shared_p
   created->header = header;
   created->path = path;
   created->file = std::move(file);
-  created->data_end = logfmt::kSegmentHeaderBytes;
+  created->data_end = bytes.size();
   created->last_version = header.first_version - 1;
   created->last_timestamp_us = header.prev_last_timestamp_us;
-  created->indexed_end = logfmt::kSegmentHeaderBytes;
+  created->indexed_end = bytes.size();
   created->indexed_next_version = header.first_version;
+  if (!first_record.empty()) {
+    created->index.push_back(IndexEntry{header.first_version, first_timestamp_us, logfmt::kSegmentHeaderBytes});
+    created->last_version = header.first_version;
+    created->last_timestamp_us = first_timestamp_us;
+    created->indexed_next_version = header.first_version + 1;
+  }
   *segment = std::move(created);
   return Status::OK();
 }

@@ -31,20 +31,26 @@ Status LogImpl::WriteMeta() {
   return WriteFileAtomically(options_.env, JoinPath(dir_, logfmt::kMetaFileName), logfmt::EncodeMeta(meta_));
 }
 
-Status LogImpl::DoTruncate(uint64_t version, bool discard_suffix, LogPosition* new_head) {
+Status LogImpl::DoTruncate(uint64_t version, bool discard_suffix, LogPosition* new_head,
+                           const std::string* first_payload, uint8_t first_flags, LogCommit* first_commit) {
   std::shared_ptr<Segment> kept;
   std::vector<uint64_t> cut;
   uint64_t kept_end = 0;  // where S's records end before the cut
   std::vector<cutfmt::Piece> moved;  // the records of the cut segments
+  uint64_t next_version = 0;         // past every version ever assigned
+  uint64_t last_timestamp_us = 0;    // of the newest commit before the cut
   {
     std::lock_guard<std::mutex> lock(mu_);
-    const uint64_t oldest = segments_.front()->header.first_version;
-    const uint64_t newest = segments_.back()->last_version;
+    const Segment& front = *segments_.front();
+    const uint64_t oldest = front.header.first_version;
+    const uint64_t newest = NewestLocked().version;
+    next_version = segments_.back()->last_version + 1;
+    last_timestamp_us = segments_.back()->last_timestamp_us;
     if (version > newest) {
       return Status::InvalidArgument("cannot truncate after version " + std::to_string(version) +
                                      ": the newest version is " + std::to_string(newest));
     }
-    if (version + 1 < oldest || (version + 1 == oldest && oldest > 1)) {
+    if (version == 0 ? front.header.prev_last_version != 0 : version < oldest) {
       return Status::NotFound("version " + std::to_string(version) + " is older than the oldest retained version " +
                               std::to_string(oldest));
     }
@@ -61,12 +67,16 @@ Status LogImpl::DoTruncate(uint64_t version, bool discard_suffix, LogPosition* n
         }
       }
     }
+    if (kept == nullptr && version != 0) {
+      return Status::NotFound("cannot truncate after version " + std::to_string(version) +
+                              ": it is not on the log's history (an earlier truncation cut it)");
+    }
   }
   logfmt::SegmentHeader header;
   header.store_id = meta_.store_id;
   header.number = next_segment_number_;
   header.epoch = epoch_ + 1;
-  header.first_version = version + 1;
+  header.first_version = next_version;
   if (kept != nullptr) {
     std::shared_ptr<Segment> located;
     IndexEntry from;
@@ -86,10 +96,23 @@ Status LogImpl::DoTruncate(uint64_t version, bool discard_suffix, LogPosition* n
     header.prev_end_offset = scanner.offset();
     header.prev_last_timestamp_us = record.timestamp_us;
   }
+  // The new epoch's first commit, if any, goes into the segment before it
+  // exists under its name: it is part of the commit point.
+  std::string first_record;
+  uint64_t first_timestamp_us = 0;
+  if (first_payload != nullptr) {
+    first_timestamp_us = std::max(options_.env->NowMicros(), last_timestamp_us + 1);
+    logfmt::RecordHeader record;
+    record.flags = static_cast<uint8_t>(first_flags | logfmt::kFlagAfterSync);
+    record.epoch = header.epoch;
+    record.version = header.first_version;
+    record.timestamp_us = first_timestamp_us;
+    logfmt::AppendRecord(meta_.store_id, record, *first_payload, &first_record);
+  }
   if (!discard_suffix) SPOOL_RETURN_IF_ERROR(PrepareCutDir(kept.get(), header, kept_end, std::move(moved)));
   std::shared_ptr<Segment> next;
   SPOOL_KILL_POINT("log.truncate.cut_dir_prepared");
-  Status s = CreateSegment(header, &next);  // the commit point
+  Status s = CreateSegment(header, &next, first_record, first_timestamp_us);  // the commit point
   if (!s.ok()) return Poison(s);
   SPOOL_KILL_POINT("log.truncate.committed");
   ++next_segment_number_;
@@ -120,6 +143,12 @@ Status LogImpl::DoTruncate(uint64_t version, bool discard_suffix, LogPosition* n
     }
   }
   *new_head = LogPosition{header.epoch, version};
+  if (first_payload != nullptr) {
+    *first_commit = LogCommit{LogPosition{header.epoch, header.first_version}, first_timestamp_us};
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.appends += 1;
+    stats_.bytes_appended += first_record.size();
+  }
   s = CompleteCut(kept.get(), header, cut, discard_suffix);
   if (!s.ok()) return Poison(s);
   SPOOL_KILL_POINT("log.truncate.completed");

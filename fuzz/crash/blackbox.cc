@@ -190,11 +190,20 @@ int RunBlackboxChild(const std::string& dir, uint64_t seed, uint64_t max_ops) {
       auto target = known.begin();
       std::advance(target, static_cast<long>(rng() % (known.size() - 1)));
       if (!store->CanRewindTo(target->first).ok()) continue;
-      Tell("rewind " + std::to_string(target->first));
-      if (s = store->RewindTo(target->first); !s.ok()) return Fail("rewind", s);
-      newest = target->first;
-      known.erase(std::next(known.find(newest)), known.end());
-      Tell("rewound " + std::to_string(newest));
+      // The cut and its RESTORE commit, at the next version, which then
+      // reads as the target does.
+      const uint64_t restore = store->log()->NextVersion();
+      Tell("rewind " + std::to_string(target->first) + " " + std::to_string(restore));
+      LogPosition head;
+      if (s = store->RewindTo(target->first, &head); !s.ok()) return Fail("rewind", s);
+      if (head.version != restore) {
+        return Fail("rewind", Status::Corruption("its RESTORE commit is version " + std::to_string(head.version) +
+                                                 ", not " + std::to_string(restore)));
+      }
+      known.erase(std::next(known.find(target->first)), known.end());
+      known[restore] = known[target->first];
+      newest = restore;
+      Tell("rewound " + std::to_string(target->first) + " " + std::to_string(restore));
     } else if (roll < 98) {
       // A copy of the state at the newest version, which a rewind to it adopts.
       if (s = store->SaveStateCopy(); !s.ok()) return Fail("state copy", s);
@@ -212,13 +221,20 @@ namespace {
 struct Model {
   std::map<uint64_t, uint64_t> digests;
   std::optional<std::pair<uint64_t, uint64_t>> intent;  // version, digest
-  std::optional<uint64_t> rewind;                       // the version a rewind in flight goes back to
+  std::optional<std::pair<uint64_t, uint64_t>> rewind;  // a rewind in flight: its target, its RESTORE's version
   uint64_t acked = 0;                                   // the newest acknowledged version
 };
 
 void Violate(BlackboxFigures* figures, const std::string& where, const std::string& invariant, const std::string& what) {
   ++figures->crash.violations;
   if (figures->crash.failures.size() < 20) figures->crash.failures.push_back(where + ": " + invariant + ": " + what);
+}
+
+// A rewind to `target` took effect: the versions after it are off the
+// history, and its RESTORE commit reads as the target.
+void Rewound(uint64_t target, uint64_t restore, Model* model) {
+  model->digests.erase(model->digests.upper_bound(target), model->digests.end());
+  if (model->digests.count(target) != 0) model->digests[restore] = model->digests[target];
 }
 
 // Applies the child's lines to the model.
@@ -237,10 +253,10 @@ void Learn(const std::string& line, Model* model, BlackboxFigures* figures) {
   } else if (word == "refused") {
     model->intent.reset();
   } else if (word == "rewind") {
-    model->rewind = a;
+    model->rewind = {a, b};
   } else if (word == "rewound") {
-    model->digests.erase(model->digests.upper_bound(a), model->digests.end());
-    model->acked = a;
+    Rewound(a, b, model);
+    model->acked = b;
     model->rewind.reset();
   }
 }
@@ -262,8 +278,8 @@ void CheckStore(const std::string& dir, const std::string& where, Model* model, 
         model->digests[newest] = model->intent->second;
         expected = true;
       }
-      if (model->rewind && newest == *model->rewind) {  // the rewind in flight is done
-        model->digests.erase(model->digests.upper_bound(newest), model->digests.end());
+      if (model->rewind && newest == model->rewind->second) {  // the rewind in flight is done
+        Rewound(model->rewind->first, model->rewind->second, model);
         expected = true;
       }
       if (!expected) {

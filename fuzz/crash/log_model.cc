@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 namespace spool::crashtest {
 
@@ -16,11 +17,13 @@ void LogModel::AppendAcked(const std::string& body, const LogCommit& commit) {
   acked_bodies_.insert(body);
 }
 
-void LogModel::TruncateAttempted(uint64_t version) {
+void LogModel::TruncateAttempted(uint64_t version, const std::string& first) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (!first.empty()) attempted_.insert(first);
+  pending_first_ = first;
   truncate_in_flight_ = true;
   truncate_version_ = version;
-  pending_cut_ = Cut{version, {live_.upper_bound(version), live_.end()}};
+  pending_cut_ = Cut{version, {live_.upper_bound(version), live_.end()}, live_.empty() ? 0 : live_.rbegin()->first};
 }
 
 void LogModel::TruncateAcked(uint64_t version, uint64_t epoch) {
@@ -29,11 +32,12 @@ void LogModel::TruncateAcked(uint64_t version, uint64_t epoch) {
     // A retry: the interrupted attempt had taken effect and archived the
     // cut; the retry's own cut holds no acknowledged commit.
     cuts_[acked_epoch_ + 1] = pending_cut_;
-    cuts_[epoch] = Cut{version, {}};
+    cuts_[epoch] = Cut{version, {}, pending_cut_.highest};
   } else {
     cuts_[epoch] = pending_cut_;
   }
   truncate_in_flight_ = false;
+  pending_first_.clear();
   live_.erase(live_.upper_bound(version), live_.end());
   acked_epoch_ = epoch;
 }
@@ -81,7 +85,11 @@ void LogModel::CheckEntries(const std::vector<LogEntry>& entries, uint64_t oldes
   for (size_t i = 0; i < entries.size(); ++i) {
     const LogEntry& e = entries[i];
     const uint64_t v = e.position.version;
-    if (i > 0 && v != entries[i - 1].position.version + 1) Add(violations, "prefix", "hole before version " + std::to_string(v));
+    // Versions jump only where an epoch starts.
+    if (i > 0 && v != entries[i - 1].position.version + 1 &&
+        !(e.position.epoch > entries[i - 1].position.epoch && v > entries[i - 1].position.version)) {
+      Add(violations, "prefix", "hole before version " + std::to_string(v));
+    }
     if (!seen.insert(e.body).second) Add(violations, "no phantom", "a body appears twice, again at " + std::to_string(v));
     auto acked = live_.find(v);
     if (acked != live_.end() && v <= cut) {
@@ -118,12 +126,18 @@ void LogModel::CheckArchive(Env* env, const std::string& archive_dir, uint64_t e
     return true;
   });
   if (!s.ok() && !(s.IsNotFound() && cut.acked.empty())) return Add(violations, "archived", dir + ": " + s.ToString());
+  std::set<uint64_t> archived;
   for (size_t i = 0; i < entries.size(); ++i) {
     const LogEntry& e = entries[i];
-    if (e.position.version != cut.version + 1 + i) {
+    // The cut's first version follows its point, or (the point's successor
+    // cut by an earlier truncation) comes past it.
+    const uint64_t expected = i == 0 ? cut.version + 1 : entries[i - 1].position.version + 1;
+    const bool jump = e.position.version > expected && (i == 0 || e.position.epoch > entries[i - 1].position.epoch);
+    if (e.position.version != expected && !jump) {
       return Add(violations, "archived", dir + " holds version " + std::to_string(e.position.version) + " where " +
-                                             std::to_string(cut.version + 1 + i) + " belongs");
+                                             std::to_string(expected) + " belongs");
     }
+    archived.insert(e.position.version);
     auto acked = cut.acked.find(e.position.version);
     const bool right = acked != cut.acked.end()
                            ? acked->second.body == e.body && acked->second.epoch == e.position.epoch
@@ -131,9 +145,22 @@ void LogModel::CheckArchive(Env* env, const std::string& archive_dir, uint64_t e
     if (!right) Add(violations, "archived", dir + ": version " + std::to_string(e.position.version) + " is not what was written");
   }
   for (const auto& [version, acked] : cut.acked) {
-    if (version > cut.version + entries.size()) {
+    if (archived.count(version) == 0) {
       Add(violations, "archived", dir + " lost acknowledged version " + std::to_string(version));
       break;
+    }
+  }
+}
+
+// Entries of the epoch a truncation started, or later, past its point hold
+// versions above every version acknowledged before it.
+void LogModel::CheckNeverReused(const std::vector<LogEntry>& entries, uint64_t epoch, const Cut& cut,
+                                std::vector<Violation>* violations) const {
+  for (const LogEntry& e : entries) {
+    if (e.position.epoch >= epoch && e.position.version > cut.version && e.position.version <= cut.highest) {
+      return Add(violations, "never reused",
+                 "version " + std::to_string(e.position.version) + " of epoch " + std::to_string(e.position.epoch) +
+                     " was acknowledged before the truncation that started epoch " + std::to_string(epoch));
     }
   }
 }
@@ -164,10 +191,21 @@ void LogModel::Check(Log* log, Env* env, const std::string& archive_dir, bool me
         Add(violations, "truncation", "version " + std::to_string(e.position.version) + " of the cut epoch reappeared");
       }
     }
+    // The cut took effect: its first commit with it.
+    auto first = std::find_if(entries.begin(), entries.end(), [&](const LogEntry& e) { return e.position.epoch == epoch; });
+    if (!pending_first_.empty() && (first == entries.end() || first->body != pending_first_)) {
+      Add(violations, "truncation", "the truncation to epoch " + std::to_string(epoch) + " took effect without its first commit");
+    }
   }
   CheckEntries(entries, log->Oldest().version, truncated, violations);
-  for (const auto& [cut_epoch, cut] : cuts_) CheckArchive(env, archive_dir, cut_epoch, cut, violations);
-  if (truncated) CheckArchive(env, archive_dir, epoch, pending_cut_, violations);
+  for (const auto& [cut_epoch, cut] : cuts_) {
+    CheckArchive(env, archive_dir, cut_epoch, cut, violations);
+    CheckNeverReused(entries, cut_epoch, cut, violations);
+  }
+  if (truncated) {
+    CheckArchive(env, archive_dir, epoch, pending_cut_, violations);
+    CheckNeverReused(entries, epoch, pending_cut_, violations);
+  }
   const LogPosition newest = log->Newest();
   if (!entries.empty() && newest.version != entries.back().position.version) {
     Add(violations, "prefix", "Newest() says " + std::to_string(newest.version) + " but the log ends at " +

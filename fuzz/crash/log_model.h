@@ -3,11 +3,14 @@
 // (TESTING.md, "Invariants checked after every recovery"):
 //   durable    every acknowledged commit still within retention is there;
 //   atomic     every record is exactly a body some append wrote;
-//   prefix     versions are dense, and unacknowledged records only follow
-//              the acknowledged ones;
+//   prefix     versions are dense within an epoch, and unacknowledged
+//              records only follow the acknowledged ones;
 //   no phantom nothing appears that no append attempted, nor twice;
-//   truncation the log is the old one or the truncated one, never a mix, and
-//              versions cut off never reappear;
+//   truncation the log is the old one or the truncated one, never a mix,
+//              versions cut off never reappear, and a truncation's first
+//              commit is there exactly when its cut is;
+//   never reused no version acknowledged before a truncation is used again
+//              after it for other data;
 //   archived   every truncation that took effect archived its cut whole:
 //              each acknowledged commit it cut, exactly as written, and no
 //              bytes no append wrote (a later cut leaves it intact);
@@ -37,7 +40,9 @@ class LogModel {
  public:
   void AppendAttempted(const std::string& body);
   void AppendAcked(const std::string& body, const LogCommit& commit);
-  void TruncateAttempted(uint64_t version);
+  // `first`: the body of the new epoch's first commit, written with the
+  // cut (empty: none).
+  void TruncateAttempted(uint64_t version, const std::string& first = {});
   // `epoch`: the epoch the acknowledged truncation started.
   void TruncateAcked(uint64_t version, uint64_t epoch);
   void RetentionAttempted(uint64_t pinned_version);
@@ -59,15 +64,20 @@ class LogModel {
     uint64_t epoch;
     std::string body;
   };
-  // What a truncation cut: the acknowledged commits after `version`.
+  // What a truncation cut: the acknowledged commits after `version`; no
+  // version up to `highest` (the highest acknowledged before it) may be
+  // used again after it.
   struct Cut {
     uint64_t version = 0;
     std::map<uint64_t, Acked> acked;
+    uint64_t highest = 0;
   };
   void CheckEntries(const std::vector<LogEntry>& entries, uint64_t oldest, bool truncated,
                     std::vector<Violation>* violations) const;
   void CheckArchive(Env* env, const std::string& archive_dir, uint64_t epoch, const Cut& cut,
                     std::vector<Violation>* violations) const;
+  void CheckNeverReused(const std::vector<LogEntry>& entries, uint64_t epoch, const Cut& cut,
+                        std::vector<Violation>* violations) const;
 
   mutable std::mutex mu_;
   std::map<uint64_t, Acked> live_;          // acknowledged and not cut by an acknowledged truncation
@@ -77,6 +87,7 @@ class LogModel {
   bool truncate_in_flight_ = false;
   uint64_t truncate_version_ = 0;
   Cut pending_cut_;                         // of the truncation in flight
+  std::string pending_first_;               // its first commit's body, if any
   std::map<uint64_t, Cut> cuts_;            // by the epoch their truncation started
   uint64_t max_pinned_ = 0;                 // the highest retention pin attempted
 };

@@ -24,11 +24,18 @@ bool Append(Log* log, LogModel* model, const std::string& body) {
   return true;
 }
 
-bool Truncate(Log* log, LogModel* model, uint64_t version) {
-  model->TruncateAttempted(version);
+// Truncates after `version`; with a `first` body, the new epoch's first
+// commit is written with the cut (as a store's rewind writes its RESTORE).
+bool Truncate(Log* log, LogModel* model, uint64_t version, const std::string& first = {}) {
+  model->TruncateAttempted(version, first);
   LogPosition head;
-  if (!log->TruncateAfter(version, /*discard_suffix=*/false, &head).ok()) return false;
+  LogCommit commit;
+  const LogWrite write{"RESTORE", first};
+  if (!log->TruncateAfter(version, /*discard_suffix=*/false, &head, first.empty() ? nullptr : &write, &commit).ok()) {
+    return false;
+  }
   model->TruncateAcked(version, head.epoch);
+  if (!first.empty()) model->AppendAcked(first, commit);
   return true;
 }
 
@@ -125,6 +132,11 @@ std::vector<LogWorkload> StandardWorkloads() {
                                 Appends("second", 2, 200, false),
                                 [](Log* log, LogModel* model) { return Truncate(log, model, 5); },
                                 Appends("third", 2, 200, false)}));
+  // A store's rewind: the cut and the new epoch's first commit in one step.
+  workloads.push_back(Sequence("truncate-with-first-commit", BaseOptions(),
+                               {Appends("before-cut", 20, 4000, false),
+                                [](Log* log, LogModel* model) { return Truncate(log, model, 8, "first-of-epoch-2"); },
+                                Appends("after-cut", 3, 300, false)}));
   workloads.push_back(Sequence("retention", BaseOptions(),
                                {Appends("old", 36, 4000, false),
                                 [](Log* log, LogModel* model) { return Retain(log, model, 20); },
@@ -162,7 +174,10 @@ LogWorkload RandomWorkload(uint64_t seed) {
         const uint64_t oldest = log->Oldest().version;
         const uint64_t newest = log->Newest().version;
         if (oldest == 0 || oldest > newest) return true;  // nothing retained to cut after
-        return Truncate(log, model, oldest + (newest - oldest) * fraction / 100);
+        uint64_t version = oldest + (newest - oldest) * fraction / 100;
+        LogEntry entry;
+        if (!log->Read(version, &entry).ok()) version = newest;  // one an earlier cut took
+        return Truncate(log, model, version, fraction % 2 == 0 ? Tag({tag, "-first"}) : std::string());
       });
     } else if (kind < 9) {
       const uint64_t fraction = rng() % 100;

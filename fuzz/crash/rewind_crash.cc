@@ -282,10 +282,15 @@ void CheckAfterCrash(RewindScope scope, Env* env, const std::string& state_dir, 
   // Whether the rewind took effect: the cut, or the RESTORE commit.
   bool rewound = cut;
   if (IsCut(scope)) {
-    if (cut ? newest.version != setup.point.position.version : !(newest == setup.newest)) {
+    // The cut and its RESTORE commit (at the version after every one used
+    // before) come together.
+    LogEntry restore;
+    const bool whole = newest.version == setup.newest.version + 1 && store->log()->Read(newest.version, &restore).ok() &&
+                       restore.operation == "RESTORE";
+    if (cut ? !whole : !(newest == setup.newest)) {
       result->violations.push_back({"atomic", "newest version " + std::to_string(newest.version) + " in epoch " +
                                                   std::to_string(store->log()->CurrentEpoch()) +
-                                                  ": neither the store before the rewind nor at the point"});
+                                                  ": neither the store before the rewind nor the cut with its RESTORE"});
     }
   } else {
     rewound = newest.version == setup.newest.version + 1;
@@ -294,6 +299,8 @@ void CheckAfterCrash(RewindScope scope, Env* env, const std::string& state_dir, 
                                                   std::to_string(store->log()->CurrentEpoch()) +
                                                   ": neither the store before the rewind nor one RESTORE after it"});
     }
+  }
+  {
     CrashTables tables;
     if ((s = ReadCrashTables(store.get(), &tables)).ok()) {
       CompareTables(rewound ? "atomic: restored" : "atomic: untouched", rewound ? expected.at_point : expected.before,

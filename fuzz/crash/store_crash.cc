@@ -1,5 +1,6 @@
 #include "store_crash.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
 
@@ -117,14 +118,14 @@ std::vector<StoreWorkload> MakeWorkloads() {
                          r.Snapshot();                        // at 7
                          r.AddPin("late", 6);
                          Step(r, 6);                          // 8
-                         r.RewindTo(5);                       // before the snapshot: rebuilt from the log
-                         Step(r, 7);                          // 6 of the new epoch
-                         r.RewindTo(6);                       // to the newest: nothing cut
-                         Step(r, 8);                          // 7
-                         r.Snapshot();                        // at 7, new epoch
-                         Step(r, 9);                          // 8
-                         r.RewindTo(7);                       // from that snapshot
-                         Step(r, 10);                         // 8
+                         r.RewindTo(5);                       // before the snapshot: rebuilt from the log; RESTORE 9
+                         Step(r, 7);                          // 10
+                         r.RewindTo(10);                      // to the newest: nothing cut but a RESTORE, 11
+                         Step(r, 8);                          // 12
+                         r.Snapshot();                        // at 12, new epoch
+                         Step(r, 9);                          // 13
+                         r.RewindTo(12);                      // from that snapshot; RESTORE 14
+                         Step(r, 10);                         // 15
                        }});
 
   StoreOptions inline_apply = base;
@@ -135,6 +136,13 @@ std::vector<StoreWorkload> MakeWorkloads() {
                          for (int i = 0; i < 7; ++i) Step(r, i);
                        }});
   return workloads;
+}
+
+// A rewind to `version` took effect, with its RESTORE commit `restore`.
+void RewoundTo(Store* store, uint64_t version, uint64_t restore, StoreModel* model) {
+  model->Rewind(version, restore);
+  LogEntry entry;
+  if (store->log()->Read(restore, &entry).ok()) model->SetTimestamp(restore, entry.timestamp_us);
 }
 
 // Reopens the store after a crash and runs every check.
@@ -149,12 +157,12 @@ void CheckRecovered(const StoreOptions& options, const StoreRunner& runner, Stor
   const uint64_t newest = store->log()->Newest().version;
   uint64_t acked = runner.acked();
   if (const auto& rewind = runner.pending_rewind(); rewind && store->log()->CurrentEpoch() > rewind->epoch_before) {
-    // The cut was made before the crash: the store is at the rewind's version.
-    if (newest != rewind->version) {
+    // The cut was made before the crash, and with it the RESTORE commit.
+    if (newest != rewind->restore) {
       return violation("rewind is atomic", "a new epoch began but the newest version is " + std::to_string(newest) +
-                                               ", not the rewind's " + std::to_string(rewind->version));
+                                               ", not the rewind's RESTORE commit " + std::to_string(rewind->restore));
     }
-    model->Truncate(newest);
+    RewoundTo(store.get(), rewind->version, rewind->restore, model);
     acked = newest;
   }
   if (newest < acked) {
@@ -165,16 +173,23 @@ void CheckRecovered(const StoreOptions& options, const StoreRunner& runner, Stor
     return violation("no phantom", "newest version " + std::to_string(newest) + " but only " +
                                        std::to_string(model->newest()) + " were attempted");
   }
-  model->Truncate(newest);
+  model->Forget(newest);
   const uint64_t oldest = std::max<uint64_t>(store->log()->Oldest().version, 1);
-  if (runner.min_pin() != UINT64_MAX && newest >= runner.min_pin() && oldest > runner.min_pin()) {
-    violation("vacuum keeps pins", "oldest version " + std::to_string(oldest) + " is past the pin at " +
-                                       std::to_string(runner.min_pin()));
+  // Pins of versions still on the history (a rewind drops those past it).
+  const std::vector<uint64_t> history = model->versions();
+  for (const auto& [name, version] : runner.pins()) {
+    if (std::binary_search(history.begin(), history.end(), version) && oldest > version) {
+      violation("vacuum keeps pins", "oldest version " + std::to_string(oldest) + " is past the pin at " +
+                                         std::to_string(version));
+      break;
+    }
   }
   auto check_all = [&](Store* opened) {
     model->CheckCurrent(opened, &result->violations);
-    for (uint64_t v = oldest; v < newest; ++v) model->CheckVersion(opened, v, &result->violations);
-    if (newest >= oldest) model->CheckFeed(opened, oldest - 1, newest, &result->violations);
+    for (uint64_t v : model->versions()) {
+      if (v >= oldest && v < newest) model->CheckVersion(opened, v, &result->violations);
+    }
+    if (newest >= oldest) model->CheckFeed(opened, opened->log()->BeforeOldest().version, newest, &result->violations);
   };
   check_all(store.get());
   // Derived state: without LMDB, the store rebuilds the same tables.
@@ -304,17 +319,12 @@ void StoreRunner::AddPin(const std::string& name, uint64_t version) {
   pins_[name] = version;
 }
 
-uint64_t StoreRunner::min_pin() const {
-  uint64_t min = UINT64_MAX;
-  for (const auto& [name, version] : pins_) min = std::min(min, version);
-  return min;
-}
-
 void StoreRunner::RewindTo(uint64_t version, bool pinned) {
   if (dead_) return;
   const LogPosition before = store_->log()->Newest();
-  pending_rewind_ = PendingRewind{version, store_->log()->CurrentEpoch()};
-  Status s = store_->RewindTo(version);
+  pending_rewind_ = PendingRewind{version, store_->log()->CurrentEpoch(), store_->log()->NextVersion()};
+  LogPosition head;
+  Status s = store_->RewindTo(version, &head);
   if (s.IsNotFound() || s.IsInvalidArgument()) {  // refused: nothing changes
     pending_rewind_.reset();
     if (!(store_->log()->Newest() == before)) {
@@ -328,8 +338,13 @@ void StoreRunner::RewindTo(uint64_t version, bool pinned) {
     return;
   }
   pending_rewind_.reset();
-  model_->Truncate(version);
-  acked_ = version;
+  if (head.version != model_->next()) {
+    violations_->push_back({"versions are never used again", "the rewind's RESTORE commit is version " +
+                                                                 std::to_string(head.version) + ", not " +
+                                                                 std::to_string(model_->next())});
+  }
+  RewoundTo(store_.get(), version, head.version, model_);
+  acked_ = head.version;
   std::erase_if(pins_, [&](const auto& pin) { return pin.second > version; });
 }
 
@@ -374,17 +389,23 @@ StoreWorkload RandomStoreWorkload(uint64_t seed) {
     for (int i = 0; i < steps && !r.dead(); ++i) {
       const int roll = random.Uniform(100);
       const uint64_t newest = r.model().newest();
+      // A version of the history: any, or (`committed`) not the empty store's.
+      auto some_version = [&](bool committed) {
+        const std::vector<uint64_t> versions = r.model().versions();
+        const int first = committed ? 1 : 0;
+        return versions[static_cast<size_t>(first + random.Uniform(static_cast<int>(versions.size()) - first))];
+      };
       if (roll < 8 && newest > 0) {
-        r.Restore(random.TableName(), 1 + static_cast<uint64_t>(random.Uniform(static_cast<int>(newest))));
+        r.Restore(random.TableName(), some_version(true));
       } else if (roll < 13) {
         r.Snapshot();
       } else if (roll < 17 && newest > 0) {
-        r.AddPin("point-" + std::to_string(i), 1 + static_cast<uint64_t>(random.Uniform(static_cast<int>(newest))));
+        r.AddPin("point-" + std::to_string(i), some_version(true));
       } else if (roll < 22) {
         r.AdvanceClock(1000 * kHour);
         r.Vacuum(kHour);
       } else if (roll < 28 && newest > 0) {
-        r.RewindTo(static_cast<uint64_t>(random.Uniform(static_cast<int>(newest) + 1)));
+        r.RewindTo(some_version(false));
       } else if (roll < 31 && !r.pins().empty()) {
         auto pin = r.pins().begin();
         std::advance(pin, random.Uniform(static_cast<int>(r.pins().size())));

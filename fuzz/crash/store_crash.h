@@ -67,12 +67,13 @@ class StoreRunner {
 
   bool dead() const { return dead_; }
   uint64_t acked() const { return acked_; }
-  uint64_t min_pin() const;
-  // A rewind that was attempted and not acknowledged: its version, and the
-  // log's epoch before it (a recovered store past the cut has a later one).
+  // A rewind that was attempted and not acknowledged: its version, the
+  // log's epoch before it (a recovered store past the cut has a later one),
+  // and the version its RESTORE commit gets.
   struct PendingRewind {
     uint64_t version = 0;
     uint64_t epoch_before = 0;
+    uint64_t restore = 0;
   };
   const std::optional<PendingRewind>& pending_rewind() const { return pending_rewind_; }
 

@@ -42,9 +42,9 @@ std::string DescribeRow(const Row& row) {
 
 std::optional<ModelState> StoreModel::Apply(const Transaction& txn) const {
   if (txn.empty() || txn.operation().empty()) return std::nullopt;
-  ModelState next = states_.back();
+  ModelState next = newest_state();
   next.timestamp_us = 0;  // set when the commit is acknowledged
-  const uint64_t version = newest() + 1;
+  const uint64_t version = next_;
   for (const Transaction::Op& any : txn.ops()) {
     bool ok = std::visit(
         [&](const auto& op) -> bool {
@@ -122,11 +122,11 @@ std::optional<ModelState> StoreModel::Apply(const Transaction& txn) const {
 }
 
 std::optional<ModelState> StoreModel::Restore(const std::string& name, uint64_t version) const {
-  if (version == 0 || version > newest()) return std::nullopt;
-  ModelState next = states_.back();
+  if (version == 0 || states_.count(version) == 0) return std::nullopt;
+  ModelState next = newest_state();
   next.timestamp_us = 0;
   auto now = next.tables.find(name);
-  const auto& old_tables = states_[version].tables;
+  const auto& old_tables = states_.at(version).tables;
   auto then = old_tables.find(name);
   // A table restored to before it existed is emptied; one created again
   // since cannot go back to its predecessor.
@@ -142,32 +142,39 @@ std::optional<ModelState> StoreModel::Restore(const std::string& name, uint64_t 
 
 std::optional<ModelState> StoreModel::RestoreTables(const std::vector<std::string>& tables,
                                                     const std::vector<std::string>& flows, uint64_t version) const {
-  if (version == 0 || version > newest()) return std::nullopt;
+  if (version == 0 || states_.count(version) == 0) return std::nullopt;
   StoreModel one;  // Restore works on the newest state: chain the tables through it
   one.states_ = states_;
   for (const std::string& table : tables) {
     std::optional<ModelState> next = one.Restore(table, version);
     if (!next) return std::nullopt;
-    one.states_.back() = std::move(*next);
+    one.states_.rbegin()->second = std::move(*next);
   }
-  ModelState next = one.states_.back();
+  ModelState next = one.newest_state();
   next.timestamp_us = 0;
+  const ModelState& then_state = states_.at(version);
   for (const std::string& flow : flows) {
-    auto then = states_[version].checkpoints.find(flow);
-    if (then == states_[version].checkpoints.end()) next.checkpoints.erase(flow);
+    auto then = then_state.checkpoints.find(flow);
+    if (then == then_state.checkpoints.end()) next.checkpoints.erase(flow);
     else next.checkpoints[flow] = then->second;
   }
   return next;
 }
 
+std::vector<uint64_t> StoreModel::versions() const {
+  std::vector<uint64_t> out;
+  for (const auto& [version, state] : states_) out.push_back(version);
+  return out;
+}
+
 void StoreModel::CheckVersion(Store* store, uint64_t v, std::vector<Violation>* violations) const {
-  const ModelState& state = states_[v];
+  const ModelState& state = states_.at(v);
   auto fail = [&](const std::string& detail) {
     violations->push_back({"retained version reads back", "version " + std::to_string(v) + ": " + detail});
   };
   std::vector<std::string> names;
   for (const auto& [name, table] : state.tables) names.push_back(name);
-  for (const auto& [name, table] : states_.back().tables) names.push_back(name);
+  for (const auto& [name, table] : newest_state().tables) names.push_back(name);
   for (const std::string& name : names) {
     TableId id;
     if (!TableId::Parse(name, &id).ok()) continue;
@@ -217,7 +224,7 @@ void StoreModel::CheckVersion(Store* store, uint64_t v, std::vector<Violation>* 
 }
 
 void StoreModel::CheckCurrent(Store* store, std::vector<Violation>* violations) const {
-  const ModelState& state = states_.back();
+  const ModelState& state = newest_state();
   const std::vector<TableInfo> tables = store->ListTables();
   if (tables.size() != state.tables.size()) {
     violations->push_back({"catalog", std::to_string(tables.size()) + " tables, expected " +
@@ -235,7 +242,7 @@ void StoreModel::CheckCurrent(Store* store, std::vector<Violation>* violations) 
 }
 
 void StoreModel::CheckFeed(Store* store, uint64_t from, uint64_t to, std::vector<Violation>* violations) const {
-  for (const auto& [name, table] : states_[to].tables) {
+  for (const auto& [name, table] : states_.at(to).tables) {
     auto fail = [&, n = name](const std::string& detail) {
       violations->push_back({"feed = difference of states", n + " (" + std::to_string(from) + ", " +
                                                                 std::to_string(to) + "]: " + detail});
@@ -249,8 +256,9 @@ void StoreModel::CheckFeed(Store* store, uint64_t from, uint64_t to, std::vector
       for (const Value& v : row) out.push_back(DescribeRow(Row{v}));
       return out;
     };
-    auto then = states_[from].tables.find(name);
-    if (then != states_[from].tables.end() && then->second.info.uid == table.info.uid) {
+    const ModelState& from_state = states_.at(from);
+    auto then = from_state.tables.find(name);
+    if (then != from_state.tables.end() && then->second.info.uid == table.info.uid) {
       for (const auto& [key, row] : then->second.rows) {
         if (schema.has_key()) keyed[key] = Widen(row, width);
         else bag.insert(as_bag(Widen(row, width)));

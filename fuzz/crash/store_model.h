@@ -36,24 +36,42 @@ struct ModelState {
 
 class StoreModel {
  public:
-  StoreModel() : states_(1) {}
+  StoreModel() { states_[0] = ModelState{}; }
 
   // The state after `txn` applied to the newest state, or nullopt when the
   // store must refuse it.
   std::optional<ModelState> Apply(const Transaction& txn) const;
   // Records the state of the next version (attempted commit).
-  void Push(ModelState state) { states_.push_back(std::move(state)); }
+  void Push(ModelState state) { states_[next_++] = std::move(state); }
   // The restore of `table` to `version` as the next state.
   std::optional<ModelState> Restore(const std::string& table, uint64_t version) const;
   // Store::RestoreTables: several tables and checkpoints, as one next state.
   std::optional<ModelState> RestoreTables(const std::vector<std::string>& tables, const std::vector<std::string>& flows,
                                           uint64_t version) const;
-  void SetTimestamp(uint64_t version, uint64_t timestamp_us) { states_[version].timestamp_us = timestamp_us; }
-  // Forget versions after `version` (a commit that was attempted but lost).
-  void Truncate(uint64_t version) { states_.resize(version + 1); }
+  void SetTimestamp(uint64_t version, uint64_t timestamp_us) { states_.at(version).timestamp_us = timestamp_us; }
+  // Forget versions after `version` (commits attempted but lost): the next
+  // commit may take their numbers, which no durable commit held.
+  void Forget(uint64_t version) {
+    states_.erase(states_.upper_bound(version), states_.end());
+    next_ = version + 1;
+  }
+  // A rewind to `version` that took effect: the versions after it leave the
+  // history, and its RESTORE commit, version `restore` (past every version
+  // used before), holds the same state.
+  void Rewind(uint64_t version, uint64_t restore) {
+    ModelState at = states_.at(version);
+    states_.erase(states_.upper_bound(version), states_.end());
+    at.timestamp_us = 0;
+    states_[restore] = std::move(at);
+    next_ = restore + 1;
+  }
 
-  uint64_t newest() const { return states_.size() - 1; }
-  const ModelState& state(uint64_t version) const { return states_[version]; }
+  uint64_t newest() const { return states_.rbegin()->first; }
+  // The version a commit attempted now gets.
+  uint64_t next() const { return next_; }
+  const ModelState& state(uint64_t version) const { return states_.at(version); }
+  // The versions of the history, oldest first (0: the empty store).
+  std::vector<uint64_t> versions() const;
 
   // Checks that version `v` of every table (and no other table) reads back
   // from `store` as the model has it.
@@ -65,7 +83,10 @@ class StoreModel {
   void CheckFeed(Store* store, uint64_t from, uint64_t to, std::vector<Violation>* violations) const;
 
  private:
-  std::vector<ModelState> states_;  // index = version; 0 = empty
+  const ModelState& newest_state() const { return states_.rbegin()->second; }
+
+  std::map<uint64_t, ModelState> states_;  // the history's versions; 0 = empty
+  uint64_t next_ = 1;
 };
 
 // Random transactions over up to four tables named main.s.t0..t3 (keyed

@@ -70,6 +70,23 @@ TEST_F(CliConformance, Cli_AfterARewindAPlainUpdateReplays) {
   EXPECT_EQ(DifferingTables(*shop, *reference), "");
 }
 
+// `spool read --version` of a version a rewind cut reads what it read
+// before the rewind, from the archive: a version names one thing forever.
+TEST_F(CliConformance, Cli_AVersionARewindCutStillReadsAsItDidBefore) {
+  auto shop = MakeShop("shop");
+  const RewindPoint point = GoodThenBad(*shop, nullptr, 0);
+  const std::string cut = std::to_string(shop->Newest());
+  const CliResult before = RunCliOn(*shop, {"read", "DIR", "main.shop.revenue", "--version", cut, "--format", "json"});
+  ASSERT_EQ(before.exit_code, 0) << before.output;
+  ASSERT_EQ(shop->Run(R"({"rewind_spec": {"rewind_point_id": ")" + point.id + R"("}})"), "COMPLETED");
+  DeployFix(*shop);
+  ASSERT_EQ(shop->Run(), "COMPLETED");
+  const CliResult after = RunCliOn(*shop, {"read", "DIR", "main.shop.revenue", "--version", cut, "--format", "json"});
+  ASSERT_EQ(after.exit_code, 0) << after.output;
+  EXPECT_EQ(after.output, before.output);
+  EXPECT_NE(after.output, RunCliOn(*shop, {"read", "DIR", "main.shop.revenue", "--format", "json"}).output);
+}
+
 TEST_F(CliConformance, Cli_RewindingToTheLatestPointIsAShortcut) {
   auto shop = MakeShop("shop");
   const RewindPoint point = GoodThenBad(*shop, nullptr, 0);

@@ -147,13 +147,13 @@ Http HttpRaw(uint16_t port, const std::string& bytes) {
 
 // --- StoreFingerprint ------------------------------------------------------------
 
-namespace {
-
 std::string RowText(const Row& row) {
   nlohmann::ordered_json values = nlohmann::ordered_json::array();
   for (const Value& v : row) values.push_back(cli::ValueJson(v));
   return values.dump();
 }
+
+namespace {
 
 std::string TableText(const TableInfo& t) {
   std::string text = std::string(TableKindName(t.kind)) + " (";

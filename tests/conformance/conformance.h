@@ -117,6 +117,9 @@ struct StoreFingerprint {
   static StoreFingerprint Capture(Store* store, const Pipeline& pipeline);
 };
 // What differs between two fingerprints, readably; empty when nothing does.
+// A row as JSON values, as Shop::Rows gives them.
+std::string RowText(const Row& row);
+
 // `ignore_events`: compare the data only (tables, history, checkpoints).
 std::string FingerprintDiff(const StoreFingerprint& before, const StoreFingerprint& after, bool ignore_events = false);
 

@@ -230,10 +230,13 @@ TEST_F(RewindTest, BadDeploymentRewoundByPointThenFixedAndReplayedEqualsARunWith
   const RewindPoint point = GoodThenBad(shop);
   ASSERT_NE(shop.Rows("main.shop.revenue"), reference_->Rows("main.shop.revenue"));
 
+  const uint64_t before = shop.store_->log()->Newest().version;
   const Status s = shop.RewindTo(point.id);
   ASSERT_TRUE(s.ok()) << s.ToString();
-  // Rewind does not run the pipeline: the tables are as at the point.
-  EXPECT_EQ(shop.store_->log()->Newest().version, point.position.version + 1);  // the definition, recorded again
+  // Rewind does not run the pipeline: the tables are as at the point. Its
+  // RESTORE commit takes the version after the highest used, then the
+  // definition is recorded again.
+  EXPECT_EQ(shop.store_->log()->Newest().version, before + 2);
   shop.Update(kGood);  // the fix, then replay
   ExpectLikeTheReference(shop);
   std::optional<IncompleteRewind> incomplete;
@@ -879,7 +882,7 @@ Status Undo(Shop& shop) {
   return ExecuteUndo(shop.store_.get(), *shop.pipeline_, plan, &run);
 }
 
-TEST_F(RewindTest, AnUndoBringsBackTheCutHistoryWhileNothingWasCommittedSince) {
+TEST_F(RewindTest, AnUndoBringsBackWhatTheCutTookWhileNothingWasCommittedSince) {
   Shop shop(&dir_, "shop");
   const RewindPoint point = GoodThenBad(shop);
   const auto before = Tables(shop);  // internal state tables included
@@ -890,9 +893,19 @@ TEST_F(RewindTest, AnUndoBringsBackTheCutHistoryWhileNothingWasCommittedSince) {
   ASSERT_NE(Differing(Tables(shop), before), "");
   const Status s = Undo(shop);
   ASSERT_TRUE(s.ok()) << s.ToString();
-  // Everything is as before the rewind, the versions it cut included.
+  // Everything is as before the rewind, by one more RESTORE commit: the
+  // versions the rewind cut stay in the archive, and are not used again.
   EXPECT_EQ(Differing(Tables(shop), before), "");
-  EXPECT_EQ(shop.store_->log()->Newest().version, newest.version);
+  EXPECT_GT(shop.store_->log()->Newest().version, newest.version);
+  std::vector<HistoryEntry> history;
+  TableId revenue;
+  ASSERT_TRUE(TableId::Parse("main.shop.revenue", &revenue).ok());
+  ASSERT_TRUE(shop.store_->History(revenue, &history, 2).ok());
+  ASSERT_EQ(history.size(), 2u);
+  EXPECT_EQ(history[0].operation, "RESTORE");  // the undo
+  EXPECT_NE(history[0].parameters_json.find("\"version\":" + std::to_string(newest.version)), std::string::npos)
+      << history[0].parameters_json;
+  EXPECT_EQ(history[1].operation, "RESTORE");  // the rewind
   std::optional<IncompleteRewind> incomplete;
   ASSERT_TRUE(FindIncompleteRewind(shop.store_.get(), &incomplete).ok());
   EXPECT_FALSE(incomplete.has_value());

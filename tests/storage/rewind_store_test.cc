@@ -41,27 +41,35 @@ class RewindStoreTest : public TableTest {
   }
 };
 
-TEST_F(RewindStoreTest, CutsLaterCommitsAndTheNextCommitGoesOnFromThePoint) {
+TEST_F(RewindStoreTest, CutsLaterCommitsAndRecordsTheRewindAtAVersionNeverUsedBefore) {
   for (int i = 0; i < 10; ++i) Step(i);  // versions 2..11
   const std::vector<Row> at6 = RowsAt(6);
   const std::vector<Row> at4 = RowsAt(4);
+  const std::vector<Row> at9 = RowsAt(9);
   const uint64_t epoch = store_->log()->Newest().epoch;
 
   LogPosition head;
-  ASSERT_TRUE(store_->RewindTo(6, &head).ok());
-  EXPECT_EQ(head.version, 6u);
+  ASSERT_TRUE(store_->RewindTo(6, &head, "u-rewind").ok());
+  // One RESTORE commit, at the version after the highest ever used.
+  EXPECT_EQ(head.version, 12u);
   EXPECT_GT(head.epoch, epoch);
-  EXPECT_EQ(store_->log()->Newest().version, 6u);
+  EXPECT_EQ(store_->log()->Newest(), head);
   EXPECT_EQ(Rows(), at6);
   EXPECT_EQ(RowsAt(4), at4);  // time travel before the point still reads
+  EXPECT_EQ(RowsAt(9), at9);  // and a cut version names what it named before
+  EXPECT_EQ(RowsAt(12), at6);
   EXPECT_EQ(Checkpoint(), "offset=4");
   std::vector<HistoryEntry> history;
   ASSERT_TRUE(store_->History(users_, &history).ok());
-  ASSERT_FALSE(history.empty());
-  EXPECT_EQ(history.front().version, 6u);
+  ASSERT_GE(history.size(), 2u);
+  EXPECT_EQ(history[0].version, 12u);
+  EXPECT_EQ(history[0].operation, "RESTORE");
+  EXPECT_EQ(history[0].update_id, "u-rewind");
+  EXPECT_NE(history[0].parameters_json.find("\"version\":6"), std::string::npos) << history[0].parameters_json;
+  EXPECT_EQ(history[1].version, 6u);
 
-  // The next commit is version 7 of the new epoch, and holds what it wrote.
-  EXPECT_EQ(Step(100).version, 7u);
+  // The next commit is version 13, and holds what it wrote.
+  EXPECT_EQ(Step(100).version, 13u);
   std::map<int64_t, Row> want;  // at6 with key 1 set by the new commit
   for (const Row& row : at6) want[std::get<int64_t>(row[0])] = row;
   want[1] = User(1, "v100");
@@ -70,14 +78,12 @@ TEST_F(RewindStoreTest, CutsLaterCommitsAndTheNextCommitGoesOnFromThePoint) {
   EXPECT_EQ(Rows(), want_rows);
   EXPECT_EQ(Checkpoint(), "offset=100");
 
-  // The change feed from the point shows only the new commit.
-  size_t changes = 0;
-  ASSERT_TRUE(store_->Changes(users_, 7, 0, [&](const ChangeRow& c) {
-                      EXPECT_EQ(c.commit_version, 7u);
-                      ++changes;
-                      return true;
-                    }).ok());
-  EXPECT_GT(changes, 0u);
+  // A reader that had read up to the point sees only the new commit.
+  for (const ChangeRow& c : Feed(users_, 7)) EXPECT_EQ(c.commit_version, 13u);
+  EXPECT_FALSE(Feed(users_, 7).empty());
+  // A cut version cannot end a feed: it is not on the current history.
+  Status s = store_->Changes(users_, 2, 9, [](const ChangeRow&) { return true; });
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
 
   // The cut history is in the archive, whole.
   std::vector<Store::ArchivedCut> cuts;
@@ -92,17 +98,18 @@ TEST_F(RewindStoreTest, CutsLaterCommitsAndTheNextCommitGoesOnFromThePoint) {
   // Durable: reopening keeps the rewound store.
   const std::vector<Row> now = Rows();
   Reopen();
-  EXPECT_EQ(store_->log()->Newest().version, 7u);
+  EXPECT_EQ(store_->log()->Newest().version, 13u);
   EXPECT_EQ(Rows(), now);
   EXPECT_EQ(RowsAt(6), at6);
+  EXPECT_EQ(RowsAt(9), at9);
+  EXPECT_EQ(Step(101).version, 14u);
 }
 
-TEST_F(RewindStoreTest, ACutHistoryIsReadAsOfItsVersionsAndBroughtBackWhileNothingFollowedThePoint) {
+TEST_F(RewindStoreTest, ACutHistoryIsReadAsOfItsVersionsEvenAfterALaterRewindCutItsPoint) {
   for (int i = 0; i < 10; ++i) Step(i);  // versions 2..11
   std::map<uint64_t, std::vector<Row>> then;
   for (uint64_t v = 7; v <= 11; ++v) then[v] = RowsAt(v);
-  const std::string checkpoint = Checkpoint();
-  ASSERT_TRUE(store_->RewindTo(6).ok());
+  ASSERT_TRUE(store_->RewindTo(6).ok());  // RESTORE at 12
   std::vector<Store::ArchivedCut> cuts;
   ASSERT_TRUE(store_->ListArchivedCuts(&cuts).ok());
   ASSERT_EQ(cuts.size(), 1u);
@@ -121,31 +128,19 @@ TEST_F(RewindStoreTest, ACutHistoryIsReadAsOfItsVersionsAndBroughtBackWhileNothi
   EXPECT_TRUE(store_->ReadArchived(cut, users_, 12, none).IsInvalidArgument());
   EXPECT_TRUE(store_->ReadArchived(cut, Id("main.s.nothing"), 8, none).IsNotFound());
 
-  // Brought back: the versions, rows and checkpoint as before the rewind.
-  LogPosition head;
-  ASSERT_TRUE(store_->Reapply(cut, &head).ok());
-  EXPECT_EQ(head.version, 11u);
-  EXPECT_EQ(Rows(), then[11]);
-  EXPECT_EQ(RowsAt(8), then[8]);
-  EXPECT_EQ(Checkpoint(), checkpoint);
-  ASSERT_TRUE(store_->Reapply(cut).ok());  // again: nothing left to append
-  EXPECT_EQ(store_->log()->Newest().version, 11u);
+  // A second rewind, to before the first one's point, cuts that point (and
+  // the first rewind's commit): the first cut still reads.
+  Step(100);  // version 13
+  then[13] = Rows();
+  then[12] = RowsAt(12);
+  ASSERT_TRUE(store_->RewindTo(5).ok());  // cuts 6, 12, 13; RESTORE at 14
+  EXPECT_EQ(store_->log()->Newest().version, 14u);
+  for (const auto& [v, rows] : then) EXPECT_EQ(RowsAt(v), rows) << v;
   Reopen();
-  EXPECT_EQ(Rows(), then[11]);
-
-  // A commit after the point that is not the cut's refuses it, changing nothing.
-  ASSERT_TRUE(store_->RewindTo(6).ok());
-  ASSERT_TRUE(store_->ListArchivedCuts(&cuts).ok());
-  Step(100);  // version 7, other data
-  const std::vector<Row> now = Rows();
-  Status s = store_->Reapply(cuts.back());
-  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
-  EXPECT_NE(s.ToString().find("version 7 was committed again since"), std::string::npos) << s.ToString();
-  EXPECT_EQ(Rows(), now);
-  EXPECT_EQ(store_->log()->Newest().version, 7u);
-  // A cut whose point a later rewind cut too cannot be read.
-  ASSERT_TRUE(store_->RewindTo(5).ok());
-  EXPECT_TRUE(store_->ReadArchived(cuts.back(), users_, 8, none).IsInvalidArgument());
+  for (const auto& [v, rows] : then) EXPECT_EQ(RowsAt(v), rows) << v;
+  // A rewind cannot go to a version a rewind cut.
+  EXPECT_TRUE(store_->RewindTo(8).IsNotFound());
+  EXPECT_TRUE(store_->CanRewindTo(12).IsNotFound());
 }
 
 TEST_F(RewindStoreTest, StateAppliedPastThePointIsRebuiltFromASnapshot) {
@@ -224,10 +219,13 @@ TEST_F(RewindStoreTest, RewindingAgainConvergesOnTheLastPoint) {
   ASSERT_TRUE(store_->RewindTo(3).ok());
   EXPECT_EQ(Rows(), at3);
   EXPECT_EQ(Checkpoint(), "offset=1");
-  // To the newest version: nothing is cut, a new epoch starts.
+  // Again: only the last rewind's RESTORE commit is cut, and another one
+  // written, at the next version.
   const uint64_t epoch = store_->log()->CurrentEpoch();
+  const uint64_t restore = store_->log()->Newest().version;
+  EXPECT_EQ(restore, 13u);  // 2..9, 10 (the first RESTORE), 11, 12, 13
   ASSERT_TRUE(store_->RewindTo(3).ok());
-  EXPECT_EQ(store_->log()->Newest().version, 3u);
+  EXPECT_EQ(store_->log()->Newest().version, restore + 1);
   EXPECT_GT(store_->log()->CurrentEpoch(), epoch);
   EXPECT_EQ(Rows(), at3);
 }

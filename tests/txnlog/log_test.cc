@@ -387,13 +387,24 @@ TEST_F(LogTest, StaleSegmentFromBeforeATruncationIsRejected) {
   ASSERT_GE(log_->Segments().size(), 5u);
   const std::string stale = ReadFile(SegmentPath(4));
   ASSERT_TRUE(log_->TruncateAfter(log_->Segments()[1].first_version, /*discard_suffix=*/true, nullptr).ok());
-  const uint64_t next = log_->Newest().version + 1;
+  const uint64_t next = log_->NextVersion();
   AppendMany(next, next + 700);  // rolls past the truncation's new segment
   log_.reset();
   WriteFile(SegmentPath(4), stale);  // a segment of the cut epoch comes back
   Status s = TryOpen(TestOptions(&env_));
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_NE(s.message().find("000000000004.seg is not part of the log"), std::string::npos) << s.ToString();
+}
+
+// The commits after a cut, archived: each exactly as it was, in order.
+std::vector<LogEntry> ScanCut(Env* env, const std::string& dir) {
+  std::vector<LogEntry> cut;
+  Status s = ScanArchivedCut(env, dir, [&](const LogEntry& e) {
+    cut.push_back(e);
+    return true;
+  });
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return cut;
 }
 
 TEST_F(LogTest, TruncateStartsANewEpochAndArchivesTheSuffix) {
@@ -403,9 +414,34 @@ TEST_F(LogTest, TruncateStartsANewEpochAndArchivesTheSuffix) {
   ASSERT_TRUE(log_->TruncateAfter(300, /*discard_suffix=*/false, &head).ok());
   EXPECT_EQ(head, (LogPosition{2, 300}));
   EXPECT_EQ(log_->Newest().version, 300u);
+  // The cut versions are never used again: the next commit goes on past
+  // the highest ever assigned, after a reopen too.
+  EXPECT_EQ(log_->NextVersion(), 1001u);
+  Open();
+  EXPECT_EQ(log_->Newest(), (LogPosition{1, 300}));
+  EXPECT_EQ(log_->NextVersion(), 1001u);
   LogCommit commit;
-  ASSERT_TRUE(AppendBody(log_.get(), 9301, &commit).ok());
-  EXPECT_EQ(commit.position, (LogPosition{2, 301}));
+  ASSERT_TRUE(AppendBody(log_.get(), 1001, &commit).ok());
+  EXPECT_EQ(commit.position, (LogPosition{2, 1001}));
+  // Reads cross the jump; a cut version is not on the history.
+  LogEntry entry;
+  Status s = log_->Read(500, &entry);
+  EXPECT_TRUE(s.IsNotFound()) << s.ToString();
+  EXPECT_NE(s.message().find("a truncation cut it"), std::string::npos) << s.ToString();
+  std::unique_ptr<LogIterator> it;
+  ASSERT_TRUE(log_->NewIterator(300, &it).ok());
+  ASSERT_TRUE(it->Next(&entry));
+  EXPECT_EQ(entry.position, (LogPosition{1, 300}));
+  ASSERT_TRUE(it->Next(&entry));
+  EXPECT_EQ(entry.position, (LogPosition{2, 1001}));
+  EXPECT_FALSE(it->Next(&entry));
+  ASSERT_TRUE(log_->NewIterator(301, &it).ok());  // a cut version: from the next commit on the history
+  ASSERT_TRUE(it->Next(&entry));
+  EXPECT_EQ(entry.position, (LogPosition{2, 1001}));
+  uint64_t at = 0;
+  ASSERT_TRUE(log_->VersionAtTime(commit.timestamp_us - 1, &at).ok());
+  EXPECT_EQ(at, 300u);
+  EXPECT_TRUE(log_->TruncateAfter(500, /*discard_suffix=*/false, &head).IsNotFound());
   std::vector<std::string> archived;
   ASSERT_TRUE(env_.ListDir("/log/archive/epoch-000002", &archived).ok());
   EXPECT_GE(archived.size(), 2u);  // the kept segment's tail, later segments, COMPLETE
@@ -423,19 +459,42 @@ TEST_F(LogTest, TruncateStartsANewEpochAndArchivesTheSuffix) {
   auto history = log_->EpochHistory();
   ASSERT_EQ(history.size(), 2u);
   EXPECT_EQ(history[1].epoch, 2u);
-  EXPECT_EQ(history[1].first_version, 301u);
+  EXPECT_EQ(history[1].first_version, 1001u);
 }
 
-// The commits after a cut, archived: each exactly as it was, in order.
-std::vector<LogEntry> ScanCut(Env* env, const std::string& dir) {
-  std::vector<LogEntry> cut;
-  Status s = ScanArchivedCut(env, dir, [&](const LogEntry& e) {
-    cut.push_back(e);
-    return true;
-  });
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return cut;
+// A store's rewind writes its RESTORE commit with the cut: both or neither.
+TEST_F(LogTest, ATruncationCanWriteTheNewEpochsFirstCommitWithTheCut) {
+  Open();
+  AppendMany(1, 50);
+  LogPosition head;
+  LogCommit first;
+  const LogWrite write{"RESTORE", "what the rewind did"};
+  ASSERT_TRUE(log_->TruncateAfter(20, /*discard_suffix=*/false, &head, &write, &first).ok());
+  EXPECT_EQ(head, (LogPosition{2, 20}));
+  EXPECT_EQ(first.position, (LogPosition{2, 51}));
+  EXPECT_EQ(log_->Newest(), first.position);
+  EXPECT_EQ(log_->NextVersion(), 52u);
+  for (bool reopened : {false, true}) {
+    if (reopened) Open();
+    const std::vector<LogEntry> entries = ReadAll(log_.get());
+    ASSERT_EQ(entries.size(), 21u);
+    EXPECT_EQ(entries.back().position, first.position);
+    EXPECT_EQ(entries.back().operation, "RESTORE");
+    EXPECT_EQ(entries.back().body, "what the rewind did");
+    EXPECT_EQ(entries.back().timestamp_us, first.timestamp_us);
+  }
+  AppendMany(52, 53);
+  EXPECT_EQ(ScanCut(&env_, "/log/archive/epoch-000002").size(), 30u);
+  // The cut before a truncation whose first commit is all that followed:
+  // that commit is cut and archived like any other.
+  ASSERT_TRUE(log_->TruncateAfter(10, /*discard_suffix=*/false, &head, &write, &first).ok());
+  EXPECT_EQ(first.position, (LogPosition{3, 54}));
+  const std::vector<LogEntry> cut = ScanCut(&env_, "/log/archive/epoch-000003");
+  ASSERT_EQ(cut.size(), 13u);  // 11-20, then 51-53 past the first cut's jump
+  EXPECT_EQ(cut[9].position, (LogPosition{1, 20}));
+  EXPECT_EQ(cut[10].position, (LogPosition{2, 51}));
 }
+
 
 TEST(LogArchiveTest, ACutIsArchivedByLinkingNotCopying) {
   TempDir temp;
@@ -466,14 +525,15 @@ TEST_F(LogTest, ASecondCutInTheKeptSegmentLeavesTheFirstArchiveWhole) {
   Open();
   AppendMany(1, 100);
   ASSERT_TRUE(log_->TruncateAfter(40, /*discard_suffix=*/false, nullptr).ok());
-  AppendMany(41, 45);  // epoch 2, in the successor segment
+  AppendMany(101, 105);  // epoch 2, in the successor segment
   ASSERT_TRUE(log_->TruncateAfter(20, /*discard_suffix=*/false, nullptr).ok());
-  // The second cut: 21-40 of epoch 1 from the kept segment, 41-45 of epoch 2.
+  // The second cut: 21-40 of epoch 1 from the kept segment, 101-105 of epoch 2.
   const std::vector<LogEntry> second = ScanCut(&env_, "/log/archive/epoch-000003");
   ASSERT_EQ(second.size(), 25u);
   for (size_t i = 0; i < second.size(); ++i) {
-    EXPECT_EQ(second[i].position, (LogPosition{i < 20 ? 1u : 2u, 21 + i}));
-    EXPECT_EQ(second[i].body, CommitBody(21 + i));
+    const uint64_t version = i < 20 ? 21 + i : 101 + (i - 20);
+    EXPECT_EQ(second[i].position, (LogPosition{i < 20 ? 1u : 2u, version}));
+    EXPECT_EQ(second[i].body, CommitBody(version));
   }
   // The first cut still reads 41-100 of epoch 1 from the same linked segment.
   const std::vector<LogEntry> first = ScanCut(&env_, "/log/archive/epoch-000002");
@@ -490,7 +550,7 @@ TEST_F(LogTest, LosingTheSegmentsAfterAnArchivedCutIsCorruptionNotTheCutHistory)
   Open();
   AppendMany(1, 100);
   ASSERT_TRUE(log_->TruncateAfter(40, /*discard_suffix=*/false, nullptr).ok());
-  AppendMany(41, 42);
+  AppendMany(101, 102);
   log_.reset();
   // Without its successor, segment 1 alone would read on into 41-100 of the
   // cut epoch.
@@ -509,7 +569,7 @@ TEST_F(LogTest, LosingTheSegmentsAfterACutWhoseArchiveIsGoneIsCorruption) {
     Open();
     AppendMany(1, 100);
     ASSERT_TRUE(log_->TruncateAfter(40, discard, nullptr).ok());
-    AppendMany(41, 42);
+    AppendMany(101, 102);
     log_.reset();
     if (!discard) {
       ASSERT_TRUE(RemoveArchivedCut(&env_, "/log/archive/epoch-000002").ok());
@@ -581,7 +641,7 @@ TEST_F(LogTest, StaleRecordAfterTruncationIsNeverReadBack) {
   ASSERT_EQ(log_->Segments().size(), 1u);
   const std::string before = ReadFile(SegmentPath(1));
   ASSERT_TRUE(log_->TruncateAfter(40, /*discard_suffix=*/true, nullptr).ok());
-  AppendMany(41, 41);
+  AppendMany(101, 101);
   log_.reset();
   // Put the cut records back, as if truncating segment 1 had not reached
   // the disk: they must stay invisible.
@@ -590,8 +650,8 @@ TEST_F(LogTest, StaleRecordAfterTruncationIsNeverReadBack) {
   std::vector<LogEntry> entries = ReadAll(log_.get());
   ASSERT_EQ(entries.size(), 41u);
   EXPECT_EQ(entries[39].position, (LogPosition{1, 40}));
-  EXPECT_EQ(entries[40].position, (LogPosition{2, 41}));
-  EXPECT_EQ(entries[40].body, CommitBody(41));
+  EXPECT_EQ(entries[40].position, (LogPosition{2, 101}));
+  EXPECT_EQ(entries[40].body, CommitBody(101));
 }
 
 TEST_F(LogTest, TruncateRejectsVersionsOutsideTheLog) {
@@ -601,9 +661,14 @@ TEST_F(LogTest, TruncateRejectsVersionsOutsideTheLog) {
   EXPECT_EQ(log_->CurrentEpoch(), 1u);
   ASSERT_TRUE(log_->TruncateAfter(0, true, nullptr).ok());
   EXPECT_EQ(log_->Newest().version, 0u);
-  AppendMany(1, 2);
+  EXPECT_EQ(log_->Oldest().version, 0u);
+  AppendMany(11, 12);
   Open();
   EXPECT_EQ(ReadAll(log_.get()).size(), 2u);
+  EXPECT_EQ(log_->Oldest().version, 11u);
+  EXPECT_EQ(log_->BeforeOldest().version, 0u);  // nothing before it was ever deleted
+  EXPECT_TRUE(log_->TruncateAfter(5, true, nullptr).IsNotFound());  // cut already
+  ASSERT_TRUE(log_->TruncateAfter(0, true, nullptr).ok());  // still whole: everything can go
 }
 
 TEST_F(LogTest, FailedFsyncIsSticky) {
@@ -730,6 +795,30 @@ TEST_F(LogTest, RetentionDeletesWholeSegmentsBelowThePin) {
   ASSERT_TRUE(log_->DeleteSegmentsBefore(UINT64_MAX, &deleted).ok());
   EXPECT_EQ(log_->Segments().size(), 1u);
   AppendMany(2001, 2001);
+}
+
+// Retention can delete the segment a truncation kept: the oldest segment
+// then starts past a jump, and the versions in it are not on the history.
+TEST_F(LogTest, AfterRetentionTheOldestSegmentCanStartPastAJump) {
+  Open();
+  AppendMany(1, 300);
+  ASSERT_TRUE(log_->TruncateAfter(200, /*discard_suffix=*/true, nullptr).ok());
+  AppendMany(301, 2000);
+  uint64_t deleted = 0;
+  ASSERT_TRUE(log_->DeleteSegmentsBefore(301, &deleted).ok());
+  ASSERT_GT(deleted, 0u);
+  for (bool reopened : {false, true}) {
+    if (reopened) Open();
+    EXPECT_EQ(log_->Oldest().version, 301u);
+    EXPECT_EQ(log_->BeforeOldest().version, 200u);
+    std::unique_ptr<LogIterator> it;
+    ASSERT_TRUE(log_->NewIterator(250, &it).ok());  // cut: from the oldest retained commit
+    LogEntry entry;
+    ASSERT_TRUE(it->Next(&entry));
+    EXPECT_EQ(entry.position, (LogPosition{2, 301}));
+    EXPECT_TRUE(log_->NewIterator(200, &it).IsNotFound());  // on the history, but deleted
+    EXPECT_TRUE(log_->Read(250, &entry).IsNotFound());
+  }
 }
 
 TEST_F(LogTest, SealedSegmentIndexFilesAreWrittenCheckedAndCleanedUp) {

@@ -100,20 +100,19 @@ Status ExecuteRewind(Store* store, const Pipeline& pipeline, const RewindPlan& p
                      RewindPoint* dry_run_point = nullptr);
 
 // Undoing the last rewind (beyond the reference documents): while nothing
-// has been committed since it, a whole-pipeline rewind's cut history is
-// appended again from the archive (Store::Reapply; the rewind's own commit
-// of the definition, if any, is cut first), so the tables, checkpoints and
-// history are what they were before it; a rewind of some datasets is undone
-// by a RESTORE of the same datasets to the version before its own. An undo
-// is an update between rewind_started and rewind_completed events like a
-// rewind: interrupted, it is an incomplete rewind, and undoing again (or
-// rewinding to another point) completes it.
+// has been committed since it, one RESTORE commit brings the rewound
+// datasets, their offsets and state back to the version before the rewind
+// (for a rewind that cut the log, a version read from the archive), so the
+// tables and checkpoints are what they were before it; the history keeps
+// the rewind and shows the undo. An undo is an update between
+// rewind_started and rewind_completed events like a rewind: interrupted, it
+// is an incomplete rewind, and undoing again (or rewinding to another point)
+// completes it.
 struct UndoPlan {
   std::string rewind_update_id;  // the rewind undone
   LogPosition target;            // where it went
   bool whole_pipeline = true;
-  uint64_t cut_epoch = 0;        // whole: the epoch its cut started
-  uint64_t restore_version = 0;  // some datasets: its RESTORE commit
+  uint64_t version = 0;          // the newest version before it: restored
   std::vector<RewindDataset> datasets;
   bool resume = false;           // carrying on an interrupted undo
 };
@@ -121,11 +120,9 @@ struct UndoPlan {
 // undone already, something committed since, the cut vacuumed, the last
 // rewind incomplete), IOError.
 Status PlanUndo(Store* store, UndoPlan* plan);
-// Carries out `plan` as an update (as ExecuteRewind): the cut history
-// appended again (whole pipeline), or the RESTORE commit undone (some
-// datasets). Errors: Busy (RESOURCE_CONFLICT) while another update runs,
-// InvalidArgument starting with kUndoNotPossible (the archived cut is no
-// longer whole), Corruption (the archive), IOError.
+// Carries out `plan` as an update (as ExecuteRewind). Errors: Busy
+// (RESOURCE_CONFLICT) while another update runs, NotFound (the archive no
+// longer holds the version), Corruption (the archive), IOError.
 Status ExecuteUndo(Store* store, const Pipeline& pipeline, const UndoPlan& plan, RewindRun* run);
 
 // A rewind that started and did not complete (a crash or failure between

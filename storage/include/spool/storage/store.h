@@ -48,6 +48,7 @@ namespace spool {
 class StagedChanges;
 class StateStore;
 struct CommitRecord;
+struct DdlRecord;
 struct RowChangeRecord;
 struct StateDelta;
 
@@ -261,23 +262,28 @@ class Store {
   Status RestoreTables(const std::vector<TableId>& tables, const std::vector<std::string>& flows, uint64_t version,
                        CommitResult* result = nullptr, std::string_view update_id = {});
 
-  // Rewinds the whole store to `version` (DESIGN.md §6, a whole-pipeline
-  // rewind): every commit after it is cut from the log and moved to the
-  // log's archive, a new epoch starts (the next commit is `version` + 1),
-  // and the tables, checkpoints and history are what they were at
-  // `version`: the applied state replayed up to it when it is not past it,
-  // else rebuilt from the newest snapshot at or before it and the log. The
-  // cost depends on the distance back to that snapshot, not on how much
-  // history follows `version`. Named pins past `version` are dropped.
-  // Crash-safe: a crash leaves the store before or after the cut, and
-  // reopening completes the rest; rewinding again, to the same or another
-  // version, converges. Version numbers after `version` are used again by
-  // the commits that follow: a version held from before names other data.
-  // Readers taken before go on reading what they had.
+  // Rewinds the whole store to `version` (a whole-pipeline rewind): every
+  // commit after it is cut from the log and moved to the log's archive, a
+  // new epoch starts, and the tables, checkpoints and history are what they
+  // were at `version`: the applied state replayed up to it when it is not
+  // past it, else rebuilt from the newest snapshot at or before it and the
+  // log. With the cut, in one step, goes one RESTORE commit at the next
+  // version (past every version the cut held: versions are never used
+  // again, and a cut version stays readable from the archive). It names
+  // each table that changed after `version` and exists then, so their
+  // histories show the rewind (parameters: "version", "tables", and
+  // "rewind": the new epoch and the cut's versions; `update_id`), and the
+  // change feed yields there what the rewind undid to a reader that had
+  // read cut versions. The cost depends on the distance back to that
+  // snapshot, not on how much history follows `version`. Named pins past
+  // `version` are dropped. Crash-safe: a crash leaves the store before or
+  // after the cut, and reopening completes the rest; rewinding again, to
+  // the same or another version, converges. Readers taken before go on
+  // reading what they had. `*head`: the RESTORE commit's position.
   // Errors: InvalidArgument (`version` beyond the newest), NotFound (older
-  // than the log keeps, or no snapshot from which to rebuild it: nothing is
-  // changed), Failed, IOError.
-  Status RewindTo(uint64_t version, LogPosition* head = nullptr);
+  // than the log keeps, cut by an earlier rewind, or no snapshot from which
+  // to rebuild it: nothing is changed), Failed, IOError.
+  Status RewindTo(uint64_t version, LogPosition* head = nullptr, std::string_view update_id = {});
   // What RewindTo(version) checks before it changes anything: OK when it
   // would go ahead; its errors otherwise.
   Status CanRewindTo(uint64_t version);
@@ -304,6 +310,7 @@ class Store {
   struct ArchivedCut {
     std::string dir;        // <store>/log/archive/epoch-NNNNNN
     uint64_t new_epoch = 0;  // the epoch the cut started
+    uint64_t point = 0;      // the version the cut followed on the history
     uint64_t first_version = 0, last_version = 0;
     uint64_t first_timestamp_us = 0, last_timestamp_us = 0;
     uint64_t commits = 0;
@@ -311,24 +318,15 @@ class Store {
   };
   // The archived cuts, oldest first. Errors: Corruption (naming the cut), IOError.
   Status ListArchivedCuts(std::vector<ArchivedCut>* cuts);
-  // Brings back a history a rewind cut, while the store is still at the
-  // cut's point (the newest version is first_version - 1): appends the cut's
-  // commits again, with the versions they had (and new timestamps), and
-  // applies them, so the tables, checkpoints and history are what they were
-  // before the rewind. Crash-safe and resumable: after a crash part of the
-  // way, the newest version lies within the cut and the commits up to it
-  // are the cut's; calling it again appends the rest. The cut stays in the
-  // archive. Errors: InvalidArgument (the newest version is not the cut's
-  // point nor within it, or a commit after the point differs from the
-  // cut's: nothing is changed), Corruption (the cut), IOError.
-  Status Reapply(const ArchivedCut& cut, LogPosition* head = nullptr);
   // Time travel into a cut history: the table's rows as of `version` of the
-  // cut (its rows at the cut's point, from the current history, then the
-  // cut's commits up to `version`), in key order (commit order for keyless
-  // tables); `*table`, when given, is the table as of then. Changes nothing.
+  // cut (its rows at the cut's point — from the current history, or from
+  // the archive when a later rewind cut that too — then the cut's commits up
+  // to `version`), in key order (commit order for keyless tables);
+  // `*table`, when given, is the table as of then. Changes nothing. Read
+  // (with ReadOptions::version) reads a cut version the same way.
   // Errors: InvalidArgument (`version` outside the cut, or its point no
-  // longer retained or cut by a later rewind), NotFound (no such table
-  // then), Corruption, IOError.
+  // longer retained), NotFound (no such table then, or the version not in
+  // the archive), Corruption, IOError.
   Status ReadArchived(const ArchivedCut& cut, const TableId& id, uint64_t version,
                       const std::function<bool(const Row&)>& visit, TableInfo* table = nullptr);
 
@@ -404,11 +402,21 @@ class Store {
   Status RebuildState();
   Status Replay(uint64_t from_version);
   Status LoadCatalog();
+  // REQUIRES: commit_mu_ held, nothing queued.
+  Status TablesChangedAfter(uint64_t version, std::vector<TableInfo>* tables);
+  // The current catalog and the DDL of every commit after `version`, the
+  // newest first. Errors: Corruption (a DDL record).
+  Status CatalogAndDdlAfter(uint64_t version, std::map<std::string, TableInfo>* catalog,
+                            std::vector<std::vector<DdlRecord>>* later);
   // `staged`, `history`: what the commit path made (DeltaFromCommit), or
   // null on replay.
   Status StageCommit(const CommitRecord& record, const LogEntry& entry, StagedChanges* staged = nullptr,
                      StateDelta* history = nullptr);
   bool PositionOnHistory(uint64_t epoch, uint64_t version);
+  // Whether `version` is a commit of the current history (not one a rewind
+  // cut), or the point just before the oldest retained commit.
+  bool VersionOnHistory(uint64_t version);
+  bool OnHistoryIn(uint64_t version, std::optional<uint64_t> epoch);
   Status TakeSnapshotLocked(SnapshotInfo* info, const std::function<void(uint64_t entries)>& on_progress = {});
   Status ListSnapshotFiles(std::vector<SnapshotInfo>* snapshots);
   std::string ArchiveDir() const;
@@ -430,8 +438,11 @@ class Store {
   struct Capture;
   Status CaptureTable(const TableId& id, const ReadOptions& options, Capture* capture);
   Status CaptureTableLocked(const TableId& id, const ReadOptions& options, Capture* capture);
-  Status RestoreTableLocked(const TableId& id, uint64_t version, Builder* builder, int64_t* restored, int64_t* removed);
-  Status GetCheckpointAtLocked(const std::string& flow, uint64_t version, std::string* data, bool* found);
+  Status RestoreTableLocked(const std::vector<ArchivedCut>* cuts, const TableId& id, uint64_t version, Builder* builder,
+                            int64_t* restored, int64_t* removed);
+  // With `cuts`, a version a rewind cut is read from the archive.
+  Status GetCheckpointAtLocked(const std::vector<ArchivedCut>* cuts, const std::string& flow, uint64_t version,
+                               std::string* data, bool* found);
   Status ScanCaptured(Capture& capture, const std::string& begin, const std::string& end,
                       const std::function<bool(std::string_view key, std::string_view row)>& visit);
   Status ScanForward(Capture& capture, const SnapshotInfo& base, const std::string& begin, const std::string& end,
@@ -441,6 +452,30 @@ class Store {
   Status ScanIndexed(Capture& capture, const std::string& begin, const std::string& end,
                      const std::function<bool(std::string_view key, std::string_view row)>& visit);
   uint64_t LogBytesBetween(uint64_t after, uint64_t upto);
+  // Versions a rewind cut (archived): whether `version` is one (within the
+  // newest, not on the current history); which cut of `cuts` holds it
+  // (NotFound: vacuumed); that cut's commits up to it (NotFound: not there).
+  bool IsCutVersion(uint64_t version);
+  Status ScanCutVersion(const TableId& id, const ReadOptions& options, const std::function<bool(const RowView&)>& visit,
+                        TableInfo* table, uint64_t* version_read);
+  Status CutHolding(const std::vector<ArchivedCut>& cuts, uint64_t version, const ArchivedCut** holding);
+  Status ScanArchivedUpTo(const ArchivedCut& cut, uint64_t version,
+                          const std::function<Status(const LogEntry&, CommitRecord&)>& visit);
+  // REQUIRES: commit_mu_ held, nothing queued. A table's rows as of
+  // `version` (key -> encoded row) and the table then; with `cuts`, a
+  // version a rewind cut is read from the archive: the rows at its cut's
+  // point, then the cut's commits up to it. Errors: NotFound (no such table
+  // then, or the archive no longer holds the version), InvalidArgument (not
+  // retained).
+  Status RowsAtLocked(const std::vector<ArchivedCut>* cuts, const TableId& id, uint64_t version, TableInfo* table,
+                      std::map<std::string, std::string>* rows);
+  Status ArchivedRowsLocked(const std::vector<ArchivedCut>& cuts, const TableId& id, uint64_t version, TableInfo* table,
+                            std::map<std::string, std::string>* rows);
+  // The change feed's rows for a rewind's RESTORE commit (`entry`), for a
+  // reader whose last version read, `seen`, the rewind cut: what takes the
+  // table from its rows at `seen` back to those at the rewind's point.
+  Status RewindNetChange(uint64_t uid, uint64_t seen, uint64_t point,
+                         const std::function<bool(ChangeType, const std::string& row)>& emit);
   Status ScanCommits(uint64_t uid, uint64_t from, uint64_t to,
                      const std::function<bool(const LogEntry&, CommitRecord&)>& visit);
   Status ScanChanges(uint64_t uid, uint64_t from, uint64_t to,

@@ -1,9 +1,12 @@
 // Log: Spool's append-only transaction log (DESIGN.md §3).
 //
 // A log is a directory of segment files. Every commit is one record at one
-// version (a dense counter from 1), written in an epoch (a counter bumped by
+// version (a counter from 1), written in an epoch (a counter bumped by
 // every TruncateAfter), with a strictly increasing commit timestamp in
-// microseconds. The byte layout is in docs/log_format.md.
+// microseconds. Versions are never used twice: a truncation cuts versions
+// off, and the next commit continues past the highest ever assigned, so
+// along the log's history versions are dense within an epoch and may jump
+// where a new epoch starts. The byte layout is in docs/log_format.md.
 //
 // Thread-safety: a Log is safe for concurrent use. Concurrent Append calls are
 // grouped: one leader writes and syncs the whole group (group commit).
@@ -198,19 +201,30 @@ class Log {
   virtual Status AppendAsync(const LogWrite& write, std::unique_ptr<PendingAppend>* pending) = 0;
 
   // Cuts every commit after `version` and starts a new epoch; the next
-  // Append gets version + 1. The cut suffix is moved to the archive
+  // Append gets NextVersion(), as before the cut: the cut versions are
+  // never used again. The cut suffix is moved to the archive
   // (discard_suffix = false) or deleted. A crash at any point leaves the old
   // log or the truncated one, and reopening completes an interrupted cut.
-  // Waits for in-flight appends. Errors: InvalidArgument (version beyond the
-  // newest), NotFound (version older than the oldest retained), Failed,
-  // IOError.
-  virtual Status TruncateAfter(uint64_t version, bool discard_suffix, LogPosition* new_head) = 0;
+  // Waits for in-flight appends. `*new_head`: (the new epoch, `version`).
+  // With `first`, the new epoch's first commit is written with the cut, in
+  // one step: a crash leaves both or neither (`*first_commit`: its position
+  // and timestamp). Errors: InvalidArgument (version beyond the newest, or
+  // `first` too large), NotFound (version older than the oldest retained, or
+  // not on the log's history: cut by an earlier truncation), Failed, IOError.
+  Status TruncateAfter(uint64_t version, bool discard_suffix, LogPosition* new_head) {
+    return TruncateAfter(version, discard_suffix, new_head, nullptr, nullptr);
+  }
+  virtual Status TruncateAfter(uint64_t version, bool discard_suffix, LogPosition* new_head, const LogWrite* first,
+                               LogCommit* first_commit) = 0;
 
-  // An iterator positioned at `from_version` (the oldest retained one when
-  // 0). Errors: NotFound (not retained), InvalidArgument (beyond newest + 1).
+  // An iterator positioned at the first commit at or after `from_version`
+  // (the oldest retained one when 0); it crosses the jumps in versions where
+  // an epoch starts. Errors: NotFound (not retained), InvalidArgument
+  // (beyond NextVersion()).
   virtual Status NewIterator(uint64_t from_version, std::unique_ptr<LogIterator>* iterator) = 0;
 
-  // Reads one version. Errors: NotFound, Corruption.
+  // Reads one version. Errors: NotFound (not retained, or not on the log's
+  // history), Corruption.
   virtual Status Read(uint64_t version, LogEntry* entry) = 0;
 
   // The latest version whose timestamp is <= timestamp_us, found by binary
@@ -221,6 +235,14 @@ class Log {
   // Oldest and newest retained positions; version 0 when the log is empty.
   virtual LogPosition Oldest() = 0;
   virtual LogPosition Newest() = 0;
+  // The version the next Append gets: past every version ever assigned,
+  // so after a truncation more than Newest().version + 1.
+  virtual uint64_t NextVersion() = 0;
+  // Where the log's history stands just before its oldest retained commit:
+  // version 0 when retention never deleted a commit of it (the history is
+  // whole). State recorded there, or later on the history, can be brought
+  // up to date from the log.
+  virtual LogPosition BeforeOldest() = 0;
   virtual uint64_t CurrentEpoch() = 0;
   // The id stamped on every segment of this log (and seeding its checksums).
   virtual uint64_t StoreId() = 0;
@@ -273,6 +295,12 @@ class LogIterator {
 // NotFound (no such cut), Corruption (a bad record, or a gap between the
 // cut's files), IOError.
 Status ScanArchivedCut(Env* env, const std::string& cut_dir, const std::function<bool(const LogEntry&)>& visit);
+
+// The version the truncation that made the cut in `cut_dir` kept: the one
+// its first commit followed on the log's history (which may be more than
+// one before it: versions an earlier truncation cut are never used again).
+// Errors: NotFound (no such cut, or one of no commit), Corruption, IOError.
+Status ArchivedCutPoint(Env* env, const std::string& cut_dir, uint64_t* point);
 
 // Whether the cut in `cut_dir` was archived whole (its COMPLETE marker).
 bool ArchivedCutComplete(Env* env, const std::string& cut_dir);
