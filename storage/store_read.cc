@@ -167,6 +167,15 @@ VersionRange Store::AvailableVersions() {
   return range;
 }
 
+uint64_t Store::CommitsAfter(uint64_t version) {
+  uint64_t commits = 0;
+  for (const LogSegmentInfo& segment : log_->Segments()) {  // dense within a segment
+    const uint64_t first = std::max(segment.first_version, version + 1);
+    if (segment.last_version >= first) commits += segment.last_version - first + 1;
+  }
+  return commits;
+}
+
 Status Store::ResolveVersion(const ReadOptions& options, uint64_t newest, uint64_t* version) {
   if (options.version && options.timestamp_us) {
     return Status::InvalidArgument("give a version or a timestamp, not both");

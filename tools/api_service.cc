@@ -450,7 +450,7 @@ ApiResponse ApiService::Impl::PreviewRewind(const std::string& body) {
                  {"whole_pipeline", plan.whole_pipeline},
                  {"by_restore", plan.by_restore},
                  {"kept", plan.kept},
-                 {"versions_after_target", store->log()->Newest().version - plan.target.version},
+                 {"versions_after_target", store->CommitsAfter(plan.target.version)},
                  {"datasets", datasets}});
 }
 

@@ -70,6 +70,8 @@ TEST_F(RewindStoreTest, CutsLaterCommitsAndRecordsTheRewindAtAVersionNeverUsedBe
 
   // The next commit is version 13, and holds what it wrote.
   EXPECT_EQ(Step(100).version, 13u);
+  EXPECT_EQ(store_->CommitsAfter(6), 2u);  // the RESTORE and 13: the cut versions are on no history
+  EXPECT_EQ(store_->CommitsAfter(2), 6u);
   std::map<int64_t, Row> want;  // at6 with key 1 set by the new commit
   for (const Row& row : at6) want[std::get<int64_t>(row[0])] = row;
   want[1] = User(1, "v100");

@@ -304,6 +304,9 @@ class Store {
                        std::vector<std::string>* recreated);
 
   VersionRange AvailableVersions();
+  // How many commits of the current history follow `version` (versions a
+  // rewind cut are on no history: they do not count).
+  uint64_t CommitsAfter(uint64_t version);
 
   // A history a rewind cut off: the commits RewindTo moved to the log's
   // archive, read back (and verified) whole.
