@@ -147,8 +147,13 @@ Status ParseUpdateCause(std::string_view name, UpdateCause* cause) {
 }
 
 Status ParseUpdateRequest(std::string_view body, UpdateRequest* request) {
-  const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  json j;
+  std::string duplicate;
+  ParseJsonKeysOnce(body, &j, &duplicate);
   if (j.is_discarded()) return Status::InvalidArgument("update request: malformed JSON");
+  if (!duplicate.empty()) {
+    return Status::InvalidArgument("update request: field '" + duplicate + "' is given twice in one object");
+  }
   Reader r(j, "update request");
   SPOOL_RETURN_IF_ERROR(r.CheckObject({"cause", "full_refresh", "refresh_selection", "full_refresh_selection",
                                        "reset_checkpoint_selection", "validate_only", "rewind_spec"}));

@@ -103,6 +103,17 @@ Status Schema::Make(std::vector<Column> columns, std::vector<std::string> primar
   return Status::OK();
 }
 
+Status CheckNoChangeFeedColumns(const Schema& schema) {
+  for (std::string_view reserved : kChangeFeedColumns) {
+    if (schema.FindColumn(reserved)) {
+      return Status::InvalidArgument("column name '" + std::string(reserved) +
+                                     "' is reserved: the change feed adds a column of that name to every row "
+                                     "(rename the column, or select it under another name)");
+    }
+  }
+  return Status::OK();
+}
+
 std::optional<size_t> Schema::FindColumn(std::string_view name) const {
   for (size_t i = 0; i < columns_.size(); ++i) {
     if (columns_[i].name == name) return i;

@@ -743,6 +743,7 @@ class Store::Builder {
     const TableId& id = Id(op.table);
     if (catalog_.count(id.ToString()) != 0) return Status::InvalidArgument(TableError(id, "already exists"));
     if (op.schema.columns().empty()) return Status::InvalidArgument(TableError(id, "a table needs at least one column"));
+    if (Status s = CheckNoChangeFeedColumns(op.schema); !s.ok()) return Status::InvalidArgument(TableError(id, s.message()));
     if (created_ == (1u << TableInfo::kUidIndexBits)) {
       return Status::InvalidArgument("a commit may create at most " +
                                      std::to_string(1u << TableInfo::kUidIndexBits) + " tables");
@@ -769,6 +770,7 @@ class Store::Builder {
     for (size_t index : table->schema.key_columns()) key.push_back(columns[index].name);
     TableInfo after = *table;
     Status s = Schema::Make(std::move(columns), std::move(key), &after.schema);
+    if (s.ok()) s = CheckNoChangeFeedColumns(after.schema);
     if (!s.ok()) return Status::InvalidArgument(TableError(Id(op.table), s.message()));
     record_.ddl.push_back(DdlRecord{DdlKind::kAlter, *table, after});
     *table = std::move(after);

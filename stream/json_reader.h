@@ -4,6 +4,7 @@
 
 #include <initializer_list>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -15,6 +16,25 @@
 namespace spool {
 
 using json = nlohmann::ordered_json;
+
+// Parses `text` as nlohmann does (`*out` is discarded when it is not
+// JSON), and sets `*duplicate` to the first key that one object names
+// twice: nlohmann would keep the last value silently, so that
+// {"validate_only": true, "validate_only": false} would mean false.
+inline void ParseJsonKeysOnce(std::string_view text, json* out, std::string* duplicate) {
+  std::vector<std::set<std::string>> open;  // the keys of each object being parsed
+  duplicate->clear();
+  json::parser_callback_t callback = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) open.emplace_back();
+    if (event == json::parse_event_t::object_end && !open.empty()) open.pop_back();
+    if (event == json::parse_event_t::key && !open.empty() && !open.back().insert(parsed.get<std::string>()).second &&
+        duplicate->empty()) {
+      *duplicate = parsed.get<std::string>();
+    }
+    return true;
+  };
+  *out = json::parse(text, callback, /*allow_exceptions=*/false);
+}
 
 // Reads one JSON object, refusing keys it does not know: a misspelt option
 // is an error, not a silent default. Errors name the place in the document

@@ -432,6 +432,7 @@ Status Pipeline::Impl::Compile() {
     if (!d.columns.empty()) {
       Schema schema;
       SPOOL_RETURN_IF_ERROR(MakeSchema(d.columns, d.primary_key, place, &schema));
+      SPOOL_RETURN_IF_ERROR(CheckNoChangeFeedColumns(schema).WithContext(place));
       cd.schema = schema;
     }
     datasets.push_back(std::move(cd));
@@ -597,6 +598,7 @@ Status Pipeline::Impl::FitTarget(CompiledFlow& flow, const Schema& output, const
     std::vector<std::string> key = target.spec.primary_key.empty() ? output_key : target.spec.primary_key;
     Schema schema;
     SPOOL_RETURN_IF_ERROR(MakeSchema(output.columns(), key, place, &schema));
+    SPOOL_RETURN_IF_ERROR(CheckNoChangeFeedColumns(schema).WithContext(place));
     target.schema = schema;
   }
   const Schema& t = *target.schema;

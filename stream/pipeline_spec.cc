@@ -359,7 +359,9 @@ std::string_view AggregateFnName(AggregateFn fn) {
 }
 
 Status ParsePipelineSpec(std::string_view text, PipelineSpec* spec) {
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  json j;
+  std::string duplicate;
+  ParseJsonKeysOnce(text, &j, &duplicate);
   if (j.is_discarded()) {
     // Parse again to learn where: nlohmann reports the byte.
     try {
@@ -369,6 +371,9 @@ Status ParsePipelineSpec(std::string_view text, PipelineSpec* spec) {
       return Status::InvalidArgument("pipeline spec is not valid JSON: " + std::string(e.what()));
     }
     return Status::InvalidArgument("pipeline spec is not valid JSON");
+  }
+  if (!duplicate.empty()) {
+    return Status::InvalidArgument("pipeline spec: field '" + duplicate + "' is given twice in one object");
   }
   *spec = PipelineSpec{};
   Reader r(j, "spec");

@@ -268,7 +268,7 @@ int RunRequest(Store* store, Pipeline* pipeline, const UpdateRequest& request, U
   std::cout << fmt::format("update {} {}\n", result.update_id, UpdateStateName(result.state)) << table.ToString();
   if (result.state == UpdateState::kFailed) {
     std::cerr << "error: " << result.error << "\n";
-    return kExitFailure;
+    return kExitUpdateFailed;
   }
   return kExitOk;
 }

@@ -160,6 +160,16 @@ TEST(UpdateRequestTest, FieldsThatContradictOneAnotherAreRefusedWithACode) {
 
 TEST(UpdateRequestTest, MalformedBodiesNameTheFieldAndWhatIsWrong) {
   EXPECT_EQ(Error("{"), "update request: malformed JSON");
+  // A field twice: nlohmann would keep the last value, so this would start
+  // a real update.
+  EXPECT_EQ(Error(R"({"validate_only": true, "validate_only": false})"),
+            "update request: field 'validate_only' is given twice in one object");
+  EXPECT_EQ(Error(R"({"rewind_spec": {"rewind_point_id": "a", "rewind_point_id": "b"}})"),
+            "update request: field 'rewind_point_id' is given twice in one object");
+  UpdateRequest request;  // the same key in two objects is fine
+  EXPECT_TRUE(ParseUpdateRequest(R"({"rewind_spec": {"datasets": [{"identifier": "main.s.a"}, {"identifier": "main.s.b"}]}})",
+                                 &request)
+                  .ok());
   EXPECT_EQ(Error("[]"), "update request: expected a JSON object, got array");
   EXPECT_NE(Error(R"({"full_refresh": true, "fullrefresh": true})").find("unknown field 'fullrefresh'"), std::string::npos);
   EXPECT_EQ(Error(R"({"full_refresh": "yes"})"), "update request.full_refresh: expected true or false");

@@ -109,6 +109,35 @@ TEST_F(TableTest, RowThatDoesNotFitIsRefusedNamingTheColumnAndNothingIsWritten) 
 // definition) are changed by its runtime only: a commit that does not say
 // it is the runtime's (Transaction::AllowSpoolTables) is refused whole, as
 // is a restore, and nothing changes.
+// The change feed adds _change_type, _commit_version and _commit_timestamp
+// to every row: a table with a column of those names would give its feed
+// two values under one name. Refused when created or altered, naming it.
+TEST_F(TableTest, ColumnsNamedLikeTheChangeFeedsAreRefused) {
+  CreateUsers();
+  const uint64_t newest = store_->log()->Newest().version;
+  for (std::string_view reserved : kChangeFeedColumns) {
+    Schema schema;
+    ASSERT_TRUE(Schema::Make({{"id", ColumnType::kInt64, false}, {std::string(reserved), ColumnType::kString, true}},
+                             {"id"}, &schema)
+                    .ok());
+    Transaction create("CREATE TABLE");
+    create.CreateTable(Id("main.default.feedlike"), TableKind::kStreamingTable, schema);
+    Status s = store_->Commit(create);
+    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+    EXPECT_NE(s.ToString().find("'" + std::string(reserved) + "' is reserved"), std::string::npos) << s.ToString();
+    Transaction alter("ADD COLUMNS");
+    alter.AddColumn(users_, Column{std::string(reserved), ColumnType::kString, true});
+    s = store_->Commit(alter);
+    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+    EXPECT_NE(s.ToString().find("main.default.users"), std::string::npos) << s.ToString();
+  }
+  EXPECT_EQ(store_->log()->Newest().version, newest);
+  TableInfo table;
+  EXPECT_TRUE(store_->GetTable(Id("main.default.feedlike"), &table).IsNotFound());
+  ASSERT_TRUE(store_->GetTable(users_, &table).ok());
+  EXPECT_EQ(table.schema.columns().size(), 2u);
+}
+
 TEST_F(TableTest, SpoolsOwnTablesRefuseChangesByHand) {
   const TableId state = Id("__spool.state.revenue__state0_aggregate");
   Transaction create("SETUP TABLES");

@@ -1060,6 +1060,7 @@ TEST_F(PipelineTest, MalformedSpecsAreRefusedNamingThePlace) {
   const std::string ds = R"("datasets": [{"name": "main.s.t"}])";
   const std::string files = R"("source": {"files": "/tmp", "columns": [{"name": "a", "type": "int64"}]})";
   const SpecCase cases[] = {
+      {R"({"name": "a", "name": "b", "datasets": [], "flows": []})", "pipeline spec: field 'name' is given twice in one object"},
       {"{", "not valid JSON"},
       {"[]", "spec: expected a JSON object"},
       {R"({"datasets": [], "flows": [], "extra": 1})", "unknown field 'extra'"},
@@ -1119,6 +1120,14 @@ TEST_F(PipelineTest, InconsistentPipelinesAreRefusedBeforeAnythingRuns) {
       {"{\"datasets\": [{\"name\": \"main.s.t\"}], \"flows\": [{\"name\": \"f\", \"target\": \"main.s.t\", " + files +
         ", \"steps\": [{\"aggregate\": {\"group_by\": [\"s\"], \"aggregates\": [{\"name\": \"n\", \"fn\": \"count\"}]}}]}]}",
        "group_by column 's' can be NULL"},
+      // The change feed's own column names, declared or written by a flow.
+      {"{\"datasets\": [{\"name\": \"main.s.t\", \"columns\": [{\"name\": \"a\", \"type\": \"int64\"}, "
+        "{\"name\": \"_change_type\", \"type\": \"string\"}]}], \"flows\": [{\"name\": \"f\", \"target\": \"main.s.t\", " +
+        files + ", \"steps\": [{\"select\": [\"a\"]}]}]}",
+       "datasets[0] \"main.s.t\": column name '_change_type' is reserved"},
+      {"{\"datasets\": [{\"name\": \"main.s.t\"}], \"flows\": [{\"name\": \"f\", \"target\": \"main.s.t\", " + files +
+        ", \"steps\": [{\"select\": [\"a\", {\"name\": \"_commit_version\", \"expr\": \"a\"}]}]}]}",
+       "column name '_commit_version' is reserved"},
   };
   for (const SpecCase& c : cases) {
     PipelineSpec spec;

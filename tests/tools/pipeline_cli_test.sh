@@ -4,7 +4,7 @@
 # and a files source; updates that pick up new messages and files exactly
 # once; a continuous update bounded by --max-batches; the events. Then the
 # mistakes: a malformed or inconsistent spec (exit 2, naming the place,
-# recording nothing), an update without a definition, a bad record (exit 1,
+# recording nothing), an update without a definition, a bad record (exit 3,
 # naming file and line, committing nothing), an incompatible change (refused
 # before it runs, exit 2, naming the flow and the full refresh it needs, as
 # its validation does), which a full refresh then adopts.
@@ -100,7 +100,7 @@ check "missing file" 2 "$spool" pipeline set "$store" "$work/nope.json"
 expect_equal "no definition recorded" "$(history_count)" "$before"
 
 printf 'id\nseven\n' >"$work/landing/r2.csv"
-check "bad record fails the update" 1 "$spool" update "$store"
+check "bad record fails the update (exit 3: FAILED)" 3 "$spool" update "$store"
 expect_output "names the file and line" "r2.csv line 2"
 check "read returns after the failure" 0 "$spool" read "$store" main.shop.returns --format csv
 expect_equal "nothing partial committed" "$(tail -n +2 "$work/out")" "1"

@@ -122,4 +122,14 @@ class Schema {
   std::vector<size_t> key_columns_;
 };
 
+// The columns the change feed adds to a table's rows. A table cannot have
+// columns of these names (as in Delta Lake): its feed would carry two
+// values under one name, and a reader of it (the JSON feed, a flow reading
+// the table) would lose one.
+inline constexpr std::string_view kChangeFeedColumns[] = {"_change_type", "_commit_version", "_commit_timestamp"};
+
+// InvalidArgument naming the column when `schema` has one of
+// kChangeFeedColumns.
+Status CheckNoChangeFeedColumns(const Schema& schema);
+
 }  // namespace spool
