@@ -328,6 +328,7 @@ Status Store::RebuildState() {
   const uint64_t oldest = log_->Oldest().version;
   const uint64_t before_oldest = log_->BeforeOldest().version;
   const uint64_t store_id = log_->StoreId();
+  std::vector<std::string> damaged;  // snapshots skipped: each "file: what is wrong"
   for (auto it = snapshots.rbegin(); it != snapshots.rend(); ++it) {
     if (it->version < before_oldest) break;  // the log after it is gone
     SnapshotHeader header;
@@ -346,14 +347,33 @@ Status Store::RebuildState() {
                                PutBigEndian64(&floor, it->version);
                                return put(kStateHistoryFloorKey, floor);
                              });
-    if (s.ok()) return Status::OK();
+    if (s.ok()) return ReportDamagedSnapshots(damaged);
     if (!s.IsCorruption()) return s;
-    // A damaged snapshot: try an older one.
+    // A damaged snapshot: said so, and an older one tried.
+    damaged.push_back(it->file_name + ": " + std::string(s.message()));
   }
-  if (before_oldest == 0) return state_->Reset(StatePosition{store_id, 0, 0, 0}, nullptr);
-  return Status::Corruption("store " + dir_ + ": the state cannot be rebuilt: no snapshot at or after version " +
+  if (before_oldest == 0) {
+    SPOOL_RETURN_IF_ERROR(state_->Reset(StatePosition{store_id, 0, 0, 0}, nullptr));
+    return ReportDamagedSnapshots(damaged);
+  }
+  std::string why;
+  for (const std::string& d : damaged) why += "; damaged snapshot " + d;
+  return Status::Corruption("store " + dir_ + ": the state cannot be rebuilt: no usable snapshot at or after version " +
                             std::to_string(before_oldest) + ", the oldest retained log version is " +
-                            std::to_string(oldest));
+                            std::to_string(oldest) + why);
+}
+
+// A damaged snapshot the state was rebuilt without is damage all the same:
+// a WARN event names it (the store works on from an older one).
+Status Store::ReportDamagedSnapshots(const std::vector<std::string>& damaged) {
+  for (const std::string& d : damaged) {
+    Event event;
+    event.level = EventLevel::kWarn;
+    event.event_type = "snapshot_damaged";
+    event.message = "Snapshot " + d + "; the state was rebuilt from an older snapshot and the log.";
+    SPOOL_RETURN_IF_ERROR(events_->Append(&event));
+  }
+  return Status::OK();
 }
 
 Status Store::RewindTo(uint64_t version, LogPosition* head, std::string_view update_id) {

@@ -7,6 +7,8 @@
 #include <optional>
 #include <sstream>
 
+#include <xxhash.h>
+
 #include "snapshot_file.h"
 #include "spool/storage/store.h"
 #include "store_internal.h"
@@ -277,26 +279,61 @@ std::string Store::RunningUpdate() {
   return running_update_;
 }
 
-Status Store::LoadPins() {
-  std::string text;
-  Status s = ReadFileToString(options_.env, JoinPath(dir_, kPinsName), &text);
-  if (s.IsNotFound()) return Status::OK();
-  SPOOL_RETURN_IF_ERROR(s);
-  std::istringstream lines(text);
+// PINS: a header line "spool pins 1 <pins> <XXH3-64 of the lines after it,
+// 16 hex digits>", then a "name version" line per pin. The header makes a
+// truncated or damaged file read as damage: losing pins silently would let
+// vacuum delete what a rewind point needs. (A file without the header, as
+// stores before it wrote, is read as it is and rewritten with one.)
+namespace {
+constexpr std::string_view kPinsHeader = "spool pins 1 ";
+
+Status ParsePins(const std::string& path, std::string_view text, std::map<std::string, uint64_t>* pins) {
+  auto damaged = [&](const std::string& why) {
+    return Status::Corruption(path + " is damaged (" + why +
+                              "): its pins keep what rewind points need from vacuum. Delete it to go on; the next "
+                              "update pins the pipeline's rewind points again (do not vacuum before that)");
+  };
+  std::optional<uint64_t> count;
+  if (text.starts_with(kPinsHeader)) {
+    const size_t newline = text.find('\n');
+    if (newline == std::string_view::npos) return damaged("its header is cut short");
+    unsigned long long expected_count = 0, checksum = 0;
+    const std::string header(text.substr(kPinsHeader.size(), newline - kPinsHeader.size()));
+    if (std::sscanf(header.c_str(), "%llu %16llx", &expected_count, &checksum) != 2) return damaged("a bad header");
+    text.remove_prefix(newline + 1);
+    if (XXH3_64bits(text.data(), text.size()) != checksum) return damaged("checksum mismatch: truncated or changed");
+    count = expected_count;
+  }
+  std::istringstream lines{std::string(text)};
   std::string name;
   uint64_t version = 0;
+  while (lines >> name >> version) (*pins)[name] = version;
+  if (!lines.eof()) return damaged("not a list of 'name version' lines");
+  if (count && pins->size() != *count) return damaged("the header counts another number of pins");
+  return Status::OK();
+}
+}  // namespace
+
+Status Store::LoadPins() {
+  const std::string path = JoinPath(dir_, kPinsName);
+  std::string text;
+  Status s = ReadFileToString(options_.env, path, &text);
+  if (s.IsNotFound()) return Status::OK();
+  SPOOL_RETURN_IF_ERROR(s);
   std::map<std::string, uint64_t> pins;
-  while (lines >> name >> version) pins[name] = version;
-  if (!lines.eof()) return Status::Corruption(JoinPath(dir_, kPinsName) + " is not a list of 'name version' lines");
+  SPOOL_RETURN_IF_ERROR(ParsePins(path, text, &pins));
   std::lock_guard lock(pins_mu_);
   pins_ = std::move(pins);
   return Status::OK();
 }
 
 Status Store::SavePinsLocked() {
-  std::string text;
-  for (const auto& [name, version] : pins_) text += name + " " + std::to_string(version) + "\n";
-  return WriteFileAtomically(options_.env, JoinPath(dir_, kPinsName), text);
+  std::string lines;
+  for (const auto& [name, version] : pins_) lines += name + " " + std::to_string(version) + "\n";
+  char header[64];
+  std::snprintf(header, sizeof(header), "%zu %016llx\n", pins_.size(),
+                static_cast<unsigned long long>(XXH3_64bits(lines.data(), lines.size())));
+  return WriteFileAtomically(options_.env, JoinPath(dir_, kPinsName), std::string(kPinsHeader) + header + lines);
 }
 
 Status Store::AddPin(const std::string& name, uint64_t version) {

@@ -587,6 +587,46 @@ TEST_F(TableTest, SnapshotRebuildsStateAfterVacuumDroppedTheLogPrefix) {
   EXPECT_NE(s.ToString().find("are"), std::string::npos);
 }
 
+// PINS keeps what rewind points need from vacuum: a truncated or changed
+// file is damage, reported naming the file and the way out, never a store
+// that silently has fewer pins.
+TEST_F(TableTest, ADamagedPinsFileIsReportedNotReadAsFewerPins) {
+  CreateUsers();
+  for (int i = 0; i < 3; ++i) {
+    Transaction txn("WRITE");
+    txn.Write(users_, User(i, "u" + std::to_string(i)));
+    Commit(txn);
+  }
+  ASSERT_TRUE(store_->AddPin("a", 2).ok());
+  ASSERT_TRUE(store_->AddPin("b", 3).ok());
+  store_.reset();
+  std::string pins;
+  ASSERT_TRUE(ReadFileToString(&env_, "/s/PINS", &pins).ok());
+  auto write = [&](const std::string& bytes) {
+    std::unique_ptr<File> file;
+    ASSERT_TRUE(env_.OpenFile("/s/PINS", OpenMode::kTruncate, &file).ok());
+    ASSERT_TRUE(file->Write(0, bytes).ok());
+  };
+  for (const std::string& damaged : {pins.substr(0, pins.size() - 4),  // cut at the end of the first pin's line
+                                     pins.substr(0, pins.find('\n') + 1), std::string(pins).replace(pins.size() - 2, 1, "7")}) {
+    write(damaged);
+    std::unique_ptr<Store> store;
+    Status s = Store::Open(Options(), "/s", &store);
+    EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+    EXPECT_NE(s.ToString().find("/s/PINS is damaged"), std::string::npos) << s.ToString();
+    EXPECT_NE(s.ToString().find("Delete it"), std::string::npos) << s.ToString();
+  }
+  // What stores before the checksum wrote still reads, and is rewritten with it.
+  write("a 2\nb 3\n");
+  Open();
+  EXPECT_EQ(store_->Pins(), (std::vector<std::pair<std::string, uint64_t>>{{"a", 2}, {"b", 3}}));
+  ASSERT_TRUE(store_->RemovePin("b").ok());
+  Reopen();
+  EXPECT_EQ(store_->Pins(), (std::vector<std::pair<std::string, uint64_t>>{{"a", 2}}));
+  ASSERT_TRUE(ReadFileToString(&env_, "/s/PINS", &pins).ok());
+  EXPECT_TRUE(pins.starts_with("spool pins 1 1 ")) << pins;
+}
+
 TEST_F(TableTest, VacuumKeepsWhatPinsAndLiveReadersNeed) {
   StoreOptions options = Options();
   options.log.segment_size_bytes = 64 << 10;  // about 55 commits a segment
@@ -751,6 +791,17 @@ TEST_F(TableTest, ReadersDuringCommitsAndBatchHandOffsSeeWholeCommits) {
   EXPECT_EQ(ReadAll(users_).size(), 600u);
 }
 
+// With the store closed: flips a byte in the first block of snapshot
+// `file_name`, and deletes the LMDB state, so that opening rebuilds it.
+void DamageSnapshotAndLoseTheState(MemEnv* env, const std::string& state_dir, const std::string& file_name) {
+  const std::string path = "/s/snapshots/" + file_name;
+  std::string bytes;
+  ASSERT_TRUE(ReadFileToString(env, path, &bytes).ok());
+  bytes[100] = static_cast<char>(bytes[100] ^ 0x40);
+  ASSERT_TRUE(WriteFileAtomically(env, path, bytes).ok());
+  std::filesystem::remove_all(state_dir);
+}
+
 TEST_F(TableTest, DamagedSnapshotIsRefusedNamingTheFileAndAnOlderOneServes) {
   CreateUsers();
   Transaction w;
@@ -764,14 +815,42 @@ TEST_F(TableTest, DamagedSnapshotIsRefusedNamingTheFileAndAnOlderOneServes) {
   ASSERT_TRUE(store_->TakeSnapshot(&second).ok());
   store_.reset();
   // Flip a byte in the newest snapshot's first block, then lose the state.
-  const std::string path = "/s/snapshots/" + second.file_name;
-  std::string bytes;
-  ASSERT_TRUE(ReadFileToString(&env_, path, &bytes).ok());
-  bytes[100] = static_cast<char>(bytes[100] ^ 0x40);
-  ASSERT_TRUE(WriteFileAtomically(&env_, path, bytes).ok());
-  std::filesystem::remove_all(state_.Sub("state"));
+  ASSERT_NO_FATAL_FAILURE(DamageSnapshotAndLoseTheState(&env_, state_.Sub("state"), second.file_name));
   Open();
   EXPECT_EQ(ReadAll(users_), (std::vector<Row>{User(1, "a"), User(2, "b")}));
+  // Not silently: a WARN event names the damaged snapshot.
+  EventQuery query;
+  query.event_type = "snapshot_damaged";
+  std::vector<Event> events;
+  ASSERT_TRUE(store_->events()->Query(query, &events).ok());
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].level, EventLevel::kWarn);
+  EXPECT_NE(events[0].message.find(second.file_name), std::string::npos) << events[0].message;
+}
+
+// With no usable snapshot left, the error names the damaged ones rather
+// than saying there is none.
+TEST_F(TableTest, WhenNoSnapshotCanRebuildTheStateTheErrorNamesTheDamagedOnes) {
+  StoreOptions options = Options();
+  options.log.segment_size_bytes = 64 << 10;
+  ASSERT_NO_FATAL_FAILURE(Reopen(options));
+  CreateUsers();
+  for (int i = 0; i < 400; ++i) {
+    Transaction w;
+    w.Write(users_, User(i, std::string(200, 'x')));
+    Commit(w);
+  }
+  SnapshotInfo snapshot;
+  ASSERT_TRUE(store_->TakeSnapshot(&snapshot).ok());
+  uint64_t deleted = 0;
+  ASSERT_TRUE(store_->log()->DeleteSegmentsBefore(snapshot.version, &deleted).ok());
+  ASSERT_GT(deleted, 0u);
+  store_.reset();
+  ASSERT_NO_FATAL_FAILURE(DamageSnapshotAndLoseTheState(&env_, state_.Sub("state"), snapshot.file_name));
+  std::unique_ptr<Store> store;
+  Status s = Store::Open(options, "/s", &store);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.ToString().find("damaged snapshot " + snapshot.file_name), std::string::npos) << s.ToString();
 }
 
 }  // namespace

@@ -403,6 +403,7 @@ class Store {
 
   Status Recover();
   Status RebuildState();
+  Status ReportDamagedSnapshots(const std::vector<std::string>& damaged);
   Status Replay(uint64_t from_version);
   Status LoadCatalog();
   // REQUIRES: commit_mu_ held, nothing queued.
