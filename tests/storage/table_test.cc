@@ -627,6 +627,30 @@ TEST_F(TableTest, ADamagedPinsFileIsReportedNotReadAsFewerPins) {
   EXPECT_TRUE(pins.starts_with("spool pins 1 1 ")) << pins;
 }
 
+// A dry run writes nothing, so that it also answers on a full disk: not
+// even the staged state goes to LMDB.
+TEST_F(TableTest, AVacuumDryRunWritesNothing) {
+  StoreOptions options = Options();
+  options.state_batch_commits = 1000;
+  options.state_background_apply = false;
+  ASSERT_NO_FATAL_FAILURE(Reopen(options));
+  CreateUsers();
+  for (int i = 0; i < 3; ++i) {
+    Transaction txn("WRITE");
+    txn.Write(users_, User(i, "u"));
+    Commit(txn);
+  }
+  const uint64_t batches = store_->Stats().state_batches;
+  VacuumOptions vacuum = ForcedVacuum();
+  vacuum.dry_run = true;
+  VacuumReport report;
+  ASSERT_TRUE(store_->Vacuum(vacuum, &report).ok());
+  EXPECT_EQ(store_->Stats().state_batches, batches);
+  vacuum.dry_run = false;
+  ASSERT_TRUE(store_->Vacuum(vacuum, &report).ok());
+  EXPECT_GT(store_->Stats().state_batches, batches);  // a real one makes the state durable first
+}
+
 TEST_F(TableTest, VacuumKeepsWhatPinsAndLiveReadersNeed) {
   StoreOptions options = Options();
   options.log.segment_size_bytes = 64 << 10;  // about 55 commits a segment
