@@ -246,10 +246,6 @@ Status Store::Open(const StoreOptions& options, const std::string& dir, std::uni
   if (s.IsBusy()) return Status::Busy("store " + dir + " is open in another process or handle");
   SPOOL_RETURN_IF_ERROR(s);
   std::unique_ptr<Store> opened(new Store(options, dir, std::move(lock)));
-  LogOptions log_options = options.log;
-  log_options.env = options.env;
-  SPOOL_RETURN_IF_ERROR(Log::Open(log_options, JoinPath(dir, "log"), &opened->log_).WithContext("store log"));
-  SPOOL_RETURN_IF_ERROR(EventLog::Open(options.env, JoinPath(dir, "events"), &opened->events_).WithContext("event log"));
   StateStoreOptions state_options;
   state_options.path = options.state_dir.empty() ? JoinPath(dir, "state") : options.state_dir;
   state_options.batch_commits = options.state_batch_commits;
@@ -257,6 +253,16 @@ Status Store::Open(const StoreOptions& options, const std::string& dir, std::uni
   state_options.background = options.state_background_apply;
   state_options.map_size_bytes = options.state_map_bytes;
   SPOOL_RETURN_IF_ERROR(StateStore::Open(state_options, &opened->state_));
+  // The state applies only commits the log acknowledged: what it applied
+  // tells the log's recovery a damaged tail from a torn one.
+  StatePosition applied;
+  SPOOL_RETURN_IF_ERROR(opened->state_->AppliedPosition(&applied));
+  LogOptions log_options = options.log;
+  log_options.env = options.env;
+  log_options.known_durable = LogPosition{applied.epoch, applied.version};
+  log_options.known_durable_store_id = applied.store_id;
+  SPOOL_RETURN_IF_ERROR(Log::Open(log_options, JoinPath(dir, "log"), &opened->log_).WithContext("store log"));
+  SPOOL_RETURN_IF_ERROR(EventLog::Open(options.env, JoinPath(dir, "events"), &opened->events_).WithContext("event log"));
   SPOOL_RETURN_IF_ERROR(opened->Recover());
   *store = std::move(opened);
   return Status::OK();

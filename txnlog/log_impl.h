@@ -149,6 +149,7 @@ class LogImpl final : public Log {
                     std::vector<uint64_t>* cut);
   Status AdoptChain(const std::vector<FoundSegment*>& chain);
   Status RecoverActiveTail(LogRecoveryReport* report);
+  Status CheckKnownDurable(const Segment& active, uint64_t end);
   Status SalvageSealed(LogRecoveryReport* report);
   Status CutForSalvage(size_t segment_index, uint64_t offset, uint64_t next_version);
 

@@ -242,6 +242,7 @@ Status LogImpl::RecoverActiveTail(LogRecoveryReport* report) {
   active->indexed_end = end;
   active->indexed_next_version = scanner.next_version();
   allocated_end_ = size;
+  SPOOL_RETURN_IF_ERROR(CheckKnownDurable(*active, end));
   bool zero = true;
   SPOOL_RETURN_IF_ERROR(ZeroFrom(active->file.get(), end, size, &zero));
   if (zero) return options_.read_only ? Status::OK() : active->file->Sync();
@@ -262,6 +263,23 @@ Status LogImpl::RecoverActiveTail(LogRecoveryReport* report) {
   SPOOL_RETURN_IF_ERROR(active->file->Truncate(end));
   SPOOL_KILL_POINT("log.recovery.tail_truncated");
   return active->file->Sync();
+}
+
+// A commit the caller knows was acknowledged, past the end of what is left
+// of the segment being written: its bytes are damaged or lost, not torn.
+Status LogImpl::CheckKnownDurable(const Segment& active, uint64_t end) {
+  const LogPosition& known = options_.known_durable;
+  if (options_.salvage || options_.durability == Durability::kNoSync || known.version == 0 ||
+      options_.known_durable_store_id != meta_.store_id || known.epoch != active.header.epoch ||
+      known.version <= active.last_version) {
+    return Status::OK();
+  }
+  return Status::Corruption("segment " + active.path + " offset " + std::to_string(end) + ": version " +
+                            std::to_string(active.last_version + 1) + " of epoch " + std::to_string(known.epoch) +
+                            " is damaged or missing, but commits up to version " + std::to_string(known.version) +
+                            " were acknowledged (the store's state had applied them): not a torn write, so the log "
+                            "is left as it is; restore the store from a copy, or open the log with salvage to keep "
+                            "what precedes the damage");
 }
 
 // Salvage mode: verify every sealed segment and keep the longest valid

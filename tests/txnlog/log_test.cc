@@ -237,6 +237,39 @@ TEST_F(LogTest, AsyncAppendsAreCompressedByTheirLeaderInOrder) {
   for (size_t i = 0; i < entries.size(); ++i) EXPECT_EQ(entries[i].body, bodies[i]) << "version " << i + 1;
 }
 
+// A flipped bit in the newest record looks like a torn write. When the
+// caller knows that commit was acknowledged (a store's applied state), it
+// is damage: opening fails naming it and changes nothing.
+TEST_F(LogTest, ADamagedNewestRecordThatWasAcknowledgedIsCorruptionNotATornTail) {
+  Open();
+  AppendMany(1, 10);
+  const size_t data_end = log_->Segments()[0].data_end_bytes;
+  const uint64_t store_id = log_->StoreId();
+  log_.reset();
+  std::string bytes = ReadFile(SegmentPath(1));
+  bytes[data_end - 12] = static_cast<char>(bytes[data_end - 12] ^ 0x10);  // in version 10's record, past its padding
+  WriteFile(SegmentPath(1), bytes);
+  LogOptions options = TestOptions(&env_);
+  options.known_durable = LogPosition{1, 10};
+  options.known_durable_store_id = store_id;
+  Status s = TryOpen(options);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.ToString().find("version 10 of epoch 1 is damaged or missing"), std::string::npos) << s.ToString();
+  EXPECT_EQ(ReadFile(SegmentPath(1)), bytes);  // left as it is
+  // Evidence of another store, another epoch or only older commits is no
+  // evidence: the tail is cut as a torn write, as without it.
+  for (const auto& [known, id] : {std::pair{LogPosition{1, 10}, store_id + 1}, std::pair{LogPosition{2, 10}, store_id},
+                                  std::pair{LogPosition{1, 9}, store_id}}) {
+    WriteFile(SegmentPath(1), bytes);
+    options.known_durable = known;
+    options.known_durable_store_id = id;
+    LogRecoveryReport report;
+    ASSERT_TRUE(TryOpen(options, &report).ok());
+    EXPECT_EQ(log_->Newest().version, 9u);
+    EXPECT_GT(report.torn_tail_bytes, 0u);
+  }
+}
+
 TEST_F(LogTest, TornTailIsTruncated) {
   Open();
   AppendMany(1, 10);

@@ -49,6 +49,13 @@ enum class Durability : unsigned char {
   kNoSync,
 };
 
+// A commit's place in the log.
+struct LogPosition {
+  uint64_t epoch = 0;
+  uint64_t version = 0;
+  friend bool operator==(const LogPosition&, const LogPosition&) = default;
+};
+
 struct LogOptions {
   // All I/O goes through this Env. Must outlive the Log.
   Env* env = Env::Default();
@@ -87,13 +94,16 @@ struct LogOptions {
   // records of another store never verify). 0: a random one. Tests set it to
   // make runs replay byte for byte.
   uint64_t new_store_id = 0;
-};
-
-// A commit's place in the log.
-struct LogPosition {
-  uint64_t epoch = 0;
-  uint64_t version = 0;
-  friend bool operator==(const LogPosition&, const LogPosition&) = default;
+  // A commit that something durable beside the log shows was acknowledged
+  // (a store's applied state), in the log of store `known_durable_store_id`.
+  // A torn write can only hold commits never acknowledged: when the end of
+  // the segment being written is missing or damaged and this position, in
+  // that segment's epoch, lies past what is left, opening fails with
+  // Corruption naming the position, changing nothing, instead of cutting the
+  // tail away. Ignored in Durability::kNoSync (which may lose acknowledged
+  // commits), for another store's id, and in salvage mode.
+  LogPosition known_durable;
+  uint64_t known_durable_store_id = 0;
 };
 
 // What a caller commits: an operation name ("WRITE", "STREAMING UPDATE", …)
