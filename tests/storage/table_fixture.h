@@ -89,6 +89,15 @@ class TableTest : public ::testing::Test {
     txn.CreateTable(users_, TableKind::kStreamingTable, UsersSchema(), {{"pipelines.reset.allowed", "true"}});
     Commit(txn);
   }
+  // CreateUsers, then `commits` commits (versions 2, 3, …) of a user each.
+  void CreateUsersAndWrite(int commits) {
+    CreateUsers();
+    for (int i = 0; i < commits; ++i) {
+      Transaction txn("WRITE");
+      txn.Write(users_, User(i, "u" + std::to_string(i)));
+      Commit(txn);
+    }
+  }
 
   std::vector<Row> ReadAll(const TableId& id, ReadOptions options = {}, Status* status = nullptr) {
     std::vector<Row> rows;

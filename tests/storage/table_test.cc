@@ -591,12 +591,7 @@ TEST_F(TableTest, SnapshotRebuildsStateAfterVacuumDroppedTheLogPrefix) {
 // file is damage, reported naming the file and the way out, never a store
 // that silently has fewer pins.
 TEST_F(TableTest, ADamagedPinsFileIsReportedNotReadAsFewerPins) {
-  CreateUsers();
-  for (int i = 0; i < 3; ++i) {
-    Transaction txn("WRITE");
-    txn.Write(users_, User(i, "u" + std::to_string(i)));
-    Commit(txn);
-  }
+  CreateUsersAndWrite(3);
   ASSERT_TRUE(store_->AddPin("a", 2).ok());
   ASSERT_TRUE(store_->AddPin("b", 3).ok());
   store_.reset();
@@ -655,12 +650,7 @@ TEST_F(TableTest, AVacuumDryRunWritesNothing) {
 // recovery would cut. The state had applied that commit, so it had been
 // acknowledged: opening fails naming it, and the log is left as it is.
 TEST_F(TableTest, ADamagedNewestCommitThatTheStateAppliedIsCorruptionNotALoss) {
-  CreateUsers();
-  for (int i = 0; i < 3; ++i) {
-    Transaction txn("WRITE");
-    txn.Write(users_, User(i, "u" + std::to_string(i)));
-    Commit(txn);
-  }
+  CreateUsersAndWrite(3);
   ASSERT_TRUE(store_->FlushState().ok());
   const LogSegmentInfo active = store_->log()->Segments().back();
   store_.reset();
