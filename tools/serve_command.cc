@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
@@ -28,9 +30,17 @@ struct ServeArgs {
 };
 
 // The bearer token: the file's first line, else the environment's; never
-// the command line, where other users could read it.
+// the command line, where other users could read it. A token file that
+// group or others may read or write is refused, as ssh refuses such a
+// private key: anyone who can read the token can drive the pipeline.
 Status ReadToken(const ServeArgs& args, std::string* token) {
   if (!args.token_file.empty()) {
+    struct stat st {};
+    if (::stat(args.token_file.c_str(), &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+      return Status::InvalidArgument(fmt::format("the token file {} is open to group or others (mode {:04o}): "
+                                                 "`chmod 600 {}` and start again",
+                                                 args.token_file, st.st_mode & 07777, args.token_file));
+    }
     std::ifstream in(args.token_file);
     if (!in) return Status::NotFound("cannot read the token file " + args.token_file);
     std::getline(in, *token);

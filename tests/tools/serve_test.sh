@@ -12,6 +12,10 @@ export DATABRICKS_TOKEN=test-token-1234
 echo "$DATABRICKS_TOKEN" >"$work/token"
 check "no token, no server" 2 env -u SPOOL_API_TOKEN "$spool" serve "$store"
 expect_output "says how to give one" "give --token-file FILE or set SPOOL_API_TOKEN"
+chmod 644 "$work/token"
+check "a token file others may read, no server" 2 "$spool" serve "$store" --token-file "$work/token"
+expect_output "says why and how to fix it" "is open to group or others \(mode 0644\): \`chmod 600"
+chmod 600 "$work/token"
 
 # The server prints its address once it listens: read it from a FIFO.
 mkfifo "$work/serve.out"
