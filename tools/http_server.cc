@@ -1,6 +1,8 @@
 #include "http_server.h"
 
 #include <atomic>
+#include <list>
+#include <mutex>
 #include <utility>  // before Asio: Boost 1.74's awaitable.hpp needs std::exchange
 #include <boost/asio.hpp>
 #include <boost/beast.hpp>
@@ -24,19 +26,45 @@ std::string ErrorBody(std::string_view code, std::string_view message) {
   return JsonText(nlohmann::json{{"error_code", code}, {"message", message}});
 }
 
+class Session;
+
 struct Shared {
   HttpServerOptions options;
   ApiService* api = nullptr;
-  std::atomic<uint64_t> connections{0};
+  std::mutex mu;
+  // Connections that have not yet sent the token, the oldest first; the
+  // number of those that have.
+  std::list<std::weak_ptr<Session>> unauthenticated;
+  uint64_t authenticated = 0;
 };
 
 // One connection: requests read and answered in turn until it closes.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket socket, Shared* shared) : stream_(std::move(socket)), shared_(shared) { ++shared_->connections; }
-  ~Session() { --shared_->connections; }
+  Session(tcp::socket socket, Shared* shared) : stream_(std::move(socket)), shared_(shared) {}
+  ~Session() {
+    if (!authenticated_) return;
+    std::lock_guard lock(shared_->mu);
+    --shared_->authenticated;
+  }
 
-  void Start() { asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->Read(); }); }
+  // Counts the connection among those without the token, dropping the
+  // oldest of them when there are too many, and starts reading.
+  void Start() {
+    std::shared_ptr<Session> dropped;
+    {
+      std::lock_guard lock(shared_->mu);
+      auto& waiting = shared_->unauthenticated;
+      waiting.remove_if([](const std::weak_ptr<Session>& s) { return s.expired(); });
+      if (waiting.size() >= shared_->options.max_connections) {
+        dropped = waiting.front().lock();
+        waiting.pop_front();
+      }
+      waiting.push_back(weak_from_this());
+    }
+    if (dropped != nullptr) asio::post(dropped->stream_.get_executor(), [dropped] { dropped->Drop(); });
+    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->Read(); });
+  }
 
   // Answers `status` with an error and closes (a connection over the limit).
   void Refuse(http::status status, std::string_view code, std::string_view message) {
@@ -44,11 +72,37 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
  private:
+  // The headers within header_timeout, then the body within timeout.
   void Read() {
     parser_.emplace();
     parser_->body_limit(shared_->options.max_body_bytes);
+    stream_.expires_after(shared_->options.header_timeout);
+    http::async_read_header(stream_, buffer_, *parser_,
+                            beast::bind_front_handler(&Session::OnHeader, shared_from_this()));
+  }
+
+  void OnHeader(beast::error_code ec, size_t bytes) {
+    if (ec) return OnRead(ec, bytes);
     stream_.expires_after(shared_->options.timeout);
     http::async_read(stream_, buffer_, *parser_, beast::bind_front_handler(&Session::OnRead, shared_from_this()));
+  }
+
+  // A connection without the token that a newer one pushed out.
+  void Drop() {
+    if (authenticated_) return;
+    beast::error_code ignored;
+    stream_.socket().close(ignored);
+  }
+
+  // The request carried the token: the connection counts against
+  // max_connections from now on. False when that is over the limit.
+  bool Authenticated() {
+    if (authenticated_) return true;
+    std::lock_guard lock(shared_->mu);
+    if (shared_->authenticated >= shared_->options.max_connections) return false;
+    ++shared_->authenticated;
+    authenticated_ = true;
+    return true;
   }
 
   void OnRead(beast::error_code ec, size_t) {
@@ -66,6 +120,10 @@ class Session : public std::enable_shared_from_this<Session> {
     http::request<http::string_body> request = parser_->release();
     const ApiResponse response = shared_->api->Handle({std::string(request.method_string()), std::string(request.target()),
                                                        std::string(request[http::field::authorization]), request.body()});
+    if (response.status != 401 && !Authenticated()) {
+      return Refuse(http::status::service_unavailable, "TEMPORARILY_UNAVAILABLE",
+                    "too many connections (the limit is " + std::to_string(shared_->options.max_connections) + ")");
+    }
     Respond(static_cast<http::status>(response.status), response.body, request.keep_alive(), request.version(),
             response.content_type);
   }
@@ -98,6 +156,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> response_;
   Shared* shared_;
+  bool authenticated_ = false;  // on the session's strand; read under shared_->mu elsewhere
 };
 
 }  // namespace
@@ -114,14 +173,7 @@ struct HttpServer::Impl {
         if (ec != asio::error::operation_aborted) Accept();
         return;
       }
-      const bool over = shared.connections.load() >= shared.options.max_connections;
-      auto session = std::make_shared<Session>(std::move(socket), &shared);
-      if (over) {
-        session->Refuse(http::status::service_unavailable, "TEMPORARILY_UNAVAILABLE",
-                        "too many connections (the limit is " + std::to_string(shared.options.max_connections) + ")");
-      } else {
-        session->Start();
-      }
+      std::make_shared<Session>(std::move(socket), &shared)->Start();
       Accept();
     });
   }
