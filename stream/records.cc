@@ -1071,12 +1071,43 @@ Status ReadRecords(std::istream& in, const Schema& schema, const RecordOptions& 
   }
   std::string line;
   RecordPlace at{options.source_name, 0};
-  while (std::getline(in, line)) {
+  bool too_long = false;
+  while (ReadBoundedLine(in, kMaxRecordLineBytes, &line, &too_long)) {
     ++at.line;
+    if (too_long) {
+      return Status::InvalidArgument(options.source_name + " line " + std::to_string(at.line) + " is longer than " +
+                                     std::to_string(kMaxRecordLineBytes >> 20) +
+                                     " MiB: not a record of JSON lines (read no further)");
+    }
     SPOOL_RETURN_IF_ERROR(ReadJsonLine(*rules, at, line, emit));
   }
   if (in.bad()) return read_failed();
   return Status::OK();
+}
+
+bool ReadBoundedLine(std::istream& in, size_t max, std::string* line, bool* too_long) {
+  line->clear();
+  *too_long = false;
+  std::streambuf* buffer = in.rdbuf();
+  for (;;) {
+    int c = 0;
+    try {
+      c = buffer->sbumpc();
+    } catch (...) {  // what std::getline does with a device that throws
+      in.setstate(std::ios::badbit);
+      return false;
+    }
+    if (c == std::char_traits<char>::eof()) {
+      in.setstate(std::ios::eofbit);
+      return !line->empty();
+    }
+    if (c == '\n') return true;
+    if (line->size() == max) {
+      *too_long = true;
+      return true;
+    }
+    line->push_back(static_cast<char>(c));
+  }
 }
 
 Status ParseJsonRecord(std::string_view text, const Schema& schema, const RecordOptions& options, Row* row) {

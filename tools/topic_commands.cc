@@ -141,13 +141,21 @@ Status SplitBatches(const std::string& key, const std::vector<std::string>& valu
   return Status::OK();
 }
 
-std::vector<std::string> ReadLines(std::istream& in) {
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) {
+// The messages of `in`, one a line, each at most kMaxRecordLineBytes (an
+// input without newlines is refused at that bound, not buffered whole).
+Status ReadLines(std::istream& in, const std::string& source, std::vector<std::string>* lines) {
+  std::string line;
+  bool too_long = false;
+  while (ReadBoundedLine(in, kMaxRecordLineBytes, &line, &too_long)) {
+    if (too_long) {
+      return Status::InvalidArgument(source + " line " + std::to_string(lines->size() + 1) + " is longer than " +
+                                     std::to_string(kMaxRecordLineBytes >> 20) + " MiB: nothing was produced");
+    }
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    lines.push_back(std::move(line));
+    lines->push_back(std::move(line));
   }
-  return lines;
+  if (in.bad()) return Status::IOError(source + ": read failed");
+  return Status::OK();
 }
 
 int RunProduce(const ProduceArgs& args) {
@@ -158,9 +166,9 @@ int RunProduce(const ProduceArgs& args) {
   if (!args.file.empty()) {
     std::ifstream in(args.file);
     if (!in) return ReportError(Status::NotFound("cannot read " + args.file));
-    values = ReadLines(in);
+    if (Status s = ReadLines(in, args.file, &values); !s.ok()) return ReportError(s);
   } else if (values.empty()) {
-    values = ReadLines(std::cin);
+    if (Status s = ReadLines(std::cin, "stdin", &values); !s.ok()) return ReportError(s);
   }
   if (values.empty()) {
     return ReportError(Status::InvalidArgument("no messages: give them as arguments, in --file or one a line on stdin"));

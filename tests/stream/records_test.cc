@@ -153,6 +153,36 @@ TEST(RecordsTest, QuotedCsvFieldsHoldCommasQuotesAndLineBreaks) {
   EXPECT_EQ(r.lines, (std::vector<uint64_t>{2, 3, 4, 6, 7}));  // the quoted line break counts
 }
 
+// An input without newlines (`spool write --file /dev/zero`) is one endless
+// line: the reader refuses it once it passes the bound, rather than
+// buffering it until memory runs out.
+TEST(RecordsTest, AnEndlessLineIsRefusedAtTheBoundNotBuffered) {
+  struct Zeros : std::streambuf {
+    char chunk[4096];
+    uint64_t given = 0;
+    int_type underflow() override {
+      std::fill(std::begin(chunk), std::end(chunk), '0');
+      given += sizeof(chunk);
+      setg(chunk, chunk, chunk + sizeof(chunk));
+      return traits_type::to_int_type(chunk[0]);
+    }
+  } zeros;
+  std::istream in(&zeros);
+  RecordOptions options;
+  options.source_name = "/dev/zero";
+  const Status s = ReadRecords(in, Typed(), options, [](Row&&, uint64_t) { return Status::OK(); });
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("/dev/zero line 1 is longer than 16 MiB"), std::string::npos) << s.ToString();
+  EXPECT_LE(zeros.given, kMaxRecordLineBytes + 2 * sizeof(zeros.chunk));  // read no further than the bound
+  // Lines up to the bound read as lines; the last may lack its newline.
+  std::istringstream lines("a\n\nb");
+  std::string line;
+  bool too_long = true;
+  std::vector<std::string> got;
+  while (ReadBoundedLine(lines, 1, &line, &too_long)) got.push_back(too_long ? "<long>" : line);
+  EXPECT_EQ(got, (std::vector<std::string>{"a", "", "b"}));
+}
+
 TEST(RecordsTest, CrLfLineEndsAndBlankLinesAreSkipped) {
   Result r = Read("\r\nid,name\r\n1,x\r\n\r\n2,\"a\r\nb\"\r\n", Typed(), Csv());
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();

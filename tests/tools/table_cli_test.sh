@@ -264,6 +264,7 @@ mkdir -p "$work/empty"
 refused list-not-a-store "is not a Spool store; create one with .spool init" "$spool" table list "$work/empty"
 # write: every error names the line and the field; earlier good lines are not written
 refused write-unknown-table "table main.shop.nope does not exist" "$spool" write "$store" main.shop.nope <<<'{"id":9,"name":"x"}'
+refused write-endless-line "/dev/zero line 1 is longer than 16 MiB" "$spool" write "$store" "$items" --file /dev/zero
 refused write-malformed-json "^spool: InvalidArgument: stdin line 3: malformed JSON: .*nothing was written" \
   "$spool" write "$store" "$items" <<'EOF'
 {"id":9,"name":"good"}

@@ -126,6 +126,8 @@ refused produce-nothing "no messages: give them as arguments, in --file or one a
 refused produce-file-and-arguments "give the messages as arguments or in --file, not both" "$topic" \
   "$spool" topic produce "$topic" --file "$work/other/notes.txt" hello
 refused produce-missing-file "cannot read $work/none.jsonl" "$topic" "$spool" topic produce "$topic" --file "$work/none.jsonl"
+refused produce-endless-line "/dev/zero line 1 is longer than 16 MiB: nothing was produced" "$topic" \
+  "$spool" topic produce "$topic" --file /dev/zero
 refused consume-unknown-dir "is not a topic" "$topic" "$spool" topic consume "$work/nope"
 refused info-unknown-dir "is not a topic" "$topic" "$spool" topic info "$work/nope"
 refused retention-unknown-dir "is not a topic" "$topic" "$spool" topic retention "$work/nope"

@@ -121,8 +121,19 @@ using RecordSink = std::function<Status(Row&& row, uint64_t line)>;
 Status ReadRecords(std::string_view data, const Schema& schema, const RecordOptions& options,
                    const RecordSink& emit);
 
+// The longest line of JSON lines (a record) a stream may hold: a longer one
+// is refused, read no further, rather than buffered without bound (an
+// input without newlines, such as /dev/zero, is one endless line).
+inline constexpr size_t kMaxRecordLineBytes = 16 << 20;
+
+// Reads a line of `in` without its '\n' into `*line`, at most `max` bytes;
+// false at the end of the input. `*too_long`: the line goes on past `max`
+// (what follows is not read).
+bool ReadBoundedLine(std::istream& in, size_t max, std::string* line, bool* too_long);
+
 // As above, reading `in` to its end (JSON lines a line at a time). Errors:
-// as above; IOError "<source>: read failed".
+// as above, and InvalidArgument for a line over kMaxRecordLineBytes;
+// IOError "<source>: read failed".
 Status ReadRecords(std::istream& in, const Schema& schema, const RecordOptions& options, const RecordSink& emit);
 
 // One JSON object (a topic message's value) to `*row`, whatever
