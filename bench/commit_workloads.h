@@ -1,4 +1,4 @@
-// W1, W2 and W3 (BENCHMARKS.md): durable commits of records, one engine at
+// W1, W2 and W3 (docs/benchmarks.md): durable commits of records, one engine at
 // a time, every engine given the same records. Each call runs repetition
 // `rep` (1-based) of the workload on every engine.
 #pragma once

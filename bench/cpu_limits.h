@@ -6,7 +6,7 @@
 
 namespace spool::bench {
 
-// 170 KiB: the batch size BENCHMARKS.md quotes zstd figures for.
+// 170 KiB: the batch size docs/benchmarks.md quotes zstd figures for.
 inline constexpr size_t kZstdBatchBytes = 170 << 10;
 
 double Xxh3MBPerS(const std::string& data, double seconds);

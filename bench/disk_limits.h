@@ -1,5 +1,5 @@
 // The disk's limits, measured with raw system calls: what a log could reach
-// on this machine at best (BENCHMARKS.md, "Also measure the machine's
+// on this machine at best (docs/benchmarks.md, "Also measure the machine's
 // limits"). Each function creates, uses and removes one file at `path`;
 // failures throw BenchError.
 #pragma once

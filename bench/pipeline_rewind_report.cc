@@ -17,7 +17,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int kSecondsDecimals = 4;
 
-// BENCHMARKS.md, "Targets" (W6).
+// docs/benchmarks.md, "Targets" (W6).
 constexpr double kHistoryGrowth = 1.5;
 constexpr double kVsFullRefresh = 100.0;
 constexpr double kVsRocksDb = 2.0;

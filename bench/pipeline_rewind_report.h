@@ -1,5 +1,5 @@
 // The report of the whole-pipeline W6 (pipeline_rewind_workload.h): its
-// table, ratios and targets of BENCHMARKS.md. Called by report.cc and
+// table, ratios and targets of docs/benchmarks.md. Called by report.cc and
 // targets.cc.
 #pragma once
 

@@ -1,4 +1,4 @@
-// W6 for a whole pipeline ("w6p", BENCHMARKS.md W6): bringing a pipeline's
+// W6 for a whole pipeline ("w6p", docs/benchmarks.md W6): bringing a pipeline's
 // tables, source offsets and operator state back to a rewind point — Spool
 // only — against the amount of history after the point, against a full
 // refresh of the same pipeline, and against RocksDB's checkpoint restore of

@@ -1,5 +1,5 @@
 // The records every engine is given: a 16-byte key and a 100-byte row-like
-// value (BENCHMARKS.md), generated deterministically so that a child process
+// value (docs/benchmarks.md), generated deterministically so that a child process
 // and its parent agree on them and every engine sees the same bytes.
 #pragma once
 

@@ -1,4 +1,4 @@
-// W7 (BENCHMARKS.md): write 1 GB of log without a clean shutdown, then
+// W7 (docs/benchmarks.md): write 1 GB of log without a clean shutdown, then
 // time the reopen.
 //
 // The writer is a child process: this executable re-run with --w7-writer

@@ -94,7 +94,7 @@ void PrintW4(const BenchConfig& config, const Results& results, std::ostream& ou
          "   the table) and checkpoint in one commit, and the runtime's flow_progress event. Peers by hand:\n"
          "   the events staged in their own table keyed by offset, "
       << (peers_merge ? "each key's totals in its output row\n   alone (--w4-peer-state output)"
-                      : "state and output tables keyed by key\n   (BENCHMARKS.md's step)")
+                      : "state and output tables keyed by key\n   (the benchmark plan's step)")
       << ", an offset record, one synced write per step.\n"
          "   An output row is one upsert per key the step touched, for every engine; each run's output is\n"
          "   checked against a model of the stream.)\n";
@@ -166,7 +166,7 @@ void PrintWorkloads(const BenchConfig& config, const Results& results, std::ostr
 }
 
 void PrintTargets(const std::vector<TargetCheck>& checks, std::ostream& out) {
-  TextTable table({"workload", "target (BENCHMARKS.md)", "measured", "value", "met"}, "lllrl");
+  TextTable table({"workload", "target (docs/benchmarks.md)", "measured", "value", "met"}, "lllrl");
   for (const TargetCheck& c : checks) {
     std::string verdict = !c.available ? "not run" : c.met() ? "MET" : fmt::format("MISSED by {:.0f}%",
                                                                                       100 * c.shortfall());

@@ -1,5 +1,5 @@
 // spool-bench: Spool's transaction log side by side with RocksDB, LMDB,
-// SQLite and LevelDB, in one run, on the workloads of BENCHMARKS.md that a
+// SQLite and LevelDB, in one run, on the workloads of docs/benchmarks.md that a
 // log alone can run (W1, W2, W3, W7) and the machine's limits; with
 // Spool's table API, W3 keyed, W5 time travel and W6 rewind
 // (table_workloads.h); with its pipeline runtime, W4 the stream step
@@ -67,7 +67,7 @@ void AddOptions(CLI::App& app, BenchConfig* config, ChildArgs* child) {
       ->capture_default_str();
   app.add_option("--w4-peer-state", config->peer_state,
                  "Where W4's and the latency workload's peers keep each key's totals: in a state table beside the "
-                 "output (BENCHMARKS.md's step), or in the output rows alone (as Spool's aggregate does)")
+                 "output (the benchmark plan's step), or in the output rows alone (as Spool's aggregate does)")
       ->check(CLI::IsMember({"table", "output"}))
       ->capture_default_str();
   app.add_option("--state-map-gib", config->state_map_gib,
@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
   config.workloads = AllWorkloads();
   ChildArgs child;
   CLI::App app{"spool-bench: Spool's log, tables and pipelines against RocksDB, LMDB, SQLite and LevelDB "
-               "(BENCHMARKS.md)"};
+               "(docs/benchmarks.md)"};
   AddOptions(app, &config, &child);
   PlotOptions plot;
   CLI::App* plot_command = AddPlotCommand(app, &plot);

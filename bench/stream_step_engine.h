@@ -1,4 +1,4 @@
-// StreamStepEngine: W4's stream step (BENCHMARKS.md) on one engine. A step
+// StreamStepEngine: W4's stream step (docs/benchmarks.md) on one engine. A step
 // reads the next events of the stream (stream_events.h), updates each key's
 // count and sum (read-modify-write), writes one output row per key it
 // touched (the key's new totals) and commits that state, the output rows
@@ -85,7 +85,7 @@ class PeerStepStore {
 };
 
 // Where a peer keeps each key's running totals: in a state table beside its
-// output (BENCHMARKS.md's step, the default), or in its output rows alone,
+// output (the benchmark plan's step, the default), or in its output rows alone,
 // as Spool's aggregate does when its flow is the only writer of its target
 // (spool-bench --w4-peer-state output).
 enum class PeerState { kStateTable, kOutputRows };

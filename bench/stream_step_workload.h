@@ -1,4 +1,4 @@
-// W4 (BENCHMARKS.md), the stream step: kW4Steps steps, each reading
+// W4 (docs/benchmarks.md), the stream step: kW4Steps steps, each reading
 // kW4EventsPerStep events (keys drawn from kStreamKeys, stream_events.h),
 // updating each key's count and sum, writing one output row per key it
 // touched and committing state, output and source offset atomically and

@@ -23,7 +23,7 @@ constexpr char kWrittenNote[] =
     "   sync; device written = sectors its block device wrote meanwhile (/sys stat: the journal and\n"
     "   partial-page rewrites count, but so would another process's writes). Both ÷ payload.)\n";
 
-// BENCHMARKS.md, "Targets".
+// docs/benchmarks.md, "Targets".
 constexpr double kW5AsOfVsLatest = 1.5;
 constexpr double kW5AsOfVsBestPeer = 1.0;
 constexpr double kW6HistoryGrowth = 1.5;

@@ -1,5 +1,5 @@
 // The report of the table workloads (table_workloads.h): their tables and
-// ratios, and their targets of BENCHMARKS.md. Called by report.cc and
+// ratios, and their targets of docs/benchmarks.md. Called by report.cc and
 // targets.cc.
 #pragma once
 

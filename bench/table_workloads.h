@@ -1,4 +1,4 @@
-// Table-level workloads (BENCHMARKS.md): W5 time travel, W6 rewind and
+// Table-level workloads (docs/benchmarks.md): W5 time travel, W6 rewind and
 // keyed W3, Spool's table API (storage/) against the peers used the way
 // their users do time travel and rewind by hand (versioned_engine.h).
 //

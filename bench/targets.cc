@@ -15,7 +15,7 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// BENCHMARKS.md, "Targets".
+// docs/benchmarks.md, "Targets".
 constexpr double kW1VsOverwrite = 0.9;
 constexpr double kW1VsBestPeer = 1.0;
 constexpr double kW2VsOwnW1 = 3.0;

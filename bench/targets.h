@@ -1,4 +1,4 @@
-// The targets of BENCHMARKS.md for the workloads this tool runs, checked
+// The targets of docs/benchmarks.md for the workloads this tool runs, checked
 // against the medians of one run. Every comparison is within the run.
 #pragma once
 
@@ -11,7 +11,7 @@ namespace spool::bench {
 
 struct TargetCheck {
   std::string workload;     // "w1", …
-  std::string target;       // what BENCHMARKS.md asks, in words
+  std::string target;       // what docs/benchmarks.md asks, in words
   std::string measured;     // what the ratio compares, in words
   double value = 0;         // the measured ratio (or seconds for W7)
   double bound = 0;         // what it must reach

@@ -1,5 +1,5 @@
 // VersionedEngine: a keyed table with time travel and rewind, for W5, W6
-// and keyed W3 (BENCHMARKS.md) — Spool's table API, or a peer used the way
+// and keyed W3 (docs/benchmarks.md) — Spool's table API, or a peer used the way
 // its users do time travel by hand.
 //
 // Spool: one keyed table (key bytes primary key, value bytes) in a Store;

@@ -218,7 +218,7 @@ void Append(spool::Log* log, const std::string& body, Entries* entries) {
 void WriteBadSegmentCorpus(const std::string& dir) {
   std::filesystem::create_directories(dir);
   std::string cases_text =
-      "# The fixed bad-segment corpus (TESTING.md): each case is a base log directory (a .dir file,\n"
+      "# The fixed bad-segment corpus (the README's crash-safety section): each case is a base log directory (a .dir file,\n"
       "# serialized as log_directory_fuzzer reads it), the damage done to it, and the outcome a strict\n"
       "# open and read must give. Written by `spool_make_seed_corpus fuzz/corpus bad_segments` from the\n"
       "# rules in fuzz/make_seed_corpus.cc; replayed in CI by bad_segment_replay.\n"

@@ -18,7 +18,7 @@
 #   4. the crash figures, printed last: those of the Release run's crash
 #      tests (every workload's enumeration and a random campaign of 3,000
 #      cycles per family: 18,000 in all), merged, and a blackbox campaign.
-#      The README records them; they must not shrink (TESTING.md).
+#      The README records them; they must not shrink (README.md, "Crash safety, measured").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # A stage's heading, with the time this run has taken so far.

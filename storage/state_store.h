@@ -1,6 +1,6 @@
 // The state store: the current rows of every table, the catalog and the
 // flow checkpoints, in one LMDB environment, derived from the log
-// (DESIGN.md §4, "State"). Internal to storage.
+// (docs/architecture.md, "State"). Internal to storage.
 //
 // Keys:
 //   "M"                    the applied position (StatePosition), written in

@@ -165,7 +165,7 @@ class DatasetSource : public Source {
   // together to version v, in one RESTORE commit at version r, took the
   // table's commits (v, r] back from the target too: the flow skips them,
   // the restore included, so the target holds each upstream row once
-  // (DESIGN.md §6). Rewinds happen between updates, so the restores after
+  // (docs/architecture.md). Rewinds happen between updates, so the restores after
   // the offset are looked up once per update, as it starts.
   Status LoadRewoundRanges() {
     std::vector<HistoryEntry> history;

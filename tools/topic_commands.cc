@@ -1,5 +1,5 @@
 // `spool topic create | produce | consume | info | retention`: the durable
-// topic of DESIGN.md §5 (spool/stream/topic.h).
+// topic of docs/architecture.md (spool/stream/topic.h).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 

@@ -16,7 +16,7 @@ namespace spool {
 namespace {
 
 // zstd level 1: about 380 MB/s on row data here; level 3 compressed worse
-// on ~170 KiB batches (BENCHMARKS.md).
+// on ~170 KiB batches (docs/benchmarks.md).
 constexpr int kCompressionLevel = 1;
 // From this size a payload is compressed as two frames, one on each core.
 // Each half is then at least 32 KiB, where a frame of its own costs the

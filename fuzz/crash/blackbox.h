@@ -1,4 +1,4 @@
-// Blackbox crash campaigns (TESTING.md, issue 7): a store on the real file
+// Blackbox crash campaigns (the README's crash-safety section, issue 7): a store on the real file
 // system, written by a child process that is killed with SIGKILL — by the
 // parent at a random moment, or by itself at a whitebox kill point
 // (spool/txnlog/kill_point.h) when the build has them — and checked by the

@@ -1,4 +1,4 @@
-// Crash enumeration and random crash campaigns over the log (TESTING.md):
+// Crash enumeration and random crash campaigns over the log (the README's crash-safety section):
 // run a workload under FaultEnv, crash at an I/O call, build the surviving
 // disk in a crash mode, recover (optionally crashing recovery itself at
 // each of its own I/O calls), and check the recovered log against the
@@ -27,7 +27,7 @@ struct CrashState {
   uint64_t fail_sync_call = 0;       // 0: no failed fsync
 };
 
-// What a flipped bit in a durable segment did (TESTING.md's media faults),
+// What a flipped bit in a durable segment did (the crash tests' media faults),
 // against a recovery of the same crash without the flip.
 enum class MediaFault {
   kNone,        // none injected (or no durable segment byte to flip)

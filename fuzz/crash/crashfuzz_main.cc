@@ -1,4 +1,4 @@
-// spool-crashfuzz: Spool's crash-point fuzzing as a tool (TESTING.md). Every
+// spool-crashfuzz: Spool's crash-point fuzzing as a tool (the README's crash-safety section). Every
 // workload of the crash engine — the log's (appends, concurrent committers,
 // segment roll, truncation, retention), the store's (multi-table commits,
 // snapshots, state apply, restore, rewinds, vacuum with pinned readers), the
@@ -261,7 +261,7 @@ bool ParseDuration(const std::string& text, double* seconds) {
 
 int main(int argc, char** argv) {
   using namespace spool::crashtest;
-  CLI::App app{"spool-crashfuzz: crash-point fuzzing of every Spool layer against its model (TESTING.md)"};
+  CLI::App app{"spool-crashfuzz: crash-point fuzzing of every Spool layer against its model (the README's crash-safety section)"};
   bool enumerate = false, random = false, blackbox = false;
   std::string replay, json_path, duration, dir = "/tmp/spool-crashfuzz-blackbox", child_dir;
   uint64_t seed = 1, cycles = 0, max_ops = 300;

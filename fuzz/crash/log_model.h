@@ -1,6 +1,6 @@
 // LogModel: what a workload was told by the log (its acknowledged commits,
 // truncations and retention), and the check of a recovered log against it
-// (TESTING.md, "Invariants checked after every recovery"):
+// (the README's crash-safety section, "Invariants checked after every recovery"):
 //   durable    every acknowledged commit still within retention is there;
 //   atomic     every record is exactly a body some append wrote;
 //   prefix     versions are dense within an epoch, and unacknowledged

@@ -1,4 +1,4 @@
-// Crash enumeration over the pipeline runtime (DESIGN.md §10 invariant 6):
+// Crash enumeration over the pipeline runtime (docs/architecture.md invariant 6):
 // a pipeline with a files and a topic source, a filter, a grouped
 // aggregate, a dedup, a lookup join and an AUTO CDC target runs an update on
 // a FaultEnv (store log, event log, inputs) with its LMDB state in a real
@@ -56,7 +56,7 @@ Status ResetCommittedSince(Store* store, uint64_t after, bool* reset);
 // log's, or `visit`'s (which stops the visit).
 Status VisitCommitsSince(Store* store, uint64_t after, const std::function<Status(const LogEntry& entry)>& visit);
 Status ReadCrashTables(Store* store, CrashTables* tables);
-// What differs between two row lists, as TESTING.md classifies it.
+// What differs between two row lists, as the README's crash-safety section classifies it.
 std::string ClassifyRows(const std::vector<Row>& want, const std::vector<Row>& got);
 // A new temporary directory (on /dev/shm when there is one); empty on failure.
 std::string TempCrashDir();

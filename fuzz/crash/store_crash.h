@@ -1,4 +1,4 @@
-// Crash enumeration over the store (TESTING.md, layer 2): a workload of
+// Crash enumeration over the store (the README's crash-safety section, layer 2): a workload of
 // table commits, snapshots, restores and vacuums runs on a FaultEnv (the
 // log, snapshots, pins and event log) with its LMDB state in a real
 // temporary directory; it is crashed at one I/O call in one crash mode (and

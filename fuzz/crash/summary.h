@@ -1,4 +1,4 @@
-// The figures of crash runs (TESTING.md: crash points per workload, states
+// The figures of crash runs (the README's crash-safety section: crash points per workload, states
 // checked, recoveries, cycles and their rate, media faults, kill points,
 // violations), summed per family and workload, printed as a table and
 // written and read as JSON — by spool-crashfuzz, and by the crash tests

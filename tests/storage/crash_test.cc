@@ -1,4 +1,4 @@
-// Crash enumeration over the store (TESTING.md, layer 2): every crash point
+// Crash enumeration over the store (the README's crash-safety section, layer 2): every crash point
 // of each store workload in every crash mode, and crashes during recovery.
 // Each test prints its figures; violations must be 0, and a failure prints
 // the state that replays it exactly.

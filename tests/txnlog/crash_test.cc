@@ -1,4 +1,4 @@
-// Crash enumeration (TESTING.md, layer 2) and a seeded random crash
+// Crash enumeration (the README's crash-safety section, layer 2) and a seeded random crash
 // campaign (layer 3) over the log. Each test prints its figures: crash
 // points, states checked, recoveries and violations (which must be 0). A
 // failure prints the state that replays it exactly.

@@ -1,4 +1,4 @@
-// An update request: everything a user does to a pipeline (DESIGN.md §6),
+// An update request: everything a user does to a pipeline (docs/architecture.md),
 // with the fields of the reference REST API's "start an update" body, so
 // that the bodies of the reference documents are taken as they are:
 //

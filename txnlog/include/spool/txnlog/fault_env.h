@@ -17,7 +17,7 @@
 // survives in `mode`, makes that image the new durable state, and lets the
 // Env be used again, as after a reboot.
 //
-// Crash modes (TESTING.md):
+// Crash modes (the README's crash-safety section):
 //   kProcessKill  everything written survives, synced or not.
 //   kPowerLoss    only synced data survives; unsynced creates, renames and
 //                 deletes are undone unless their directory was synced.

@@ -1,4 +1,4 @@
-// Whitebox kill points (TESTING.md; RocksDB's TEST_KILL_RANDOM is the model).
+// Whitebox kill points (the README's crash-safety section; RocksDB's TEST_KILL_RANDOM is the model).
 //
 //   SPOOL_KILL_POINT("log.append.synced");
 //
