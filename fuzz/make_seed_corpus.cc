@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -850,6 +851,45 @@ void WriteRecordsSeeds(const std::string& dir) {
 
 }  // namespace
 
+// A state written by StateStore, `commits` commits of `rows` rows each
+// (later commits overwrite earlier rows, leaving free pages), with values
+// of `value_bytes`; its data.mdb.
+std::string StateImage(int commits, int rows, size_t value_bytes) {
+  const std::string dir = (std::filesystem::temp_directory_path() / "spool-seed-state").string();
+  std::filesystem::remove_all(dir);
+  {
+    spool::StateStoreOptions options;
+    options.path = dir;
+    options.background = false;
+    std::unique_ptr<spool::StateStore> store;
+    Must(spool::StateStore::Open(options, &store), "open a state");
+    for (int c = 1; c <= commits; ++c) {
+      spool::StateDelta delta;
+      for (int i = 0; i < rows; ++i) {
+        delta.Put(spool::StateRowKey(3, "key-" + std::to_string(i)), std::string(value_bytes, static_cast<char>('a' + c)));
+      }
+      delta.Put(spool::StateCheckpointKey("flow"), "offsets " + std::to_string(c));
+      delta.position = spool::StatePosition{0x5707e5707eull, 1, static_cast<uint64_t>(c), static_cast<uint64_t>(c)};
+      Must(store->Stage(std::move(delta)), "stage");
+      Must(store->Flush(), "flush");
+    }
+  }
+  std::ifstream in(dir + "/gen-000001/data.mdb", std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  const std::string image = bytes.str();
+  std::filesystem::remove_all(dir);
+  return image;
+}
+
+void WriteStateImageSeeds(const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  Write(dir + "/one_commit", StateImage(1, 3, 10));          // a leaf root
+  Write(dir + "/branches", StateImage(1, 300, 40));          // branch pages over leaves
+  Write(dir + "/overflow", StateImage(1, 2, 6000));          // values in overflow runs
+  Write(dir + "/free_lists", StateImage(4, 120, 30));        // overwrites: free-page lists
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s CORPUS_DIR [TARGET...]\n", argv[0]);
@@ -859,7 +899,7 @@ int main(int argc, char** argv) {
   std::set<std::string> targets(argv + 2, argv + argc);
   const std::set<std::string> known{"record_decoder", "log_recovery", "commit_decoder", "snapshot_decoder", "row_decoder",
                                     "records",        "segment_header", "log_directory", "event_decoder",
-                                    "bad_segments"};
+                                    "bad_segments",   "state_image"};
   for (const std::string& target : targets) {
     if (known.count(target) == 0) Die("unknown target " + target);
   }
@@ -875,5 +915,6 @@ int main(int argc, char** argv) {
   if (targets.count("log_directory") != 0) WriteLogDirectorySeeds(root + "/log_directory");
   if (targets.count("event_decoder") != 0) WriteEventSeeds(root + "/event_decoder");
   if (targets.count("bad_segments") != 0) WriteBadSegmentCorpus(root + "/bad_segments");
+  if (targets.count("state_image") != 0) WriteStateImageSeeds(root + "/state_image");
   return 0;
 }

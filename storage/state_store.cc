@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "state_check.h"
 #include "varint.h"
 #include "spool/txnlog/helper_thread.h"
 #include "spool/txnlog/kill_point.h"
@@ -25,6 +26,28 @@ Status LmdbError(int rc, std::string_view what) {
 
 MDB_val Val(std::string_view s) { return MDB_val{s.size(), const_cast<char*>(s.data())}; }
 std::string_view View(const MDB_val& v) { return {static_cast<const char*>(v.mv_data), v.mv_size}; }
+
+// Every value goes in sealed (state_check.h): LMDB reserves the room and
+// the value and its checksum are written there, with no copy in between.
+int PutSealed(MDB_txn* txn, MDB_dbi dbi, std::string_view key, std::string_view value) {
+  MDB_val k = Val(key), v{SealedSize(value), nullptr};
+  const int rc = mdb_put(txn, dbi, &k, &v, MDB_RESERVE);
+  if (rc == 0) Seal(key, value, static_cast<char*>(v.mv_data));
+  return rc;
+}
+
+// PutSealed through a cursor, with `flags` (MDB_APPEND).
+int CursorPutSealed(MDB_cursor* cursor, std::string_view key, std::string_view value, unsigned int flags) {
+  MDB_val k = Val(key), v{SealedSize(value), nullptr};
+  const int rc = mdb_cursor_put(cursor, &k, &v, flags | MDB_RESERVE);
+  if (rc == 0) Seal(key, value, static_cast<char*>(v.mv_data));
+  return rc;
+}
+
+// The value LMDB holds at `k`, checked and unsealed.
+Status UnsealVal(const MDB_val& k, const MDB_val& v, std::string_view* value) {
+  return Unseal(View(k), View(v), value) ? Status::OK() : DamagedEntry(View(k));
+}
 
 std::string EncodePosition(const StatePosition& p) {
   std::string out;
@@ -292,13 +315,57 @@ Status OpenLmdb(const std::string& dir, uint64_t map_size, unsigned int flags, s
     return LmdbError(rc, "open " + dir);
   }
   MDB_txn* txn = nullptr;
-  if ((rc = mdb_txn_begin(opened->env, nullptr, 0, &txn)) != 0) return LmdbError(rc, "begin");
+  if ((rc = mdb_txn_begin(opened->env, nullptr, flags & MDB_RDONLY, &txn)) != 0) return LmdbError(rc, "begin");
   if ((rc = mdb_dbi_open(txn, nullptr, 0, &opened->dbi)) != 0) {
     mdb_txn_abort(txn);
     return LmdbError(rc, "open database");
   }
   if ((rc = mdb_txn_commit(txn)) != 0) return LmdbError(rc, "commit");
   *out = std::move(opened);
+  return Status::OK();
+}
+
+// Checks the environment in `dir` before LMDB opens it.
+Status CheckGeneration(const std::string& dir, FileCheck* check) {
+  const std::string file = (std::filesystem::path(dir) / "data.mdb").string();
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return Status::OK();
+  Status s = CheckStateFile(file, check);
+  if (s.IsCorruption()) {
+    return Status::Corruption(std::string(s.message()) +
+                              "; the state is derived from the log: `spool repair` rebuilds it");
+  }
+  return s;
+}
+
+// Gives an environment without the format key one: an empty one, or one
+// whose values were written before they were sealed, which is emptied
+// (the store rebuilds it from a snapshot and the log). A format key that
+// is missing from sealed values is damage.
+Status SealFormat(const LmdbEnv& lmdb) {
+  MDB_txn* txn = nullptr;
+  int rc = mdb_txn_begin(lmdb.env, nullptr, 0, &txn);
+  if (rc != 0) return LmdbError(rc, "begin write");
+  MDB_val k = Val(kStateFormatKey), v{};
+  rc = mdb_get(txn, lmdb.dbi, &k, &v);
+  if (rc != MDB_NOTFOUND) {
+    mdb_txn_abort(txn);
+    return rc == 0 ? Status::OK() : LmdbError(rc, "read format");
+  }
+  MDB_val pk = Val(kStatePositionKey), pv{};
+  rc = mdb_get(txn, lmdb.dbi, &pk, &pv);
+  if (rc == 0 && pv.mv_size != 32) {  // a sealed position: the format key was lost
+    mdb_txn_abort(txn);
+    return Status::Corruption("state store " + lmdb.dir +
+                              ": the format key is missing; `spool repair` rebuilds the state from the log");
+  }
+  rc = mdb_drop(txn, lmdb.dbi, 0);
+  if (rc == 0) rc = PutSealed(txn, lmdb.dbi, kStateFormatKey, kStateFormatValue);
+  if (rc != 0) {
+    mdb_txn_abort(txn);
+    return LmdbError(rc, "write format");
+  }
+  if ((rc = mdb_txn_commit(txn)) != 0) return LmdbError(rc, "commit format");
   return Status::OK();
 }
 
@@ -310,7 +377,9 @@ Status ReadPosition(const LmdbEnv& lmdb, StatePosition* position) {
   rc = mdb_get(txn, lmdb.dbi, &k, &v);
   *position = StatePosition{};
   Status s;
-  if (rc == 0 && !DecodePosition(View(v), position)) s = Status::Corruption("state store: bad position record");
+  std::string_view value;
+  if (rc == 0) s = UnsealVal(k, v, &value);
+  if (rc == 0 && s.ok() && !DecodePosition(value, position)) s = Status::Corruption("state store: bad position record");
   if (rc != 0 && rc != MDB_NOTFOUND) s = LmdbError(rc, "read position");
   mdb_txn_abort(txn);
   return s;
@@ -355,7 +424,7 @@ class MergedView final : public StateView {
   }
   bool Valid() const override { return valid_; }
   std::string_view key() const override { return from_overlay_ ? std::string_view(overlay_it_->first) : View(lmdb_key_); }
-  std::string_view value() const override { return from_overlay_ ? std::string_view(*overlay_it_->second) : View(lmdb_value_); }
+  std::string_view value() const override { return from_overlay_ ? std::string_view(*overlay_it_->second) : lmdb_value_; }
   void Next() override {
     if (from_overlay_) {
       ++overlay_it_;
@@ -374,7 +443,7 @@ class MergedView final : public StateView {
     lmdb_valid_ = rc == 0 && InRange(View(k));
     if (rc != 0 && rc != MDB_NOTFOUND) status_ = LmdbError(rc, "read cursor");
     lmdb_key_ = k;
-    lmdb_value_ = v;
+    if (lmdb_valid_ && status_.ok()) status_ = UnsealVal(k, v, &lmdb_value_);
   }
 
   void Settle() {
@@ -407,7 +476,8 @@ class MergedView final : public StateView {
   std::shared_ptr<LmdbEnv> lmdb_;  // outlives txn_ (closed in the destructor's body)
   MDB_txn* txn_ = nullptr;
   MDB_cursor* cursor_ = nullptr;
-  MDB_val lmdb_key_{}, lmdb_value_{};
+  MDB_val lmdb_key_{};
+  std::string_view lmdb_value_;  // unsealed
   bool lmdb_valid_ = false;
   bool from_overlay_ = false;
   bool valid_ = false;
@@ -483,9 +553,13 @@ Status StateStore::Open(const StateStoreOptions& options, std::unique_ptr<StateS
   const std::string dir = (fs::path(options.path) / GenerationName(store->generation_)).string();
   fs::create_directories(dir, ec);
   if (ec) return FsError("cannot create", dir, ec);
+  // LMDB opens only a file checked whole (state_check.h).
+  FileCheck check;
+  if (options.check_on_open) SPOOL_RETURN_IF_ERROR(CheckGeneration(dir, &check));
   // MDB_NOMETASYNC: a power loss may undo the last batch (the log replays
   // it) but cannot corrupt the environment.
   SPOOL_RETURN_IF_ERROR(OpenLmdb(dir, options.map_size_bytes, MDB_NOMETASYNC, &store->lmdb_));
+  SPOOL_RETURN_IF_ERROR(SealFormat(*store->lmdb_));
   SPOOL_RETURN_IF_ERROR(store->AppliedPosition(&store->position_));
   if (options.background) store->applier_ = std::thread([s = store.get()] { s->ApplierLoop(); });
   *out = std::move(store);
@@ -493,6 +567,49 @@ Status StateStore::Open(const StateStoreOptions& options, std::unique_ptr<StateS
 }
 
 Status StateStore::AppliedPosition(StatePosition* position) { return ReadPosition(*lmdb_, position); }
+
+Status StateStore::Verify(const std::string& path, std::vector<StateFileReport>* files) {
+  namespace fs = std::filesystem;
+  files->clear();
+  std::error_code ec;
+  std::vector<std::string> names;  // relative to `path`
+  uint64_t live = 0;
+  for (const fs::directory_entry& entry : fs::directory_iterator(path, ec)) {
+    live = std::max(live, ParseGeneration(entry.path().filename().string()));
+  }
+  if (ec) return FsError("cannot list", path, ec);
+  if (live != 0) names.push_back(GenerationName(live));
+  const fs::path copies = fs::path(path) / kCopiesDir;
+  if (fs::exists(copies, ec)) {
+    std::vector<std::string> found;
+    for (const fs::directory_entry& entry : fs::directory_iterator(copies, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (!name.ends_with(kTempSuffix)) found.push_back((fs::path(kCopiesDir) / name).string());
+    }
+    if (ec) return FsError("cannot list", copies.string(), ec);
+    std::sort(found.begin(), found.end());
+    names.insert(names.end(), found.begin(), found.end());
+  }
+  for (const std::string& name : names) {
+    StateFileReport report;
+    report.name = name;
+    const std::string dir = (fs::path(path) / name).string();
+    report.file = (fs::path(dir) / "data.mdb").string();
+    if (!fs::exists(report.file, ec)) continue;
+    report.status = CheckStateFile(report.file, &report.check);
+    if (report.status.ok() && report.check.legacy) {
+      report.status = Status::Corruption(report.file + ": written before values were sealed");
+    }
+    if (report.status.ok()) {
+      // Read-only and without the lock file: the caller holds the store.
+      std::shared_ptr<LmdbEnv> lmdb;
+      report.status = OpenLmdb(dir, report.check.bytes + (1u << 20), MDB_RDONLY | MDB_NOLOCK, &lmdb);
+      if (report.status.ok()) report.status = ReadPosition(*lmdb, &report.position);
+    }
+    files->push_back(std::move(report));
+  }
+  return Status::OK();
+}
 
 StatePosition StateStore::position() {
   std::shared_lock lock(overlay_mu_);
@@ -508,9 +625,8 @@ Status StateStore::Load(MDB_txn* txn, const std::function<Status(const StateLoad
   const int rc = mdb_cursor_open(txn, lmdb_->dbi, &cursor);
   if (rc != 0) return LmdbError(rc, "open cursor");
   Status s = load([&](std::string_view key, std::string_view value) {
-    MDB_val k = Val(key), v = Val(value);
-    int put = mdb_cursor_put(cursor, &k, &v, MDB_APPEND);
-    if (put == MDB_KEYEXIST) put = mdb_cursor_put(cursor, &k, &v, 0);
+    int put = CursorPutSealed(cursor, key, value, MDB_APPEND);
+    if (put == MDB_KEYEXIST) put = CursorPutSealed(cursor, key, value, 0);
     return put == 0 ? Status::OK() : LmdbError(put, "load");
   });
   mdb_cursor_close(cursor);
@@ -529,6 +645,7 @@ Status StateStore::WriteBatch(const StateOverlay& batch, const std::function<Sta
   };
   if (load != nullptr) {
     if ((rc = mdb_drop(txn, lmdb_->dbi, 0)) != 0) return fail(rc, "clear");
+    if ((rc = PutSealed(txn, lmdb_->dbi, kStateFormatKey, kStateFormatValue)) != 0) return fail(rc, "write format");
     if (*load) {
       Status s = Load(txn, *load);
       if (!s.ok()) {
@@ -539,20 +656,19 @@ Status StateStore::WriteBatch(const StateOverlay& batch, const std::function<Sta
   }
   // In key order: LMDB fills pages in order instead of splitting them.
   batch.VisitSorted("", "", [&](std::string_view key, const StateValue& value) {
-    MDB_val k = Val(key);
     if (value.has_value()) {
-      MDB_val v = Val(*value);
-      rc = mdb_put(txn, lmdb_->dbi, &k, &v, 0);
+      rc = PutSealed(txn, lmdb_->dbi, key, *value);
     } else {
+      MDB_val k = Val(key);
       rc = mdb_del(txn, lmdb_->dbi, &k, nullptr);
       if (rc == MDB_NOTFOUND) rc = 0;
     }
     return rc == 0;
   });
   if (rc != 0) return fail(rc, "write");
-  const std::string position = EncodePosition(batch.position);
-  MDB_val k = Val(kStatePositionKey), v = Val(position);
-  if ((rc = mdb_put(txn, lmdb_->dbi, &k, &v, 0)) != 0) return fail(rc, "write position");
+  if ((rc = PutSealed(txn, lmdb_->dbi, kStatePositionKey, EncodePosition(batch.position))) != 0) {
+    return fail(rc, "write position");
+  }
   SPOOL_KILL_POINT("state.apply.before_commit");
   if ((rc = mdb_txn_commit(txn)) != 0) return LmdbError(rc, "commit batch");
   SPOOL_KILL_POINT("state.apply.committed");
@@ -766,8 +882,8 @@ Status Lookup(const StateReader::Probe& probe, MDB_txn* txn, MDB_dbi dbi, std::s
   MDB_val k = Val(probe.key), v{};
   const int rc = mdb_get(txn, dbi, &k, &v);
   *found = rc == 0;
-  if (rc == 0) *value = View(v);
-  return rc == 0 || rc == MDB_NOTFOUND ? Status::OK() : LmdbError(rc, "read");
+  if (rc == 0) return UnsealVal(k, v, value);
+  return rc == MDB_NOTFOUND ? Status::OK() : LmdbError(rc, "read");
 }
 
 StateReader::Probe MakeReaderProbe(const StateOverlay* mem, const StateOverlay* imm, std::string_view key) {
@@ -830,6 +946,7 @@ Status StateStore::Get(std::string_view key, std::string* value, bool* found) {
 }
 
 Status StateStore::NewView(std::string begin, std::string end, std::unique_ptr<StateView>* view) {
+  if (begin < kStateKeysBegin) begin = kStateKeysBegin;  // the format key is the store's own
   std::shared_lock lock(overlay_mu_);
   OverlayCopy overlay = CopyRange(imm_.get(), *mem_, begin, end);
   auto merged = std::make_unique<MergedView>(std::move(overlay), std::move(begin), std::move(end));
@@ -865,6 +982,7 @@ Status CopyState(const LmdbEnv& from, const LmdbEnv& to, StatePosition* position
   if (rc == 0) rc = mdb_cursor_open(read, from.dbi, &in);
   if (rc == 0) rc = mdb_cursor_open(write, to.dbi, &out);
   const std::string history_end = PrefixEnd(kStateHistoryPrefix);
+  Status damaged;
   MDB_val k{}, v{};
   if (rc == 0) rc = mdb_cursor_get(in, &k, &v, MDB_FIRST);
   while (rc == 0) {
@@ -874,22 +992,25 @@ Status CopyState(const LmdbEnv& from, const LmdbEnv& to, StatePosition* position
       rc = mdb_cursor_get(in, &k, &v, MDB_SET_RANGE);
       continue;
     }
+    // Sealed values are copied as they are, checked: a copy is as
+    // trustworthy as what it was made from.
+    std::string_view value;
+    if (!(damaged = UnsealVal(k, v, &value)).ok()) break;
     if (key != kStateHistoryFloorKey && (rc = mdb_cursor_put(out, &k, &v, MDB_APPEND)) != 0) break;
     rc = mdb_cursor_get(in, &k, &v, MDB_NEXT);
   }
-  if (rc == MDB_NOTFOUND) {
+  if (rc == MDB_NOTFOUND && damaged.ok()) {
     std::string floor;
     PutBigEndian64(&floor, position->version);
-    MDB_val fk = Val(kStateHistoryFloorKey), fv = Val(floor);
-    rc = mdb_put(write, to.dbi, &fk, &fv, 0);
+    rc = PutSealed(write, to.dbi, kStateHistoryFloorKey, floor);
   }
   if (in != nullptr) mdb_cursor_close(in);
   if (out != nullptr) mdb_cursor_close(out);
   if (read != nullptr) mdb_txn_abort(read);
   if (write == nullptr) return LmdbError(rc, "copy");
-  if (rc != 0) {
+  if (rc != 0 || !damaged.ok()) {
     mdb_txn_abort(write);
-    return LmdbError(rc, "copy");
+    return damaged.ok() ? LmdbError(rc, "copy") : damaged;
   }
   if ((rc = mdb_txn_commit(write)) != 0) return LmdbError(rc, "commit copy");
   return Status::OK();
@@ -953,6 +1074,10 @@ Status StateStore::Adopt(const std::string& name) {
   const std::string copy = (fs::path(copies_dir()) / name).string();
   std::error_code ec;
   if (!fs::exists(copy, ec)) return Status::NotFound("state store: no copy " + name);
+  // A copy kept for a rewind point may have sat on the disk for long.
+  FileCheck check;
+  SPOOL_RETURN_IF_ERROR(CheckGeneration(copy, &check));
+  if (check.legacy) return Status::Corruption("state store: copy " + name + " was written before values were sealed");
   const uint64_t next = generation_ + 1;
   const std::string dir = (fs::path(options_.path) / GenerationName(next)).string();
   fs::remove_all(dir, ec);

@@ -54,6 +54,7 @@
 #include <absl/container/flat_hash_set.h>
 
 #include "spool/txnlog/log.h"
+#include "state_check.h"
 
 struct MDB_txn;
 
@@ -242,6 +243,10 @@ struct StateStoreOptions {
   uint64_t batch_bytes = 32ull << 20;    // ... or this many staged bytes
   uint64_t max_staged_bytes = 256ull << 20;  // committers wait for the applier beyond this
   bool background = true;
+  // Check the environment's file whole before LMDB opens it (state_check.h):
+  // a damaged state fails Open with Corruption instead of misreading or
+  // crashing later. Costs one read of the file.
+  bool check_on_open = true;
 };
 
 struct StateStats {
@@ -293,6 +298,15 @@ class StateReader {
   std::unique_ptr<Txn> txn_;
 };
 
+// One LMDB environment of a state directory, as StateStore::Verify found it.
+struct StateFileReport {
+  std::string name;        // "gen-000003" (the live state) or "copies/<name>"
+  std::string file;        // its data.mdb
+  FileCheck check;
+  StatePosition position;  // read when the file is intact
+  Status status;           // OK, or the damage
+};
+
 // The environment lives in a generation directory "<path>/gen-NNNNNN"; the
 // newest is the live one. A copy (SaveCopy) is a complete environment of its
 // own in "<path>/copies/<name>"; Adopt makes one the next generation by
@@ -303,6 +317,11 @@ class StateStore {
  public:
   static Status Open(const StateStoreOptions& options, std::unique_ptr<StateStore>* store);
   ~StateStore();
+
+  // Checks the state in `path` without writing to it: the live generation
+  // and every copy, each whole (CheckStateFile), and the position of each
+  // that is intact. Damage goes in the reports. Errors: IOError.
+  static Status Verify(const std::string& path, std::vector<StateFileReport>* files);
 
   // What LMDB holds: the position of the last applied batch (all zero when
   // empty) — not counting what is staged.

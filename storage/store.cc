@@ -27,7 +27,6 @@ Status RefuseSpoolTable(const TableId& id) {
 }
 
 constexpr std::string_view kMarkerName = "STORE";
-constexpr std::string_view kLockName = "LOCK";
 constexpr std::string_view kMarker = "spool-store 1\n";
 
 // Makes `dir` a store (marker written atomically) or checks that it is one.
@@ -46,7 +45,7 @@ Status PrepareDirectory(const StoreOptions& options, const std::string& dir) {
   if (!options.create_if_missing) return Status::NotFound(dir + " is not a Spool store");
   // An interrupted creation leaves at most these behind.
   const bool empty = !listed.ok() || std::all_of(names.begin(), names.end(), [](const std::string& n) {
-    return n == kLockName || n == std::string(kMarkerName) + ".tmp";
+    return n == kStoreLockName || n == std::string(kMarkerName) + ".tmp";
   });
   if (!empty) return Status::InvalidArgument(dir + " holds other files and is not a Spool store; nothing was changed");
   SPOOL_RETURN_IF_ERROR(env->CreateDir(dir));
@@ -242,7 +241,7 @@ Store::~Store() {
 Status Store::Open(const StoreOptions& options, const std::string& dir, std::unique_ptr<Store>* store) {
   SPOOL_RETURN_IF_ERROR(PrepareDirectory(options, dir));
   std::unique_ptr<FileLock> lock;
-  Status s = options.env->LockFile(JoinPath(dir, kLockName), &lock);
+  Status s = options.env->LockFile(JoinPath(dir, kStoreLockName), &lock);
   if (s.IsBusy()) return Status::Busy("store " + dir + " is open in another process or handle");
   SPOOL_RETURN_IF_ERROR(s);
   std::unique_ptr<Store> opened(new Store(options, dir, std::move(lock)));
@@ -252,6 +251,7 @@ Status Store::Open(const StoreOptions& options, const std::string& dir, std::uni
   state_options.batch_bytes = options.state_batch_bytes;
   state_options.background = options.state_background_apply;
   state_options.map_size_bytes = options.state_map_bytes;
+  state_options.check_on_open = options.check_state_on_open;
   SPOOL_RETURN_IF_ERROR(StateStore::Open(state_options, &opened->state_));
   // The state applies only commits the log acknowledged: what it applied
   // tells the log's recovery a damaged tail from a torn one.
@@ -353,13 +353,17 @@ Status Store::RebuildState() {
                                PutBigEndian64(&floor, it->version);
                                return put(kStateHistoryFloorKey, floor);
                              });
-    if (s.ok()) return ReportDamagedSnapshots(damaged);
+    if (s.ok()) {
+      rebuilt_from_ = it->file_name;
+      return ReportDamagedSnapshots(damaged);
+    }
     if (!s.IsCorruption()) return s;
     // A damaged snapshot: said so, and an older one tried.
     damaged.push_back(it->file_name + ": " + std::string(s.message()));
   }
   if (before_oldest == 0) {
     SPOOL_RETURN_IF_ERROR(state_->Reset(StatePosition{store_id, 0, 0, 0}, nullptr));
+    rebuilt_from_.clear();
     return ReportDamagedSnapshots(damaged);
   }
   std::string why;

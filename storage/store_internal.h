@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -12,6 +13,14 @@
 #include "varint.h"
 
 namespace spool {
+
+// Files of a store directory.
+inline constexpr std::string_view kStoreLockName = "LOCK";
+inline constexpr std::string_view kStorePinsName = "PINS";
+
+// Parses the PINS file at `path` (its text): name -> pinned version.
+// Errors: Corruption, saying what is wrong and the way out.
+Status ParsePins(const std::string& path, std::string_view text, std::map<std::string, uint64_t>* pins);
 
 // "D" version(be64): the DDL of one commit (a CommitRecord holding only
 // ddl), which time travel undoes to find a table's definition at an older

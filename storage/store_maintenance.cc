@@ -18,7 +18,6 @@
 namespace spool {
 namespace {
 
-constexpr std::string_view kPinsName = "PINS";
 constexpr uint64_t kSnapshotProgressEvery = 4096;  // entries
 
 std::string Hours(uint64_t us) { return std::to_string(us / 3600000000ull) + "h"; }
@@ -188,7 +187,18 @@ Status Store::AdoptStateCopy(uint64_t version) {
   std::vector<StateCopy> copies;
   SPOOL_RETURN_IF_ERROR(StateCopies(&copies));
   for (const StateCopy& copy : copies) {
-    if (copy.version == version && PositionOnHistory(copy.epoch, copy.version)) return state_->Adopt(copy.name);
+    if (copy.version != version || !PositionOnHistory(copy.epoch, copy.version)) continue;
+    Status s = state_->Adopt(copy.name);
+    if (!s.IsCorruption()) return s;
+    // A damaged copy is not used: the state is rebuilt instead, and the
+    // damage reported.
+    SPOOL_RETURN_IF_ERROR(state_->RemoveCopy(copy.name));
+    Event event;
+    event.level = EventLevel::kWarn;
+    event.event_type = "state_copy_damaged";
+    event.message = "The state copy " + copy.name + " is damaged (" + std::string(s.message()) +
+                    "); the state was rebuilt from a snapshot and the log instead.";
+    return events_->Append(&event);
   }
   return Status::OK();
 }
@@ -286,6 +296,7 @@ std::string Store::RunningUpdate() {
 // stores before it wrote, is read as it is and rewritten with one.)
 namespace {
 constexpr std::string_view kPinsHeader = "spool pins 1 ";
+}  // namespace
 
 Status ParsePins(const std::string& path, std::string_view text, std::map<std::string, uint64_t>* pins) {
   auto damaged = [&](const std::string& why) {
@@ -312,10 +323,9 @@ Status ParsePins(const std::string& path, std::string_view text, std::map<std::s
   if (count && pins->size() != *count) return damaged("the header counts another number of pins");
   return Status::OK();
 }
-}  // namespace
 
 Status Store::LoadPins() {
-  const std::string path = JoinPath(dir_, kPinsName);
+  const std::string path = JoinPath(dir_, kStorePinsName);
   std::string text;
   Status s = ReadFileToString(options_.env, path, &text);
   if (s.IsNotFound()) return Status::OK();
@@ -333,7 +343,7 @@ Status Store::SavePinsLocked() {
   char header[64];
   std::snprintf(header, sizeof(header), "%zu %016llx\n", pins_.size(),
                 static_cast<unsigned long long>(XXH3_64bits(lines.data(), lines.size())));
-  return WriteFileAtomically(options_.env, JoinPath(dir_, kPinsName), std::string(kPinsHeader) + header + lines);
+  return WriteFileAtomically(options_.env, JoinPath(dir_, kStorePinsName), std::string(kPinsHeader) + header + lines);
 }
 
 Status Store::AddPin(const std::string& name, uint64_t version) {

@@ -462,10 +462,12 @@ Status Store::Scan(const TableId& id, const ReadOptions& options, const std::fun
   if (version_read != nullptr) *version_read = c.version;
   Status decoded;
   RowView row;
-  SPOOL_RETURN_IF_ERROR(ScanCaptured(c, begin, end, [&](std::string_view, std::string_view bytes) {
+  Status scanned = ScanCaptured(c, begin, end, [&](std::string_view, std::string_view bytes) {
     decoded = ParseRow(c.table.schema, bytes, &row);
     return decoded.ok() && visit(row);
-  }));
+  });
+  // Damage found in the state names the table (and the state, the key).
+  if (!scanned.ok()) return scanned.IsCorruption() ? scanned.WithContext("table " + id.ToString()) : scanned;
   return decoded.WithContext("table " + id.ToString());
 }
 
@@ -477,7 +479,7 @@ Status Store::Get(const TableId& id, const Row& key, Row* row, bool* found) {
   Status s = EncodeKeyValues(table.schema, key, false, &encoded);
   if (!s.ok()) return Status::InvalidArgument("table " + id.ToString() + ": " + std::string(s.message()));
   std::string value;
-  SPOOL_RETURN_IF_ERROR(state_->Get(encoded, &value, found));
+  SPOOL_RETURN_IF_ERROR(state_->Get(encoded, &value, found).WithContext("table " + id.ToString()));
   if (!*found) return Status::OK();
   std::string_view bytes;
   SPOOL_RETURN_IF_ERROR(StateRowBytes(value, &bytes));

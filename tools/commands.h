@@ -32,7 +32,7 @@ int ReportError(const Status& s);
 // result of whichever subcommand runs.
 void RegisterLogCommands(CLI::App& app, int* exit_code);
 
-// `spool init`, `spool events`, `spool archive`.
+// `spool init`, `spool events`, `spool archive`, `spool verify`, `spool repair`.
 void RegisterStoreCommands(CLI::App& app, int* exit_code);
 
 // `spool table create | alter | drop | list`, `spool write`.

@@ -1,7 +1,9 @@
-// `spool init DIR`, `spool events DIR …` and `spool archive DIR`.
+// `spool init DIR`, `spool events DIR …`, `spool archive DIR`, `spool verify
+// DIR` and `spool repair DIR`.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -15,6 +17,8 @@
 
 namespace spool::cli {
 namespace {
+
+using json = nlohmann::ordered_json;
 
 int RunInit(const std::string& dir) {
   std::unique_ptr<Store> store;
@@ -110,6 +114,53 @@ int RunEvents(const EventsArgs& args) {
   return kExitOk;
 }
 
+int RunVerify(const std::string& dir, bool as_json) {
+  const auto start = std::chrono::steady_clock::now();
+  VerifyReport report;
+  Status s = VerifyStore(StoreOptions{}, dir, &report);
+  if (!s.ok()) return ReportError(s);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (as_json) {
+    json files = json::array();
+    for (const StoreFileCheck& f : report.files) {
+      files.push_back(json{{"kind", f.kind},
+                           {"path", f.path},
+                           {"bytes", f.bytes},
+                           {"items", f.items},
+                           {"intact", f.status.ok()},
+                           {"damage", f.status.ok() ? "" : f.status.ToString()}});
+    }
+    std::cout << JsonText(json{{"intact", !report.damaged()}, {"bytes", report.bytes()}, {"seconds", seconds},
+                               {"files", files}},
+                          2)
+              << "\n";
+  } else {
+    Table table({"kind", "path", "size", "items", "status"});
+    for (const StoreFileCheck& f : report.files) {
+      table.AddRow({f.kind, f.path, FormatBytes(f.bytes), std::to_string(f.items), f.status.ok() ? "intact" : "DAMAGED"});
+    }
+    std::cout << table.ToString();
+    for (const StoreFileCheck& f : report.files) {
+      if (!f.status.ok()) std::cout << fmt::format("damaged {}: {}\n", f.kind, f.status.ToString());
+    }
+    std::cout << fmt::format("{}: {} files, {} checked in {:.2f} s{}\n", report.damaged() ? "DAMAGED" : "intact",
+                             report.files.size(), FormatBytes(report.bytes()), seconds,
+                             report.damaged() ? "; `spool repair " + dir + "` rebuilds the state from the log" : "");
+  }
+  return report.damaged() ? kExitFailure : kExitOk;
+}
+
+int RunRepair(const std::string& dir) {
+  RepairReport report;
+  Status s = RepairStore(StoreOptions{}, dir, &report);
+  if (!s.ok()) return ReportError(s);
+  for (const std::string& removed : report.removed) std::cout << "removed " << removed << "\n";
+  std::cout << fmt::format("repaired: the state was rebuilt from {} and the log, up to version {}\n",
+                           report.rebuilt_from.empty() ? "the log's start" : "snapshot " + report.rebuilt_from,
+                           report.version);
+  return kExitOk;
+}
+
 }  // namespace
 
 void RegisterStoreCommands(CLI::App& app, int* exit_code) {
@@ -133,6 +184,19 @@ void RegisterStoreCommands(CLI::App& app, int* exit_code) {
   archive->add_option("dir", archive_args->first, "Store directory")->required();
   archive->add_flag("--json", archive_args->second, "JSON output");
   archive->callback([=] { *exit_code = RunArchive(archive_args->first, archive_args->second); });
+
+  auto verify_args = std::make_shared<std::pair<std::string, bool>>();
+  CLI::App* verify = app.add_subcommand(
+      "verify", "Check every file of the closed store in DIR and them against each other; exit 1 on damage");
+  verify->add_option("dir", verify_args->first, "Store directory")->required();
+  verify->add_flag("--json", verify_args->second, "JSON output");
+  verify->callback([=] { *exit_code = RunVerify(verify_args->first, verify_args->second); });
+
+  auto repair_dir = std::make_shared<std::string>();
+  CLI::App* repair = app.add_subcommand(
+      "repair", "Rebuild the closed store's state from its newest intact snapshot and the log; drop damaged copies");
+  repair->add_option("dir", *repair_dir, "Store directory")->required();
+  repair->callback([=] { *exit_code = RunRepair(*repair_dir); });
 }
 
 }  // namespace spool::cli

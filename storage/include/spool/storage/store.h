@@ -73,6 +73,12 @@ struct StoreOptions {
   // Lower it where address space is limited (ulimit -v, valgrind); a state
   // that outgrows it fails its commits with NoSpace.
   uint64_t state_map_bytes = 256ull << 30;
+  // Open checks the state's LMDB file whole before using it: every page's
+  // structure and every value's checksum (docs/operations.md, "Damage").
+  // Damage fails Open with Corruption and `spool repair` as the way out,
+  // where LMDB itself would return wrong rows or crash. Costs one read of
+  // the state; turn it off only where the disk is trusted.
+  bool check_state_on_open = true;
   // Automatic snapshots: after this many versions, bytes of commits, or
   // microseconds since the last one (0 disables each trigger).
   uint64_t snapshot_every_versions = 10000;
@@ -159,6 +165,46 @@ class PendingCommit {
 };
 
 // The store's update slot while it lives (Store::ClaimUpdate).
+// One file, or one set of files, that VerifyStore checked.
+struct StoreFileCheck {
+  std::string kind;    // "log", "state", "state copy", "snapshot", "pins", "events", "archived cut"
+  std::string path;
+  uint64_t bytes = 0;
+  uint64_t items = 0;  // records, entries or pins checked
+  Status status;       // OK, or the damage found
+};
+
+struct VerifyReport {
+  std::vector<StoreFileCheck> files;
+  bool damaged() const;
+  uint64_t bytes() const;  // checked, all files together
+};
+
+// Checks the store in `dir` while it is closed, changing nothing: every
+// record of the log, every page and value of the state and of its copies,
+// every snapshot, the pins, the event log and the archived cuts, each
+// against its checksums; and them against each other: the state, its
+// copies, the snapshots and the pins are of this store and at versions its
+// log has, and no damaged log record is one the state applied. Damage goes
+// in the report. Errors: Busy (the store is open), NotFound (not a store),
+// IOError.
+Status VerifyStore(const StoreOptions& options, const std::string& dir, VerifyReport* report);
+
+struct RepairReport {
+  uint64_t version = 0;               // the state's position after the repair
+  std::string rebuilt_from;           // the snapshot file, or empty: the log's start
+  std::vector<std::string> removed;   // damaged files deleted: "what: why"
+};
+
+// Rebuilds the state of the closed store in `dir` from the newest intact
+// snapshot and the log, deleting damaged snapshots, state copies and a
+// damaged PINS file (its pins come back with the pipeline's next update).
+// Crash-safe: the old state is set aside by one rename before the rebuild,
+// which a crash leaves to the next open to finish. Errors: Busy, NotFound,
+// Corruption (the log itself is damaged: the state cannot be rebuilt from
+// it), IOError.
+Status RepairStore(const StoreOptions& options, const std::string& dir, RepairReport* report);
+
 class UpdateClaim {
  public:
   virtual ~UpdateClaim() = default;
@@ -376,6 +422,10 @@ class Store {
 
   // Writes every staged commit to LMDB now. Errors: IOError, NoSpace.
   Status FlushState();
+  // The snapshot file the state was last rebuilt from, by this handle's
+  // open or a rewind; empty when it was not rebuilt, or rebuilt from the
+  // log's start.
+  const std::string& rebuilt_from() const { return rebuilt_from_; }
   StoreStats Stats();
 
  private:
@@ -510,6 +560,7 @@ class Store {
   std::vector<std::pair<uint64_t, std::string>> ddl_;  // version, encoded DdlRecord
   StoreStats stats_;
   uint64_t last_snapshot_version_ = 0;
+  std::string rebuilt_from_;
   uint64_t last_snapshot_us_ = 0;
   uint64_t bytes_since_snapshot_ = 0;
 

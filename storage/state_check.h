@@ -1,0 +1,66 @@
+// What protects the state store's LMDB file from damage at rest. Internal
+// to storage.
+//
+// LMDB keeps no checksums, and it follows page numbers, offsets and sizes
+// read from its file without checking them: one flipped bit can turn a
+// row's value into another value, or send a read outside the map. So:
+//
+//  - Every value Spool stores carries a checksum of its key and value
+//    (SealedSize/Seal on the way in, Unseal on the way out): a read that
+//    meets damaged bytes fails with Corruption naming the key, instead of
+//    returning them.
+//  - Before LMDB opens a file, CheckStateFile walks it as LMDB would read
+//    it, but checking everything: both meta pages, every page's header and
+//    node bounds, the order of keys against their branch separators,
+//    overflow runs, the free-page lists, that every page is reached exactly
+//    once (LMDB's own invariant), and every entry's checksum. What it
+//    accepts, LMDB can read without leaving the file; what it refuses is
+//    reported with the page and what is wrong.
+//
+// The first key of a sealed state is kStateFormatKey, which sorts before
+// every other key; a state without it was written before values were
+// sealed (FileCheck::legacy).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "spool/txnlog/status.h"
+
+namespace spool {
+
+inline constexpr std::string_view kStateFormatKey = "#";
+inline constexpr std::string_view kStateFormatValue = "sealed 1";
+// Every other key sorts at or after this one: views start here.
+inline constexpr std::string_view kStateKeysBegin = "$";
+inline constexpr size_t kEntryChecksumBytes = 4;
+
+inline size_t SealedSize(std::string_view value) { return value.size() + kEntryChecksumBytes; }
+// Writes `value` and its checksum (with `key`'s) to `out`, SealedSize bytes.
+void Seal(std::string_view key, std::string_view value, char* out);
+std::string Sealed(std::string_view key, std::string_view value);
+// The value in `stored` (sealed under `key`); false when the checksum
+// does not match.
+bool Unseal(std::string_view key, std::string_view stored, std::string_view* value);
+// Corruption naming the key `Unseal` refused (DescribeStateKey).
+Status DamagedEntry(std::string_view key);
+// A state key in words: "row 'alice' of table #3", "the applied position".
+std::string DescribeStateKey(std::string_view key);
+
+struct FileCheck {
+  uint64_t pages = 0;    // reached, of the newest snapshot
+  uint64_t entries = 0;  // key-value pairs, every one verified
+  uint64_t bytes = 0;    // the file's size
+  bool legacy = false;   // entries not sealed: structure checked only
+};
+
+// Checks `image`, the bytes of an LMDB data file (empty: a file not yet
+// written, which is fine). Errors: Corruption("page N: ...").
+Status CheckStateImage(std::string_view image, FileCheck* check);
+// CheckStateImage of the file at `path`, read through a read-only map.
+// Errors: IOError, Corruption naming the file.
+Status CheckStateFile(const std::string& path, FileCheck* check);
+
+}  // namespace spool
