@@ -371,6 +371,13 @@ Status CheckStateImage(std::string_view image, FileCheck* check) {
   const uint64_t psize = metas[0].free.pad;
   SPOOL_RETURN_IF_ERROR(ReadMeta(image, psize, 1, &metas[1]));
   if (metas[1].free.pad != psize) return Status::Corruption("meta page 1: page size differs from meta page 0's");
+  // Transaction N writes meta page N % 2, so the pages hold two consecutive
+  // transactions (or, in a new file, both 0); LMDB's writer relies on it.
+  const uint64_t t0 = metas[0].txnid, t1 = metas[1].txnid;
+  if (!(t0 == 0 && t1 == 0) && (t0 % 2 != 0 || t1 % 2 != 1 || (t0 > t1 ? t0 - t1 : t1 - t0) != 1)) {
+    return Status::Corruption("meta pages: transactions " + std::to_string(t0) + " and " + std::to_string(t1) +
+                              " are not two consecutive ones");
+  }
   const Meta& newest = metas[metas[0].txnid < metas[1].txnid ? 1 : 0];
   return Walker(image, psize, newest).Run(check);
 }

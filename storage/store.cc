@@ -26,8 +26,6 @@ Status RefuseSpoolTable(const TableId& id) {
                                  "a full refresh of the dataset its flow writes rebuilds it");
 }
 
-constexpr std::string_view kMarkerName = "STORE";
-constexpr std::string_view kMarker = "spool-store 1\n";
 
 // Makes `dir` a store (marker written atomically) or checks that it is one.
 Status PrepareDirectory(const StoreOptions& options, const std::string& dir) {

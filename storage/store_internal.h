@@ -16,6 +16,8 @@ namespace spool {
 
 // Files of a store directory.
 inline constexpr std::string_view kStoreLockName = "LOCK";
+inline constexpr std::string_view kMarkerName = "STORE";
+inline constexpr std::string_view kMarker = "spool-store 1\n";
 inline constexpr std::string_view kStorePinsName = "PINS";
 
 // Parses the PINS file at `path` (its text): name -> pinned version.

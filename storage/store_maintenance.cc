@@ -1,6 +1,7 @@
 // Store: snapshots, state copies, pins, retention and vacuum.
 #include <algorithm>
 #include <cassert>
+#include <charconv>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -315,11 +316,26 @@ Status ParsePins(const std::string& path, std::string_view text, std::map<std::s
     if (XXH3_64bits(text.data(), text.size()) != checksum) return damaged("checksum mismatch: truncated or changed");
     count = expected_count;
   }
-  std::istringstream lines{std::string(text)};
-  std::string name;
-  uint64_t version = 0;
-  while (lines >> name >> version) (*pins)[name] = version;
-  if (!lines.eof()) return damaged("not a list of 'name version' lines");
+  // Without the header, nothing vouches for the lines: an empty file or a
+  // zeroed one is not an empty list.
+  if (!count && text.empty()) return damaged("empty, and without its header");
+  // Each line: a name of printable bytes, a space, the version's digits.
+  while (!text.empty()) {
+    const size_t newline = text.find('\n');
+    if (newline == std::string_view::npos) return damaged("its last line is cut short");
+    const std::string_view line = text.substr(0, newline);
+    text.remove_prefix(newline + 1);
+    const size_t space = line.find(' ');
+    const std::string_view name = line.substr(0, space);
+    const std::string_view digits = space == std::string_view::npos ? "" : line.substr(space + 1);
+    const bool printable = std::all_of(name.begin(), name.end(), [](char c) { return c > ' ' && c < 0x7f; });
+    uint64_t version = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), version);
+    if (name.empty() || !printable || digits.empty() || error != std::errc() || end != digits.data() + digits.size()) {
+      return damaged("not a list of 'name version' lines");
+    }
+    (*pins)[std::string(name)] = version;
+  }
   if (count && pins->size() != *count) return damaged("the header counts another number of pins");
   return Status::OK();
 }

@@ -33,7 +33,7 @@ std::string ArchiveDirOf(const StoreOptions& options, const std::string& dir) {
 
 // Takes the closed store in `dir` for the caller alone.
 Status TakeClosedStore(const StoreOptions& options, const std::string& dir, std::unique_ptr<FileLock>* lock) {
-  if (!options.env->FileExists(JoinPath(dir, "STORE"))) return Status::NotFound(dir + " is not a Spool store");
+  if (!options.env->FileExists(JoinPath(dir, kMarkerName))) return Status::NotFound(dir + " is not a Spool store");
   Status s = options.env->LockFile(JoinPath(dir, kStoreLockName), lock);
   if (s.IsBusy()) return Status::Busy("store " + dir + " is open in another process: stop it first");
   return s;
@@ -50,6 +50,7 @@ class Verifier {
       : env_(options.env), options_(options), dir_(dir), report_(report) {}
 
   Status Run() {
+    Marker();
     SPOOL_RETURN_IF_ERROR(State());
     Log();
     Cross();
@@ -64,6 +65,16 @@ class Verifier {
   StoreFileCheck& Add(std::string kind, std::string path) {
     report_->files.push_back(StoreFileCheck{std::move(kind), std::move(path), 0, 0, Status::OK()});
     return report_->files.back();
+  }
+
+  void Marker() {
+    StoreFileCheck& check = Add("marker", JoinPath(dir_, kMarkerName));
+    std::string text;
+    check.status = ReadFileToString(env_, check.path, &text);
+    check.bytes = text.size();
+    if (check.status.ok() && text != kMarker) {
+      check.status = Status::Corruption(check.path + " is not a store marker this version reads");
+    }
   }
 
   Status State() {
@@ -238,9 +249,31 @@ Status RepairStore(const StoreOptions& options, const std::string& dir, RepairRe
       }
     }
     for (const StoreFileCheck& f : found.files) {
-      if (f.status.ok() || (f.kind != "snapshot" && f.kind != "pins")) continue;
-      SPOOL_RETURN_IF_ERROR(env->RemoveFile(f.path));
-      report->removed.push_back(f.path + ": " + std::string(f.status.message()));
+      if (f.kind == "marker" && !f.status.ok()) {
+        return Status::Corruption(std::string(f.status.message()) + ": repair rewrites no marker; check that " + dir +
+                                  " is a Spool store of this version");
+      }
+    }
+    // What only copies or indexes the log, and the pins, go; the event log
+    // (the store's diary, not made from anything) is set aside for the
+    // operator, and a new one starts.
+    for (const StoreFileCheck& f : found.files) {
+      if (f.status.ok()) continue;
+      const std::string why = f.path + ": " + std::string(f.status.message());
+      if (f.kind == "snapshot" || f.kind == "pins") {
+        SPOOL_RETURN_IF_ERROR(env->RemoveFile(f.path));
+      } else if (f.kind == "archived cut") {
+        SPOOL_RETURN_IF_ERROR(RemoveArchivedCut(env, f.path));
+      } else if (f.kind == "events") {
+        const std::string aside = f.path + ".damaged-" + std::to_string(env->NowMicros());
+        SPOOL_RETURN_IF_ERROR(env->RenameFile(f.path, aside));
+        SPOOL_RETURN_IF_ERROR(env->SyncDir(dir));
+        report->removed.push_back(why + " (set aside as " + aside + ")");
+        continue;
+      } else {
+        continue;  // the state and its copies: below
+      }
+      report->removed.push_back(why);
     }
     // The whole state goes, its copies with it: each is rebuilt or made
     // again as it is needed.

@@ -167,7 +167,7 @@ class PendingCommit {
 // The store's update slot while it lives (Store::ClaimUpdate).
 // One file, or one set of files, that VerifyStore checked.
 struct StoreFileCheck {
-  std::string kind;    // "log", "state", "state copy", "snapshot", "pins", "events", "archived cut"
+  std::string kind;    // "marker", "log", "state", "state copy", "snapshot", "pins", "events", "archived cut"
   std::string path;
   uint64_t bytes = 0;
   uint64_t items = 0;  // records, entries or pins checked
@@ -197,8 +197,9 @@ struct RepairReport {
 };
 
 // Rebuilds the state of the closed store in `dir` from the newest intact
-// snapshot and the log, deleting damaged snapshots, state copies and a
-// damaged PINS file (its pins come back with the pipeline's next update).
+// snapshot and the log, deleting damaged snapshots, state copies, archived
+// cuts and a damaged PINS file (its pins come back with the pipeline's
+// next update); a damaged event log is set aside (renamed) for a new one.
 // Crash-safe: the old state is set aside by one rename before the rebuild,
 // which a crash leaves to the next open to finish. Errors: Busy, NotFound,
 // Corruption (the log itself is damaged: the state cannot be rebuilt from

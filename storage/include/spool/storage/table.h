@@ -78,35 +78,36 @@ class Transaction {
   const std::vector<TableId>& tables() const { return tables_; }
 
   void CreateTable(const TableId& id, TableKind kind, Schema schema, std::map<std::string, std::string> properties = {}) {
-    ops_.emplace_back(std::in_place_type<CreateOp>, Table(id), kind, std::move(schema), std::move(properties));
+    ops_.emplace_back(std::in_place_type<CreateOp>,
+                      CreateOp{Table(id), kind, std::move(schema), std::move(properties)});
   }
   // Adds a nullable column at the end; rows written before read it as null.
   void AddColumn(const TableId& id, Column column) {
-    ops_.emplace_back(std::in_place_type<AddColumnOp>, Table(id), std::move(column));
+    ops_.emplace_back(std::in_place_type<AddColumnOp>, AddColumnOp{Table(id), std::move(column)});
   }
   // Sets properties; an empty value removes one (a property is never the
   // empty string).
   void SetProperties(const TableId& id, std::map<std::string, std::string> properties) {
-    ops_.emplace_back(std::in_place_type<SetPropertiesOp>, Table(id), std::move(properties));
+    ops_.emplace_back(std::in_place_type<SetPropertiesOp>, SetPropertiesOp{Table(id), std::move(properties)});
   }
-  void DropTable(const TableId& id) { ops_.emplace_back(std::in_place_type<DropOp>, Table(id)); }
+  void DropTable(const TableId& id) { ops_.emplace_back(std::in_place_type<DropOp>, DropOp{Table(id)}); }
 
   // Keyless table: appends the row. Keyed table: inserts it, or replaces
   // the row with the same key (upsert).
-  void Write(TableRef table, Row row) { ops_.emplace_back(std::in_place_type<WriteOp>, table, std::move(row)); }
+  void Write(TableRef table, Row row) { ops_.emplace_back(std::in_place_type<WriteOp>, WriteOp{table, std::move(row)}); }
   void Write(const TableId& id, Row row) { Write(Table(id), std::move(row)); }
   // Keyed tables only: deletes the row whose key columns equal `key` (the
   // key's values in key order). Deleting a missing key is not an error.
-  void Delete(TableRef table, Row key) { ops_.emplace_back(std::in_place_type<DeleteOp>, table, std::move(key)); }
+  void Delete(TableRef table, Row key) { ops_.emplace_back(std::in_place_type<DeleteOp>, DeleteOp{table, std::move(key)}); }
   void Delete(const TableId& id, Row key) { Delete(Table(id), std::move(key)); }
   // Deletes every row (a full refresh's first step). The change feed shows
   // each deleted row.
-  void Truncate(const TableId& id) { ops_.emplace_back(std::in_place_type<TruncateOp>, Table(id)); }
+  void Truncate(const TableId& id) { ops_.emplace_back(std::in_place_type<TruncateOp>, TruncateOp{Table(id)}); }
 
   // Sets a flow's checkpoint (source offsets and operator state, opaque to
   // storage); an empty optional clears it.
   void SetCheckpoint(std::string flow, std::optional<std::string> data) {
-    ops_.emplace_back(std::in_place_type<CheckpointOp>, std::move(flow), std::move(data));
+    ops_.emplace_back(std::in_place_type<CheckpointOp>, CheckpointOp{std::move(flow), std::move(data)});
   }
 
   // Makes room for `more` operations: a caller about to add many (a
