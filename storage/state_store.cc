@@ -1,6 +1,7 @@
 #include "state_store.h"
 
 #include <lmdb.h>
+#include <sys/statvfs.h>
 // XXH3 compiled here, for the short keys StringHash hashes millions of
 // times a second: inlined, without the library's call and dispatch.
 #define XXH_INLINE_ALL
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 
@@ -22,6 +24,21 @@ namespace {
 Status LmdbError(int rc, std::string_view what) {
   const std::string message = "state store: " + std::string(what) + ": " + mdb_strerror(rc);
   return rc == MDB_MAP_FULL ? Status::NoSpace(message) : Status::IOError(message);
+}
+
+// A failed write to the environment in `dir`. LMDB reports a write the
+// disk took only part of as EIO: with the file system nearly full, that is
+// a full disk, and said so, with where.
+Status LmdbWriteError(int rc, std::string_view what, const std::string& dir) {
+  constexpr uint64_t kNearlyFull = 64ull << 20;
+  struct statvfs fs {};
+  const bool known = ::statvfs(dir.c_str(), &fs) == 0;
+  const uint64_t free_bytes = known ? static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize : 0;
+  if (rc == ENOSPC || rc == EDQUOT || (rc == EIO && known && free_bytes < kNearlyFull)) {
+    return Status::NoSpace("state store: " + std::string(what) + ": no space left on the file system of " + dir + " (" +
+                           std::to_string(free_bytes >> 10) + " KiB free; LMDB said: " + mdb_strerror(rc) + ")");
+  }
+  return LmdbError(rc, what);
 }
 
 MDB_val Val(std::string_view s) { return MDB_val{s.size(), const_cast<char*>(s.data())}; }
@@ -641,7 +658,7 @@ Status StateStore::WriteBatch(const StateOverlay& batch, const std::function<Sta
   if (rc != 0) return LmdbError(rc, "begin write");
   auto fail = [&](int code, std::string_view what) {
     mdb_txn_abort(txn);
-    return LmdbError(code, what);
+    return LmdbWriteError(code, what, lmdb_->dir);
   };
   if (load != nullptr) {
     if ((rc = mdb_drop(txn, lmdb_->dbi, 0)) != 0) return fail(rc, "clear");
@@ -670,7 +687,7 @@ Status StateStore::WriteBatch(const StateOverlay& batch, const std::function<Sta
     return fail(rc, "write position");
   }
   SPOOL_KILL_POINT("state.apply.before_commit");
-  if ((rc = mdb_txn_commit(txn)) != 0) return LmdbError(rc, "commit batch");
+  if ((rc = mdb_txn_commit(txn)) != 0) return LmdbWriteError(rc, "commit batch", lmdb_->dir);
   SPOOL_KILL_POINT("state.apply.committed");
   return Status::OK();
 }
@@ -862,7 +879,7 @@ Status StateStore::Prune(std::string_view begin, std::string_view end,
     mdb_txn_abort(txn);
     return LmdbError(rc, "prune");
   }
-  if ((rc = mdb_txn_commit(txn)) != 0) return LmdbError(rc, "commit prune");
+  if ((rc = mdb_txn_commit(txn)) != 0) return LmdbWriteError(rc, "commit prune", lmdb_->dir);
   *dropped = chosen.size();
   return Status::OK();
 }
@@ -1012,7 +1029,7 @@ Status CopyState(const LmdbEnv& from, const LmdbEnv& to, StatePosition* position
     mdb_txn_abort(write);
     return damaged.ok() ? LmdbError(rc, "copy") : damaged;
   }
-  if ((rc = mdb_txn_commit(write)) != 0) return LmdbError(rc, "commit copy");
+  if ((rc = mdb_txn_commit(write)) != 0) return LmdbWriteError(rc, "commit copy", to.dir);
   return Status::OK();
 }
 

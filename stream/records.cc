@@ -1063,9 +1063,29 @@ Status ReadRecords(std::istream& in, const Schema& schema, const RecordOptions& 
   SPOOL_RETURN_IF_ERROR(RecordRules::Make(schema, options, &rules));
   const auto read_failed = [&] { return Status::IOError(options.source_name + ": read failed"); };
   if (options.format == RecordFormat::kCsv) {
+    // Read whole (a quoted field may hold newlines), but no record longer
+    // than a JSON line may be: the bytes since the last newline outside
+    // quotes are counted as they come, so that an endless record (a
+    // device, a file without newlines) is refused at the bound.
     std::string data;
     char chunk[1 << 16];
-    while (in.read(chunk, sizeof(chunk)) || in.gcount() > 0) data.append(chunk, static_cast<size_t>(in.gcount()));
+    bool quoted = false;
+    size_t record_bytes = 0, line = 1;
+    while (in.read(chunk, sizeof(chunk)) || in.gcount() > 0) {
+      const auto n = static_cast<size_t>(in.gcount());
+      for (size_t i = 0; i < n; ++i) {
+        quoted ^= chunk[i] == '"';
+        const bool ends = chunk[i] == '\n' && !quoted;
+        line += chunk[i] == '\n';
+        record_bytes = ends ? 0 : record_bytes + 1;
+        if (record_bytes > kMaxRecordLineBytes) {
+          return Status::InvalidArgument(options.source_name + ": the CSV record at line " + std::to_string(line) +
+                                         " is longer than " + std::to_string(kMaxRecordLineBytes >> 20) +
+                                         " MiB (read no further)");
+        }
+      }
+      data.append(chunk, n);
+    }
     if (in.bad()) return read_failed();
     return ReadAll(*rules, data, options.source_name, emit);
   }

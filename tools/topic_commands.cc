@@ -1,6 +1,7 @@
 // `spool topic create | produce | consume | info | retention`: the durable
 // topic of docs/architecture.md (spool/stream/topic.h).
 #include <CLI/CLI.hpp>
+#include <sys/statvfs.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -115,7 +116,25 @@ struct ProduceArgs {
   std::string key;
   std::vector<std::string> messages;
   std::string file;  // one message a line, instead of stdin
+  uint64_t skip = 0; // the first this many messages are left out (a retry's)
 };
+
+// Refuses, before anything is written, messages the topic's file system
+// has no room for: so that a full disk leaves the topic as it was rather
+// than holding part of them. (A write can still fail on a disk that fills
+// meanwhile; RunProduce then says exactly what was stored.)
+Status CheckRoom(const std::string& dir, const std::vector<std::vector<TopicWrite>>& batches) {
+  constexpr uint64_t kPerMessage = 16, kSlack = 1ull << 20;  // record framing; a segment's zero-filled start
+  uint64_t needed = kSlack;
+  for (const auto& batch : batches) needed += TopicBatchBytes(batch) + kPerMessage * batch.size();
+  struct statvfs fs {};
+  if (::statvfs(dir.c_str(), &fs) != 0) return Status::OK();  // not known: the writes will say
+  const uint64_t free_bytes = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
+  if (free_bytes >= needed) return Status::OK();
+  return Status::NoSpace(fmt::format("no space left on the file system of {}: the messages need about {}, {} is free; "
+                                     "nothing was produced",
+                                     dir, FormatBytes(needed), FormatBytes(free_bytes)));
+}
 
 // Splits `values` into batches within the topic's limits. Errors:
 // InvalidArgument naming the message (its stdin line) too large for any batch.
@@ -173,16 +192,35 @@ int RunProduce(const ProduceArgs& args) {
   if (values.empty()) {
     return ReportError(Status::InvalidArgument("no messages: give them as arguments, in --file or one a line on stdin"));
   }
+  if (args.skip >= values.size()) {
+    return ReportError(Status::InvalidArgument(fmt::format("--skip {}: there are only {} message(s)", args.skip,
+                                                           values.size())));
+  }
+  values.erase(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(args.skip));
   std::vector<std::vector<TopicWrite>> batches;
   Status s = SplitBatches(args.key, values, &batches);
   std::unique_ptr<Topic> topic;
   if (s.ok()) s = OpenTopic(args.dir, &topic);
+  if (s.ok()) s = CheckRoom(args.dir, batches);
+  uint64_t stored = 0, first_offset = 0;
   for (size_t i = 0; s.ok() && i < batches.size(); ++i) {
     TopicProduced produced;
     s = topic->Produce(batches[i], &produced);
     if (!s.ok()) break;
+    if (stored == 0) first_offset = produced.first_offset;
+    stored += produced.count;
     std::cout << fmt::format("produced {} message(s) at offsets {}..{}\n", produced.count, produced.first_offset,
                              produced.first_offset + produced.count - 1);
+  }
+  if (!s.ok() && stored > 0) {
+    // Each batch is durable on its own: say exactly which messages are in
+    // the topic, and how to produce the rest without repeating them.
+    const uint64_t done = args.skip + stored;
+    s = s.WithContext(fmt::format(
+        "the first {} of {} message(s) were stored (offsets {}..{}), the rest were not; to produce the rest once: "
+        "spool topic produce {} --file {} --skip {}",
+        done, args.skip + values.size(), first_offset, first_offset + stored - 1, args.dir,
+        args.file.empty() ? "FILE" : args.file, done));
   }
   return s.ok() ? kExitOk : ReportError(s);
 }
@@ -351,6 +389,9 @@ void RegisterTopicCommands(CLI::App& app, int* exit_code) {
   produce->add_option("messages", produce_args->messages, "Message values (default: one per line of stdin)");
   produce->add_option("--key", produce_args->key, "The key of every message (default: empty)");
   produce->add_option("--file", produce_args->file, "Read the messages from this file, one a line");
+  produce->add_option("--skip", produce_args->skip,
+                      "Leave out the first N messages (to finish a produce that stopped after N)")
+      ->check(WholeNumber());
   produce->callback([=] { *exit_code = RunProduce(*produce_args); });
 
   auto consume_args = std::make_shared<ConsumeArgs>();

@@ -156,17 +156,20 @@ TEST(RecordsTest, QuotedCsvFieldsHoldCommasQuotesAndLineBreaks) {
 // An input without newlines (`spool write --file /dev/zero`) is one endless
 // line: the reader refuses it once it passes the bound, rather than
 // buffering it until memory runs out.
+// An endless stream of '0', counting what it gave.
+struct Zeros : std::streambuf {
+  char chunk[4096];
+  uint64_t given = 0;
+  int_type underflow() override {
+    std::fill(std::begin(chunk), std::end(chunk), '0');
+    given += sizeof(chunk);
+    setg(chunk, chunk, chunk + sizeof(chunk));
+    return traits_type::to_int_type(chunk[0]);
+  }
+};
+
 TEST(RecordsTest, AnEndlessLineIsRefusedAtTheBoundNotBuffered) {
-  struct Zeros : std::streambuf {
-    char chunk[4096];
-    uint64_t given = 0;
-    int_type underflow() override {
-      std::fill(std::begin(chunk), std::end(chunk), '0');
-      given += sizeof(chunk);
-      setg(chunk, chunk, chunk + sizeof(chunk));
-      return traits_type::to_int_type(chunk[0]);
-    }
-  } zeros;
+  Zeros zeros;
   std::istream in(&zeros);
   RecordOptions options;
   options.source_name = "/dev/zero";
@@ -181,6 +184,18 @@ TEST(RecordsTest, AnEndlessLineIsRefusedAtTheBoundNotBuffered) {
   std::vector<std::string> got;
   while (ReadBoundedLine(lines, 1, &line, &too_long)) got.push_back(too_long ? "<long>" : line);
   EXPECT_EQ(got, (std::vector<std::string>{"a", "", "b"}));
+}
+
+TEST(RecordsTest, AnEndlessCsvRecordIsRefusedAtTheBoundNotBuffered) {
+  Zeros zeros;
+  std::istream in(&zeros);
+  RecordOptions options;
+  options.source_name = "/dev/zero";
+  options.format = RecordFormat::kCsv;
+  const Status s = ReadRecords(in, Typed(), options, [](Row&&, uint64_t) { return Status::OK(); });
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("the CSV record at line 1 is longer than 16 MiB"), std::string::npos) << s.ToString();
+  EXPECT_LE(zeros.given, kMaxRecordLineBytes + (1 << 16) + 2 * sizeof(zeros.chunk));
 }
 
 TEST(RecordsTest, CrLfLineEndsAndBlankLinesAreSkipped) {
