@@ -6,9 +6,10 @@
 // row's value into another value, or send a read outside the map. So:
 //
 //  - Every value Spool stores carries a checksum of its key and value
-//    (SealedSize/Seal on the way in, Unseal on the way out): a read that
-//    meets damaged bytes fails with Corruption naming the key, instead of
-//    returning them.
+//    (SealedSize/Seal on the way in, Unseal on the way out): a point read
+//    that meets damaged bytes fails with Corruption naming the key, instead
+//    of returning them. (Scans drop the seal unchecked and rely on the
+//    check below: docs/storage_format.md says why.)
 //  - Before LMDB opens a file, CheckStateFile walks it as LMDB would read
 //    it, but checking everything: both meta pages, every page's header and
 //    node bounds, the order of keys against their branch separators,
