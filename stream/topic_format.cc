@@ -5,12 +5,17 @@
 #include <charconv>
 #include <cstring>
 
+#include "spool/txnlog/checksum.h"
+
 namespace spool::topicfmt {
 namespace {
 
 static_assert(std::endian::native == std::endian::little, "topic records are little-endian");
 
-constexpr std::string_view kConfigMagic = "spool-topic 1";
+// Version 2 ends with a checksum line; version 1 (topics made before it)
+// has none and is still read.
+constexpr std::string_view kConfigMagic = "spool-topic 2";
+constexpr std::string_view kConfigMagicV1 = "spool-topic 1";
 
 template <typename T>
 void PutFixed(std::string* out, T value) {
@@ -125,13 +130,16 @@ Status DecodeRecord(std::string_view body, RecordHeader* header, std::vector<Mes
 }
 
 std::string EncodeConfig(const TopicConfig& config) {
-  return std::string(kConfigMagic) + "\nretention_age_us " + std::to_string(config.retention.age_us) +
-         "\nretention_bytes " + std::to_string(config.retention.bytes) + "\nsegment_size_bytes " +
-         std::to_string(config.segment_size_bytes) + "\n";
+  return WithChecksumLine(std::string(kConfigMagic) + "\nretention_age_us " +
+                          std::to_string(config.retention.age_us) + "\nretention_bytes " +
+                          std::to_string(config.retention.bytes) + "\nsegment_size_bytes " +
+                          std::to_string(config.segment_size_bytes) + "\n");
 }
 
 Status ParseConfig(std::string_view text, TopicConfig* config) {
-  if (!text.starts_with(std::string(kConfigMagic) + "\n")) {
+  if (text.starts_with(std::string(kConfigMagic) + "\n")) {
+    SPOOL_RETURN_IF_ERROR(StripChecksumLine(text, &text));
+  } else if (!text.starts_with(std::string(kConfigMagicV1) + "\n")) {
     return Status::Corruption("line 1 is not '" + std::string(kConfigMagic) + "'");
   }
   text.remove_prefix(kConfigMagic.size() + 1);

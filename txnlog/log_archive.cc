@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "cut_manifest.h"
+#include "spool/txnlog/checksum.h"
 #include "log_format.h"
 #include "payload.h"
 #include "record_scanner.h"
@@ -12,7 +13,10 @@
 namespace spool {
 namespace cutfmt {
 namespace {
-constexpr std::string_view kManifestHeader = "spool cut manifest 1\n";
+// Version 2 ends with a checksum line; version 1, which archives made
+// before it hold, has none and is still read.
+constexpr std::string_view kManifestHeader = "spool cut manifest 2\n";
+constexpr std::string_view kManifestHeaderV1 = "spool cut manifest 1\n";
 
 bool ParseU64(std::string_view word, uint64_t* value) {
   const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), *value);
@@ -31,12 +35,18 @@ std::string EncodeManifest(const Manifest& manifest) {
     out += "piece " + p.file_name + " " + std::to_string(p.begin) + " " + std::to_string(p.end) + " " +
            std::to_string(p.first_version) + "\n";
   }
-  return out;
+  return WithChecksumLine(out);
 }
 
 Status DecodeManifest(std::string_view text, Manifest* manifest) {
-  if (!text.starts_with(kManifestHeader)) return Status::Corruption("cut manifest: bad header");
-  text.remove_prefix(kManifestHeader.size());
+  if (text.starts_with(kManifestHeader)) {
+    SPOOL_RETURN_IF_ERROR(StripChecksumLine(text, &text).WithContext("cut manifest"));
+    text.remove_prefix(kManifestHeader.size());
+  } else if (text.starts_with(kManifestHeaderV1)) {
+    text.remove_prefix(kManifestHeaderV1.size());
+  } else {
+    return Status::Corruption("cut manifest: bad header");
+  }
   manifest->pieces.clear();
   while (!text.empty()) {
     const size_t newline = text.find('\n');

@@ -602,6 +602,21 @@ TEST_F(TopicTest, DamagedConfigFileIsCorruptionNamingTheLine) {
   EXPECT_NE(s.message().find("line 2"), std::string_view::npos) << s.ToString();
 }
 
+TEST_F(TopicTest, AChangedDigitInTheConfigFileIsCorruption) {
+  auto topic = CreateAndOpen();
+  topic.reset();
+  const std::string path = std::string(kDir) + "/TOPIC";
+  std::string text;
+  ASSERT_TRUE(ReadFileToString(&env_, path, &text).ok());
+  const size_t digit = text.find("segment_size_bytes ") + std::string("segment_size_bytes ").size();
+  text[digit] = text[digit] == '1' ? '2' : '1';  // still a size in range: only the checksum tells
+  ASSERT_TRUE(WriteFileAtomically(&env_, path, text).ok());
+  std::unique_ptr<Topic> reopened;
+  Status s = Topic::Open(&env_, kDir, &reopened);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.message().find("checksum mismatch"), std::string_view::npos) << s.ToString();
+}
+
 // --- Damaged records ----------------------------------------------------------
 
 TEST(TopicFormatTest, EveryTruncationAndBitFlipOfABodyDecodesOrIsCorruption) {

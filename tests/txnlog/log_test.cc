@@ -668,6 +668,25 @@ TEST_F(LogTest, DamagedArchivedCutIsReportedNotReturned) {
   EXPECT_TRUE(ScanArchivedCut(&env_, "/log/archive/epoch-000009", [](const LogEntry&) { return true; }).IsNotFound());
 }
 
+// The manifest's numbers decide which records a cut holds: a changed
+// digit that still parses (an earlier end) must read as damage, not as a
+// shorter cut.
+TEST_F(LogTest, AChangedDigitInACutsManifestIsCorruption) {
+  Open();
+  AppendMany(1, 100);
+  ASSERT_TRUE(log_->TruncateAfter(50, /*discard_suffix=*/false, nullptr).ok());
+  log_.reset();
+  const std::string manifest = "/log/archive/epoch-000002/CUT";
+  std::string text = ReadFile(manifest);
+  ASSERT_TRUE(text.starts_with("spool cut manifest 2\n")) << text;
+  const size_t end = text.find(' ', text.find(' ', text.find("piece ") + 6) + 1) + 1;  // the piece's end offset
+  text[end] = text[end] == '1' ? '2' : '1';
+  WriteFile(manifest, text);
+  Status s = ScanArchivedCut(&env_, "/log/archive/epoch-000002", [](const LogEntry&) { return true; });
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.ToString().find("checksum mismatch"), std::string::npos) << s.ToString();
+}
+
 TEST_F(LogTest, StaleRecordAfterTruncationIsNeverReadBack) {
   Open();
   AppendMany(1, 100);  // all in segment 1
