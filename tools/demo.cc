@@ -21,6 +21,24 @@
 namespace spool::cli {
 namespace {
 
+// How a person runs this program: "spool" when that name on the PATH is
+// this very program, else the program's full path.
+std::string SelfCommand() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "spool";
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path != nullptr ? path : "";
+  while (!dirs.empty()) {
+    const size_t colon = dirs.find(':');
+    const fs::path candidate = fs::path(dirs.substr(0, colon)) / "spool";
+    if (fs::equivalent(candidate, self, ec)) return "spool";
+    dirs.remove_prefix(colon == std::string_view::npos ? dirs.size() : colon + 1);
+  }
+  return self.string();
+}
+
 // The pipeline, with `amount` as the deployed transformation of amounts.
 std::string PipelineJson(const std::string& dir, const std::string& amount) {
   return fmt::format(R"json({{
@@ -121,7 +139,7 @@ class Demo {
       return Fail("finding the point");
     }
     const std::string point = WordAfter(found, "rewind point ");
-    const std::string version = WordAfter(found, "records version ");
+    const std::string version = WordAfter(found, " at version ");
     if (point.size() != 36 || version.empty() || version.find_first_not_of("0123456789") != std::string::npos) {
       return Fail("reading the point found");
     }
@@ -167,15 +185,17 @@ class Demo {
     const std::string versions = cut.empty() ? "" : WordAfter(archive, cut + "  ");
     const std::string last = versions.substr(versions.find('-') + 1);
     if (cut.empty() || versions.find('-') == std::string::npos || last.empty()) return Fail("reading the archive");
+    // Runnable as printed: `spool` only when that is this program on the
+    // PATH (after `cmake --install`), else this program's own path.
     std::cout << fmt::format(
         "\ndemo: all checks passed. The store is left in {0} to explore, for instance:\n"
-        "  spool pipeline show {1}\n"
-        "  spool history {1} main.shop.orders\n"
-        "  spool changes {1} main.shop.revenue --from 1\n"
-        "  spool read {1} main.shop.customers\n"
-        "  spool events {1}\n"
-        "  spool read {1} main.shop.revenue --archive {2} --version {3}   # as it was before the rewind\n",
-        dir_, store_, cut, last);
+        "  {4} pipeline show {1}\n"
+        "  {4} history {1} main.shop.orders\n"
+        "  {4} changes {1} main.shop.revenue --from 1\n"
+        "  {4} read {1} main.shop.customers\n"
+        "  {4} events {1}\n"
+        "  {4} read {1} main.shop.revenue --archive {2} --version {3}   # as it was before the rewind\n",
+        dir_, store_, cut, last, SelfCommand());
     return kExitOk;
   }
 

@@ -448,8 +448,12 @@ int RunFindPoint(const FindArgs& args) {
               << "\n";
     return kExitOk;
   }
-  std::cout << fmt::format("rewind point {} records version {} ({}), just before it:\n  spool update {} --rewind-point {}\n",
-                           point.id, point_version, FormatTimestamp(point.timestamp_us), args.dir, point.id);
+  // Said plainly: this command records a new point (a listing just before
+  // it did not show it).
+  std::cout << fmt::format(
+      "recorded a new rewind point {} at version {} ({}), the last before it. To rewind there:\n"
+      "  spool update {} --rewind-point {}\n",
+      point.id, point_version, FormatTimestamp(point.timestamp_us), args.dir, point.id);
   return kExitOk;
 }
 
@@ -542,7 +546,7 @@ void RegisterPipelineCommands(CLI::App& app, int* exit_code) {
   });
   auto find_args = std::make_shared<FindArgs>();
   CLI::App* find = points->add_subcommand(
-      "find", "Find the first commit whose changes match a predicate, and record a rewind point just before it");
+      "find", "Find the first commit whose changes match a predicate, and record a new rewind point just before it");
   find->add_option("dir", find_args->dir, "Store directory")->required();
   find->add_option("--table", find_args->table, "The table the bad data landed in (catalog.schema.table)")->required();
   find->add_option("--where", find_args->where, "An expression over its columns that selects the bad rows")->required();

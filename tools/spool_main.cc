@@ -12,7 +12,7 @@ ProgressMode progress_mode = ProgressMode::kAuto;  // of the command line being 
 bool ShowProgress() { return ProgressEnabled(progress_mode); }
 
 int RunSpool(const std::vector<std::string>& args) {
-  CLI::App app{"spool: a storage engine with time travel, and its pipelines"};
+  CLI::App app{"spool: a storage engine with time travel, and its pipelines", "spool"};
   app.require_subcommand(1);
   app.fallthrough();  // the options below may follow the subcommand
   progress_mode = ProgressMode::kAuto;

@@ -10,9 +10,12 @@ cp "$work/out" "$work/demo.out"
 expect_output "shows the commands" '\$ spool rewind .*/store --point [0-9a-f-]{36} --dry-run'
 expect_output "the tables equal the run without the bug" "main.shop.revenue +4 rows +equal"
 expect_output "its final check holds" "demo: all checks passed"
+# The printed commands run as printed: the program's own path, as it is
+# not on the PATH here.
+expect_output "explore commands name this program" "^  $spool read .*/store main.shop.customers$"
 check "the store is left to explore" 0 "$spool" read "$work/demo/store" main.shop.customers
 expect_output "customers as SCD type 2" "Jr\."
-command=$(sed -n 's/^  spool \(read .* --archive .*\)   #.*/\1/p' "$work/demo.out")
+command=$(sed -n 's/^  [^ ]*spool \(read .* --archive .*\)   #.*/\1/p' "$work/demo.out")
 # shellcheck disable=SC2086  # the printed command, split into its words
 check "the printed time travel into the cut history" 0 "$spool" $command
 expect_output "reads the doubled revenue" "^de +24 +14796"

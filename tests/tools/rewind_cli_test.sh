@@ -65,7 +65,7 @@ if cmp -s "$work/bad.csv" "$work/reference.csv"; then echo "FAIL: the bad deploy
 # Finding the last good moment: the first commit with an amount only the bug makes.
 check "find the first bad commit" 0 "$spool" rewind-points find "$store" --table main.shop.orders --where "amount > 30"
 expect_output "names it" "first bad commit: version [0-9]+ .*, 10 matching row"
-found=$(sed -n 's/^rewind point \([0-9a-f-]\{36\}\) records version.*/\1/p' "$work/out")
+found=$(sed -n 's/^recorded a new rewind point \([0-9a-f-]\{36\}\) at version.*/\1/p' "$work/out")
 expect_equal "records a point before it" "${#found}" "36"
 check "find it, as JSON" 0 "$spool" rewind-points find "$store" --table main.shop.orders --where "amount > 30" --json
 expect_output "the commit and the point" '"matching_rows": 10'
