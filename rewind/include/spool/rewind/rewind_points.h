@@ -92,7 +92,9 @@ Status LatestRewindPoint(Store* store, uint64_t at_or_before_us, RewindPoint* po
 // Records a periodic point when the newest one (periodic or not) is older
 // than `interval_us` by the store's Env clock, or there is none and the
 // store has commits; removes the pins of points older than `retention_us`.
-// Sets *recorded when it recorded one (for update `update_id`).
+// Sets *recorded when it recorded one (for update `update_id`). Errors: as
+// RecordRewindPointAt and Store::RemovePin (IOError, Corruption), and
+// those of reading the event log.
 Status MaybeRecordPeriodicRewindPoint(Store* store, const Pipeline& pipeline, uint64_t interval_us,
                                       uint64_t retention_us, bool* recorded, std::string_view update_id = {});
 

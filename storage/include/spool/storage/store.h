@@ -275,7 +275,9 @@ class Store {
   // reader skip looking for changes that cannot be there.
   uint64_t LastChangeBound(const TableInfo& table);
 
-  // A flow checkpoint as of the current version.
+  // A flow checkpoint as of the current version (*found false when the flow
+  // has none). Errors: Corruption (its value in the state is damaged, named),
+  // IOError.
   Status GetCheckpoint(const std::string& flow, std::string* data, bool* found);
   // A flow checkpoint as of `version`: what the first commit after it that
   // set the checkpoint found there, else the current one. Reads the commits
@@ -404,6 +406,8 @@ class Store {
   // version vacuum removed already), IOError (the PINS file is written
   // atomically).
   Status AddPin(const std::string& name, uint64_t version);
+  // Removes the pin `name`. Errors: NotFound (no such pin), IOError (the
+  // PINS file is rewritten atomically).
   Status RemovePin(const std::string& name);
   std::vector<std::pair<std::string, uint64_t>> Pins();
 

@@ -148,7 +148,8 @@ Status ReadFileToString(Env* env, const std::string& path, std::string* out);
 
 // Replaces the file at `path` with `data` so that a crash at any point leaves
 // either the old contents or the new ones: writes `path`.tmp, syncs it,
-// renames it over `path` and syncs the directory.
+// renames it over `path` and syncs the directory. Errors: IOError, NoSpace
+// (the file or its directory could not be written; `path` is unchanged).
 Status WriteFileAtomically(Env* env, const std::string& path, std::string_view data);
 
 // "dir/name"
@@ -157,6 +158,8 @@ std::string JoinPath(std::string_view dir, std::string_view name);
 std::string DirName(std::string_view path);
 
 // Removes `path` and everything below it. OK if it does not exist.
+// Errors: IOError (what could not be removed, named; what was removed
+// stays removed).
 Status RemoveTree(Env* env, const std::string& path);
 
 }  // namespace spool

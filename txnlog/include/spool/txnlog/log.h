@@ -317,7 +317,7 @@ bool ArchivedCutComplete(Env* env, const std::string& cut_dir);
 
 // Deletes the archived cut in `cut_dir` so that a crash at any point leaves
 // either the whole cut or one that reads as incomplete and that the next
-// call removes. OK if it does not exist.
+// call removes. OK if it does not exist. Errors: IOError.
 Status RemoveArchivedCut(Env* env, const std::string& cut_dir);
 
 // Reads and checks every retained record of the log in `dir` (checksums,
