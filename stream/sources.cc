@@ -1,6 +1,7 @@
 // Sources: another dataset's committed changes, a directory of files, a
 // topic. Each reads micro-batches after its committed offset.
 #include <algorithm>
+#include <charconv>
 #include <limits>
 #include <set>
 
@@ -11,6 +12,19 @@
 
 namespace spool::stream_internal {
 namespace {
+
+// A source's offset as its flow's checkpoint holds it: decimal digits, or
+// empty (nothing read yet: 0). Stored data, so checked, never thrown over.
+Status ParseOffset(const std::string& offset, std::string_view source, uint64_t* value) {
+  *value = 0;
+  if (offset.empty()) return Status::OK();
+  const char* end = offset.data() + offset.size();
+  const auto [last, error] = std::from_chars(offset.data(), end, *value);
+  if (error != std::errc() || last != end) {
+    return Status::Corruption(std::string(source) + ": the checkpoint's offset '" + offset + "' is not a number");
+  }
+  return Status::OK();
+}
 
 constexpr std::string_view kRescueColumn = "_rescued_data";
 
@@ -45,7 +59,7 @@ class DatasetSource : public Source {
   Status Start(Store* store, const std::string& offset, const stream_internal::StateTables&) override {
     store_ = store;
     started_ = !offset.empty();
-    committed_ = started_ ? std::stoull(offset) : 0;
+    SPOOL_RETURN_IF_ERROR(ParseOffset(offset, "source dataset " + id_.ToString(), &committed_));
     next_ = committed_;
     rewound_.clear();
     rewound_loaded_ = false;
@@ -280,7 +294,7 @@ class FileSource : public RecordSource {
     listed_.clear();
     listed_pos_ = next_pos_ = 0;
     bounded_ = false;
-    committed_files_ = offset.empty() ? 0 : std::stoull(offset);
+    SPOOL_RETURN_IF_ERROR(ParseOffset(offset, "files source " + spec_.path, &committed_files_));
     TableInfo info;
     if (!store->GetTable(state_id_, &info).ok()) return Status::OK();  // created with the first batch
     return store->Read(state_id_, {}, [&](const Row& row) {
@@ -439,7 +453,7 @@ class TopicSource : public RecordSource {
 
   Status Start(Store*, const std::string& offset, const stream_internal::StateTables&) override {
     started_ = !offset.empty();
-    committed_ = started_ ? std::stoull(offset) : 0;
+    SPOOL_RETURN_IF_ERROR(ParseOffset(offset, "topic " + spec_.path, &committed_));
     next_ = committed_;
     bound_ = std::numeric_limits<uint64_t>::max();
     cursor_.reset();
@@ -472,7 +486,8 @@ class TopicSource : public RecordSource {
   Status CheckRetained(Store*, uint64_t, const std::string& offset, const stream_internal::StateTables&) override {
     uint64_t oldest = 0;
     SPOOL_RETURN_IF_ERROR(Topic::OldestOffset(env_, spec_.path, &oldest));
-    const uint64_t needed = offset.empty() ? 0 : std::stoull(offset);
+    uint64_t needed = 0;
+    SPOOL_RETURN_IF_ERROR(ParseOffset(offset, "topic " + spec_.path, &needed));
     if (needed >= oldest) return Status::OK();
     return Status::InvalidArgument("the topic " + spec_.path + " no longer retains offsets " + std::to_string(needed) +
                                    " to " + std::to_string(oldest - 1) +
@@ -487,8 +502,10 @@ class TopicSource : public RecordSource {
     loss->clear();
     std::unique_ptr<Topic> reader;
     SPOOL_RETURN_IF_ERROR(Topic::OpenForReading(env_, spec_.path, &reader));
-    const uint64_t end = offset.empty() ? 0 : std::stoull(offset);
-    const uint64_t from = std::min<uint64_t>(end, origin.empty() ? 0 : std::stoull(origin));
+    uint64_t end = 0, from = 0;
+    SPOOL_RETURN_IF_ERROR(ParseOffset(offset, "topic " + spec_.path, &end));
+    SPOOL_RETURN_IF_ERROR(ParseOffset(origin, "topic " + spec_.path, &from));
+    from = std::min(end, from);
     const uint64_t kept_from = std::max(from, reader->Info().oldest_offset);
     const uint64_t gone = std::min(end, kept_from) - from;
     if (gone == 0) return Status::OK();

@@ -1785,6 +1785,30 @@ TEST_F(RefreshTest, AFlowWithoutANameIsNamedAfterItsTargetsFullIdentifier) {
   EXPECT_TRUE(Pipeline::Open(store_.get(), spec, &pipeline).IsInvalidArgument());
 }
 
+// A source's offset is stored data: one that is not a number (a damaged
+// or hand-edited checkpoint) fails the update naming it, and throws nothing.
+TEST_F(RefreshTest, ACheckpointOffsetThatIsNotANumberFailsTheUpdateNamingIt) {
+  ASSERT_EQ(Run(OrdersPipeline(in())).state, UpdateState::kCompleted);
+  std::string checkpoint;
+  bool found = false;
+  ASSERT_TRUE(store_->GetCheckpoint("ingest", &checkpoint, &found).ok());
+  ASSERT_TRUE(found);
+  const size_t at = checkpoint.find("\"offset\":\"");
+  ASSERT_NE(at, std::string::npos) << checkpoint;
+  checkpoint.insert(at + std::string("\"offset\":\"").size(), "x");
+  Transaction txn("DAMAGE");
+  txn.AllowSpoolTables();
+  txn.SetCheckpoint("ingest", checkpoint);
+  ASSERT_TRUE(store_->Commit(txn).ok());
+  std::unique_ptr<Pipeline> pipeline;
+  ASSERT_TRUE(Pipeline::Open(store_.get(), OrdersPipeline(in()), &pipeline).ok());
+  UpdateResult result;
+  const Status s = pipeline->Update({}, &result);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.ToString().find("files source " + in() + ": the checkpoint's offset 'x"), std::string::npos)
+      << s.ToString();
+}
+
 TEST_F(RefreshTest, ARefreshSelectionRunsOnlyTheFlowsOfTheNamedTables) {
   const UpdateResult r = RunWith(OrdersPipeline(in()), [](UpdateOptions& o) { o.refresh_selection = {"main.shop.orders"}; });
   ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
