@@ -234,15 +234,7 @@ std::string FormatTimestampMicros(int64_t micros) {
   return text;
 }
 
-std::string FormatTimestampUtc(uint64_t micros) {
-  const auto seconds = static_cast<time_t>(micros / 1000000);
-  struct tm parts {};
-  gmtime_r(&seconds, &parts);
-  char text[64];
-  std::snprintf(text, sizeof(text), "%04d-%02d-%02d %02d:%02d:%02d.%06u UTC", parts.tm_year + 1900, parts.tm_mon + 1,
-                parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec, static_cast<unsigned>(micros % 1000000));
-  return text;
-}
+std::string FormatTimestampUtc(uint64_t micros) { return FormatTimestampMicros(static_cast<int64_t>(micros)) + " UTC"; }
 
 Transaction::TableRef Transaction::Table(const TableId& id) {
   // Rows come in runs of one table: the last one named usually answers.
