@@ -53,12 +53,6 @@ void Seal(std::string_view key, std::string_view value, char* out) {
   std::memcpy(out + value.size(), &sum, sizeof sum);
 }
 
-std::string Sealed(std::string_view key, std::string_view value) {
-  std::string out(SealedSize(value), '\0');
-  Seal(key, value, out.data());
-  return out;
-}
-
 bool Unseal(std::string_view key, std::string_view stored, std::string_view* value) {
   if (stored.size() < kEntryChecksumBytes) return false;
   const std::string_view v = stored.substr(0, stored.size() - kEntryChecksumBytes);
@@ -248,8 +242,11 @@ class Walker {
     }
     const size_t nodes = (lower - kPageHeader) / 2;
     if (nodes == 0) return Fail(pgno, "no nodes");
-    std::vector<std::string_view> keys(nodes);
-    std::vector<uint64_t> children(nodes);
+    // A branch's separator keys and children, walked once the page is
+    // checked (a leaf, most pages, keeps nothing).
+    std::vector<std::pair<std::string_view, uint64_t>> children;
+    if (levels > 1) children.reserve(nodes);
+    std::string_view previous;
     for (size_t i = 0; i < nodes; ++i) {
       const size_t at = Load<uint16_t>(page + kPageHeader + 2 * i);
       if (at < upper || at + kNodeHeader > psize_) return Fail(pgno, "node " + std::to_string(i) + " outside the page");
@@ -257,36 +254,37 @@ class Walker {
       const uint16_t lo = Load<uint16_t>(node), hi = Load<uint16_t>(node + 2), flags = Load<uint16_t>(node + 4);
       const size_t ksize = Load<uint16_t>(node + 6);
       if (at + kNodeHeader + ksize > psize_) return Fail(pgno, "key of node " + std::to_string(i) + " outside the page");
-      keys[i] = std::string_view(node + kNodeHeader, ksize);
+      const std::string_view key(node + kNodeHeader, ksize);
+      // Keys within bounds and ascending; a branch's first key is not one
+      // (LMDB ignores it).
+      const size_t first = levels > 1 ? 1 : 0;
+      if (i >= first) {
+        if (integer && ksize != 8) return Fail(pgno, "free-page key of " + std::to_string(ksize) + " bytes");
+        const bool ordered = (!bounds.low || CompareKeys(integer, *bounds.low, key) <= 0) &&
+                             (!bounds.high || CompareKeys(integer, key, *bounds.high) < 0) &&
+                             (i == first || CompareKeys(integer, previous, key) < 0);
+        if (!ordered) return Fail(pgno, "key of node " + std::to_string(i) + " out of order");
+        previous = key;
+      }
       if (levels > 1) {
-        children[i] = lo | uint64_t{hi} << 16 | uint64_t{flags} << 32;
+        children.emplace_back(key, lo | uint64_t{hi} << 16 | uint64_t{flags} << 32);
         continue;
       }
-      if (integer && ksize != 8) return Fail(pgno, "free-page key of " + std::to_string(ksize) + " bytes");
-      SPOOL_RETURN_IF_ERROR(Entry(pgno, i, node, at, flags, lo | size_t{hi} << 16, integer));
+      SPOOL_RETURN_IF_ERROR(Entry(pgno, i, key, at, flags, lo | size_t{hi} << 16, integer));
     }
-    // Keys within bounds and ascending; a branch's first key is not one
-    // (LMDB ignores it).
-    for (size_t i = levels > 1 ? 1 : 0; i < nodes; ++i) {
-      const std::string_view key = keys[i];
-      if (integer && key.size() != 8) return Fail(pgno, "free-page key of " + std::to_string(key.size()) + " bytes");
-      const bool ordered = (!bounds.low || CompareKeys(integer, *bounds.low, key) <= 0) &&
-                           (!bounds.high || CompareKeys(integer, key, *bounds.high) < 0) &&
-                           (i == 0 || (levels > 1 && i == 1) || CompareKeys(integer, keys[i - 1], key) < 0);
-      if (!ordered) return Fail(pgno, "key of node " + std::to_string(i) + " out of order");
-    }
-    if (levels == 1) return Status::OK();
-    for (size_t i = 0; i < nodes; ++i) {
-      Bounds child{i == 0 ? bounds.low : std::optional(keys[i]), i + 1 < nodes ? std::optional(keys[i + 1]) : bounds.high};
-      SPOOL_RETURN_IF_ERROR(Page(children[i], levels - 1, integer, child));
+    for (size_t i = 0; i < children.size(); ++i) {
+      const Bounds child{i == 0 ? bounds.low : std::optional(children[i].first),
+                         i + 1 < children.size() ? std::optional(children[i + 1].first) : bounds.high};
+      SPOOL_RETURN_IF_ERROR(Page(children[i].second, levels - 1, integer, child));
     }
     return Status::OK();
   }
 
-  // Checks the value of leaf node `i` (at byte `at` of page `pgno`).
-  Status Entry(uint64_t pgno, size_t i, const char* node, size_t at, uint16_t flags, size_t dsize, bool integer) {
-    const size_t ksize = Load<uint16_t>(node + 6);
-    const std::string_view key(node + kNodeHeader, ksize);
+  // Checks the value of leaf node `i`, whose key is `key`, at byte `at` of
+  // page `pgno`.
+  Status Entry(uint64_t pgno, size_t i, std::string_view key, size_t at, uint16_t flags, size_t dsize, bool integer) {
+    const char* node = key.data() - kNodeHeader;
+    const size_t ksize = key.size();
     std::string_view value;
     if (flags == kBigData) {
       if (at + kNodeHeader + ksize + 8 > psize_) return Fail(pgno, "node " + std::to_string(i) + " outside the page");

@@ -41,7 +41,6 @@ inline constexpr size_t kEntryChecksumBytes = 4;
 inline size_t SealedSize(std::string_view value) { return value.size() + kEntryChecksumBytes; }
 // Writes `value` and its checksum (with `key`'s) to `out`, SealedSize bytes.
 void Seal(std::string_view key, std::string_view value, char* out);
-std::string Sealed(std::string_view key, std::string_view value);
 // The value in `stored` (sealed under `key`); false when the checksum
 // does not match.
 bool Unseal(std::string_view key, std::string_view stored, std::string_view* value);

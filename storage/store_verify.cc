@@ -27,6 +27,11 @@ std::string StateDirOf(const StoreOptions& options, const std::string& dir) {
   return options.state_dir.empty() ? JoinPath(dir, "state") : options.state_dir;
 }
 
+// Where a repair sets the old state aside until the rebuild is done.
+std::string StateAsideOf(const StoreOptions& options, const std::string& dir) {
+  return StateDirOf(options, dir) + ".repair-old";
+}
+
 std::string ArchiveDirOf(const StoreOptions& options, const std::string& dir) {
   return options.log.archive_dir.empty() ? JoinPath(JoinPath(dir, "log"), "archive") : options.log.archive_dir;
 }
@@ -89,8 +94,9 @@ class Verifier {
       check.bytes = f.check.bytes;
       check.items = f.check.entries;
       check.status = f.status;
-      if (live && f.status.ok()) applied_ = f.position;
-      if (!live && f.status.ok()) copies_.emplace_back(report_->files.size() - 1, f.position);
+      if (!f.status.ok()) continue;
+      if (live) applied_ = f.position;
+      positions_.emplace_back(report_->files.size() - 1, f.position);
     }
     return Status::OK();
   }
@@ -133,12 +139,7 @@ class Verifier {
                                          std::to_string(newest.version) + ")");
       }
     };
-    if (applied_) {
-      for (StoreFileCheck& f : report_->files) {
-        if (f.kind == "state") check(f, *applied_);
-      }
-    }
-    for (const auto& [index, position] : copies_) check(report_->files[index], position);
+    for (const auto& [index, position] : positions_) check(report_->files[index], position);
   }
 
   void Snapshots() {
@@ -215,8 +216,8 @@ class Verifier {
   const StoreOptions& options_;
   const std::string dir_;
   VerifyReport* const report_;
-  std::optional<StatePosition> applied_;
-  std::vector<std::pair<size_t, StatePosition>> copies_;  // report index, position
+  std::optional<StatePosition> applied_;                    // the live state's
+  std::vector<std::pair<size_t, StatePosition>> positions_;  // report index, position: the state and its copies
   std::unique_ptr<spool::Log> log_;
 };
 
@@ -242,14 +243,13 @@ Status RepairStore(const StoreOptions& options, const std::string& dir, RepairRe
     SPOOL_RETURN_IF_ERROR(TakeClosedStore(options, dir, &lock));
     SPOOL_RETURN_IF_ERROR(Verifier(options, dir, &found).Run());
     for (const StoreFileCheck& f : found.files) {
-      if (f.kind == "log" && !f.status.ok()) {
+      if (f.status.ok()) continue;
+      if (f.kind == "log") {
         return Status::Corruption("the log is damaged (" + std::string(f.status.message()) +
                                   "): the state is rebuilt from the log, so repair cannot help; restore the store "
                                   "from a backup");
       }
-    }
-    for (const StoreFileCheck& f : found.files) {
-      if (f.kind == "marker" && !f.status.ok()) {
+      if (f.kind == "marker") {
         return Status::Corruption(std::string(f.status.message()) + ": repair rewrites no marker; check that " + dir +
                                   " is a Spool store of this version");
       }
@@ -258,27 +258,24 @@ Status RepairStore(const StoreOptions& options, const std::string& dir, RepairRe
     // (the store's diary, not made from anything) is set aside for the
     // operator, and a new one starts.
     for (const StoreFileCheck& f : found.files) {
-      if (f.status.ok()) continue;
-      const std::string why = f.path + ": " + std::string(f.status.message());
-      if (f.kind == "snapshot" || f.kind == "pins") {
-        SPOOL_RETURN_IF_ERROR(env->RemoveFile(f.path));
-      } else if (f.kind == "archived cut") {
-        SPOOL_RETURN_IF_ERROR(RemoveArchivedCut(env, f.path));
-      } else if (f.kind == "events") {
+      if (f.status.ok() || f.kind == "state" || f.kind == "state copy") continue;  // the state: below
+      std::string why = f.path + ": " + std::string(f.status.message());
+      if (f.kind == "events") {
         const std::string aside = f.path + ".damaged-" + std::to_string(env->NowMicros());
         SPOOL_RETURN_IF_ERROR(env->RenameFile(f.path, aside));
         SPOOL_RETURN_IF_ERROR(env->SyncDir(dir));
-        report->removed.push_back(why + " (set aside as " + aside + ")");
-        continue;
-      } else {
-        continue;  // the state and its copies: below
+        why += " (set aside as " + aside + ")";
+      } else if (f.kind == "archived cut") {
+        SPOOL_RETURN_IF_ERROR(RemoveArchivedCut(env, f.path));
+      } else {  // a snapshot, PINS
+        SPOOL_RETURN_IF_ERROR(env->RemoveFile(f.path));
       }
       report->removed.push_back(why);
     }
     // The whole state goes, its copies with it: each is rebuilt or made
     // again as it is needed.
     const std::string state = StateDirOf(options, dir);
-    const std::string aside = state + ".repair-old";
+    const std::string aside = StateAsideOf(options, dir);
     std::error_code ec;
     std::filesystem::remove_all(aside, ec);
     if (ec) return Status::IOError("cannot remove " + aside + ": " + ec.message());
@@ -300,7 +297,7 @@ Status RepairStore(const StoreOptions& options, const std::string& dir, RepairRe
   report->rebuilt_from = store->rebuilt_from();
   store.reset();
   std::error_code ec;
-  std::filesystem::remove_all(StateDirOf(options, dir) + ".repair-old", ec);
+  std::filesystem::remove_all(StateAsideOf(options, dir), ec);
   if (ec) return Status::IOError("cannot remove the old state: " + ec.message());
   return Status::OK();
 }

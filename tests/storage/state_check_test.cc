@@ -5,6 +5,7 @@
 #include "state_check.h"
 
 #include <gtest/gtest.h>
+#include <lmdb.h>
 
 #include <fstream>
 #include <map>
@@ -229,6 +230,59 @@ TEST_F(StateCheckTest, AValueDamagedWhileOpenFailsItsReadNamingTheKey) {
   s = StateStore::Open(options, &store);
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_NE(s.ToString().find("spool repair"), std::string::npos) << s.ToString();
+}
+
+// An environment written by LMDB directly, as stores did before values
+// were sealed: the applied position `position` (its value as given) and one
+// row.
+void WriteUnsealedState(const std::string& dir, const std::string& position) {
+  std::filesystem::create_directories(dir);
+  MDB_env* env = nullptr;
+  ASSERT_EQ(mdb_env_create(&env), 0);
+  ASSERT_EQ(mdb_env_open(env, dir.c_str(), 0, 0644), 0);
+  MDB_txn* txn = nullptr;
+  MDB_dbi dbi = 0;
+  ASSERT_EQ(mdb_txn_begin(env, nullptr, 0, &txn), 0);
+  ASSERT_EQ(mdb_dbi_open(txn, nullptr, 0, &dbi), 0);
+  const std::string row_key = StateRowKey(5, "alice");
+  for (const auto& [key, value] : {std::pair<std::string, std::string>{std::string(kStatePositionKey), position},
+                                   {row_key, "an unsealed row"}}) {
+    MDB_val k{key.size(), const_cast<char*>(key.data())}, v{value.size(), const_cast<char*>(value.data())};
+    ASSERT_EQ(mdb_put(txn, dbi, &k, &v, 0), 0);
+  }
+  ASSERT_EQ(mdb_txn_commit(txn), 0);
+  mdb_env_close(env);
+}
+
+TEST_F(StateCheckTest, AStateWrittenBeforeSealingIsEmptiedForTheStoreToRebuild) {
+  TempDir dir;
+  std::string position;
+  for (uint64_t v : {uint64_t{9}, uint64_t{1}, uint64_t{3}, uint64_t{300}}) PutBigEndian64(&position, v);
+  WriteUnsealedState(dir.Sub("state/gen-000001"), position);
+  std::unique_ptr<StateStore> store;
+  Status s = StateStore::Open(Options(dir), &store);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  StatePosition applied;
+  ASSERT_TRUE(store->AppliedPosition(&applied).ok());
+  EXPECT_EQ(applied.version, 0u);  // nothing applied: the store replays or rebuilds
+  EXPECT_EQ(applied.store_id, 0u);
+  std::string value;
+  bool found = true;
+  ASSERT_TRUE(store->Get(StateRowKey(5, "alice"), &value, &found).ok());
+  EXPECT_FALSE(found);
+}
+
+// A sealed position without the format key in front is damage, not an old
+// state to empty.
+TEST_F(StateCheckTest, ASealedStateWithoutItsFormatKeyIsCorruption) {
+  TempDir dir;
+  std::string position;
+  for (uint64_t v : {uint64_t{9}, uint64_t{1}, uint64_t{3}, uint64_t{300}}) PutBigEndian64(&position, v);
+  WriteUnsealedState(dir.Sub("state/gen-000001"), position + "seal");
+  std::unique_ptr<StateStore> store;
+  Status s = StateStore::Open(Options(dir), &store);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.ToString().find("the format key is missing"), std::string::npos) << s.ToString();
 }
 
 TEST_F(StateCheckTest, DescribedKeysNameTheirTableAndKey) {
