@@ -29,7 +29,7 @@ bash scripts/setup.sh
 # Release build makes the rest (spool_release_checks), unless the
 # sanitizers are skipped: then it makes and runs everything.
 release_targets=(--target spool_release_checks)
-release_labels=(-L 'crash|e2e|bench|install')
+release_labels=(-L 'crash|e2e|bench|install|lint')
 if [ "${SPOOL_SKIP_SANITIZERS:-0}" = "1" ]; then
   release_targets=()
   release_labels=()

@@ -62,8 +62,8 @@ Status CheckUpdateRequestRuns(Store* store, Pipeline* pipeline, const UpdateRequ
 // refresh_failed, the update id to use; the request's selections and cause
 // fill in the rest. Returns OK when the update ran (or the rewind or
 // validation passed), whatever the update's outcome
-// (outcome->result.state); an error when the request was refused
-// (CheckUpdateRequestRuns's errors, nothing written) or a rewind failed.
+// (outcome->result.state). Errors: CheckUpdateRequestRuns's when the request
+// is refused (nothing written); ExecuteRewind's when a rewind failed.
 Status RunUpdateRequest(Store* store, Pipeline* pipeline, const UpdateRequest& request, UpdateOptions options,
                         const RetryPolicy& policy, UpdateOutcome* outcome);
 

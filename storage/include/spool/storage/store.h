@@ -262,7 +262,8 @@ class Store {
   Status Read(const TableId& id, const ReadOptions& options, const std::function<bool(const Row&)>& visit,
               TableInfo* table = nullptr, uint64_t* version_read = nullptr);
   // Read without copying: each row as a view of the store's memory, valid
-  // only during the call to `visit` (copy what must outlive it).
+  // only during the call to `visit` (copy what must outlive it). Errors: as
+  // Read's.
   Status Scan(const TableId& id, const ReadOptions& options, const std::function<bool(const RowView&)>& visit,
               TableInfo* table = nullptr, uint64_t* version_read = nullptr);
   // Point read of a keyed table's current row. Errors: NotFound (table),
@@ -334,7 +335,7 @@ class Store {
   // to rebuild it: nothing is changed), Failed, IOError.
   Status RewindTo(uint64_t version, LogPosition* head = nullptr, std::string_view update_id = {});
   // What RewindTo(version) checks before it changes anything: OK when it
-  // would go ahead; its errors otherwise.
+  // would go ahead. Errors: RewindTo's refusals (InvalidArgument, NotFound).
   Status CanRewindTo(uint64_t version);
   // Whether the commit at `position` is on the log's current history (not
   // cut by a rewind, nor past the newest).

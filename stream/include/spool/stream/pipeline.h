@@ -166,7 +166,7 @@ class Pipeline {
   // RESOURCE_CONFLICT, while another update of the store runs).
   Status Update(const UpdateOptions& options, UpdateResult* result);
   // Checks `options` as Update would (the selections, pipelines.reset.allowed)
-  // and writes nothing: Update's refusals, else OK with `*warnings` saying
+  // and writes nothing. Errors: Update's refusals. Else OK, with `*warnings` saying
   // what a full refresh among them would lose — rows a table was built from
   // that its source no longer holds, with counts. (Update records the same
   // as WARN events when it resets.)

@@ -161,11 +161,13 @@ class RecordParser {
 
   virtual ~RecordParser() = default;
 
-  // As ParseJsonRecord with this parser's schema and options.
+  // As ParseJsonRecord with this parser's schema and options. Errors:
+  // InvalidArgument (with kFail, the record does not fit).
   virtual Status ParseJson(std::string_view text, Row* row) const = 0;
 
   // As ReadRecords of `data`, with `source_name` in place of
-  // options.source_name (a files source names each file).
+  // options.source_name (a files source names each file). Errors: as
+  // ReadRecords'.
   virtual Status Read(std::string_view data, std::string_view source_name, const RecordSink& emit) const = 0;
 };
 

@@ -181,6 +181,7 @@ class PendingAppend {
   virtual ~PendingAppend() = default;
   // Returns once the append is written and, in the sync modes, synced: what
   // Append would have returned, and there `commit`. Callable more than once.
+  // Errors: as Append's.
   virtual Status Wait(LogCommit* commit) = 0;
 };
 
@@ -207,7 +208,7 @@ class Log {
   // follow the order of the calls, as with Append; readers see the commit
   // once its group is durable, as with Append. A crash before then may lose
   // it and the appends queued after it, never one without those before it.
-  // Errors (here, or from Wait): as Append's.
+  // Errors, here or from Wait: as Append's.
   virtual Status AppendAsync(const LogWrite& write, std::unique_ptr<PendingAppend>* pending) = 0;
 
   // Cuts every commit after `version` and starts a new epoch; the next
@@ -295,6 +296,8 @@ class LogIterator {
   // Reads the next commit. Returns false at the end of the log (as of that
   // call) or on error; then status() says which.
   virtual bool Next(LogEntry* entry) = 0;
+  // OK at the end of the log. Errors: Corruption (a damaged record, naming
+  // segment and offset), IOError.
   virtual Status status() const = 0;
 };
 
