@@ -33,6 +33,7 @@
 #include "mixed_crash.h"
 #include "pipeline_crash.h"
 #include "rewind_crash.h"
+#include "spool/stream/records.h"
 #include "spool/txnlog/kill_point.h"
 #include "store_crash.h"
 #include "summary.h"
@@ -245,17 +246,6 @@ std::string SelfPath() {
   return std::filesystem::read_symlink("/proc/self/exe", ec).string();
 }
 
-// "90s", "30m", "1h", "2d" -> seconds.
-bool ParseDuration(const std::string& text, double* seconds) {
-  char* end = nullptr;
-  const double n = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || n <= 0) return false;
-  const std::string unit(end);
-  const double scale = unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400 : 0;
-  *seconds = n * scale;
-  return scale > 0;
-}
-
 }  // namespace
 }  // namespace spool::crashtest
 
@@ -297,10 +287,13 @@ int main(int argc, char** argv) {
   if (!replay.empty()) return Replay(replay);
   if (enumerate) return Enumerate(families, json_path);
   double duration_s = 0;
-  if (!duration.empty() && !ParseDuration(duration, &duration_s)) {
-    std::fprintf(stderr, "spool-crashfuzz: --duration '%s' must be a number and a unit: 90s, 30m, 1h, 2d\n",
-                 duration.c_str());
-    return kExitUsage;
+  if (!duration.empty()) {
+    uint64_t micros = 0;
+    if (spool::Status s = spool::ParseDuration(duration, &micros); !s.ok()) {
+      std::fprintf(stderr, "spool-crashfuzz: --duration: %s\n", std::string(s.message()).c_str());
+      return kExitUsage;
+    }
+    duration_s = static_cast<double>(micros) / 1e6;
   }
   if ((cycles == 0) == (duration_s == 0)) {
     std::fprintf(stderr, "spool-crashfuzz: --%s needs --cycles N or --duration D\n", blackbox ? "blackbox" : "random");

@@ -32,6 +32,9 @@ check "a bad mode" 2 "$crashfuzz" --replay "log single-commits call=1 mode=gentl
 check "no mode given" 2 "$crashfuzz"
 check "random without a bound" 2 "$crashfuzz" --random
 check "a bad duration" 2 "$crashfuzz" --random --duration soon
+expect_output "names it" "^spool-crashfuzz: --duration: duration 'soon' must be a number and a unit"
+check "a duration as a word" 0 "$crashfuzz" --random --duration "1 second" --families log --seed 3
+expect_output "ran" "^log/random campaign +[1-9]"
 echo '{"nope": 1}' >"$work/bad.json"
 check "merging what is not a summary" 2 "$crashfuzz" merge "$work/bad.json"
 
