@@ -25,7 +25,7 @@ struct BenchConfig {
   std::vector<std::string> engines;  // engine names (engine.h)
   std::vector<std::string> workloads;
   // W4's and the latency workload's peers: each key's totals in a state
-  // table beside the output ("table", the benchmark plan's step) or in the
+  // table beside the output ("table", W4's definition) or in the
   // output rows alone ("output", as Spool's aggregate keeps them).
   std::string peer_state = "table";
   uint64_t state_map_gib = 256;      // Spool's LMDB map (SpoolStoreOptions)

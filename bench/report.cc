@@ -94,7 +94,7 @@ void PrintW4(const BenchConfig& config, const Results& results, std::ostream& ou
          "   the table) and checkpoint in one commit, and the runtime's flow_progress event. Peers by hand:\n"
          "   the events staged in their own table keyed by offset, "
       << (peers_merge ? "each key's totals in its output row\n   alone (--w4-peer-state output)"
-                      : "state and output tables keyed by key\n   (the benchmark plan's step)")
+                      : "state and output tables keyed by key\n   (W4's definition)")
       << ", an offset record, one synced write per step.\n"
          "   An output row is one upsert per key the step touched, for every engine; each run's output is\n"
          "   checked against a model of the stream.)\n";

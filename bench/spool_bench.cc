@@ -67,7 +67,7 @@ void AddOptions(CLI::App& app, BenchConfig* config, ChildArgs* child) {
       ->capture_default_str();
   app.add_option("--w4-peer-state", config->peer_state,
                  "Where W4's and the latency workload's peers keep each key's totals: in a state table beside the "
-                 "output (the benchmark plan's step), or in the output rows alone (as Spool's aggregate does)")
+                 "output (W4's definition), or in the output rows alone (as Spool's aggregate does)")
       ->check(CLI::IsMember({"table", "output"}))
       ->capture_default_str();
   app.add_option("--state-map-gib", config->state_map_gib,

@@ -85,7 +85,7 @@ class PeerStepStore {
 };
 
 // Where a peer keeps each key's running totals: in a state table beside its
-// output (the benchmark plan's step, the default), or in its output rows alone,
+// output (W4's definition, the default), or in its output rows alone,
 // as Spool's aggregate does when its flow is the only writer of its target
 // (spool-bench --w4-peer-state output).
 enum class PeerState { kStateTable, kOutputRows };

@@ -1,6 +1,6 @@
 // The moving parts of a flow (internal to stream/): sources that read
 // micro-batches and operators that transform them, with their state in
-// internal tables of the store (docs/architecture.md).
+// internal tables of the store (docs/design.md).
 //
 // One micro-batch of one flow is one commit. The runner (pipeline.cc) opens
 // a Transaction, asks each source for rows, passes them through the

@@ -179,7 +179,7 @@ class DatasetSource : public Source {
   // together to version v, in one RESTORE commit at version r, took the
   // table's commits (v, r] back from the target too: the flow skips them,
   // the restore included, so the target holds each upstream row once
-  // (docs/architecture.md). Rewinds happen between updates, so the restores after
+  // (docs/design.md). Rewinds happen between updates, so the restores after
   // the offset are looked up once per update, as it starts.
   Status LoadRewoundRanges() {
     std::vector<HistoryEntry> history;

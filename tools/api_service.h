@@ -1,4 +1,4 @@
-// The reference REST API over one store and its pipeline (docs/architecture.md),
+// The reference REST API over one store and its pipeline (docs/design.md),
 // apart from any transport: a request in, a response out. `spool serve`
 // puts it behind HTTP (http_server.h); tests call Handle directly.
 //

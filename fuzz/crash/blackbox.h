@@ -10,7 +10,7 @@
 // commit it tells the parent, on a pipe, the version it is about to commit
 // and a digest of every table as that version must read; after it, that
 // the commit was acknowledged (likewise for a rewind). After the child
-// dies the parent opens the store and checks DESIGN §10 against what it
+// dies the parent opens the store and checks the invariants of docs/design.md (section 11) against what it
 // was told:
 //   recoverable      the store opens;
 //   durability       every acknowledged version is there;

@@ -1,4 +1,4 @@
-// Crash enumeration over the pipeline runtime (docs/architecture.md invariant 6):
+// Crash enumeration over the pipeline runtime (docs/design.md invariant 6):
 // a pipeline with a files and a topic source, a filter, a grouped
 // aggregate, a dedup, a lookup join and an AUTO CDC target runs an update on
 // a FaultEnv (store log, event log, inputs) with its LMDB state in a real

@@ -1,4 +1,4 @@
-// Crash enumeration over a rewind (docs/architecture.md and §10): the exactly-once
+// Crash enumeration over a rewind (docs/design.md, sections 10 and 11): the exactly-once
 // pipeline of pipeline_crash.h runs part of its input, records a rewind
 // point, runs to the end; then the rewind to that point runs on a FaultEnv
 // and is crashed at one I/O call in one crash mode (optionally crashed again

@@ -1,6 +1,6 @@
 // StoreModel: what a store's tables must hold at every version, computed
 // from the transactions given to it with the simplest possible semantics
-// (a map per table), and the checks of a Store against it (docs/architecture.md,
+// (a map per table), and the checks of a Store against it (docs/design.md,
 // invariants 4 and 5):
 //   every retained version of every table reads back exactly as the model
 //   says, by version and by timestamp; the change feed between two

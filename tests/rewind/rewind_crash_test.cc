@@ -1,4 +1,4 @@
-// A rewind under crashes (docs/architecture.md, §10; the README's crash-safety section) — of the whole
+// A rewind under crashes (docs/design.md, sections 10 and 11; the README's crash-safety section) — of the whole
 // pipeline by point and by timestamp, of some datasets, an undo — and the
 // full refresh and checkpoint reset: crashed at every I/O call in every
 // crash mode, and in the retried operation after some of them, then in a

@@ -1,4 +1,4 @@
-// Exactly-once under crashes (docs/architecture.md invariant 6; the README's crash-safety section): a
+// Exactly-once under crashes (docs/design.md invariant 6; the README's crash-safety section): a
 // pipeline with files and topic sources, an aggregate, a dedup, a join and
 // an AUTO CDC target, crashed at every I/O call in every crash mode (and in
 // the recovery after some of them), then in a seeded random campaign. After

@@ -1634,7 +1634,7 @@ TEST_F(PipelineTest, ANewFlowOverAVacuumedTableStartsFromItsRowsAsTheyAre) {
 namespace spool {
 namespace {
 
-// Refresh kinds (docs/architecture.md): full refresh (all, or a selection, with its
+// Refresh kinds (docs/design.md): full refresh (all, or a selection, with its
 // downstream rule and pipelines.reset.allowed), checkpoint resets, and
 // refresh selections.
 class RefreshTest : public PipelineTest {

@@ -1,4 +1,4 @@
-// Rewinding a pipeline (docs/architecture.md): validating a rewind_spec against the
+// Rewinding a pipeline (docs/design.md): validating a rewind_spec against the
 // store and the pipeline, and carrying it out.
 //
 // A refused rewind is Status::InvalidArgument whose message starts with its

@@ -1,4 +1,4 @@
-// Rewind points (docs/architecture.md): the places a pipeline can be rewound to.
+// Rewind points (docs/design.md): the places a pipeline can be rewound to.
 // A point records the store's position (epoch, version) and, for each
 // dataset of the pipeline, its table's version and its flows' checkpoints
 // (source offsets and operator state) there. Each is a `rewind_summary`

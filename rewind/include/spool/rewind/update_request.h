@@ -1,4 +1,4 @@
-// An update request: everything a user does to a pipeline (docs/architecture.md),
+// An update request: everything a user does to a pipeline (docs/design.md),
 // with the fields of the reference REST API's "start an update" body, so
 // that the bodies of the reference documents are taken as they are:
 //

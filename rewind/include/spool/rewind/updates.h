@@ -1,4 +1,4 @@
-// Running an update request (docs/architecture.md): what the CLI and the HTTP API
+// Running an update request (docs/design.md): what the CLI and the HTTP API
 // do with the reference API's body, in one call.
 //
 //   UpdateRequest request;

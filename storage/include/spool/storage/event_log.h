@@ -1,4 +1,4 @@
-// EventLog: the store's append-only log of pipeline events (docs/architecture.md),
+// EventLog: the store's append-only log of pipeline events (docs/design.md),
 // which no rewind truncates. Each event has an id, a sequence (dense from
 // 1), an origin, a timestamp, a level, a type, a message and JSON details,
 // the shape of the reference event log.

@@ -1,4 +1,4 @@
-// Tables' identifiers, schemas and values (docs/architecture.md).
+// Tables' identifiers, schemas and values (docs/design.md).
 //
 // A table is named `catalog.schema.table`; its schema is a list of typed,
 // nullable columns and an optional primary key (a list of column indexes).

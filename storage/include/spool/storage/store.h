@@ -1,4 +1,4 @@
-// Store: one directory owned by one process (docs/architecture.md): versioned
+// Store: one directory owned by one process (docs/design.md): versioned
 // tables on the transaction log.
 //
 //   <dir>/STORE       marks the directory as a store (format version)
@@ -417,7 +417,7 @@ class Store {
   // (window below the safety minimum without force), IOError.
   Status Vacuum(const VacuumOptions& options, VacuumReport* report);
 
-  // One update at a time (docs/architecture.md): claims the store's update slot for
+  // One update at a time (docs/design.md): claims the store's update slot for
   // `update_id` until `*claim` is destroyed. Other processes cannot open the
   // store meanwhile (its lock file); this keeps two updates of one process
   // apart. Errors: Busy, whose message starts with RESOURCE_CONFLICT and

@@ -1,4 +1,4 @@
-// Tables, transactions and what reads return (docs/architecture.md).
+// Tables, transactions and what reads return (docs/design.md).
 //
 // A Transaction collects changes to any number of tables, DDL and flow
 // checkpoints; Store::Commit writes it as one log record at one version, all

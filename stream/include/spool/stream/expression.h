@@ -1,4 +1,4 @@
-// Expressions for filters and projections (docs/architecture.md): a small SQL-like
+// Expressions for filters and projections (docs/design.md): a small SQL-like
 // language over the columns of one row.
 //
 //   expr     := or

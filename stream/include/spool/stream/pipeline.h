@@ -1,5 +1,5 @@
 // Pipeline: runs a PipelineSpec (pipeline_spec.h) on a Store as updates of
-// micro-batches (docs/architecture.md).
+// micro-batches (docs/design.md).
 //
 // One micro-batch of one flow is one commit holding its output rows, its
 // operator state (in internal tables `__spool.state.<flow>__<part>`) and its
@@ -66,7 +66,7 @@ struct UpdateOptions {
   // The same, with the flow's progress: for a progress bar.
   std::function<void(const FlowProgress& progress)> on_progress;
 
-  // Refresh kinds (docs/architecture.md). The default refresh processes what is new.
+  // Refresh kinds (docs/design.md). The default refresh processes what is new.
   // A full refresh of a dataset truncates it, clears its flows' checkpoints
   // (offsets and state) and rebuilds it from all the data its sources still
   // hold: every dataset (`full_refresh`) or those named. Refused for a table
@@ -105,7 +105,7 @@ struct FlowUpdateStats {
   bool skipped = false;  // downstream of a failed flow, or a `once` flow already done
 };
 
-// The states of docs/architecture.md that this runtime passes through.
+// The states of docs/design.md that this runtime passes through.
 enum class UpdateState : uint8_t {
   kQueued = 1, kInitializing, kResetting, kSettingUpTables, kRunning, kStopping, kCompleted, kFailed, kCanceled
 };
@@ -122,7 +122,7 @@ struct UpdateResult {
   bool transient = false;
 };
 
-// A dataset as rewinds and refreshes see it (docs/architecture.md).
+// A dataset as rewinds and refreshes see it (docs/design.md).
 struct PipelineDataset {
   TableId id;
   TableKind kind = TableKind::kStreamingTable;

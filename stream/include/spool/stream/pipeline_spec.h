@@ -1,4 +1,4 @@
-// A pipeline's definition (docs/architecture.md): datasets — streaming tables and
+// A pipeline's definition (docs/design.md): datasets — streaming tables and
 // materialized views — and the flows that write them. A flow reads one
 // source, runs its steps (operators) in order and writes one target.
 //

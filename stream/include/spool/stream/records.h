@@ -1,6 +1,6 @@
 // Records as a person writes them: JSON lines and CSV parsed into rows of a
 // Schema, one record at a time. Shared by `spool write` and the pipeline
-// sources (docs/architecture.md): a directory of JSON-lines or CSV files, and a topic
+// sources (docs/design.md): a directory of JSON-lines or CSV files, and a topic
 // whose message values are JSON objects.
 //
 // Values, in every format:

@@ -1,5 +1,5 @@
 // Topic: a durable, append-only message queue with retention by age and by
-// size (docs/architecture.md: the topic source, Spool's stand-in for Kafka).
+// size (docs/design.md: the topic source, Spool's stand-in for Kafka).
 //
 // A topic is a directory holding a txnlog Log and a small configuration
 // file (the layout and the bytes are in docs/topic_format.md). Messages have

@@ -1,4 +1,4 @@
-// Log: Spool's append-only transaction log (docs/architecture.md).
+// Log: Spool's append-only transaction log (docs/design.md).
 //
 // A log is a directory of segment files. Every commit is one record at one
 // version (a counter from 1), written in an epoch (a counter bumped by
