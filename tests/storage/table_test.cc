@@ -11,7 +11,7 @@
 #include <tuple>
 
 #include "../txnlog/gated_sync_env.h"
-#include "spool/txnlog/fault_env.h"
+#include "spool/testing/fault_env.h"
 #include "table_fixture.h"
 
 namespace spool {

@@ -12,9 +12,9 @@
 
 #include "../storage/temp_dir.h"
 #include "../txnlog/gated_sync_env.h"
-#include "spool/txnlog/fault_env.h"
+#include "spool/testing/fault_env.h"
+#include "spool/testing/mem_env.h"
 #include "spool/txnlog/log.h"
-#include "spool/txnlog/mem_env.h"
 #include "topic_format.h"
 
 namespace spool {

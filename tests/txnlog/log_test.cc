@@ -14,8 +14,8 @@
 #include "gated_sync_env.h"
 #include "log_format.h"
 #include "log_test_util.h"
-#include "spool/txnlog/fault_env.h"
-#include "spool/txnlog/mem_env.h"
+#include "spool/testing/fault_env.h"
+#include "spool/testing/mem_env.h"
 
 namespace spool {
 namespace {
