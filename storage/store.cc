@@ -8,13 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include "commit_codec.h"
+#include "helper_thread.h"
+#include "kill_point.h"
 #include "row_codec.h"
 #include "snapshot_file.h"
 #include "state_store.h"
 #include "store_internal.h"
 #include "varint.h"
-#include "spool/txnlog/helper_thread.h"
-#include "spool/txnlog/kill_point.h"
 
 namespace spool {
 namespace {
