@@ -14,7 +14,7 @@
 #include <system_error>
 
 #include "spool/storage/store.h"
-#include "spool/txnlog/mem_env.h"
+#include "spool/testing/mem_env.h"
 #include "spool/txnlog/status.h"
 
 namespace spool::bench {

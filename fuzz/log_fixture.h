@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "spool/txnlog/mem_env.h"
+#include "spool/testing/mem_env.h"
 
 namespace spool::fuzz {
 

@@ -14,7 +14,7 @@
 
 #include "spool/storage/store.h"
 #include "spool/stream/pipeline.h"
-#include "spool/txnlog/mem_env.h"
+#include "spool/testing/mem_env.h"
 
 namespace {
 

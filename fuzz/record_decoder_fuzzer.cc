@@ -11,7 +11,7 @@
 #include "log_format.h"
 #include "payload.h"
 #include "record_scanner.h"
-#include "spool/txnlog/mem_env.h"
+#include "spool/testing/mem_env.h"
 
 namespace {
 

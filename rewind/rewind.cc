@@ -7,9 +7,9 @@
 #include <set>
 
 #include "json_reader.h"
+#include "json_text.h"
+#include "kill_point.h"
 #include "spool/storage/event_log.h"
-#include "spool/stream/json_text.h"
-#include "spool/txnlog/kill_point.h"
 #include "update_events.h"
 
 namespace spool {

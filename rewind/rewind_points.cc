@@ -5,9 +5,9 @@
 #include <set>
 
 #include "json_reader.h"
+#include "json_text.h"
 #include "spool/storage/event_log.h"
 #include "spool/stream/expression.h"
-#include "spool/stream/json_text.h"
 #include "spool/stream/records.h"
 
 namespace spool {

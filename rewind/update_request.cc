@@ -6,8 +6,8 @@
 #include <map>
 
 #include "json_reader.h"
+#include "json_text.h"
 #include "spool/storage/schema.h"
-#include "spool/stream/json_text.h"
 
 namespace spool {
 namespace {

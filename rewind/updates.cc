@@ -1,6 +1,6 @@
 #include "spool/rewind/updates.h"
 
-#include "spool/stream/json_text.h"
+#include "json_text.h"
 #include "spool/stream/records.h"
 #include "update_events.h"
 

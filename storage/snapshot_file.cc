@@ -1,7 +1,7 @@
 #include "snapshot_file.h"
 
+#include "kill_point.h"
 #include "varint.h"
-#include "spool/txnlog/kill_point.h"
 
 #include <xxhash.h>
 #include <zstd.h>

@@ -13,10 +13,10 @@
 #include <cstring>
 #include <filesystem>
 
+#include "helper_thread.h"
+#include "kill_point.h"
 #include "state_check.h"
 #include "varint.h"
-#include "spool/txnlog/helper_thread.h"
-#include "spool/txnlog/kill_point.h"
 
 namespace spool {
 namespace {

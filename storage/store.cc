@@ -8,12 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include "commit_codec.h"
+#include "helper_thread.h"
+#include "kill_point.h"
 #include "row_codec.h"
 #include "snapshot_file.h"
 #include "state_store.h"
 #include "store_internal.h"
 #include "varint.h"
-#include "spool/txnlog/kill_point.h"
 
 namespace spool {
 namespace {
@@ -223,7 +224,10 @@ Status NextHistoryEntry(std::string_view* run, std::string_view* key, std::strin
 // Opening and recovery
 
 Store::Store(StoreOptions options, std::string dir, std::unique_ptr<FileLock> lock)
-    : options_(std::move(options)), dir_(std::move(dir)), lock_(std::move(lock)) {}
+    : options_(std::move(options)),
+      dir_(std::move(dir)),
+      lock_(std::move(lock)),
+      history_helper_(std::make_unique<HelperThread>("spool-history")) {}
 
 Store::~Store() {
   if (!in_flight_.empty()) (void)LockSettled();
@@ -1121,7 +1125,7 @@ Status Store::QueueCommitLocked(const std::string& operation, uint64_t started_u
   // written and synced (and, for CommitAsync, while the caller goes on).
   if (builder->replaced_rows() >= kHelperHistoryRows) {
     commit->history_job =
-        history_helper_.Start([commit] { AddHistoryRuns(commit->record, commit->version, &commit->history); });
+        history_helper_->Start([commit] { AddHistoryRuns(commit->record, commit->version, &commit->history); });
   }
   // A committer that waits anyway leads its own append (no hand-off to the
   // log's thread and back).
@@ -1139,7 +1143,7 @@ Status Store::SettleLocked(const InFlightCommit* upto) {
   while (!in_flight_.empty()) {
     std::shared_ptr<InFlightCommit> commit = std::move(in_flight_.front());
     in_flight_.pop_front();
-    if (commit->history_job != 0) history_helper_.WaitFor(commit->history_job);  // done with its record
+    if (commit->history_job != 0) history_helper_->WaitFor(commit->history_job);  // done with its record
     LogCommit written = commit->written;
     if (commit->append != nullptr) commit->status = commit->append->Wait(&written);
     commit->append.reset();

@@ -10,11 +10,11 @@
 
 #include <xxhash.h>
 
+#include "kill_point.h"
 #include "snapshot_file.h"
 #include "spool/storage/store.h"
 #include "store_internal.h"
 #include "varint.h"
-#include "spool/txnlog/kill_point.h"
 
 namespace spool {
 namespace {

@@ -13,9 +13,9 @@
 #include <set>
 
 #include "flow_parts.h"
+#include "helper_thread.h"
+#include "json_text.h"
 #include "operators_internal.h"
-#include "spool/stream/json_text.h"
-#include "spool/txnlog/helper_thread.h"
 
 namespace spool {
 

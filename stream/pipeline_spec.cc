@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "json_reader.h"
+#include "json_text.h"
 #include "spool/storage/table.h"
-#include "spool/stream/json_text.h"
 #include "spool/stream/records.h"
 
 namespace spool {

@@ -23,7 +23,7 @@
 #include <optional>
 
 #include "csv_reader.h"
-#include "spool/stream/json_text.h"
+#include "json_text.h"
 
 namespace spool {
 namespace {

@@ -17,9 +17,9 @@
 #include <prometheus/text_serializer.h>
 
 #include "json_format.h"
+#include "json_text.h"
 #include "spool/rewind/updates.h"
 #include "spool/storage/store.h"
-#include "spool/stream/json_text.h"
 #include "spool/stream/pipeline.h"
 #include "spool/stream/records.h"
 

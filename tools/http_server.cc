@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "api_service.h"
-#include "spool/stream/json_text.h"
+#include "json_text.h"
 
 namespace spool::cli {
 namespace {

@@ -7,8 +7,8 @@
 
 #include "cli_format.h"
 #include "commands.h"
+#include "json_text.h"
 #include "log_demo.h"
-#include "spool/stream/json_text.h"
 #include "spool/txnlog/log.h"
 
 namespace spool::cli {

@@ -12,7 +12,7 @@
 
 #include "cli_format.h"
 #include "commands.h"
-#include "spool/txnlog/fault_env.h"
+#include "spool/testing/fault_env.h"
 #include "spool/txnlog/log.h"
 
 namespace spool::cli {

@@ -13,6 +13,7 @@
 #include "cli_format.h"
 #include "commands.h"
 #include "json_format.h"
+#include "json_text.h"
 #include "plots.h"
 #include "progress.h"
 #include "spool/rewind/retries.h"
@@ -21,7 +22,6 @@
 #include "spool/rewind/update_request.h"
 #include "spool/rewind/updates.h"
 #include "spool/storage/store.h"
-#include "spool/stream/json_text.h"
 #include "spool/stream/pipeline.h"
 #include "spool/stream/records.h"
 

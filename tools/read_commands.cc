@@ -10,12 +10,12 @@
 #include "cli_format.h"
 #include "commands.h"
 #include "json_format.h"
+#include "json_text.h"
 #include "plots.h"
 #include "progress.h"
 #include "row_format.h"
 #include "spool/rewind/rewind_points.h"
 #include "spool/storage/store.h"
-#include "spool/stream/json_text.h"
 #include "spool/stream/records.h"
 
 namespace spool::cli {

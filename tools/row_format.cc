@@ -12,7 +12,7 @@
 
 #include "cli_format.h"
 #include "json_format.h"
-#include "spool/stream/json_text.h"
+#include "json_text.h"
 #include "spool/stream/records.h"
 
 namespace spool::cli {

@@ -11,8 +11,8 @@
 #include "cli_format.h"
 #include "commands.h"
 #include "json_format.h"
+#include "json_text.h"
 #include "spool/storage/store.h"
-#include "spool/stream/json_text.h"
 #include "spool/stream/records.h"
 
 namespace spool::cli {

@@ -11,7 +11,7 @@
 
 #include "cli_format.h"
 #include "commands.h"
-#include "spool/stream/json_text.h"
+#include "json_text.h"
 #include "spool/stream/records.h"
 #include "spool/stream/topic.h"
 

@@ -1,5 +1,5 @@
+#include "kill_point.h"
 #include "spool/txnlog/env.h"
-#include "spool/txnlog/kill_point.h"
 
 namespace spool {
 

@@ -11,7 +11,7 @@
 // A crash computes, from the model and the seed, the surviving entries of
 // every directory and the surviving bytes of every inode, rewrites the base
 // to that image, and then forgets the model: the base is now all durable.
-#include "spool/txnlog/fault_env.h"
+#include "spool/testing/fault_env.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "spool/txnlog/kill_point.h"
+#include "kill_point.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

@@ -5,10 +5,10 @@
 #include <chrono>
 #include <thread>
 
+#include "kill_point.h"
 #include "log_impl.h"
 #include "payload.h"
 #include "record_scanner.h"
-#include "spool/txnlog/kill_point.h"
 
 namespace spool {
 

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "cut_manifest.h"
+#include "helper_thread.h"
 #include "log_format.h"
-#include "spool/txnlog/helper_thread.h"
 #include "spool/txnlog/log.h"
 
 namespace spool {

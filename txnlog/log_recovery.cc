@@ -6,10 +6,10 @@
 #include <cstring>
 #include <random>
 
+#include "kill_point.h"
 #include "log_impl.h"
 #include "record_scanner.h"
 #include "segment_index.h"
-#include "spool/txnlog/kill_point.h"
 
 namespace spool {
 

@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <cassert>
 
+#include "kill_point.h"
 #include "log_impl.h"
 #include "segment_index.h"
-#include "spool/txnlog/kill_point.h"
 
 namespace spool {
 namespace {

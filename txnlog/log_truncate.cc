@@ -19,9 +19,9 @@
 #include <cassert>
 
 #include "cut_manifest.h"
+#include "kill_point.h"
 #include "log_impl.h"
 #include "record_scanner.h"
-#include "spool/txnlog/kill_point.h"
 
 namespace spool {
 

@@ -2,7 +2,7 @@
 // guarded by one mutex. A node of a file points at a shared inode, so open
 // handles keep working on the data after the name is renamed or removed, as
 // on POSIX. Directories are explicit entries; "." and "/" always exist.
-#include "spool/txnlog/mem_env.h"
+#include "spool/testing/mem_env.h"
 
 #include <map>
 #include <mutex>

@@ -8,9 +8,9 @@
 #include <memory>
 #include <mutex>
 
+#include "helper_thread.h"
 #include "log_entry_generated.h"
 #include "log_format.h"
-#include "spool/txnlog/helper_thread.h"
 
 namespace spool {
 namespace {

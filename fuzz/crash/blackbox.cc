@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "kill_point.h"
 #include "progress.h"
 #include "spool/storage/store.h"
-#include "spool/txnlog/kill_point.h"
 
 extern char** environ;
 

@@ -9,8 +9,8 @@
 
 #include "log_format.h"
 #include "progress.h"
+#include "spool/testing/mem_env.h"
 #include "summary.h"
-#include "spool/txnlog/mem_env.h"
 
 namespace spool::crashtest {
 namespace {

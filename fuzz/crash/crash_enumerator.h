@@ -13,7 +13,7 @@
 
 #include "log_model.h"
 #include "log_workloads.h"
-#include "spool/txnlog/fault_env.h"
+#include "spool/testing/fault_env.h"
 
 namespace spool::crashtest {
 

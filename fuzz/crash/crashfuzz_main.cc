@@ -29,12 +29,12 @@
 
 #include "blackbox.h"
 #include "crash_enumerator.h"
+#include "kill_point.h"
 #include "log_workloads.h"
 #include "mixed_crash.h"
 #include "pipeline_crash.h"
 #include "rewind_crash.h"
 #include "spool/stream/records.h"
-#include "spool/txnlog/kill_point.h"
 #include "store_crash.h"
 #include "summary.h"
 

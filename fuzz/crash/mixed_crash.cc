@@ -10,8 +10,8 @@
 #include "commit_codec.h"
 #include "pipeline_crash.h"
 #include "spool/rewind/rewind.h"
-#include "spool/txnlog/fault_env.h"
-#include "spool/txnlog/mem_env.h"
+#include "spool/testing/fault_env.h"
+#include "spool/testing/mem_env.h"
 
 namespace spool::crashtest {
 namespace {

@@ -8,8 +8,8 @@
 #include "spool/rewind/updates.h"
 #include "spool/stream/pipeline.h"
 #include "spool/stream/topic.h"
-#include "spool/txnlog/fault_env.h"
-#include "spool/txnlog/mem_env.h"
+#include "spool/testing/fault_env.h"
+#include "spool/testing/mem_env.h"
 
 namespace spool::crashtest {
 

@@ -7,8 +7,8 @@
 
 #include "pipeline_crash.h"
 #include "spool/rewind/rewind.h"
-#include "spool/txnlog/fault_env.h"
-#include "spool/txnlog/mem_env.h"
+#include "spool/testing/fault_env.h"
+#include "spool/testing/mem_env.h"
 
 namespace spool::crashtest {
 namespace {

@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <random>
 
-#include "spool/txnlog/fault_env.h"
-#include "spool/txnlog/mem_env.h"
+#include "spool/testing/fault_env.h"
+#include "spool/testing/mem_env.h"
 
 namespace spool::crashtest {
 namespace {

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "spool/txnlog/mem_env.h"
+#include "spool/testing/mem_env.h"
 
 #include "crash_enumerator.h"
 #include "spool/storage/store.h"

@@ -22,7 +22,7 @@
 #include <thread>
 
 #include "spool/stream/topic.h"
-#include "spool/txnlog/mem_env.h"
+#include "spool/testing/mem_env.h"
 #include "temp_dir.h"
 
 namespace spool {

@@ -10,7 +10,7 @@
 
 #include <filesystem>
 
-#include "spool/txnlog/mem_env.h"
+#include "spool/testing/mem_env.h"
 #include "store_model.h"
 #include "temp_dir.h"
 

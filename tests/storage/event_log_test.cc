@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "spool/txnlog/fault_env.h"
-#include "spool/txnlog/mem_env.h"
+#include "spool/testing/fault_env.h"
+#include "spool/testing/mem_env.h"
 
 namespace spool {
 namespace {

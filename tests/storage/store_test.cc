@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "spool/txnlog/mem_env.h"
+#include "spool/testing/mem_env.h"
 #include "temp_dir.h"
 
 namespace spool {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "spool/storage/store.h"
-#include "spool/txnlog/mem_env.h"
+#include "spool/testing/mem_env.h"
 #include "temp_dir.h"
 
 namespace spool {

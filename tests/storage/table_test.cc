@@ -10,8 +10,8 @@
 #include <thread>
 #include <tuple>
 
-#include "../txnlog/gated_sync_env.h"
-#include "spool/txnlog/fault_env.h"
+#include "gated_sync_env.h"
+#include "spool/testing/fault_env.h"
 #include "table_fixture.h"
 
 namespace spool {

@@ -15,7 +15,7 @@
 #include <fstream>
 #include <random>
 
-#include "../storage/temp_dir.h"
+#include "temp_dir.h"
 
 namespace spool {
 namespace {

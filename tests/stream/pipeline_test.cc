@@ -13,8 +13,8 @@
 #include <random>
 #include <set>
 
-#include "../storage/temp_dir.h"
 #include "flow_parts.h"
+#include "temp_dir.h"
 
 namespace spool {
 namespace {

@@ -10,11 +10,11 @@
 #include <random>
 #include <thread>
 
-#include "../storage/temp_dir.h"
-#include "../txnlog/gated_sync_env.h"
-#include "spool/txnlog/fault_env.h"
+#include "gated_sync_env.h"
+#include "spool/testing/fault_env.h"
+#include "spool/testing/mem_env.h"
 #include "spool/txnlog/log.h"
-#include "spool/txnlog/mem_env.h"
+#include "temp_dir.h"
 #include "topic_format.h"
 
 namespace spool {

@@ -2,7 +2,7 @@
 // real crash would lose, those tests pass on broken code. Each test below
 // pins down one way the model could be too kind (or wrong), always on a
 // MemEnv base and without timing.
-#include "spool/txnlog/fault_env.h"
+#include "spool/testing/fault_env.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <set>
 #include <thread>
 
-#include "spool/txnlog/mem_env.h"
+#include "spool/testing/mem_env.h"
 
 namespace spool {
 namespace {

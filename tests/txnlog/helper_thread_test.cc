@@ -1,4 +1,4 @@
-#include "spool/txnlog/helper_thread.h"
+#include "helper_thread.h"
 
 #include <gtest/gtest.h>
 

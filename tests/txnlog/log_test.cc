@@ -10,12 +10,12 @@
 #include <mutex>
 #include <thread>
 
-#include "../storage/temp_dir.h"
 #include "gated_sync_env.h"
 #include "log_format.h"
 #include "log_test_util.h"
-#include "spool/txnlog/fault_env.h"
-#include "spool/txnlog/mem_env.h"
+#include "spool/testing/fault_env.h"
+#include "spool/testing/mem_env.h"
+#include "temp_dir.h"
 
 namespace spool {
 namespace {

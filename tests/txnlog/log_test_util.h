@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "spool/testing/mem_env.h"
 #include "spool/txnlog/log.h"
-#include "spool/txnlog/mem_env.h"
 
 namespace spool::testing {
 

@@ -1,7 +1,7 @@
 // MemEnv must behave like a POSIX file system closely enough that code
 // tested on it behaves the same on PosixEnv: explicit directories, atomic
 // rename-over, handles that outlive their names, exclusive locks.
-#include "spool/txnlog/mem_env.h"
+#include "spool/testing/mem_env.h"
 
 #include <gtest/gtest.h>
 

@@ -40,11 +40,11 @@
 
 #include "spool/storage/event_log.h"
 #include "spool/storage/table.h"
-#include "spool/txnlog/helper_thread.h"
 #include "spool/txnlog/log.h"
 
 namespace spool {
 
+class HelperThread;
 class StagedChanges;
 class StateStore;
 struct CommitRecord;
@@ -557,7 +557,9 @@ class Store {
   std::deque<std::shared_ptr<InFlightCommit>> in_flight_;
   // Makes big queued commits' history runs while their records are written
   // (InFlightCommit::history): work the committer's thread then does not.
-  HelperThread history_helper_{"spool-history"};
+  // Held by pointer so that this header does not need HelperThread's, which
+  // is not installed.
+  std::unique_ptr<HelperThread> history_helper_;
   // Guards catalog_, ddl_ (a current copy for readers) and stats_.
   std::shared_mutex catalog_mu_;
   std::map<std::string, TableInfo> catalog_;  // by TableId::ToString()

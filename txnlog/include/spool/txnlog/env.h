@@ -1,7 +1,8 @@
 // Env: the only way Spool touches files, directories, durability barriers,
 // locks and the clock (LevelDB's idea). Production code uses PosixEnv via
-// Env::Default(); tests wrap an Env in FaultEnv (fault_env.h) to count every
-// I/O call as a crash point and to build the disk a crash would leave.
+// Env::Default(); tests wrap an Env in FaultEnv (spool/testing/fault_env.h)
+// to count every I/O call as a crash point and to build the disk a crash
+// would leave.
 //
 // Durability vocabulary used throughout Spool:
 //   File::Sync()     makes the file's data and size durable (fdatasync). It

@@ -1,5 +1,6 @@
 // A strict reader of JSON objects for the documents Spool takes (pipeline
-// specs, update requests). Internal: for the .cc files that parse them.
+// specs, update requests). Internal (not installed): for the .cc files of
+// stream/ and rewind/ that parse them (spool_stream_internal).
 #pragma once
 
 #include <initializer_list>

@@ -1,6 +1,6 @@
 // GatedSyncEnv: an Env whose file syncs wait while a gate is closed, so a
 // test can hold a group commit's leader inside its sync while more callers
-// queue behind it. Shared by the tests of the log and of the topic.
+// queue behind it. Shared by the tests of the log, the tables and the topic.
 #pragma once
 
 #include <condition_variable>

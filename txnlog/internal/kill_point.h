@@ -18,6 +18,9 @@
 //                            parent: [0] 1 + the index of the point that
 //                            killed (0: none), [1 + i] hits of point i, in
 //                            the order of Defined()
+//
+// Internal (not installed): the modules above the log and the crash engine
+// mark and count points through it too (spool_txnlog_internal).
 #pragma once
 
 #include <string>

@@ -6,6 +6,9 @@
 // byte with U+FFFD instead. A template, so that this header does not pull
 // nlohmann-json into the files that include it: `Json` is
 // nlohmann::json or nlohmann::ordered_json.
+//
+// Internal (not installed): stream/, rewind/ and tools/ use it
+// (spool_stream_internal).
 #pragma once
 
 #include <string>

@@ -12,6 +12,9 @@
 // and needs only this one done (WaitFor). The thread carries a name (what
 // top -H, ps -L and gdb show), so that an embedder can tell Spool's
 // threads apart from its own and from each other.
+//
+// Internal (not installed): the log, the store and the pipeline use it
+// (spool_txnlog_internal).
 #pragma once
 
 #include <condition_variable>

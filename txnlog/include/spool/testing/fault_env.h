@@ -1,5 +1,11 @@
 // FaultEnv: an Env wrapper that simulates crashes and media faults.
 //
+// Part of the installed package for testing (spool/testing/, in
+// spool::txnlog): an embedder crash-tests its own use of Spool by giving
+// LogOptions::env or StoreOptions::env (a store's LMDB state then goes in a
+// real StoreOptions::state_dir) a FaultEnv over a MemEnv, crashing at each
+// call in turn and checking what reopens. Spool's own crash tests work so.
+//
 // It passes every call through to a base Env (usually a MemEnv) and keeps,
 // beside it, a model of what is durable:
 //   * per file (an inode: renames move names, not data): the durable bytes and

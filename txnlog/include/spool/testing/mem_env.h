@@ -3,6 +3,10 @@
 // FaultEnv in tests. Sync and SyncDir are no-ops (FaultEnv models
 // durability). Thread-safe. NowMicros is a settable clock that starts at a
 // fixed time and advances by one microsecond per call unless set.
+//
+// Part of the installed package for testing (spool/testing/, in
+// spool::txnlog), with FaultEnv: for tests of an embedder's own use of
+// Spool, not for production.
 #pragma once
 
 #include <memory>
