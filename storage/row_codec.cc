@@ -1,9 +1,9 @@
 #include "row_codec.h"
 
 #include "varint.h"
+#include "invariant.h"
 
 #include <bit>
-#include <cassert>
 #include <cmath>
 #include <cstring>
 
@@ -102,7 +102,7 @@ uint8_t* PutValue(uint8_t* out, const Value& value) {
 }  // namespace
 
 void EncodeKey(const Schema& schema, const Row& row, std::string* out) {
-  assert(schema.Validate(row).ok());
+  SPOOL_DCHECK(schema.Validate(row).ok(), "a row is encoded after its table's schema accepted it");
   for (size_t index : schema.key_columns()) EncodeKeyPart(row[index], out);
 }
 
@@ -124,7 +124,7 @@ Status EncodeKeyValues(const Schema& schema, const Row& key, bool allow_prefix, 
 }
 
 void EncodeRow([[maybe_unused]] const Schema& schema, const Row& row, std::string* out) {
-  assert(schema.Validate(row).ok());
+  SPOOL_DCHECK(schema.Validate(row).ok(), "a row is encoded after its table's schema accepted it");
   const size_t bitmap_bytes = (row.size() + 7) / 8;
   size_t bytes = VarintLength(row.size()) + bitmap_bytes;
   for (const Value& value : row) bytes += IsNull(value) ? 0 : ValueBytes(value);
@@ -138,7 +138,7 @@ void EncodeRow([[maybe_unused]] const Schema& schema, const Row& row, std::strin
     if (IsNull(row[i])) bitmap[i / 8] = static_cast<uint8_t>(bitmap[i / 8] | (1 << (i % 8)));
     else p = PutValue(p, row[i]);
   }
-  assert(p == reinterpret_cast<uint8_t*>(out->data() + at + bytes));
+  SPOOL_DCHECK(p == reinterpret_cast<uint8_t*>(out->data() + at + bytes), "a row's encoding fills the bytes it measured");
 }
 
 // Fills RowView: the friend through which ParseRow reaches its fields.

@@ -8,7 +8,6 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -17,6 +16,7 @@
 #include "kill_point.h"
 #include "state_check.h"
 #include "varint.h"
+#include "invariant.h"
 
 namespace spool {
 namespace {
@@ -153,8 +153,8 @@ const StateValue* StagedChanges::Find(const Probe& probe) const {
 }
 
 void StagedChanges::Set(std::string key, size_t hash, StateValue value) {
-  assert(entries_->size() < UINT32_MAX);
-  assert(hash == MakeProbe(key).hash);
+  SPOOL_DCHECK(entries_->size() < UINT32_MAX, "staged changes are indexed by 32 bits");
+  SPOOL_DCHECK(hash == MakeProbe(key).hash, "a staged key comes with its own hash");
   bool inserted = false;
   // One probe: a new key's entry is made where the probe ended.
   const auto it = index_.lazy_emplace(Probe{key, hash}, [&](const auto& construct) {
@@ -180,7 +180,7 @@ void StagedChanges::MoveInto(StateDelta* delta) {
   const bool per_table = !key.empty() && (key[0] == kStateRowPrefix[0] || key[0] == kStateHistoryPrefix[0]);
   // Group names must be prefix-free for VisitSorted's order: no "r" or "h"
   // key is shorter than a table's prefix.
-  assert(!per_table || key.size() >= kStateRowPrefixBytes);
+  SPOOL_DCHECK(!per_table || key.size() >= kStateRowPrefixBytes, "a row or history key holds its table's prefix");
   return key.substr(0, per_table ? kStateRowPrefixBytes : 1);
 }
 

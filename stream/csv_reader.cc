@@ -1,8 +1,8 @@
 // CSV splitting (RFC 4180); see csv_reader.h.
 #include "csv_reader.h"
+#include "invariant.h"
 
 #include <algorithm>
-#include <cassert>
 
 namespace spool {
 
@@ -90,7 +90,7 @@ Status CsvReader::ReadQuoted(CsvField* field) {
 }
 
 Status CsvReader::Error(uint64_t line, std::string_view what) {
-  assert(line >= record_line_);
+  SPOOL_CHECK(line >= record_line_, "a CSV error is at or after the line its record starts on");
   error_line_ = line;
   return Status::InvalidArgument(std::string("malformed CSV: ").append(what));
 }

@@ -4,7 +4,6 @@
 #include "spool/stream/topic.h"
 
 #include <algorithm>
-#include <cassert>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -12,6 +11,7 @@
 
 #include "spool/txnlog/log.h"
 #include "topic_format.h"
+#include "invariant.h"
 
 namespace spool {
 namespace {
@@ -234,12 +234,12 @@ Status TopicImpl::WriteGroup(uint64_t base_offset, const std::vector<ProduceRequ
     count += r->batch.size();
     bytes += r->body_bytes;
   }
-  assert(count >= 1 && count <= kMaxTopicBatchMessages);
+  SPOOL_CHECK(count >= 1 && count <= kMaxTopicBatchMessages, "a produce group writes 1 to kMaxTopicBatchMessages messages");
   std::string body;
   body.reserve(bytes);
   topicfmt::PutRecordHeader(topicfmt::RecordHeader{base_offset, static_cast<uint32_t>(count)}, &body);
   for (const ProduceRequest* r : group) topicfmt::PutMessages(r->batch, &body);
-  assert(body.size() == bytes);
+  SPOOL_CHECK(body.size() == bytes, "a topic record fills the bytes its group measured");
   LogCommit commit;
   Status s = log_->Append(LogWrite{topicfmt::kProduceOperation, body}, &commit);
   if (!s.ok()) return s.WithContext("topic " + dir_);
@@ -251,13 +251,13 @@ Status TopicImpl::WriteGroup(uint64_t base_offset, const std::vector<ProduceRequ
 void TopicImpl::FinishGroup(const Status& s, const RecordBound& written, const std::vector<ProduceRequest*>& group) {
   std::lock_guard<std::mutex> lock(mu_);
   if (s.ok()) {
-    assert(written.offset == newest_.offset + newest_.count);
+    SPOOL_CHECK(written.offset == newest_.offset + newest_.count, "a topic's offsets follow on without a gap");
     if (oldest_.version == 0) oldest_ = written;
     newest_ = written;
   }
   uint64_t offset = written.offset;
   for (ProduceRequest* r : group) {
-    assert(produce_queue_.front() == r);
+    SPOOL_CHECK(produce_queue_.front() == r, "produce groups finish in their queue's order");
     produce_queue_.pop_front();
     r->status = s;
     if (s.ok() && r->produced != nullptr) *r->produced = TopicProduced{offset, r->batch.size(), written.timestamp_us};
@@ -455,7 +455,7 @@ Status TopicCursorImpl::NextRecord(bool entering) {
     it_.reset();  // a later Read reads this record again
     return topic_->RecordError(entry_, s);
   }
-  assert(entry_.position.version == next_version_);
+  SPOOL_CHECK(entry_.position.version == next_version_, "a topic reader reads its log's versions in order");
   header_ = header;
   index_ = static_cast<uint32_t>(offset_ - header.base_offset);
   ++next_version_;

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cassert>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -14,6 +13,7 @@
 #include "json_format.h"
 #include "json_text.h"
 #include "spool/stream/records.h"
+#include "invariant.h"
 
 namespace spool::cli {
 namespace {
@@ -84,7 +84,7 @@ RowPrinter::RowPrinter(OutputFormat format, std::vector<std::string> columns, st
 RowPrinter::~RowPrinter() = default;
 
 void RowPrinter::Add(const Row& values) {
-  assert(values.size() == columns_);
+  SPOOL_CHECK(values.size() == columns_, "a printed row has the header's columns");
   ++rows_;
   switch (format_) {
     case OutputFormat::kTable: {

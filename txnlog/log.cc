@@ -1,6 +1,5 @@
 // The Log's request queue, group commit, and its read paths.
 #include <algorithm>
-#include <cassert>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -9,6 +8,7 @@
 #include "log_impl.h"
 #include "payload.h"
 #include "record_scanner.h"
+#include "invariant.h"
 
 namespace spool {
 
@@ -211,7 +211,7 @@ void LogImpl::RunAsLeader(Op* op, std::unique_lock<std::mutex>& lock) {
     }
   }
   for (Op* member : members) {
-    assert(queue_.front() == member);
+    SPOOL_CHECK(queue_.front() == member, "a group's members leave the queue in its order");
     queue_.pop_front();
     member->status = s;
     member->done = true;
@@ -304,7 +304,7 @@ Status LogImpl::WriteGroup(const std::vector<Op*>& group) {
     new_index.push_back(IndexEntry{header.version, header.timestamp_us, start + group_buffer_.size()});
     logfmt::AppendRecord(meta_.store_id, header, op->payload, &group_buffer_);
   }
-  assert(group_buffer_.size() == bytes);
+  SPOOL_CHECK(group_buffer_.size() == bytes, "a group's records fill the bytes it measured");
   s = Preallocate(start + bytes);
   SPOOL_KILL_POINT("log.append.before_write");
   if (s.ok()) s = active->file->Write(start, group_buffer_);
@@ -359,8 +359,7 @@ Status LogImpl::RunExclusiveOp(Op* op) {
     }
     case Op::Kind::kAppend: break;
   }
-  assert(false && "appends run in groups");
-  return Status::OK();
+  SPOOL_UNREACHABLE("appends run in groups, never as an exclusive op");
 }
 
 Status LogImpl::TruncateAfter(uint64_t version, bool discard_suffix, LogPosition* new_head, const LogWrite* first,

@@ -1,8 +1,8 @@
 #include "log_format.h"
+#include "invariant.h"
 
 #include <xxhash.h>
 
-#include <cassert>
 #include <cstdio>
 #include <cstring>
 
@@ -40,8 +40,8 @@ uint64_t Hash64(std::string_view bytes, uint64_t seed) {
 // group_index u16 | epoch u64 | version u64 | timestamp_us u64 | payload |
 // zero padding to a multiple of kRecordAlignment (not checksummed).
 void AppendRecord(uint64_t store_id, RecordHeader header, std::string_view payload, std::string* out) {
-  assert(payload.size() <= kMaxPayloadBytes);
-  assert(header.epoch > 0 && header.version > 0);
+  SPOOL_CHECK(payload.size() <= kMaxPayloadBytes, "Append refuses a payload over kMaxPayloadBytes");
+  SPOOL_CHECK(header.epoch > 0 && header.version > 0, "epochs and versions start at 1");
   const size_t start = out->size();
   PutFixed64(out, 0);  // checksum, patched below
   PutFixed32(out, static_cast<uint32_t>(payload.size()));
@@ -107,7 +107,7 @@ std::string EncodeSegmentHeader(const SegmentHeader& h) {
     PutFixed64(&out, field);
   }
   PutFixed64(&out, Hash64(out, 0));
-  assert(out.size() == kSegmentHeaderBytes);
+  SPOOL_CHECK(out.size() == kSegmentHeaderBytes, "a segment header is kSegmentHeaderBytes");
   return out;
 }
 
@@ -145,7 +145,7 @@ std::string EncodeMeta(const Meta& meta) {
   PutFixed64(&out, meta.floor_segment);
   PutFixed64(&out, meta.epoch);
   PutFixed64(&out, Hash64(out, 0));
-  assert(out.size() == kMetaBytes);
+  SPOOL_CHECK(out.size() == kMetaBytes, "the log's meta is kMetaBytes");
   return out;
 }
 

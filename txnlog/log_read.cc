@@ -1,11 +1,11 @@
 // The Log's read paths: locating a version through the sparse index,
 // reading one commit, iterating, and finding the version of a timestamp.
 #include <algorithm>
-#include <cassert>
 
 #include "log_impl.h"
 #include "payload.h"
 #include "record_scanner.h"
+#include "invariant.h"
 
 namespace spool {
 namespace {
@@ -99,7 +99,7 @@ std::shared_ptr<Segment> LogImpl::NextSegment(const Segment& segment) {
 void LogImpl::AddIndexEntry(Segment* segment, const IndexEntry& entry) {
   std::lock_guard<std::mutex> lock(segment->index_mu);
   if (segment->index.empty() || entry.offset >= segment->index.back().offset + logfmt::kIndexIntervalBytes) {
-    assert(segment->index.empty() || entry.version > segment->index.back().version);
+    SPOOL_CHECK(segment->index.empty() || entry.version > segment->index.back().version, "a segment's index grows in version order");
     segment->index.push_back(entry);
   }
 }
@@ -166,7 +166,7 @@ Status LogImpl::Locate(uint64_t version, std::shared_ptr<Segment>* segment, Inde
   const auto& index = (*segment)->index;
   auto it = std::upper_bound(index.begin(), index.end(), version,
                              [](uint64_t v, const IndexEntry& e) { return v < e.version; });
-  assert(it != index.begin());
+  SPOOL_CHECK(it != index.begin(), "a segment's index starts at or before every version it holds");
   *entry = *(it - 1);
   return Status::OK();
 }
@@ -328,7 +328,7 @@ Status LogImpl::Refresh(bool* stale) {
     }
   }
   if (scanner.offset() == data_end) return Status::OK();
-  assert(scanner.next_version() > last_version + 1);
+  SPOOL_CHECK(scanner.next_version() > last_version + 1, "a refresh that read further read new versions");
   std::lock_guard<std::mutex> lock(mu_);
   active->data_end = scanner.offset();
   active->last_version = scanner.next_version() - 1;
