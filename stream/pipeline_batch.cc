@@ -76,128 +76,212 @@ Status Pipeline::Impl::WriteDifference(const TableId& id, const Schema& schema, 
   return Status::OK();
 }
 
-Status Pipeline::Impl::PrepareBatch(CompiledFlow& flow, const Checkpoint& cp, const std::string& update_id,
-                                    PreparedBatch* prepared) {
-  prepared->started = std::chrono::steady_clock::now();
-  Transaction& txn = prepared->txn;
-  txn = RuntimeTransaction("STREAMING UPDATE",
-                           JsonText(json{{"outputMode", flow.upserts ? "Update" : "Append"},
-                                         {"flow", flow.spec->name},
-                                         {"epochId", cp.batch_id}}),
-                           update_id);
-  BatchContext ctx;
-  ctx.store = store;
-  ctx.txn = &txn;
-  Batch batch;
-  Checkpoint& next = prepared->next;
-  next = cp;
-  bool* more = &prepared->more;
-  *more = false;
-  const Schema& t = *datasets[flow.target_dataset].schema;
-  bool recompute = false;
-  if (flow.materialized) {
-    // A materialized view, refreshed when an input changed: incrementally
-    // (its query over the new rows, the aggregate's state carried on) when
-    // its source only gained rows since and nothing else it reads changed;
-    // otherwise recomputed whole, writing the difference.
-    const VersionRange range = store->AvailableVersions();
-    const uint64_t from = std::max<uint64_t>(cp.version + 1, range.oldest);
-    // Never refreshed, or the log no longer holds what changed since.
-    bool changed = cp.batch_id == 0 || cp.version + 1 < range.oldest || cp.definition != flow.definition;
-    recompute = changed;
-    std::vector<Row> appended;
-    for (size_t i = 0; i < flow.inputs.size() && !recompute && range.newest > cp.version; ++i) {
-      TableInfo input;
-      SPOOL_RETURN_IF_ERROR(store->GetTable(flow.inputs[i], &input));
-      if (store->LastChangeBound(input) <= cp.version) continue;  // unchanged: no need to look
-      SPOOL_RETURN_IF_ERROR(store->Changes(flow.inputs[i], from, range.newest, [&](const ChangeRow& change) {
-        changed = true;
-        recompute = i != 0 || change.change_type != ChangeType::kInsert;
-        if (!recompute) appended.push_back(change.row);
-        return !recompute;
-      }));
-    }
-    if (!changed) {
-      prepared->skipped = true;
-      return Status::OK();
-    }
-    txn.SetOperation("MATERIALIZED VIEW REFRESH",
-                     JsonText(json{{"flow", flow.spec->name}, {"mode", recompute ? "RECOMPUTE" : "INCREMENTAL"}}));
-    if (recompute) {
-      for (auto& op : flow.ops) SPOOL_RETURN_IF_ERROR(op->Reset(ctx));
-      SPOOL_RETURN_IF_ERROR(flow.source->ReadAll(ctx, &batch));
-    } else {
-      batch.rows = std::move(appended);
-    }
-    next.version = range.newest;
-    next.definition = flow.definition;
-  } else if (flow.spec->once) {
-    SPOOL_RETURN_IF_ERROR(flow.source->ReadAll(ctx, &batch));
-    next.once_done = flow.definition;
-  } else {
-    SPOOL_RETURN_IF_ERROR(flow.source->Read(ctx, &batch, more));
-  }
-  // The operators' second streams.
-  std::vector<Batch> sides(flow.ops.size());
-  uint64_t input_rows = batch.rows.size();
-  for (size_t i = 0; i < flow.ops.size(); ++i) {
-    if (Source* side = flow.ops[i]->side()) {
-      bool side_more = false;
-      SPOOL_RETURN_IF_ERROR(side->Read(ctx, &sides[i], &side_more));
-      *more = *more || side_more;
-      input_rows += sides[i].rows.size();
-    }
-  }
-  prepared->backlog = flow.source->backlog();
-  if (!flow.materialized && !flow.spec->once && input_rows == 0 && txn.empty()) {
-    prepared->skipped = true;
+namespace {
+
+// One micro-batch of a flow read and processed (Pipeline::Impl::PrepareBatch):
+// the source's rows after the checkpoint (a materialized view's: what
+// changed in its inputs, or all of them), the operators' second streams,
+// the operators run, the rows written to the target and the checkpoint
+// after them, all in the batch's transaction.
+class BatchPreparation {
+ public:
+  BatchPreparation(Pipeline::Impl& p, CompiledFlow& flow, const Checkpoint& cp, PreparedBatch* prepared)
+      : p_(p), flow_(flow), cp_(cp), out_(*prepared), target_schema_(*p.datasets[flow.target_dataset].schema) {}
+
+  Status Run(const std::string& update_id);
+
+ private:
+  Status ReadSource();
+  Status ReadViewInputs();
+  Status FindViewChanges(const VersionRange& range, bool* changed, std::vector<Row>* appended);
+  Status ReadSides();
+  Status RunOperators();
+  std::vector<Row> InTargetOrder(std::vector<Row> rows) const;
+  Status WriteRows(std::vector<Row> rows);
+  void SetCheckpoint();
+
+  Pipeline::Impl& p_;
+  CompiledFlow& flow_;
+  const Checkpoint& cp_;
+  PreparedBatch& out_;
+  const Schema& target_schema_;
+  BatchContext ctx_;
+  Batch batch_;
+  std::vector<Batch> sides_;  // per step: its second stream's rows
+  uint64_t input_rows_ = 0;
+  bool recompute_ = false;  // a materialized view recomputed whole
+};
+
+Status BatchPreparation::Run(const std::string& update_id) {
+  out_.started = std::chrono::steady_clock::now();
+  out_.txn = RuntimeTransaction("STREAMING UPDATE",
+                                JsonText(json{{"outputMode", flow_.upserts ? "Update" : "Append"},
+                                              {"flow", flow_.spec->name},
+                                              {"epochId", cp_.batch_id}}),
+                                update_id);
+  ctx_.store = p_.store;
+  ctx_.txn = &out_.txn;
+  out_.next = cp_;
+  out_.more = false;
+  SPOOL_RETURN_IF_ERROR(ReadSource());
+  if (out_.skipped) return Status::OK();
+  SPOOL_RETURN_IF_ERROR(ReadSides());
+  out_.backlog = flow_.source->backlog();
+  if (!flow_.materialized && !flow_.spec->once && input_rows_ == 0 && out_.txn.empty()) {
+    out_.skipped = true;
     return Status::OK();
   }
-  for (size_t i = 0; i < flow.ops.size(); ++i) {
-    ctx.side = std::move(sides[i]);
-    SPOOL_RETURN_IF_ERROR(flow.ops[i]->Process(ctx, &batch));
-  }
-  // The flow's columns in the target's order (when they differ).
-  std::vector<Row> rows = std::move(batch.rows);
-  if (!flow.same_columns) {
-    for (Row& row : rows) {
-      Row out(t.columns().size());
-      for (size_t c = 0; c < out.size(); ++c) {
-        if (flow.target_columns[c] >= 0) out[c] = std::move(row[static_cast<size_t>(flow.target_columns[c])]);
-      }
-      row = std::move(out);
-    }
-  }
-  if (recompute) {
-    SPOOL_RETURN_IF_ERROR(WriteDifference(flow.target, t, std::move(rows), txn, &batch));
-    prepared->output_rows = batch.rows.size();
-  } else {
-    prepared->output_rows = rows.size();
-    txn.Reserve(rows.size() + batch.deletes.size() + 1);  // and the checkpoint
-    const Transaction::TableRef target = txn.Table(flow.target);
-    for (Row& row : rows) txn.Write(target, std::move(row));
-    for (const Row& key : batch.deletes) {
-      Row target_key;
-      for (size_t i : flow.delete_order) target_key.push_back(key[i]);
-      txn.Delete(target, std::move(target_key));
-    }
-  }
-  next.fingerprint = flow.fingerprint;
-  if (cp.batch_id == 0) next.origin = flow.source->ReadFromOffset();
-  next.offset = flow.source->NextOffset();
-  next.batch_id = cp.batch_id + 1;
-  next.sides.clear();
-  for (size_t i = 0; i < flow.ops.size(); ++i) {
-    if (auto w = flow.ops[i]->watermark()) next.watermarks[flow.rank[i]] = *w;
-    if (Source* side = flow.ops[i]->side()) next.sides.push_back(side->NextOffset());
-  }
-  txn.SetCheckpoint(flow.spec->name, next.Encode());
-  txn.AddMetric("numInputRows", static_cast<int64_t>(input_rows));
-  if (ctx.late_rows != 0) txn.AddMetric("numLateRowsDropped", static_cast<int64_t>(ctx.late_rows));
-  prepared->input_rows = input_rows;
-  prepared->deleted_rows = batch.deletes.size();
-  prepared->late_rows = ctx.late_rows;
+  SPOOL_RETURN_IF_ERROR(RunOperators());
+  SPOOL_RETURN_IF_ERROR(WriteRows(InTargetOrder(std::move(batch_.rows))));
+  SetCheckpoint();
   return Status::OK();
+}
+
+// A materialized view's inputs (skipped when none changed), a `once`
+// flow's whole source, or the flow's next micro-batch.
+Status BatchPreparation::ReadSource() {
+  if (flow_.materialized) {
+    SPOOL_RETURN_IF_ERROR(ReadViewInputs());
+  } else if (flow_.spec->once) {
+    SPOOL_RETURN_IF_ERROR(flow_.source->ReadAll(ctx_, &batch_));
+    out_.next.once_done = flow_.definition;
+  } else {
+    SPOOL_RETURN_IF_ERROR(flow_.source->Read(ctx_, &batch_, &out_.more));
+  }
+  input_rows_ = batch_.rows.size();
+  return Status::OK();
+}
+
+// A materialized view, refreshed when an input changed: incrementally
+// (its query over the new rows, the aggregate's state carried on) when
+// its source only gained rows since and nothing else it reads changed;
+// otherwise recomputed whole, writing the difference.
+Status BatchPreparation::ReadViewInputs() {
+  const VersionRange range = p_.store->AvailableVersions();
+  bool changed = false;
+  std::vector<Row> appended;
+  SPOOL_RETURN_IF_ERROR(FindViewChanges(range, &changed, &appended));
+  if (!changed) {
+    out_.skipped = true;
+    return Status::OK();
+  }
+  out_.txn.SetOperation("MATERIALIZED VIEW REFRESH",
+                        JsonText(json{{"flow", flow_.spec->name}, {"mode", recompute_ ? "RECOMPUTE" : "INCREMENTAL"}}));
+  if (recompute_) {
+    for (auto& op : flow_.ops) SPOOL_RETURN_IF_ERROR(op->Reset(ctx_));
+    SPOOL_RETURN_IF_ERROR(flow_.source->ReadAll(ctx_, &batch_));
+  } else {
+    batch_.rows = std::move(appended);
+  }
+  out_.next.version = range.newest;
+  out_.next.definition = flow_.definition;
+  return Status::OK();
+}
+
+// Whether the view's inputs changed since it was computed; `recompute_`
+// unless only its source did, gaining `*appended`.
+Status BatchPreparation::FindViewChanges(const VersionRange& range, bool* changed, std::vector<Row>* appended) {
+  const uint64_t from = std::max<uint64_t>(cp_.version + 1, range.oldest);
+  // Never refreshed, or the log no longer holds what changed since.
+  *changed = cp_.batch_id == 0 || cp_.version + 1 < range.oldest || cp_.definition != flow_.definition;
+  recompute_ = *changed;
+  for (size_t i = 0; i < flow_.inputs.size() && !recompute_ && range.newest > cp_.version; ++i) {
+    TableInfo input;
+    SPOOL_RETURN_IF_ERROR(p_.store->GetTable(flow_.inputs[i], &input));
+    if (p_.store->LastChangeBound(input) <= cp_.version) continue;  // unchanged: no need to look
+    SPOOL_RETURN_IF_ERROR(p_.store->Changes(flow_.inputs[i], from, range.newest, [&](const ChangeRow& change) {
+      *changed = true;
+      recompute_ = i != 0 || change.change_type != ChangeType::kInsert;
+      if (!recompute_) appended->push_back(change.row);
+      return !recompute_;
+    }));
+  }
+  return Status::OK();
+}
+
+// The operators' second streams (a stream join's right side): input rows
+// of the batch too, which has more when one of them has.
+Status BatchPreparation::ReadSides() {
+  sides_.resize(flow_.ops.size());
+  for (size_t i = 0; i < flow_.ops.size(); ++i) {
+    if (Source* side = flow_.ops[i]->side()) {
+      bool side_more = false;
+      SPOOL_RETURN_IF_ERROR(side->Read(ctx_, &sides_[i], &side_more));
+      out_.more = out_.more || side_more;
+      input_rows_ += sides_[i].rows.size();
+    }
+  }
+  return Status::OK();
+}
+
+Status BatchPreparation::RunOperators() {
+  for (size_t i = 0; i < flow_.ops.size(); ++i) {
+    ctx_.side = std::move(sides_[i]);
+    SPOOL_RETURN_IF_ERROR(flow_.ops[i]->Process(ctx_, &batch_));
+  }
+  return Status::OK();
+}
+
+// The flow's columns in the target's order (when they differ).
+std::vector<Row> BatchPreparation::InTargetOrder(std::vector<Row> rows) const {
+  if (flow_.same_columns) return rows;
+  for (Row& row : rows) {
+    Row out(target_schema_.columns().size());
+    for (size_t c = 0; c < out.size(); ++c) {
+      if (flow_.target_columns[c] >= 0) out[c] = std::move(row[static_cast<size_t>(flow_.target_columns[c])]);
+    }
+    row = std::move(out);
+  }
+  return rows;
+}
+
+// The rows into the target: a recomputed view's difference from what the
+// target holds; otherwise the rows written and the keys the flow deletes
+// deleted.
+Status BatchPreparation::WriteRows(std::vector<Row> rows) {
+  Transaction& txn = out_.txn;
+  if (recompute_) {
+    SPOOL_RETURN_IF_ERROR(p_.WriteDifference(flow_.target, target_schema_, std::move(rows), txn, &batch_));
+    out_.output_rows = batch_.rows.size();
+    return Status::OK();
+  }
+  out_.output_rows = rows.size();
+  txn.Reserve(rows.size() + batch_.deletes.size() + 1);  // and the checkpoint
+  const Transaction::TableRef target = txn.Table(flow_.target);
+  for (Row& row : rows) txn.Write(target, std::move(row));
+  for (const Row& key : batch_.deletes) {
+    Row target_key;
+    for (size_t i : flow_.delete_order) target_key.push_back(key[i]);
+    txn.Delete(target, std::move(target_key));
+  }
+  return Status::OK();
+}
+
+// The flow's checkpoint after the batch, in its commit, and its figures.
+void BatchPreparation::SetCheckpoint() {
+  Checkpoint& next = out_.next;
+  next.fingerprint = flow_.fingerprint;
+  if (cp_.batch_id == 0) next.origin = flow_.source->ReadFromOffset();
+  next.offset = flow_.source->NextOffset();
+  next.batch_id = cp_.batch_id + 1;
+  next.sides.clear();
+  for (size_t i = 0; i < flow_.ops.size(); ++i) {
+    if (auto w = flow_.ops[i]->watermark()) next.watermarks[flow_.rank[i]] = *w;
+    if (Source* side = flow_.ops[i]->side()) next.sides.push_back(side->NextOffset());
+  }
+  out_.txn.SetCheckpoint(flow_.spec->name, next.Encode());
+  out_.txn.AddMetric("numInputRows", static_cast<int64_t>(input_rows_));
+  if (ctx_.late_rows != 0) out_.txn.AddMetric("numLateRowsDropped", static_cast<int64_t>(ctx_.late_rows));
+  out_.input_rows = input_rows_;
+  out_.deleted_rows = batch_.deletes.size();
+  out_.late_rows = ctx_.late_rows;
+}
+
+}  // namespace
+
+Status Pipeline::Impl::PrepareBatch(CompiledFlow& flow, const Checkpoint& cp, const std::string& update_id,
+                                    PreparedBatch* prepared) {
+  return BatchPreparation(*this, flow, cp, prepared).Run(update_id);
 }
 
 Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::string& update_id,
