@@ -19,6 +19,51 @@ bool ValidFlowName(std::string_view name) {
   return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
+
+// A materialized view's query: from datasets, through filters, selects,
+// lookup joins and a grouped aggregate without windows, not `once`.
+Status CheckViewQuery(const CompiledFlow& flow) {
+  const FlowSpec& f = *flow.spec;
+  if (f.source.kind != SourceKind::kDataset) {
+    return Status::InvalidArgument(flow.place + ".source: a materialized view is computed from datasets, not " +
+                                   (f.source.kind == SourceKind::kFiles ? "files" : "a topic") +
+                                   " (ingest them into a streaming table first)");
+  }
+  for (size_t i = 0; i < f.steps.size(); ++i) {
+    const StepSpec& s = f.steps[i];
+    const bool ok = std::holds_alternative<FilterStep>(s) || std::holds_alternative<SelectStep>(s) ||
+                    std::holds_alternative<LookupJoinStep>(s) || std::holds_alternative<MapStep>(s) ||
+                    (std::holds_alternative<AggregateStep>(s) && !std::get<AggregateStep>(s).window);
+    if (!ok) {
+      return Status::InvalidArgument(flow.place + ".steps[" + std::to_string(i) +
+                                     "]: a materialized view's query is filters, selects, lookup joins and a "
+                                     "grouped aggregate without windows");
+    }
+  }
+  if (f.once) return Status::InvalidArgument(flow.place + ".once: applies to flows into streaming tables");
+  return Status::OK();
+}
+
+// The flow's state tables, per component: [0] the source's, then each
+// step's, named by its rank among the stateful steps.
+Status AddStateTables(CompiledFlow& flow) {
+  auto add_state = [&](std::vector<StateTableSpec> specs, const std::string& prefix) -> Status {
+    std::vector<std::pair<TableId, Schema>> tables;
+    for (StateTableSpec& t : specs) {
+      TableId id;
+      SPOOL_RETURN_IF_ERROR(StateTableId(flow.spec->name, prefix + t.suffix, &id));
+      tables.emplace_back(id, std::move(t.schema));
+    }
+    flow.state.push_back(std::move(tables));
+    return Status::OK();
+  };
+  SPOOL_RETURN_IF_ERROR(add_state(flow.source->StateTables(), "source_"));
+  for (size_t i = 0; i < flow.ops.size(); ++i) {
+    SPOOL_RETURN_IF_ERROR(add_state(flow.ops[i]->StateTables(), "state" + std::to_string(flow.rank[i]) + "_"));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status Pipeline::Impl::ResolveTable(const std::string& name, TableInfo* table) {
@@ -164,25 +209,7 @@ Status Pipeline::Impl::Compile() {
 
 Status Pipeline::Impl::CompileFlow(CompiledFlow& flow) {
   const FlowSpec& f = *flow.spec;
-  if (flow.materialized) {
-    if (f.source.kind != SourceKind::kDataset) {
-      return Status::InvalidArgument(flow.place + ".source: a materialized view is computed from datasets, not " +
-                                     (f.source.kind == SourceKind::kFiles ? "files" : "a topic") +
-                                     " (ingest them into a streaming table first)");
-    }
-    for (size_t i = 0; i < f.steps.size(); ++i) {
-      const StepSpec& s = f.steps[i];
-      const bool ok = std::holds_alternative<FilterStep>(s) || std::holds_alternative<SelectStep>(s) ||
-                      std::holds_alternative<LookupJoinStep>(s) || std::holds_alternative<MapStep>(s) ||
-                      (std::holds_alternative<AggregateStep>(s) && !std::get<AggregateStep>(s).window);
-      if (!ok) {
-        return Status::InvalidArgument(flow.place + ".steps[" + std::to_string(i) +
-                                       "]: a materialized view's query is filters, selects, lookup joins and a "
-                                       "grouped aggregate without windows");
-      }
-    }
-    if (f.once) return Status::InvalidArgument(flow.place + ".once: applies to flows into streaming tables");
-  }
+  if (flow.materialized) SPOOL_RETURN_IF_ERROR(CheckViewQuery(flow));
   SPOOL_RETURN_IF_ERROR(MakeSource(f.source, f, flow.place + ".source", &flow.source));
   if (flow.materialized) {
     TableInfo input;
@@ -195,6 +222,28 @@ Status Pipeline::Impl::CompileFlow(CompiledFlow& flow) {
       }
     }
   }
+  Schema schema;
+  SPOOL_RETURN_IF_ERROR(CompileSteps(flow, &schema));
+  flow.runs_ahead = !flow.materialized && !f.once && flow.source->ReadsAhead() &&
+                    std::all_of(flow.ops.begin(), flow.ops.end(), [](const std::unique_ptr<Operator>& op) {
+                      return op->ProcessesAhead() && op->side() == nullptr;
+                    });
+  const std::vector<std::string> no_key;
+  SPOOL_RETURN_IF_ERROR(FitTarget(flow, schema, flow.ops.empty() ? no_key : flow.ops.back()->output_key()));
+  SPOOL_RETURN_IF_ERROR(PruneSourceColumns(flow));
+  if (!flow.ops.empty()) {
+    flow.ops.back()->SetTarget(flow.target, !flow.materialized && datasets[flow.target_dataset].flows.size() == 1);
+  }
+  SPOOL_RETURN_IF_ERROR(AddStateTables(flow));
+  PipelineSpec one;
+  one.flows.push_back(FlowSpec{});
+  one.flows[0] = f;
+  flow.definition = PipelineSpecToJson(one);
+  return Status::OK();
+}
+
+Status Pipeline::Impl::CompileSteps(CompiledFlow& flow, Schema* output) {
+  const FlowSpec& f = *flow.spec;
   CompileContext ctx;
   ctx.store = store;
   ctx.resolve_table = [&](const std::string& name, TableInfo* table) { return ResolveTable(name, table); };
@@ -223,35 +272,7 @@ Status Pipeline::Impl::CompileFlow(CompiledFlow& flow) {
   }
   // The source is always part of it: its offsets mean nothing to another one.
   flow.fingerprint = fingerprint;
-  flow.runs_ahead = !flow.materialized && !f.once && flow.source->ReadsAhead() &&
-                    std::all_of(flow.ops.begin(), flow.ops.end(), [](const std::unique_ptr<Operator>& op) {
-                      return op->ProcessesAhead() && op->side() == nullptr;
-                    });
-  const std::vector<std::string> no_key;
-  SPOOL_RETURN_IF_ERROR(FitTarget(flow, schema, flow.ops.empty() ? no_key : flow.ops.back()->output_key()));
-  SPOOL_RETURN_IF_ERROR(PruneSourceColumns(flow));
-  if (!flow.ops.empty()) {
-    flow.ops.back()->SetTarget(flow.target, !flow.materialized && datasets[flow.target_dataset].flows.size() == 1);
-  }
-  // State tables.
-  auto add_state = [&](std::vector<StateTableSpec> specs, const std::string& prefix) -> Status {
-    std::vector<std::pair<TableId, Schema>> tables;
-    for (StateTableSpec& t : specs) {
-      TableId id;
-      SPOOL_RETURN_IF_ERROR(StateTableId(f.name, prefix + t.suffix, &id));
-      tables.emplace_back(id, std::move(t.schema));
-    }
-    flow.state.push_back(std::move(tables));
-    return Status::OK();
-  };
-  SPOOL_RETURN_IF_ERROR(add_state(flow.source->StateTables(), "source_"));
-  for (size_t i = 0; i < flow.ops.size(); ++i) {
-    SPOOL_RETURN_IF_ERROR(add_state(flow.ops[i]->StateTables(), "state" + std::to_string(flow.rank[i]) + "_"));
-  }
-  PipelineSpec one;
-  one.flows.push_back(FlowSpec{});
-  one.flows[0] = f;
-  flow.definition = PipelineSpecToJson(one);
+  *output = schema;
   return Status::OK();
 }
 

@@ -161,6 +161,10 @@ struct Pipeline::Impl {
   // --- pipeline_compile.cc
   Status Compile();
   Status CompileFlow(CompiledFlow& flow);
+  // The flow's steps compiled onto its source's rows (flow.ops, flow.rank)
+  // and its fingerprint: what its state means, the source and the stateful
+  // steps. `*output`: the columns the last step writes.
+  Status CompileSteps(CompiledFlow& flow, Schema* output);
   Status ResolveTable(const std::string& name, TableInfo* table);
   Status MakeSource(const SourceSpec& spec, const FlowSpec& flow, const std::string& place, std::unique_ptr<Source>* out);
   // Tells the flow's source which of its columns no step reads (column
