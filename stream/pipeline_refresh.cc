@@ -23,54 +23,69 @@ Status Pipeline::Impl::FindDataset(const std::string& name, const std::string& f
   return Status::InvalidArgument(field + ": the pipeline has no dataset " + name + " (its datasets: " + names + ")");
 }
 
-Status Pipeline::Impl::PlanRefresh(const UpdateOptions& options, RefreshPlan* plan) {
-  plan->truncate.assign(datasets.size(), options.full_refresh);
-  plan->reset.assign(flows.size(), false);
-  plan->excluded.assign(flows.size(), false);
+namespace {
+
+using RefreshPlan = Pipeline::Impl::RefreshPlan;
+
+// The datasets a full refresh truncates: all of them, or those selected,
+// and the streaming tables fed by one (with `cascade`; refused without).
+Status PlanTruncation(Pipeline::Impl& p, const UpdateOptions& options, RefreshPlan* plan) {
   for (const std::string& name : options.full_refresh_selection) {
     size_t d = 0;
-    SPOOL_RETURN_IF_ERROR(FindDataset(name, "full_refresh_selection", &d));
+    SPOOL_RETURN_IF_ERROR(p.FindDataset(name, "full_refresh_selection", &d));
     plan->truncate[d] = true;
   }
   // A streaming table fed by a refreshed one would see its rows go: it is
   // refreshed too, or the refresh is refused. (A materialized view
   // recomputes; a flow with skip_change_commits ignores the truncation.)
-  for (size_t f : order) {
-    const CompiledFlow& flow = flows[f];
+  for (size_t f : p.order) {
+    const CompiledFlow& flow = p.flows[f];
     const SourceSpec& source = flow.spec->source;
     if (source.kind != SourceKind::kDataset || source.skip_change_commits || flow.materialized) continue;
-    auto upstream = dataset_index.find(source.dataset);
-    if (upstream == dataset_index.end() || !plan->truncate[upstream->second] || plan->truncate[flow.target_dataset]) continue;
+    auto upstream = p.dataset_index.find(source.dataset);
+    if (upstream == p.dataset_index.end() || !plan->truncate[upstream->second] || plan->truncate[flow.target_dataset]) continue;
     if (!options.cascade) {
       return Status::InvalidArgument(flow.spec->target + " reads " + source.dataset + ", which the full refresh "
                                      "truncates: refresh it too (name it in full_refresh_selection, or cascade)");
     }
     plan->truncate[flow.target_dataset] = true;
   }
-  for (size_t d = 0; d < datasets.size(); ++d) {
+  return Status::OK();
+}
+
+// The flows writing a truncated dataset start over; refused for a dataset
+// with pipelines.reset.allowed = false.
+Status PlanDatasetResets(const Pipeline::Impl& p, RefreshPlan* plan) {
+  for (size_t d = 0; d < p.datasets.size(); ++d) {
     if (!plan->truncate[d]) continue;
-    auto allowed = datasets[d].spec.properties.find("pipelines.reset.allowed");
-    if (allowed != datasets[d].spec.properties.end() && allowed->second == "false") {
-      return Status::InvalidArgument(datasets[d].spec.name + " has pipelines.reset.allowed = false: a full refresh "
+    auto allowed = p.datasets[d].spec.properties.find("pipelines.reset.allowed");
+    if (allowed != p.datasets[d].spec.properties.end() && allowed->second == "false") {
+      return Status::InvalidArgument(p.datasets[d].spec.name + " has pipelines.reset.allowed = false: a full refresh "
                                      "would lose rows its sources may no longer hold; append with a flow instead, or "
                                      "set the property to true");
     }
-    for (size_t f : datasets[d].flows) plan->reset[f] = true;
+    for (size_t f : p.datasets[d].flows) plan->reset[f] = true;
   }
+  return Status::OK();
+}
+
+// The flows reset_checkpoint_selection names start over too (not a
+// materialized view's, which keeps no checkpoint).
+Status PlanCheckpointResets(const Pipeline::Impl& p, const UpdateOptions& options, RefreshPlan* plan) {
   for (const std::string& name : options.reset_checkpoint_selection) {
-    auto it = std::find_if(flows.begin(), flows.end(), [&](const CompiledFlow& f) { return f.spec->name == name; });
-    if (it != flows.end() && it->materialized) {
+    auto it = std::find_if(p.flows.begin(), p.flows.end(), [&](const CompiledFlow& f) { return f.spec->name == name; });
+    if (it != p.flows.end() && it->materialized) {
       return Status::InvalidArgument("reset_checkpoint_selection: flow '" + name + "' computes materialized view " +
                                      it->spec->target + ", to which a checkpoint reset does not apply (it keeps no "
                                      "checkpoint: an update recomputes what changed); a full refresh recomputes it whole");
     }
-    if (it != flows.end()) {
+    if (it != p.flows.end()) {
       plan->reset[it->index] = true;
       continue;
     }
     std::string names, writers;
-    for (const CompiledFlow& f : flows) names += (names.empty() ? "" : ", ") + f.spec->name;
-    for (const CompiledFlow& f : flows) {
+    for (const CompiledFlow& f : p.flows) names += (names.empty() ? "" : ", ") + f.spec->name;
+    for (const CompiledFlow& f : p.flows) {
       if (f.spec->target == name || f.spec->target.ends_with("." + name)) writers += (writers.empty() ? "" : ", ") + f.spec->name;
     }
     if (!writers.empty()) {
@@ -80,29 +95,51 @@ Status Pipeline::Impl::PlanRefresh(const UpdateOptions& options, RefreshPlan* pl
     return Status::InvalidArgument("reset_checkpoint_selection: the pipeline has no flow named '" + name +
                                    "' (its flows: " + names + ")");
   }
-  if (options.refresh_failed) {
-    std::set<std::string> failed;
-    SPOOL_RETURN_IF_ERROR(FailedInLastUpdate(&failed));
-    if (failed.empty()) return Status::InvalidArgument("refresh of failed tables: no flow failed in the last update");
-    std::vector<bool> selected(flows.size(), false);
-    for (size_t f : order) {  // upstream first: a flow runs when it failed or reads one that runs
-      selected[f] = failed.count(flows[f].spec->name) != 0;
-      for (size_t up : flows[f].upstream) selected[f] = selected[f] || selected[up];
-    }
-    for (size_t f = 0; f < flows.size(); ++f) plan->excluded[f] = plan->excluded[f] || !selected[f];
+  return Status::OK();
+}
+
+// A refresh of the failed tables leaves out every flow but those that
+// failed in the last update and those downstream of them.
+Status ExcludeAllButFailed(Pipeline::Impl& p, RefreshPlan* plan) {
+  std::set<std::string> failed;
+  SPOOL_RETURN_IF_ERROR(p.FailedInLastUpdate(&failed));
+  if (failed.empty()) return Status::InvalidArgument("refresh of failed tables: no flow failed in the last update");
+  std::vector<bool> selected(p.flows.size(), false);
+  for (size_t f : p.order) {  // upstream first: a flow runs when it failed or reads one that runs
+    selected[f] = failed.count(p.flows[f].spec->name) != 0;
+    for (size_t up : p.flows[f].upstream) selected[f] = selected[f] || selected[up];
   }
-  if (!options.refresh_selection.empty()) {
-    std::vector<bool> selected(datasets.size(), false);
-    for (const std::string& name : options.refresh_selection) {
-      size_t d = 0;
-      SPOOL_RETURN_IF_ERROR(FindDataset(name, "refresh_selection", &d));
-      selected[d] = true;
-    }
-    for (size_t d = 0; d < datasets.size(); ++d) selected[d] = selected[d] || plan->truncate[d];
-    // A flow whose checkpoint is reset runs, whether its table is selected
-    // or not: the selections add up.
-    for (CompiledFlow& flow : flows) plan->excluded[flow.index] = !selected[flow.target_dataset] && !plan->reset[flow.index];
+  for (size_t f = 0; f < p.flows.size(); ++f) plan->excluded[f] = plan->excluded[f] || !selected[f];
+  return Status::OK();
+}
+
+// refresh_selection leaves out the flows into the datasets it does not
+// name, unless the plan refreshes or resets them.
+Status ExcludeUnselected(Pipeline::Impl& p, const UpdateOptions& options, RefreshPlan* plan) {
+  std::vector<bool> selected(p.datasets.size(), false);
+  for (const std::string& name : options.refresh_selection) {
+    size_t d = 0;
+    SPOOL_RETURN_IF_ERROR(p.FindDataset(name, "refresh_selection", &d));
+    selected[d] = true;
   }
+  for (size_t d = 0; d < p.datasets.size(); ++d) selected[d] = selected[d] || plan->truncate[d];
+  // A flow whose checkpoint is reset runs, whether its table is selected
+  // or not: the selections add up.
+  for (CompiledFlow& flow : p.flows) plan->excluded[flow.index] = !selected[flow.target_dataset] && !plan->reset[flow.index];
+  return Status::OK();
+}
+
+}  // namespace
+
+Status Pipeline::Impl::PlanRefresh(const UpdateOptions& options, RefreshPlan* plan) {
+  plan->truncate.assign(datasets.size(), options.full_refresh);
+  plan->reset.assign(flows.size(), false);
+  plan->excluded.assign(flows.size(), false);
+  SPOOL_RETURN_IF_ERROR(PlanTruncation(*this, options, plan));
+  SPOOL_RETURN_IF_ERROR(PlanDatasetResets(*this, plan));
+  SPOOL_RETURN_IF_ERROR(PlanCheckpointResets(*this, options, plan));
+  if (options.refresh_failed) SPOOL_RETURN_IF_ERROR(ExcludeAllButFailed(*this, plan));
+  if (!options.refresh_selection.empty()) SPOOL_RETURN_IF_ERROR(ExcludeUnselected(*this, options, plan));
   return Status::OK();
 }
 
