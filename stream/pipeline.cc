@@ -4,6 +4,7 @@
 #include "spool/stream/pipeline.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
@@ -23,6 +24,17 @@ const char* const kDefinitionTable = "__spool.pipeline.definition";
 
 // flow_progress events written without a sync before one is synced.
 constexpr uint32_t kMaxUnsyncedEvents = 32;
+
+// A watermark's key in a checkpoint: its step, in decimal digits as Encode
+// writes it. Stored data, so checked, never thrown over.
+Status ParseWatermarkStep(const std::string& flow, const std::string& key, size_t* step) {
+  const char* end = key.data() + key.size();
+  const auto [last, error] = std::from_chars(key.data(), end, *step);
+  if (error != std::errc() || last != end) {
+    return Status::Corruption("checkpoint of flow " + flow + ": watermark key '" + key + "' is not a step number");
+  }
+  return Status::OK();
+}
 
 }  // namespace
 
@@ -88,7 +100,11 @@ Status Checkpoint::Decode(const std::string& flow, const std::string& text) {
     offset = j.at("offset").get<std::string>();
     sides = j.at("sides").get<std::vector<std::string>>();
     batch_id = j.at("batch_id").get<uint64_t>();
-    for (const auto& [step, micros] : j.at("watermarks").items()) watermarks[std::stoull(step)] = micros.get<int64_t>();
+    for (const auto& [key, micros] : j.at("watermarks").items()) {
+      size_t step = 0;
+      SPOOL_RETURN_IF_ERROR(ParseWatermarkStep(flow, key, &step));
+      watermarks[step] = micros.get<int64_t>();
+    }
     if (j.contains("origin")) origin = j.at("origin").get<std::string>();
     if (j.contains("once_done")) once_done = j.at("once_done").get<std::string>();
     if (j.contains("version")) version = j.at("version").get<uint64_t>();
