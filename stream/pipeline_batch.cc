@@ -284,19 +284,17 @@ Status Pipeline::Impl::PrepareBatch(CompiledFlow& flow, const Checkpoint& cp, co
   return BatchPreparation(*this, flow, cp, prepared).Run(update_id);
 }
 
-Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::string& update_id,
-                                FlowUpdateStats& stats, const UpdateOptions& options, uint64_t ahead_budget,
-                                bool* more, bool* committed, bool* commit_failed) {
-  *committed = false;
+Status Pipeline::Impl::RunBatch(FlowRun& run, uint64_t ahead_budget, BatchOutcome* outcome) {
+  CompiledFlow& flow = run.flow;
   PreparedBatch batch;
   Status prepared;
   const bool taken = TakeAhead(flow, &prepared, &batch);
-  if (!taken) prepared = PrepareBatch(flow, cp, update_id, &batch);
+  if (!taken) prepared = PrepareBatch(flow, run.cp, run.update_id, &batch);
   if (!prepared.ok() || batch.skipped) {
-    SPOOL_RETURN_IF_ERROR(FinishCommitting(flow, update_id, stats, options, commit_failed));
+    SPOOL_RETURN_IF_ERROR(FinishCommitting(run, &outcome->commit_failed));
     return prepared;
   }
-  *more = batch.more;
+  outcome->more = batch.more;
   // While this batch commits, the next ones are read and processed on
   // another thread: the source continues after this batch already, and a
   // failed commit ends the update, the next starting over from the store.
@@ -306,7 +304,7 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
   const bool runs_ahead = batch.more && (taken || (ahead_budget != 0 && flow.runs_ahead));
   if (runs_ahead && !taken) {
     flow.source->Committed();
-    StartAhead(flow, batch.next, update_id, ahead_budget);
+    StartAhead(flow, batch.next, run.update_id, ahead_budget);
   }
   // Queued behind the batch before it, which syncs meanwhile.
   PendingCommit pending;
@@ -314,15 +312,15 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
   batch.txn = Transaction();
   // A refused transaction (a row that does not fit) changed nothing; any
   // other failure came after the log write.
-  if (!s.ok()) *commit_failed = !s.IsInvalidArgument();
-  Status before = FinishCommitting(flow, update_id, stats, options, commit_failed, runs_ahead ? kCommitting - 1 : 0);
+  if (!s.ok()) outcome->commit_failed = !s.IsInvalidArgument();
+  Status before = FinishCommitting(run, &outcome->commit_failed, runs_ahead ? kCommitting - 1 : 0);
   if (s.ok()) s = before;
   if (!s.ok()) {
     JoinAhead();  // and drop what it prepared
     return s;
   }
-  *committed = true;
-  cp = batch.next;
+  outcome->committed = true;
+  run.cp = batch.next;
   if (runs_ahead) {
     flow.committing.push_back(CompiledFlow::Committing{std::move(pending), std::move(batch)});
     return Status::OK();
@@ -330,18 +328,18 @@ Status Pipeline::Impl::RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::s
   CommitResult result;
   s = store->Wait(&pending, &result);
   if (!s.ok()) {
-    *commit_failed = true;
+    outcome->commit_failed = true;
     return s;
   }
   flow.source->Committed();
   for (auto& op : flow.ops) {
     if (Source* side = op->side()) side->Committed();
   }
-  return Report(flow, batch, result, update_id, stats, options);
+  return Report(run, batch, result);
 }
 
-Status Pipeline::Impl::FinishCommitting(CompiledFlow& flow, const std::string& update_id, FlowUpdateStats& stats,
-                                        const UpdateOptions& options, bool* commit_failed, size_t keep) {
+Status Pipeline::Impl::FinishCommitting(FlowRun& run, bool* commit_failed, size_t keep) {
+  CompiledFlow& flow = run.flow;
   while (flow.committing.size() > keep) {
     CompiledFlow::Committing committing = std::move(flow.committing.front());
     flow.committing.pop_front();
@@ -351,13 +349,14 @@ Status Pipeline::Impl::FinishCommitting(CompiledFlow& flow, const std::string& u
       *commit_failed = true;
       return s;
     }
-    SPOOL_RETURN_IF_ERROR(Report(flow, committing.batch, result, update_id, stats, options));
+    SPOOL_RETURN_IF_ERROR(Report(run, committing.batch, result));
   }
   return Status::OK();
 }
 
-Status Pipeline::Impl::Report(CompiledFlow& flow, const PreparedBatch& batch, const CommitResult& result,
-                              const std::string& update_id, FlowUpdateStats& stats, const UpdateOptions& options) {
+Status Pipeline::Impl::Report(FlowRun& run, const PreparedBatch& batch, const CommitResult& result) {
+  CompiledFlow& flow = run.flow;
+  FlowUpdateStats& stats = run.stats;
   flow.backlog = batch.backlog;
   stats.batches++;
   stats.input_rows += batch.input_rows;
@@ -380,11 +379,11 @@ Status Pipeline::Impl::Report(CompiledFlow& flow, const PreparedBatch& batch, co
                         {"num_late_rows_dropped", batch.late_rows},
                         {"duration_ms", ms},
                         {"backlog_" + std::string(batch.backlog.unit), batch.backlog.amount}}}}}},
-               update_id, &flow, /*progress=*/true));
-  if (options.on_batch) options.on_batch(flow.spec->name, stats.output_rows);
-  if (options.on_progress) {
-    options.on_progress(FlowProgress{flow.spec->name, stats.batches, stats.input_rows, stats.output_rows,
-                                     flow.backlog.unit, flow.backlog.amount});
+               run.update_id, &flow, /*progress=*/true));
+  if (run.options.on_batch) run.options.on_batch(flow.spec->name, stats.output_rows);
+  if (run.options.on_progress) {
+    run.options.on_progress(FlowProgress{flow.spec->name, stats.batches, stats.input_rows, stats.output_rows,
+                                         flow.backlog.unit, flow.backlog.amount});
   }
   return Status::OK();
 }

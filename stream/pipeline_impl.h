@@ -123,6 +123,24 @@ struct CompiledFlow {
   Source::Backlog backlog;  // after the last committed batch's read
 };
 
+// One flow's batches in one update, as RunBatch, FinishCommitting and
+// Report see them: the flow, its checkpoint (the last batch committed),
+// the update's figures for it, and the update's id and options.
+struct FlowRun {
+  CompiledFlow& flow;
+  Checkpoint& cp;
+  FlowUpdateStats& stats;
+  const std::string& update_id;
+  const UpdateOptions& options;
+};
+
+// What RunBatch did.
+struct BatchOutcome {
+  bool more = false;           // the source has more after the batch
+  bool committed = false;      // the batch committed, or is left committing
+  bool commit_failed = false;  // a commit failed: the store may be poisoned
+};
+
 }  // namespace stream_internal
 
 struct Pipeline::Impl {
@@ -130,6 +148,8 @@ struct Pipeline::Impl {
   using CompiledDataset = stream_internal::CompiledDataset;
   using CompiledFlow = stream_internal::CompiledFlow;
   using PreparedBatch = stream_internal::PreparedBatch;
+  using FlowRun = stream_internal::FlowRun;
+  using BatchOutcome = stream_internal::BatchOutcome;
   using Source = stream_internal::Source;
   using Batch = stream_internal::Batch;
 
@@ -222,22 +242,18 @@ struct Pipeline::Impl {
   // Reads and processes one micro-batch of `flow` after `cp`.
   Status PrepareBatch(CompiledFlow& flow, const Checkpoint& cp, const std::string& update_id, PreparedBatch* prepared);
   Status WriteDifference(const TableId& id, const Schema& schema, std::vector<Row> rows, Transaction& txn, Batch* batch);
-  // Runs one micro-batch: prepares it (or takes the one prepared ahead),
-  // commits it and reports it. `ahead_budget`: how many batches after it
-  // may be prepared while it commits, when the flow can; the batch is then
-  // left committing (flow.committing, up to kCommitting of them) and
-  // reported by a later RunBatch, after a later commit is queued, or by
+  // Runs one micro-batch of `run`: prepares it (or takes the one prepared
+  // ahead), commits it and reports it. `ahead_budget`: how many batches
+  // after it may be prepared while it commits, when the flow can; the batch
+  // is then left committing (flow.committing, up to kCommitting of them)
+  // and reported by a later RunBatch, after a later commit is queued, or by
   // FinishCommitting.
-  Status RunBatch(CompiledFlow& flow, Checkpoint& cp, const std::string& update_id, FlowUpdateStats& stats,
-                  const UpdateOptions& options, uint64_t ahead_budget, bool* more, bool* committed,
-                  bool* commit_failed);
+  Status RunBatch(FlowRun& run, uint64_t ahead_budget, BatchOutcome* outcome);
   // Waits for the flow's committing batches but the newest `keep`, oldest
   // first, and reports each. `commit_failed`: set when a commit failed.
-  Status FinishCommitting(CompiledFlow& flow, const std::string& update_id, FlowUpdateStats& stats,
-                          const UpdateOptions& options, bool* commit_failed, size_t keep = 0);
+  Status FinishCommitting(FlowRun& run, bool* commit_failed, size_t keep = 0);
   // A durable batch: its figures, its flow_progress event, the callbacks.
-  Status Report(CompiledFlow& flow, const PreparedBatch& batch, const CommitResult& result, const std::string& update_id,
-                FlowUpdateStats& stats, const UpdateOptions& options);
+  Status Report(FlowRun& run, const PreparedBatch& batch, const CommitResult& result);
   Status SaveIdleOffset(CompiledFlow& flow, Checkpoint& cp, const std::string& update_id, uint64_t min_lag,
                         bool* committed);
 

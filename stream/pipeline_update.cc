@@ -282,27 +282,20 @@ bool UpdateRun::Runs(size_t f) {
 // continuous mode; when it stops, those still committing are reported.
 Status UpdateRun::RunFlow(size_t f, bool* any) {
   CompiledFlow& flow = p_.flows[f];
-  FlowUpdateStats& stats = result_.flows[f];
-  Checkpoint& cp = checkpoints_.at[f];
+  FlowRun run{flow, checkpoints_.at[f], result_.flows[f], update_id(), options_};
   bool more = true;
   while (true) {
-    bool committed = false, commit_failed = false;
-    const bool run = more && !failed_[f] && !Stopping();
-    more = false;
-    Status s;
-    if (run) {
-      s = p_.RunBatch(flow, cp, update_id(), stats, options_, AheadBudget(), &more, &committed, &commit_failed);
-    } else {
-      // Stopped with a batch still committing: it is reported all the same.
-      s = p_.FinishCommitting(flow, update_id(), stats, options_, &commit_failed);
-    }
-    if (!s.ok()) return FlowFailed(f, s, commit_failed);
-    if (!run) return Status::OK();
+    BatchOutcome batch;
+    const bool go_on = more && !failed_[f] && !Stopping();
+    // Stopped with a batch still committing: it is reported all the same.
+    Status s = go_on ? p_.RunBatch(run, AheadBudget(), &batch) : p_.FinishCommitting(run, &batch.commit_failed);
+    if (!s.ok()) return FlowFailed(f, s, batch.commit_failed);
+    if (!go_on) return Status::OK();
     done_[f] = flow.spec->once;
-    pending_[f] = pending_[f] || committed || more;
-    *any = *any || committed || more;
-    if (committed) result_.batches++;
-    if (!committed || options_.continuous) more = false;
+    pending_[f] = pending_[f] || batch.committed || batch.more;
+    *any = *any || batch.committed || batch.more;
+    if (batch.committed) result_.batches++;
+    more = batch.more && batch.committed && !options_.continuous;
   }
 }
 
