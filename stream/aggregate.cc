@@ -80,31 +80,7 @@ class AggregateOp : public Operator {
       column.nullable = true;
       state.push_back(column);
     }
-    for (size_t i = 0; i < step.aggregates.size(); ++i) {
-      const AggregateSpec& agg = step.aggregates[i];
-      const std::string at = place + ".aggregates[" + std::to_string(i) + "] " + agg.name;
-      Expression e;
-      ColumnType type = ColumnType::kInt64;
-      if (agg.expression.empty()) {
-        if (agg.fn != AggregateFn::kCount) return Status::InvalidArgument(at + ": " + std::string(AggregateFnName(agg.fn)) + " needs an expression");
-      } else {
-        Status s = Expression::Parse(agg.expression, input, &e);
-        if (!s.ok()) return Status::InvalidArgument(at + ": " + std::string(s.message()));
-        type = e.type();
-      }
-      const bool numeric = type == ColumnType::kInt64 || type == ColumnType::kDouble;
-      if ((agg.fn == AggregateFn::kSum || agg.fn == AggregateFn::kAvg) && !numeric) {
-        return Status::InvalidArgument(at + ": " + std::string(AggregateFnName(agg.fn)) + " needs a number, not " +
-                                       std::string(ColumnTypeName(type)));
-      }
-      ColumnType value_type = agg.fn == AggregateFn::kAvg ? ColumnType::kDouble : type;
-      ColumnType out_type = agg.fn == AggregateFn::kCount ? ColumnType::kInt64 : value_type;
-      out.push_back({agg.name, out_type, agg.fn != AggregateFn::kCount});
-      state.push_back({"__count_" + std::to_string(i), ColumnType::kInt64, false});
-      state.push_back({"__value_" + std::to_string(i), value_type, true});
-      columns_.push_back(e.column());
-      exprs_.push_back(std::move(e));
-    }
+    SPOOL_RETURN_IF_ERROR(AddAggregates(step, input, place, &out, &state));
     std::vector<std::string> state_key = {"__group"};
     if (step.window) state_key.insert(state_key.begin(), "__window_start");
     SPOOL_RETURN_IF_ERROR(MakeSchema(std::move(state), state_key, place, &state_schema_));
@@ -178,69 +154,12 @@ class AggregateOp : public Operator {
   Status Process(BatchContext& ctx, Batch* batch) override {
     const std::vector<Row>& rows = batch->rows;
     std::optional<int64_t> max_time;
-    keys_.resize(rows.size());
-    slots_.assign(rows.size(), kLate);
-    for (size_t i = 0; i < rows.size(); ++i) {
-      int64_t start = 0;
-      if (!InWindow(rows[i], &start, &max_time)) {
-        ++ctx.late_rows;
-        continue;
-      }
-      std::string& key = keys_[i];
-      BuildKey(start, &key);
-      for (size_t c : group_columns_) AppendKeyBytes(rows[i][c], &key);
-      index_.prefetch(key);
-      slots_[i] = kPending;
-    }
-    const size_t n = exprs_.size();
-    for (size_t i = 0; i < rows.size(); ++i) {
-      if (slots_[i] == kLate) continue;
-      SPOOL_RETURN_IF_ERROR(FindSlot(keys_[i], rows[i], &slots_[i]));
-      __builtin_prefetch(accs_.data() + slots_[i] * n, 1);
-      __builtin_prefetch(&groups_[slots_[i]]);  // for its output row
-    }
+    KeyRows(ctx, rows, &max_time);
+    SPOOL_RETURN_IF_ERROR(FindSlots(rows));
     std::vector<uint32_t> touched;
-    Value v;
-    for (size_t i = 0; i < rows.size(); ++i) {
-      const uint32_t slot = slots_[i];
-      if (slot == kLate) continue;
-      if (!dirty_[slot]) touched.push_back(slot);
-      dirty_[slot] = true;
-      Accumulator* accs = accs_.data() + slot * n;
-      for (size_t a = 0; a < n; ++a) {
-        if (step_.aggregates[a].expression.empty()) {
-          ++accs[a].count;
-          continue;
-        }
-        const Value* input = &v;
-        if (columns_[a]) input = &rows[i][*columns_[a]];
-        else SPOOL_RETURN_IF_ERROR(exprs_[a].Evaluate(rows[i], &v));
-        if (IsNull(*input)) continue;
-        SPOOL_RETURN_IF_ERROR(Accumulate(a, *input, &accs[a]));
-      }
-    }
+    SPOOL_RETURN_IF_ERROR(AccumulateRows(rows, &touched));
     std::vector<Row> out;
-    out.reserve(step_.window ? 0 : touched.size());
-    // Its state rows (none when the target holds the groups, but its
-    // marker once), then the flow's writes of the output and checkpoint.
-    ctx.txn->Reserve((in_target_ ? 0 : touched.size()) + (mark_target_ ? 1 : 0) + touched.size() + 1);
-    // The state table is named only in a batch that writes to it.
-    std::optional<Transaction::TableRef> state;
-    if (!in_target_ || mark_target_) state = ctx.txn->Table(state_id_);
-    if (mark_target_) {
-      ctx.txn->Write(*state, MarkerRow(TargetMarker()));
-      mark_target_ = false;
-    }
-    // Each group's values (a heap block of their own) are requested a few
-    // groups before they are copied into its rows.
-    constexpr size_t kAhead = 8;
-    for (size_t t = 0; t < touched.size(); ++t) {
-      if (t + kAhead < touched.size()) __builtin_prefetch(groups_[touched[t + kAhead]].groups.data());
-      const uint32_t slot = touched[t];
-      dirty_[slot] = false;
-      if (!in_target_) ctx.txn->Write(*state, Encode(slot));
-      if (!step_.window) out.push_back(Output(slot));
-    }
+    WriteGroups(ctx, touched, &out);
     if (step_.window && max_time) {
       watermark_ = std::max(watermark_.value_or(INT64_MIN), SubtractSaturating(*max_time, step_.window->watermark_delay_us));
       CloseWindows(ctx, &out);
@@ -265,6 +184,121 @@ class AggregateOp : public Operator {
   static constexpr size_t kWindowBytes = 8;
   static constexpr uint32_t kLate = UINT32_MAX;         // Process: a row no group takes
   static constexpr uint32_t kPending = UINT32_MAX - 1;  // Process: a row whose slot is not found yet
+
+  // Each aggregate's expression (exprs_, columns_), its output column
+  // and its two state columns (its count of inputs and its value).
+  Status AddAggregates(const AggregateStep& step, const Schema& input, const std::string& place,
+                       std::vector<Column>* out, std::vector<Column>* state) {
+    for (size_t i = 0; i < step.aggregates.size(); ++i) {
+      const AggregateSpec& agg = step.aggregates[i];
+      const std::string at = place + ".aggregates[" + std::to_string(i) + "] " + agg.name;
+      Expression e;
+      ColumnType type = ColumnType::kInt64;
+      if (agg.expression.empty()) {
+        if (agg.fn != AggregateFn::kCount) return Status::InvalidArgument(at + ": " + std::string(AggregateFnName(agg.fn)) + " needs an expression");
+      } else {
+        Status s = Expression::Parse(agg.expression, input, &e);
+        if (!s.ok()) return Status::InvalidArgument(at + ": " + std::string(s.message()));
+        type = e.type();
+      }
+      const bool numeric = type == ColumnType::kInt64 || type == ColumnType::kDouble;
+      if ((agg.fn == AggregateFn::kSum || agg.fn == AggregateFn::kAvg) && !numeric) {
+        return Status::InvalidArgument(at + ": " + std::string(AggregateFnName(agg.fn)) + " needs a number, not " +
+                                       std::string(ColumnTypeName(type)));
+      }
+      ColumnType value_type = agg.fn == AggregateFn::kAvg ? ColumnType::kDouble : type;
+      ColumnType out_type = agg.fn == AggregateFn::kCount ? ColumnType::kInt64 : value_type;
+      out->push_back({agg.name, out_type, agg.fn != AggregateFn::kCount});
+      state->push_back({"__count_" + std::to_string(i), ColumnType::kInt64, false});
+      state->push_back({"__value_" + std::to_string(i), value_type, true});
+      columns_.push_back(e.column());
+      exprs_.push_back(std::move(e));
+    }
+    return Status::OK();
+  }
+
+  // Process's first pass: each row's key (keys_), its slot in the index
+  // requested; a row no window takes (late) counted and marked kLate.
+  void KeyRows(BatchContext& ctx, const std::vector<Row>& rows, std::optional<int64_t>* max_time) {
+    keys_.resize(rows.size());
+    slots_.assign(rows.size(), kLate);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      int64_t start = 0;
+      if (!InWindow(rows[i], &start, max_time)) {
+        ++ctx.late_rows;
+        continue;
+      }
+      std::string& key = keys_[i];
+      BuildKey(start, &key);
+      for (size_t c : group_columns_) AppendKeyBytes(rows[i][c], &key);
+      index_.prefetch(key);
+      slots_[i] = kPending;
+    }
+  }
+
+  // The second: each row's group (slots_), its accumulators requested.
+  Status FindSlots(const std::vector<Row>& rows) {
+    const size_t n = exprs_.size();
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (slots_[i] == kLate) continue;
+      SPOOL_RETURN_IF_ERROR(FindSlot(keys_[i], rows[i], &slots_[i]));
+      __builtin_prefetch(accs_.data() + slots_[i] * n, 1);
+      __builtin_prefetch(&groups_[slots_[i]]);  // for its output row
+    }
+    return Status::OK();
+  }
+
+  // The third: each row accumulated into its group; `*touched`, the groups
+  // the batch changed, in the order it first did.
+  Status AccumulateRows(const std::vector<Row>& rows, std::vector<uint32_t>* touched) {
+    const size_t n = exprs_.size();
+    Value v;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const uint32_t slot = slots_[i];
+      if (slot == kLate) continue;
+      if (!dirty_[slot]) touched->push_back(slot);
+      dirty_[slot] = true;
+      Accumulator* accs = accs_.data() + slot * n;
+      for (size_t a = 0; a < n; ++a) {
+        if (step_.aggregates[a].expression.empty()) {
+          ++accs[a].count;
+          continue;
+        }
+        const Value* input = &v;
+        if (columns_[a]) input = &rows[i][*columns_[a]];
+        else SPOOL_RETURN_IF_ERROR(exprs_[a].Evaluate(rows[i], &v));
+        if (IsNull(*input)) continue;
+        SPOOL_RETURN_IF_ERROR(Accumulate(a, *input, &accs[a]));
+      }
+    }
+    return Status::OK();
+  }
+
+  // The touched groups' state rows (none when the target holds the groups,
+  // but its marker once) and, without windows, their output rows into
+  // `*out`.
+  void WriteGroups(BatchContext& ctx, const std::vector<uint32_t>& touched, std::vector<Row>* out) {
+    out->reserve(step_.window ? 0 : touched.size());
+    // Its state rows, then the flow's writes of the output and checkpoint.
+    ctx.txn->Reserve((in_target_ ? 0 : touched.size()) + (mark_target_ ? 1 : 0) + touched.size() + 1);
+    // The state table is named only in a batch that writes to it.
+    std::optional<Transaction::TableRef> state;
+    if (!in_target_ || mark_target_) state = ctx.txn->Table(state_id_);
+    if (mark_target_) {
+      ctx.txn->Write(*state, MarkerRow(TargetMarker()));
+      mark_target_ = false;
+    }
+    // Each group's values (a heap block of their own) are requested a few
+    // groups before they are copied into its rows.
+    constexpr size_t kAhead = 8;
+    for (size_t t = 0; t < touched.size(); ++t) {
+      if (t + kAhead < touched.size()) __builtin_prefetch(groups_[touched[t + kAhead]].groups.data());
+      const uint32_t slot = touched[t];
+      dirty_[slot] = false;
+      if (!in_target_) ctx.txn->Write(*state, Encode(slot));
+      if (!step_.window) out->push_back(Output(slot));
+    }
+  }
 
   // A group's key in index_: in windows, the window (big-endian start, sign
   // flipped, so that keys sort by window first); then the group's key bytes

@@ -54,63 +54,9 @@ class AutoCdcOp : public Operator {
     if (!step.track_history_column_list.empty() && !step.track_history_except_column_list.empty()) {
       return Status::InvalidArgument(place + ": give track_history_column_list or track_history_except_column_list, not both");
     }
-    // The selected columns: keys first as the input orders them, then the rest.
     std::vector<size_t> chosen;
-    if (!step.column_list.empty()) {
-      SPOOL_RETURN_IF_ERROR(FindColumns(input, step.column_list, place, "column_list", &chosen));
-    } else {
-      std::vector<size_t> except;
-      SPOOL_RETURN_IF_ERROR(FindColumns(input, step.except_column_list, place, "except_column_list", &except));
-      for (size_t c = 0; c < input.columns().size(); ++c) {
-        if (std::find(except.begin(), except.end(), c) == except.end()) chosen.push_back(c);
-      }
-    }
-    for (size_t k : keys_) {
-      if (std::find(chosen.begin(), chosen.end(), k) == chosen.end()) {
-        return Status::InvalidArgument(place + ": key column '" + input.columns()[k].name + "' must be kept in the target");
-      }
-    }
-    std::vector<Column> out, state;
-    for (size_t k : keys_) {
-      Column c = input.columns()[k];
-      c.nullable = false;
-      out.push_back(c);
-      state.push_back(c);
-    }
-    state.push_back({"__seq", seq_type_, false});
-    state.push_back({"__deleted", ColumnType::kBool, false});
-    for (size_t c : chosen) {
-      if (std::find(keys_.begin(), keys_.end(), c) != keys_.end()) continue;
-      values_.push_back(c);
-      Column column = input.columns()[c];
-      out.push_back(column);
-      column.nullable = true;
-      if (step.scd_type == 2) state.push_back(column);
-    }
-    std::vector<std::string> key = step.keys;
-    std::vector<std::string> state_key = step.keys;
-    if (step.scd_type == 2) {
-      out.push_back({"__START_AT", seq_type_, false});
-      out.push_back({"__END_AT", seq_type_, true});
-      key.push_back("__START_AT");
-      state_key.push_back("__seq");
-      // Tracked columns, as indexes into values_.
-      std::vector<size_t> listed;
-      const bool only = !step.track_history_column_list.empty();
-      SPOOL_RETURN_IF_ERROR(FindColumns(input, only ? step.track_history_column_list : step.track_history_except_column_list,
-                                        place, only ? "track_history_column_list" : "track_history_except_column_list",
-                                        &listed));
-      for (size_t i = 0; i < values_.size(); ++i) {
-        const bool in_list = std::find(listed.begin(), listed.end(), values_[i]) != listed.end();
-        if (in_list == only) tracked_.push_back(i);
-      }
-    } else if (!step.track_history_column_list.empty() || !step.track_history_except_column_list.empty()) {
-      return Status::InvalidArgument(place + ": track_history lists apply to stored_as_scd_type 2");
-    }
-    SPOOL_RETURN_IF_ERROR(MakeSchema(std::move(out), key, place, &output_));
-    SPOOL_RETURN_IF_ERROR(MakeSchema(std::move(state), state_key, place, &state_schema_));
-    output_key_ = key;
-    return Status::OK();
+    SPOOL_RETURN_IF_ERROR(ChooseColumns(step, input, place, &chosen));
+    return MakeSchemas(step, input, place, chosen);
   }
 
   std::string Fingerprint() const override {
@@ -165,6 +111,83 @@ class AutoCdcOp : public Operator {
   }
 
  private:
+  // The selected columns (column_list, or all but except_column_list),
+  // which must keep the keys.
+  Status ChooseColumns(const AutoCdcStep& step, const Schema& input, const std::string& place,
+                       std::vector<size_t>* chosen) const {
+    if (!step.column_list.empty()) {
+      SPOOL_RETURN_IF_ERROR(FindColumns(input, step.column_list, place, "column_list", chosen));
+    } else {
+      std::vector<size_t> except;
+      SPOOL_RETURN_IF_ERROR(FindColumns(input, step.except_column_list, place, "except_column_list", &except));
+      for (size_t c = 0; c < input.columns().size(); ++c) {
+        if (std::find(except.begin(), except.end(), c) == except.end()) chosen->push_back(c);
+      }
+    }
+    for (size_t k : keys_) {
+      if (std::find(chosen->begin(), chosen->end(), k) == chosen->end()) {
+        return Status::InvalidArgument(place + ": key column '" + input.columns()[k].name + "' must be kept in the target");
+      }
+    }
+    return Status::OK();
+  }
+
+  // The output's columns: the keys first as the input orders them, then the
+  // other selected ones (values_), then in SCD type 2 __START_AT and
+  // __END_AT. The state's: the keys, the sequence, whether it deletes, and
+  // in SCD type 2 the values.
+  Status MakeSchemas(const AutoCdcStep& step, const Schema& input, const std::string& place,
+                     const std::vector<size_t>& chosen) {
+    std::vector<Column> out, state;
+    for (size_t k : keys_) {
+      Column c = input.columns()[k];
+      c.nullable = false;
+      out.push_back(c);
+      state.push_back(c);
+    }
+    state.push_back({"__seq", seq_type_, false});
+    state.push_back({"__deleted", ColumnType::kBool, false});
+    for (size_t c : chosen) {
+      if (std::find(keys_.begin(), keys_.end(), c) != keys_.end()) continue;
+      values_.push_back(c);
+      Column column = input.columns()[c];
+      out.push_back(column);
+      column.nullable = true;
+      if (step.scd_type == 2) state.push_back(column);
+    }
+    std::vector<std::string> key = step.keys;
+    std::vector<std::string> state_key = step.keys;
+    if (step.scd_type == 2) {
+      out.push_back({"__START_AT", seq_type_, false});
+      out.push_back({"__END_AT", seq_type_, true});
+      key.push_back("__START_AT");
+      state_key.push_back("__seq");
+      SPOOL_RETURN_IF_ERROR(TrackHistory(step, input, place));
+    } else if (!step.track_history_column_list.empty() || !step.track_history_except_column_list.empty()) {
+      return Status::InvalidArgument(place + ": track_history lists apply to stored_as_scd_type 2");
+    }
+    SPOOL_RETURN_IF_ERROR(MakeSchema(std::move(out), key, place, &output_));
+    SPOOL_RETURN_IF_ERROR(MakeSchema(std::move(state), state_key, place, &state_schema_));
+    output_key_ = key;
+    return Status::OK();
+  }
+
+  // The values whose changes open a new history row (tracked_, as indexes
+  // into values_): those track_history_column_list names, or all but those
+  // track_history_except_column_list names.
+  Status TrackHistory(const AutoCdcStep& step, const Schema& input, const std::string& place) {
+    std::vector<size_t> listed;
+    const bool only = !step.track_history_column_list.empty();
+    SPOOL_RETURN_IF_ERROR(FindColumns(input, only ? step.track_history_column_list : step.track_history_except_column_list,
+                                      place, only ? "track_history_column_list" : "track_history_except_column_list",
+                                      &listed));
+    for (size_t i = 0; i < values_.size(); ++i) {
+      const bool in_list = std::find(listed.begin(), listed.end(), values_[i]) != listed.end();
+      if (in_list == only) tracked_.push_back(i);
+    }
+    return Status::OK();
+  }
+
   struct Latest {
     Value seq;
     bool deleted = false;

@@ -495,95 +495,139 @@ class Parser {
     return Status::OK();
   }
 
-  Status Call(const Token& t, const std::string& name, NodePtr* out) {
-    Take();  // (
+  // A function call being typed: the function's token and name, and its
+  // arguments.
+  struct FunctionCall {
+    const Token& token;
+    const std::string& name;
     std::vector<NodePtr> args;
-    if (!IsSymbol(")")) {
-      while (true) {
-        NodePtr arg;
-        SPOOL_RETURN_IF_ERROR(ParseOr(&arg));
-        args.push_back(std::move(arg));
-        if (!IsSymbol(",")) break;
-        Take();
-      }
-    }
-    SPOOL_RETURN_IF_ERROR(Expect(")"));
-    const auto arity = [&](size_t lo, size_t hi) -> Status {
+
+    // It takes `lo` to `hi` arguments.
+    Status Arity(size_t lo, size_t hi) const {
       if (args.size() < lo || args.size() > hi) {
-        return ErrorAt(t.pos, name + " takes " + (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " +
-                                                                                     std::to_string(hi)) +
-                                  " argument(s), not " + std::to_string(args.size()));
+        return ErrorAt(token.pos, name + " takes " + (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " +
+                                                                                         std::to_string(hi)) +
+                                      " argument(s), not " + std::to_string(args.size()));
       }
       return Status::OK();
-    };
-    const auto need = [&](size_t i, auto ok, std::string_view kind) -> Status {
+    }
+    // Argument `i` is of a type `ok` takes (`kind`), or of none (NULL).
+    template <typename Ok>
+    Status Need(size_t i, Ok ok, std::string_view kind) const {
       if (args[i]->type && !ok(*args[i]->type)) {
         return ErrorAt(args[i]->pos, name + " needs " + std::string(kind) + ", not " + TypeName(args[i]->type));
       }
       return Status::OK();
-    };
-    const auto is_string = [](ColumnType c) { return c == ColumnType::kString; };
+    }
+  };
+
+  Status Call(const Token& t, const std::string& name, NodePtr* out) {
+    FunctionCall call{t, name, {}};
+    SPOOL_RETURN_IF_ERROR(Arguments(&call.args));
     NodePtr node;
+    SPOOL_RETURN_IF_ERROR(TypeCall(call, &node));
+    node->args = std::move(call.args);
+    *out = std::move(node);
+    return Status::OK();
+  }
+
+  // A call's arguments, from its "(" through its ")".
+  Status Arguments(std::vector<NodePtr>* args) {
+    Take();  // (
+    if (!IsSymbol(")")) {
+      while (true) {
+        NodePtr arg;
+        SPOOL_RETURN_IF_ERROR(ParseOr(&arg));
+        args->push_back(std::move(arg));
+        if (!IsSymbol(",")) break;
+        Take();
+      }
+    }
+    return Expect(")");
+  }
+
+  // The call's node, its type and nullability checked and inferred; the
+  // arguments left in `call` are its operands.
+  static Status TypeCall(FunctionCall& call, NodePtr* node) {
+    const std::string& name = call.name;
+    const size_t pos = call.token.pos;
+    const std::vector<NodePtr>& args = call.args;
     if (name == "coalesce") {
-      SPOOL_RETURN_IF_ERROR(arity(1, 64));
+      SPOOL_RETURN_IF_ERROR(call.Arity(1, 64));
       std::vector<const Node*> all;
       for (const NodePtr& a : args) all.push_back(a.get());
-      node = Make(Op::kCoalesce, t.pos, std::nullopt, std::all_of(args.begin(), args.end(), [](const NodePtr& a) {
-                    return a->nullable;
-                  }));
-      SPOOL_RETURN_IF_ERROR(Common(all, "coalesce", &node->type));
-    } else if (name == "lower" || name == "upper") {
-      SPOOL_RETURN_IF_ERROR(arity(1, 1));
-      SPOOL_RETURN_IF_ERROR(need(0, is_string, "a string"));
-      node = Make(name == "lower" ? Op::kLower : Op::kUpper, t.pos, ColumnType::kString, AnyNullable(args));
-    } else if (name == "length") {
-      SPOOL_RETURN_IF_ERROR(arity(1, 1));
-      SPOOL_RETURN_IF_ERROR(need(0, [](ColumnType c) { return c == ColumnType::kString || c == ColumnType::kBytes; },
-                                 "a string or bytes"));
-      node = Make(Op::kLength, t.pos, ColumnType::kInt64, AnyNullable(args));
-    } else if (name == "abs") {
-      SPOOL_RETURN_IF_ERROR(arity(1, 1));
-      SPOOL_RETURN_IF_ERROR(need(0, [](ColumnType c) { return IsNumeric(c); }, "a number"));
-      node = Make(Op::kAbs, t.pos, args[0]->type ? args[0]->type : ColumnType::kInt64, AnyNullable(args));
-    } else if (name == "round") {
-      SPOOL_RETURN_IF_ERROR(arity(1, 2));
-      SPOOL_RETURN_IF_ERROR(need(0, [](ColumnType c) { return IsNumeric(c); }, "a number"));
-      int64_t digits = 0;
-      if (args.size() == 2) {
-        const Node& d = *args[1];
-        const bool negative = d.op == Op::kNegate;
-        const Node& literal = negative ? *d.args[0] : d;
-        if (literal.op != Op::kLiteral || literal.type != ColumnType::kInt64) {
-          return ErrorAt(d.pos, "round's digits must be an integer literal");
-        }
-        digits = std::get<int64_t>(literal.literal) * (negative ? -1 : 1);
-        if (digits < -18 || digits > 18) return ErrorAt(d.pos, "round's digits must be within -18..18");
-        args.pop_back();
-      }
-      node = Make(Op::kRound, t.pos, args[0]->type ? args[0]->type : ColumnType::kInt64, AnyNullable(args));
-      node->unit = digits;
-    } else if (name == "date_trunc") {
-      SPOOL_RETURN_IF_ERROR(arity(2, 2));
-      const Node& unit = *args[0];
-      static constexpr std::pair<std::string_view, int64_t> kUnits[] = {
-          {"second", 1'000'000}, {"minute", 60'000'000}, {"hour", 3'600'000'000}, {"day", 86'400'000'000}};
-      const std::string* text = unit.op == Op::kLiteral ? std::get_if<std::string>(&unit.literal) : nullptr;
-      const auto found =
-          text == nullptr ? std::end(kUnits)
-                          : std::find_if(std::begin(kUnits), std::end(kUnits),
-                                         [&](const auto& u) { return u.first == Lower(*text); });
-      if (found == std::end(kUnits)) {
-        return ErrorAt(unit.pos, "date_trunc's unit must be 'second', 'minute', 'hour' or 'day'");
-      }
-      SPOOL_RETURN_IF_ERROR(need(1, [](ColumnType c) { return c == ColumnType::kTimestamp; }, "a timestamp"));
-      args.erase(args.begin());
-      node = Make(Op::kDateTrunc, t.pos, ColumnType::kTimestamp, AnyNullable(args));
-      node->unit = found->second;
-    } else {
-      return ErrorAt(t.pos, "unknown function '" + t.text + "'");
+      *node = Make(Op::kCoalesce, pos, std::nullopt, std::all_of(args.begin(), args.end(), [](const NodePtr& a) {
+                     return a->nullable;
+                   }));
+      return Common(all, "coalesce", &(*node)->type);
     }
-    node->args = std::move(args);
-    *out = std::move(node);
+    if (name == "lower" || name == "upper") {
+      SPOOL_RETURN_IF_ERROR(call.Arity(1, 1));
+      SPOOL_RETURN_IF_ERROR(call.Need(0, [](ColumnType c) { return c == ColumnType::kString; }, "a string"));
+      *node = Make(name == "lower" ? Op::kLower : Op::kUpper, pos, ColumnType::kString, AnyNullable(args));
+      return Status::OK();
+    }
+    if (name == "length") {
+      SPOOL_RETURN_IF_ERROR(call.Arity(1, 1));
+      const auto bytes = [](ColumnType c) { return c == ColumnType::kString || c == ColumnType::kBytes; };
+      SPOOL_RETURN_IF_ERROR(call.Need(0, bytes, "a string or bytes"));
+      *node = Make(Op::kLength, pos, ColumnType::kInt64, AnyNullable(args));
+      return Status::OK();
+    }
+    if (name == "abs") {
+      SPOOL_RETURN_IF_ERROR(call.Arity(1, 1));
+      SPOOL_RETURN_IF_ERROR(call.Need(0, [](ColumnType c) { return IsNumeric(c); }, "a number"));
+      *node = Make(Op::kAbs, pos, args[0]->type ? args[0]->type : ColumnType::kInt64, AnyNullable(args));
+      return Status::OK();
+    }
+    if (name == "round") return TypeRound(call, node);
+    if (name == "date_trunc") return TypeDateTrunc(call, node);
+    return ErrorAt(pos, "unknown function '" + call.token.text + "'");
+  }
+
+  // round(x[, digits]): the digits, an integer literal within -18..18,
+  // become the node's unit.
+  static Status TypeRound(FunctionCall& call, NodePtr* node) {
+    std::vector<NodePtr>& args = call.args;
+    SPOOL_RETURN_IF_ERROR(call.Arity(1, 2));
+    SPOOL_RETURN_IF_ERROR(call.Need(0, [](ColumnType c) { return IsNumeric(c); }, "a number"));
+    int64_t digits = 0;
+    if (args.size() == 2) {
+      const Node& d = *args[1];
+      const bool negative = d.op == Op::kNegate;
+      const Node& literal = negative ? *d.args[0] : d;
+      if (literal.op != Op::kLiteral || literal.type != ColumnType::kInt64) {
+        return ErrorAt(d.pos, "round's digits must be an integer literal");
+      }
+      digits = std::get<int64_t>(literal.literal) * (negative ? -1 : 1);
+      if (digits < -18 || digits > 18) return ErrorAt(d.pos, "round's digits must be within -18..18");
+      args.pop_back();
+    }
+    *node = Make(Op::kRound, call.token.pos, args[0]->type ? args[0]->type : ColumnType::kInt64, AnyNullable(args));
+    (*node)->unit = digits;
+    return Status::OK();
+  }
+
+  // date_trunc(unit, t): the unit, 'second', 'minute', 'hour' or 'day',
+  // becomes the node's unit (in microseconds).
+  static Status TypeDateTrunc(FunctionCall& call, NodePtr* node) {
+    std::vector<NodePtr>& args = call.args;
+    SPOOL_RETURN_IF_ERROR(call.Arity(2, 2));
+    const Node& unit = *args[0];
+    static constexpr std::pair<std::string_view, int64_t> kUnits[] = {
+        {"second", 1'000'000}, {"minute", 60'000'000}, {"hour", 3'600'000'000}, {"day", 86'400'000'000}};
+    const std::string* text = unit.op == Op::kLiteral ? std::get_if<std::string>(&unit.literal) : nullptr;
+    const auto found =
+        text == nullptr ? std::end(kUnits)
+                        : std::find_if(std::begin(kUnits), std::end(kUnits),
+                                       [&](const auto& u) { return u.first == Lower(*text); });
+    if (found == std::end(kUnits)) {
+      return ErrorAt(unit.pos, "date_trunc's unit must be 'second', 'minute', 'hour' or 'day'");
+    }
+    SPOOL_RETURN_IF_ERROR(call.Need(1, [](ColumnType c) { return c == ColumnType::kTimestamp; }, "a timestamp"));
+    args.erase(args.begin());
+    *node = Make(Op::kDateTrunc, call.token.pos, ColumnType::kTimestamp, AnyNullable(args));
+    (*node)->unit = found->second;
     return Status::OK();
   }
 
@@ -718,21 +762,10 @@ Status Arithmetic(const Node& n, const Value& a, const Value& b, Value* out) {
   return Status::OK();
 }
 
-Status Eval(const Node& n, const Row& row, Value* out) {
-  // Operands evaluated up front: every operator but the lazy ones (AND,
-  // OR, CASE, coalesce) has at most two, held here without allocating.
-  const bool lazy = n.op == Op::kAnd || n.op == Op::kOr || n.op == Op::kCase || n.op == Op::kCoalesce;
-  std::array<Value, 2> args;
-  const size_t count = lazy ? 0 : n.args.size();
-  if (count > args.size()) return ErrorAt(n.pos, "an operator with more than two operands");  // the parser's bug
-  for (size_t i = 0; i < count; ++i) SPOOL_RETURN_IF_ERROR(Eval(*n.args[i], row, &args[i]));
-  const bool any_null = std::any_of(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(count),
-                                    [](const Value& v) { return IsNull(v); });
+// AND, OR, CASE and coalesce, which evaluate their operands only as far as
+// they need to.
+Status EvalLazy(const Node& n, const Row& row, Value* out) {
   switch (n.op) {
-    case Op::kLiteral: *out = n.literal; return Status::OK();
-    case Op::kColumn: *out = row[n.column]; return Status::OK();
-    case Op::kIsNull: *out = IsNull(args[0]); return Status::OK();
-    case Op::kIsNotNull: *out = !IsNull(args[0]); return Status::OK();
     case Op::kAnd:
     case Op::kOr: {
       // Three-valued: a decisive operand wins over NULL.
@@ -757,20 +790,33 @@ Status Eval(const Node& n, const Row& row, Value* out) {
       if (n.args.size() % 2 == 1) return Eval(*n.args.back(), row, out);
       *out = std::monostate{};
       return Status::OK();
-    case Op::kCoalesce:
+    default:  // coalesce
       for (const NodePtr& arg : n.args) {
         SPOOL_RETURN_IF_ERROR(Eval(*arg, row, out));
         if (!IsNull(*out)) break;
       }
       if (!IsNull(*out) && n.type == ColumnType::kDouble) *out = AsDouble(*out);
       return Status::OK();
-    default:
-      break;
   }
-  if (any_null) {
-    *out = std::monostate{};
-    return Status::OK();
+}
+
+// round(i, digits) of an int64 with digits < 0: half away from zero, as for
+// doubles.
+Status RoundInt64(const Node& n, int64_t i, Value* out) {
+  int64_t scale = 1;
+  for (int64_t k = 0; k < -n.unit; ++k) scale *= 10;
+  const int64_t half = scale / 2, rem = i % scale;
+  int64_t r = i - rem;
+  const bool up = rem >= half, down = -rem >= half;
+  if ((up && __builtin_add_overflow(r, scale, &r)) || (down && __builtin_sub_overflow(r, scale, &r))) {
+    return ErrorAt(n.pos, "int64 overflow in round(" + std::to_string(i) + ", " + std::to_string(n.unit) + ")");
   }
+  *out = r;
+  return Status::OK();
+}
+
+// An operator of one or two operands, evaluated already and none NULL.
+Status Apply(const Node& n, const std::array<Value, 2>& args, Value* out) {
   switch (n.op) {
     case Op::kNot: *out = !std::get<bool>(args[0]); return Status::OK();
     case Op::kNegate:
@@ -815,17 +861,7 @@ Status Eval(const Node& n, const Row& row, Value* out) {
     case Op::kRound: {
       if (const auto* i = std::get_if<int64_t>(&args[0])) {
         if (n.unit >= 0) return (*out = *i, Status::OK());
-        int64_t scale = 1;
-        for (int64_t k = 0; k < -n.unit; ++k) scale *= 10;
-        // Half away from zero, as for doubles.
-        const int64_t half = scale / 2, rem = *i % scale;
-        int64_t r = *i - rem;
-        const bool up = rem >= half, down = -rem >= half;
-        if ((up && __builtin_add_overflow(r, scale, &r)) || (down && __builtin_sub_overflow(r, scale, &r))) {
-          return ErrorAt(n.pos, "int64 overflow in round(" + std::to_string(*i) + ", " + std::to_string(n.unit) + ")");
-        }
-        *out = r;
-        return Status::OK();
+        return RoundInt64(n, *i, out);
       }
       const double scale = std::pow(10.0, static_cast<double>(n.unit));
       *out = std::round(std::get<double>(args[0]) * scale) / scale;
@@ -843,6 +879,30 @@ Status Eval(const Node& n, const Row& row, Value* out) {
     case Op::kCast: return CastValue(n, args[0], out);
     default: return Status::InvalidArgument("unknown expression node");
   }
+}
+
+Status Eval(const Node& n, const Row& row, Value* out) {
+  if (n.op == Op::kAnd || n.op == Op::kOr || n.op == Op::kCase || n.op == Op::kCoalesce) return EvalLazy(n, row, out);
+  // Every other operator has at most two operands, evaluated up front and
+  // held here without allocating.
+  std::array<Value, 2> args;
+  const size_t count = n.args.size();
+  if (count > args.size()) return ErrorAt(n.pos, "an operator with more than two operands");  // the parser's bug
+  for (size_t i = 0; i < count; ++i) SPOOL_RETURN_IF_ERROR(Eval(*n.args[i], row, &args[i]));
+  switch (n.op) {
+    case Op::kLiteral: *out = n.literal; return Status::OK();
+    case Op::kColumn: *out = row[n.column]; return Status::OK();
+    case Op::kIsNull: *out = IsNull(args[0]); return Status::OK();
+    case Op::kIsNotNull: *out = !IsNull(args[0]); return Status::OK();
+    default: break;
+  }
+  const bool any_null = std::any_of(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(count),
+                                    [](const Value& v) { return IsNull(v); });
+  if (any_null) {
+    *out = std::monostate{};
+    return Status::OK();
+  }
+  return Apply(n, args, out);
 }
 
 }  // namespace

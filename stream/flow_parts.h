@@ -2,13 +2,13 @@
 // micro-batches and operators that transform them, with their state in
 // internal tables of the store (docs/design.md).
 //
-// One micro-batch of one flow is one commit. The runner (pipeline.cc) opens
-// a Transaction, asks each source for rows, passes them through the
-// operators, which add their state changes to the same Transaction, and
-// writes the output; the flow's checkpoint (source offsets, watermarks,
-// fingerprint) goes into that commit too. Components may cache state in
-// memory across batches: a commit that fails ends the run, and the next run
-// starts from what the store holds.
+// One micro-batch of one flow is one commit. The runner
+// (pipeline_batch.cc) opens a Transaction, asks each source for rows,
+// passes them through the operators, which add their state changes to the
+// same Transaction, and writes the output; the flow's checkpoint (source
+// offsets, watermarks, fingerprint) goes into that commit too. Components
+// may cache state in memory across batches: a commit that fails ends the
+// run, and the next run starts from what the store holds.
 #pragma once
 
 #include <cstdint>

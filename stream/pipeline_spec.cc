@@ -139,6 +139,73 @@ Status ParseSelect(const Reader& r, const json& list, SelectStep* step) {
   return Status::OK();
 }
 
+Status ParseDedup(const Reader& r, DedupStep* dedup) {
+  SPOOL_RETURN_IF_ERROR(r.CheckObject({"keys", "watermark"}));
+  SPOOL_RETURN_IF_ERROR(r.Strings("keys", &dedup->keys, true));
+  if (r.Has("watermark")) {
+    Reader w(r.At("watermark"), r.Sub("watermark"));
+    SPOOL_RETURN_IF_ERROR(w.CheckObject({"time", "delay"}));
+    WatermarkSpec wm;
+    SPOOL_RETURN_IF_ERROR(w.String("time", &wm.time_column, true));
+    SPOOL_RETURN_IF_ERROR(w.Duration("delay", &wm.delay_us, false));
+    dedup->watermark = wm;
+  }
+  return Status::OK();
+}
+
+Status ParseLookupJoin(const Reader& r, LookupJoinStep* join) {
+  SPOOL_RETURN_IF_ERROR(r.CheckObject({"table", "on", "type", "columns"}));
+  SPOOL_RETURN_IF_ERROR(r.String("table", &join->table, true));
+  SPOOL_RETURN_IF_ERROR(ParseJoinKeys(r, &join->on));
+  std::string type = "inner";
+  SPOOL_RETURN_IF_ERROR(r.String("type", &type, false));
+  if (type == "inner") join->type = JoinType::kInner;
+  else if (type == "left") join->type = JoinType::kLeft;
+  else return r.FieldError("type", "'" + type + "' is not inner or left");
+  return r.Strings("columns", &join->columns, false);
+}
+
+Status ParseStreamJoin(const Reader& r, StreamJoinStep* join) {
+  SPOOL_RETURN_IF_ERROR(r.CheckObject({"right", "on", "left_time", "right_time", "within", "watermark", "columns"}));
+  if (!r.Has("right")) return r.FieldError("right", "missing");
+  SPOOL_RETURN_IF_ERROR(ParseSource(Reader(r.At("right"), r.Sub("right")), &join->right));
+  SPOOL_RETURN_IF_ERROR(ParseJoinKeys(r, &join->on));
+  SPOOL_RETURN_IF_ERROR(r.String("left_time", &join->left_time, true));
+  SPOOL_RETURN_IF_ERROR(r.String("right_time", &join->right_time, true));
+  SPOOL_RETURN_IF_ERROR(r.Duration("within", &join->within_us, true));
+  SPOOL_RETURN_IF_ERROR(r.Duration("watermark", &join->watermark_delay_us, false));
+  return r.Strings("columns", &join->columns, false);
+}
+
+Status ParseAutoCdc(const Reader& r, AutoCdcStep* cdc) {
+  SPOOL_RETURN_IF_ERROR(r.CheckObject({"keys", "sequence_by", "apply_as_deletes", "column_list",
+                                       "except_column_list", "stored_as_scd_type", "track_history_column_list",
+                                       "track_history_except_column_list"}));
+  SPOOL_RETURN_IF_ERROR(r.Strings("keys", &cdc->keys, true));
+  SPOOL_RETURN_IF_ERROR(r.String("sequence_by", &cdc->sequence_by, true));
+  SPOOL_RETURN_IF_ERROR(r.String("apply_as_deletes", &cdc->apply_as_deletes, false));
+  SPOOL_RETURN_IF_ERROR(r.Strings("column_list", &cdc->column_list, false));
+  SPOOL_RETURN_IF_ERROR(r.Strings("except_column_list", &cdc->except_column_list, false));
+  SPOOL_RETURN_IF_ERROR(r.Strings("track_history_column_list", &cdc->track_history_column_list, false));
+  SPOOL_RETURN_IF_ERROR(r.Strings("track_history_except_column_list", &cdc->track_history_except_column_list, false));
+  if (r.Has("stored_as_scd_type")) {
+    const json& t = r.At("stored_as_scd_type");
+    const std::string text = t.is_string() ? t.get<std::string>() : t.is_number_integer() ? t.dump() : "";
+    if (text != "1" && text != "2") return r.FieldError("stored_as_scd_type", "expected 1 or 2");
+    cdc->scd_type = text == "1" ? 1 : 2;
+  }
+  return Status::OK();
+}
+
+// Parses one kind of step into `*step`, as `parse` reads its body.
+template <typename Step>
+Status ParseInto(const Reader& r, Status (*parse)(const Reader&, Step*), StepSpec* step) {
+  Step parsed;
+  SPOOL_RETURN_IF_ERROR(parse(r, &parsed));
+  *step = std::move(parsed);
+  return Status::OK();
+}
+
 Status ParseStep(const json& j, const std::string& place, StepSpec* step) {
   if (!j.is_object() || j.size() != 1) {
     return Status::InvalidArgument(place + ": a step is an object with one key: filter, select, aggregate, dedup, "
@@ -150,77 +217,22 @@ Status ParseStep(const json& j, const std::string& place, StepSpec* step) {
   if (kind == "filter") {
     if (!body.is_string() || body.get<std::string>().empty()) return r.Error("expected a condition (a string)");
     *step = FilterStep{body.get<std::string>()};
-  } else if (kind == "select") {
+    return Status::OK();
+  }
+  if (kind == "select") {
     SelectStep select;
     SPOOL_RETURN_IF_ERROR(ParseSelect(r, body, &select));
     *step = std::move(select);
-  } else if (kind == "aggregate") {
-    AggregateStep agg;
-    SPOOL_RETURN_IF_ERROR(ParseAggregate(r, &agg));
-    *step = std::move(agg);
-  } else if (kind == "dedup") {
-    SPOOL_RETURN_IF_ERROR(r.CheckObject({"keys", "watermark"}));
-    DedupStep dedup;
-    SPOOL_RETURN_IF_ERROR(r.Strings("keys", &dedup.keys, true));
-    if (r.Has("watermark")) {
-      Reader w(r.At("watermark"), r.Sub("watermark"));
-      SPOOL_RETURN_IF_ERROR(w.CheckObject({"time", "delay"}));
-      WatermarkSpec wm;
-      SPOOL_RETURN_IF_ERROR(w.String("time", &wm.time_column, true));
-      SPOOL_RETURN_IF_ERROR(w.Duration("delay", &wm.delay_us, false));
-      dedup.watermark = wm;
-    }
-    *step = std::move(dedup);
-  } else if (kind == "lookup_join") {
-    SPOOL_RETURN_IF_ERROR(r.CheckObject({"table", "on", "type", "columns"}));
-    LookupJoinStep join;
-    SPOOL_RETURN_IF_ERROR(r.String("table", &join.table, true));
-    SPOOL_RETURN_IF_ERROR(ParseJoinKeys(r, &join.on));
-    std::string type = "inner";
-    SPOOL_RETURN_IF_ERROR(r.String("type", &type, false));
-    if (type == "inner") join.type = JoinType::kInner;
-    else if (type == "left") join.type = JoinType::kLeft;
-    else return r.FieldError("type", "'" + type + "' is not inner or left");
-    SPOOL_RETURN_IF_ERROR(r.Strings("columns", &join.columns, false));
-    *step = std::move(join);
-  } else if (kind == "stream_join") {
-    SPOOL_RETURN_IF_ERROR(r.CheckObject({"right", "on", "left_time", "right_time", "within", "watermark", "columns"}));
-    StreamJoinStep join;
-    if (!r.Has("right")) return r.FieldError("right", "missing");
-    SPOOL_RETURN_IF_ERROR(ParseSource(Reader(r.At("right"), r.Sub("right")), &join.right));
-    SPOOL_RETURN_IF_ERROR(ParseJoinKeys(r, &join.on));
-    SPOOL_RETURN_IF_ERROR(r.String("left_time", &join.left_time, true));
-    SPOOL_RETURN_IF_ERROR(r.String("right_time", &join.right_time, true));
-    SPOOL_RETURN_IF_ERROR(r.Duration("within", &join.within_us, true));
-    SPOOL_RETURN_IF_ERROR(r.Duration("watermark", &join.watermark_delay_us, false));
-    SPOOL_RETURN_IF_ERROR(r.Strings("columns", &join.columns, false));
-    *step = std::move(join);
-  } else if (kind == "auto_cdc") {
-    SPOOL_RETURN_IF_ERROR(r.CheckObject({"keys", "sequence_by", "apply_as_deletes", "column_list",
-                                         "except_column_list", "stored_as_scd_type", "track_history_column_list",
-                                         "track_history_except_column_list"}));
-    AutoCdcStep cdc;
-    SPOOL_RETURN_IF_ERROR(r.Strings("keys", &cdc.keys, true));
-    SPOOL_RETURN_IF_ERROR(r.String("sequence_by", &cdc.sequence_by, true));
-    SPOOL_RETURN_IF_ERROR(r.String("apply_as_deletes", &cdc.apply_as_deletes, false));
-    SPOOL_RETURN_IF_ERROR(r.Strings("column_list", &cdc.column_list, false));
-    SPOOL_RETURN_IF_ERROR(r.Strings("except_column_list", &cdc.except_column_list, false));
-    SPOOL_RETURN_IF_ERROR(r.Strings("track_history_column_list", &cdc.track_history_column_list, false));
-    SPOOL_RETURN_IF_ERROR(r.Strings("track_history_except_column_list", &cdc.track_history_except_column_list, false));
-    if (r.Has("stored_as_scd_type")) {
-      const json& t = r.At("stored_as_scd_type");
-      const std::string text = t.is_string() ? t.get<std::string>() : t.is_number_integer() ? t.dump() : "";
-      if (text != "1" && text != "2") return r.FieldError("stored_as_scd_type", "expected 1 or 2");
-      cdc.scd_type = text == "1" ? 1 : 2;
-    }
-    *step = std::move(cdc);
-  } else if (kind == "map") {
-    return r.Error("a user operator is C++ code (FlowBuilder::Map): a JSON spec cannot give one");
-  } else {
-    return Status::InvalidArgument(place + ": unknown step '" + kind +
-                                   "' (known: filter, select, aggregate, dedup, lookup_join, stream_join, auto_cdc)");
+    return Status::OK();
   }
-  return Status::OK();
+  if (kind == "aggregate") return ParseInto(r, &ParseAggregate, step);
+  if (kind == "dedup") return ParseInto(r, &ParseDedup, step);
+  if (kind == "lookup_join") return ParseInto(r, &ParseLookupJoin, step);
+  if (kind == "stream_join") return ParseInto(r, &ParseStreamJoin, step);
+  if (kind == "auto_cdc") return ParseInto(r, &ParseAutoCdc, step);
+  if (kind == "map") return r.Error("a user operator is C++ code (FlowBuilder::Map): a JSON spec cannot give one");
+  return Status::InvalidArgument(place + ": unknown step '" + kind +
+                                 "' (known: filter, select, aggregate, dedup, lookup_join, stream_join, auto_cdc)");
 }
 
 Status ParseFlow(const Reader& r, FlowSpec* flow) {

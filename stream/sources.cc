@@ -75,17 +75,9 @@ class DatasetSource : public Source {
     *more = false;
     const VersionRange range = store_->AvailableVersions();
     if (!started_) {
-      // From the table's first commit while the log retains it, so batches
-      // follow its commits; otherwise, or when rows of the append-only
-      // table were ever removed (a full refresh truncated it, a rewind
-      // restored it), from a snapshot of it as it is.
-      TableInfo table;
-      SPOOL_RETURN_IF_ERROR(store_->GetTable(id_, &table));
-      bool removed = false;
-      if (!keyed_) SPOOL_RETURN_IF_ERROR(EverRemovedRows(&removed));
-      if (table.created_version() < range.oldest || removed) return Snapshot(range.newest, batch);
-      committed_ = table.created_version() - 1;
-      started_ = true;
+      bool snapshot = false;
+      SPOOL_RETURN_IF_ERROR(FindStart(range, &snapshot));
+      if (snapshot) return Snapshot(range.newest, batch);
     }
     next_ = committed_;
     newest_ = range.newest;
@@ -102,8 +94,46 @@ class DatasetSource : public Source {
                                      std::to_string(range.oldest) + "); a full refresh is needed");
     }
     if (!rewound_loaded_) SPOOL_RETURN_IF_ERROR(LoadRewoundRanges());
-    // Whole commits: the batch ends at the first commit boundary past
-    // max_rows.
+    return ReadCommits(range, batch, more);
+  }
+  Backlog backlog() const override { return {"versions", newest_ > next_ ? newest_ - next_ : 0}; }
+  uint64_t uncommitted_versions() const override { return next_ > committed_ ? next_ - committed_ : 0; }
+
+  std::string NextOffset() const override { return std::to_string(next_); }
+  void Committed() override {
+    committed_ = next_;
+    started_ = true;
+  }
+  Status ReadAll(BatchContext&, Batch* batch) override {
+    return Snapshot(store_->AvailableVersions().newest, batch);
+  }
+  void set_max_rows(uint64_t rows) { max_rows_ = rows; }
+
+ private:
+  // Where a flow reading the table afresh starts: from the table's first
+  // commit while the log retains it, so batches follow its commits;
+  // otherwise, or when rows of the append-only table were ever removed (a
+  // full refresh truncated it, a rewind restored it), from a snapshot of
+  // it as it is (`*snapshot`).
+  Status FindStart(const VersionRange& range, bool* snapshot) {
+    TableInfo table;
+    SPOOL_RETURN_IF_ERROR(store_->GetTable(id_, &table));
+    bool removed = false;
+    if (!keyed_) SPOOL_RETURN_IF_ERROR(EverRemovedRows(&removed));
+    if (table.created_version() < range.oldest || removed) {
+      *snapshot = true;
+      return Status::OK();
+    }
+    committed_ = table.created_version() - 1;
+    started_ = true;
+    return Status::OK();
+  }
+
+  // The table's changes after the committed version up to range.newest,
+  // in whole commits: the batch ends at the first commit boundary past
+  // max_rows (`*more`). A commit that updates or deletes rows fails an
+  // append-only stream, unless skip_change_commits skips it.
+  Status ReadCommits(const VersionRange& range, Batch* batch, bool* more) {
     std::vector<Row> commit;
     uint64_t commit_version = 0;
     bool has_changes = false;  // the commit updates or deletes rows
@@ -151,20 +181,7 @@ class DatasetSource : public Source {
     newest_ = range.newest;
     return s;
   }
-  Backlog backlog() const override { return {"versions", newest_ > next_ ? newest_ - next_ : 0}; }
-  uint64_t uncommitted_versions() const override { return next_ > committed_ ? next_ - committed_ : 0; }
 
-  std::string NextOffset() const override { return std::to_string(next_); }
-  void Committed() override {
-    committed_ = next_;
-    started_ = true;
-  }
-  Status ReadAll(BatchContext&, Batch* batch) override {
-    return Snapshot(store_->AvailableVersions().newest, batch);
-  }
-  void set_max_rows(uint64_t rows) { max_rows_ = rows; }
-
- private:
   Status EverRemovedRows(bool* removed) {
     std::vector<HistoryEntry> history;
     SPOOL_RETURN_IF_ERROR(store_->History(id_, &history));

@@ -114,91 +114,14 @@ class StreamJoinOp : public Operator {
 
   Status Process(BatchContext& ctx, Batch* batch) override {
     const int64_t base = static_cast<int64_t>(store_->AvailableVersions().newest + 1) << 24;
-    std::vector<Row> arrivals[2] = {std::move(batch->rows), std::move(ctx.side.rows)};
-    std::vector<std::pair<std::string, Buffered>> fresh[2];
+    std::vector<Row> left = std::move(batch->rows), right = std::move(ctx.side.rows);
+    Fresh fresh[2];
     std::optional<int64_t> max_time;
-    for (int side = 0; side < 2; ++side) {
-      const Side& s = sides_[side];
-      if (arrivals[side].size() >= (1u << 24)) return Status::InvalidArgument(place_ + ": a batch of 2^24 rows or more");
-      int64_t index = 0;
-      for (Row& row : arrivals[side]) {
-        if (IsNull(row[s.time])) {
-          ++ctx.late_rows;
-          continue;
-        }
-        const int64_t t = std::get<Timestamp>(row[s.time]).micros;
-        if (watermark_ && t < *watermark_) {
-          ++ctx.late_rows;
-          continue;
-        }
-        max_time = std::max(max_time.value_or(t), t);
-        if (HasNull(row, s.keys)) continue;  // matches nothing
-        std::string key = KeyBytes(row, s.keys);
-        fresh[side].emplace_back(std::move(key), Buffered{t, base | index++, std::move(row)});
-      }
-    }
-    std::vector<Row> out;
-    // |a - b| <= within, without overflowing on extreme times.
-    auto near = [&](int64_t a, int64_t b) {
-      const uint64_t gap = a > b ? static_cast<uint64_t>(a) - static_cast<uint64_t>(b)
-                                 : static_cast<uint64_t>(b) - static_cast<uint64_t>(a);
-      return gap <= step_.within_us;
-    };
-    auto emit = [&](const Row& left, const Row& right) {
-      Row joined = left;
-      for (size_t c : right_columns_) joined.push_back(right[c]);
-      out.push_back(std::move(joined));
-    };
-    // New left rows against all right rows (buffered and new); new right rows
-    // against buffered left rows only, so no pair is joined twice. Matches go
-    // out in the order the rows arrived (by ord), whatever order the buffers
-    // hold them in, so that a rerun writes the same rows in the same order.
-    std::unordered_map<std::string_view, std::vector<const Buffered*>> fresh_right;
-    for (const auto& [key, r] : fresh[1]) fresh_right[key].push_back(&r);
-    std::vector<const Buffered*> matches;
-    auto matching = [&](const Side& other, const std::string& key, int64_t time) {
-      matches.clear();
-      auto [begin, end] = other.buffer.equal_range(key);
-      for (auto it = begin; it != end; ++it) {
-        if (near(it->second.time, time)) matches.push_back(&it->second);
-      }
-      std::sort(matches.begin(), matches.end(), [](const Buffered* a, const Buffered* b) { return a->ord < b->ord; });
-    };
-    for (const auto& [key, l] : fresh[0]) {
-      matching(sides_[1], key, l.time);
-      auto it = fresh_right.find(key);
-      if (it != fresh_right.end()) {
-        for (const Buffered* r : it->second) {
-          if (near(r->time, l.time)) matches.push_back(r);
-        }
-      }
-      for (const Buffered* r : matches) emit(l.row, r->row);
-    }
-    for (const auto& [key, r] : fresh[1]) {
-      matching(sides_[0], key, r.time);
-      for (const Buffered* l : matches) emit(l->row, r.row);
-    }
-    for (int side = 0; side < 2; ++side) {
-      Side& s = sides_[side];
-      for (auto& [key, b] : fresh[side]) {
-        ctx.txn->Write(s.id, StateRow(key, b));
-        s.buffer.emplace(std::move(key), std::move(b));
-      }
-    }
-    if (max_time) {
-      watermark_ = std::max(watermark_.value_or(INT64_MIN), SubtractSaturating(*max_time, step_.watermark_delay_us));
-      const int64_t horizon = SubtractSaturating(*watermark_, step_.within_us);
-      for (Side& s : sides_) {
-        for (auto it = s.buffer.begin(); it != s.buffer.end();) {
-          if (it->second.time < horizon) {
-            ctx.txn->Delete(s.id, {Bytes{it->first}, Timestamp{it->second.time}, it->second.ord});
-            it = s.buffer.erase(it);
-          } else {
-            ++it;
-          }
-        }
-      }
-    }
+    SPOOL_RETURN_IF_ERROR(TakeArrivals(ctx, sides_[0], std::move(left), base, &fresh[0], &max_time));
+    SPOOL_RETURN_IF_ERROR(TakeArrivals(ctx, sides_[1], std::move(right), base, &fresh[1], &max_time));
+    std::vector<Row> out = Join(fresh[0], fresh[1]);
+    for (int side = 0; side < 2; ++side) Buffer(ctx, sides_[side], fresh[side]);
+    if (max_time) AdvanceWatermark(ctx, *max_time);
     batch->rows = std::move(out);
     return Status::OK();
   }
@@ -211,6 +134,107 @@ class StreamJoinOp : public Operator {
     TableId id;
     std::unordered_multimap<std::string, Buffered> buffer;
   };
+  // A side's rows of this batch, by key, in the order they arrived.
+  using Fresh = std::vector<std::pair<std::string, Buffered>>;
+
+  // The rows that arrived on side `s` (from `base` on in the order of the
+  // side's rows), into `*fresh`: a row with a NULL time or one behind the
+  // watermark is late and dropped, one with a NULL key matches nothing.
+  // Raises `*max_time` to their latest time.
+  Status TakeArrivals(BatchContext& ctx, const Side& s, std::vector<Row> rows, int64_t base, Fresh* fresh,
+                      std::optional<int64_t>* max_time) const {
+    if (rows.size() >= (1u << 24)) return Status::InvalidArgument(place_ + ": a batch of 2^24 rows or more");
+    int64_t index = 0;
+    for (Row& row : rows) {
+      if (IsNull(row[s.time])) {
+        ++ctx.late_rows;
+        continue;
+      }
+      const int64_t t = std::get<Timestamp>(row[s.time]).micros;
+      if (watermark_ && t < *watermark_) {
+        ++ctx.late_rows;
+        continue;
+      }
+      *max_time = std::max(max_time->value_or(t), t);
+      if (HasNull(row, s.keys)) continue;  // matches nothing
+      std::string key = KeyBytes(row, s.keys);
+      fresh->emplace_back(std::move(key), Buffered{t, base | index++, std::move(row)});
+    }
+    return Status::OK();
+  }
+
+  // New left rows against all right rows (buffered and new); new right rows
+  // against buffered left rows only, so no pair is joined twice. Matches go
+  // out in the order the rows arrived (by ord), whatever order the buffers
+  // hold them in, so that a rerun writes the same rows in the same order.
+  std::vector<Row> Join(const Fresh& left, const Fresh& right) const {
+    std::vector<Row> out;
+    auto emit = [&](const Row& l, const Row& r) {
+      Row joined = l;
+      for (size_t c : right_columns_) joined.push_back(r[c]);
+      out.push_back(std::move(joined));
+    };
+    std::unordered_map<std::string_view, std::vector<const Buffered*>> fresh_right;
+    for (const auto& [key, r] : right) fresh_right[key].push_back(&r);
+    std::vector<const Buffered*> matches;
+    for (const auto& [key, l] : left) {
+      Matching(sides_[1], key, l.time, &matches);
+      auto it = fresh_right.find(key);
+      if (it != fresh_right.end()) {
+        for (const Buffered* r : it->second) {
+          if (Near(r->time, l.time)) matches.push_back(r);
+        }
+      }
+      for (const Buffered* r : matches) emit(l.row, r->row);
+    }
+    for (const auto& [key, r] : right) {
+      Matching(sides_[0], key, r.time, &matches);
+      for (const Buffered* l : matches) emit(l->row, r.row);
+    }
+    return out;
+  }
+
+  // |a - b| <= within, without overflowing on extreme times.
+  bool Near(int64_t a, int64_t b) const {
+    const uint64_t gap = a > b ? static_cast<uint64_t>(a) - static_cast<uint64_t>(b)
+                               : static_cast<uint64_t>(b) - static_cast<uint64_t>(a);
+    return gap <= step_.within_us;
+  }
+
+  // The rows `other` buffers that match `key` at `time`, in arrival order.
+  void Matching(const Side& other, const std::string& key, int64_t time, std::vector<const Buffered*>* matches) const {
+    matches->clear();
+    auto [begin, end] = other.buffer.equal_range(key);
+    for (auto it = begin; it != end; ++it) {
+      if (Near(it->second.time, time)) matches->push_back(&it->second);
+    }
+    std::sort(matches->begin(), matches->end(), [](const Buffered* a, const Buffered* b) { return a->ord < b->ord; });
+  }
+
+  // The side's new rows join its buffer and its state table.
+  static void Buffer(BatchContext& ctx, Side& s, Fresh& fresh) {
+    for (auto& [key, b] : fresh) {
+      ctx.txn->Write(s.id, StateRow(key, b));
+      s.buffer.emplace(std::move(key), std::move(b));
+    }
+  }
+
+  // The watermark rises to `max_time` less its delay; rows older than it
+  // less `within`, which no row to come can match, leave the buffers.
+  void AdvanceWatermark(BatchContext& ctx, int64_t max_time) {
+    watermark_ = std::max(watermark_.value_or(INT64_MIN), SubtractSaturating(max_time, step_.watermark_delay_us));
+    const int64_t horizon = SubtractSaturating(*watermark_, step_.within_us);
+    for (Side& s : sides_) {
+      for (auto it = s.buffer.begin(); it != s.buffer.end();) {
+        if (it->second.time < horizon) {
+          ctx.txn->Delete(s.id, {Bytes{it->first}, Timestamp{it->second.time}, it->second.ord});
+          it = s.buffer.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+  }
 
   static Row StateRow(const std::string& key, const Buffered& b) {
     Row row = {Bytes{key}, Timestamp{b.time}, b.ord};

@@ -1661,6 +1661,23 @@ class RefreshTest : public PipelineTest {
     EXPECT_EQ(store_->log()->Newest().version, before) << "a refused update changed the store";
     return s;
   }
+  // What an update returns once the ingest flow's checkpoint is damaged by
+  // `damage`, committed as a hand edit would be.
+  Status UpdateAfterDamaging(const std::function<void(std::string&)>& damage) {
+    std::string checkpoint;
+    bool found = false;
+    EXPECT_TRUE(store_->GetCheckpoint("ingest", &checkpoint, &found).ok());
+    EXPECT_TRUE(found);
+    damage(checkpoint);
+    Transaction txn("DAMAGE");
+    txn.AllowSpoolTables();
+    txn.SetCheckpoint("ingest", checkpoint);
+    EXPECT_TRUE(store_->Commit(txn).ok());
+    std::unique_ptr<Pipeline> pipeline;
+    EXPECT_TRUE(Pipeline::Open(store_.get(), OrdersPipeline(in()), &pipeline).ok());
+    UpdateResult result;
+    return pipeline->Update({}, &result);
+  }
 };
 
 TEST_F(RefreshTest, AFullRefreshRebuildsFromTheSourcesAndUnblocksAnIncompatibleChange) {
@@ -1789,23 +1806,30 @@ TEST_F(RefreshTest, AFlowWithoutANameIsNamedAfterItsTargetsFullIdentifier) {
 // or hand-edited checkpoint) fails the update naming it, and throws nothing.
 TEST_F(RefreshTest, ACheckpointOffsetThatIsNotANumberFailsTheUpdateNamingIt) {
   ASSERT_EQ(Run(OrdersPipeline(in())).state, UpdateState::kCompleted);
-  std::string checkpoint;
-  bool found = false;
-  ASSERT_TRUE(store_->GetCheckpoint("ingest", &checkpoint, &found).ok());
-  ASSERT_TRUE(found);
-  const size_t at = checkpoint.find("\"offset\":\"");
-  ASSERT_NE(at, std::string::npos) << checkpoint;
-  checkpoint.insert(at + std::string("\"offset\":\"").size(), "x");
-  Transaction txn("DAMAGE");
-  txn.AllowSpoolTables();
-  txn.SetCheckpoint("ingest", checkpoint);
-  ASSERT_TRUE(store_->Commit(txn).ok());
-  std::unique_ptr<Pipeline> pipeline;
-  ASSERT_TRUE(Pipeline::Open(store_.get(), OrdersPipeline(in()), &pipeline).ok());
-  UpdateResult result;
-  const Status s = pipeline->Update({}, &result);
+  const Status s = UpdateAfterDamaging([](std::string& checkpoint) {
+    const size_t at = checkpoint.find("\"offset\":\"");
+    ASSERT_NE(at, std::string::npos) << checkpoint;
+    checkpoint.insert(at + std::string("\"offset\":\"").size(), "x");
+  });
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_NE(s.ToString().find("files source " + in() + ": the checkpoint's offset 'x"), std::string::npos)
+      << s.ToString();
+}
+
+// A watermark's key in a checkpoint is stored data too: one that is not a
+// step number ("1x", which std::stoull read as 1) fails the update naming
+// the flow and the key.
+TEST_F(RefreshTest, ACheckpointWatermarkKeyThatIsNotAStepFailsTheUpdateNamingIt) {
+  ASSERT_EQ(Run(OrdersPipeline(in())).state, UpdateState::kCompleted);
+  const Status s = UpdateAfterDamaging([](std::string& checkpoint) {
+    const std::string watermarks = "\"watermarks\":{";
+    const size_t at = checkpoint.find(watermarks);
+    ASSERT_NE(at, std::string::npos) << checkpoint;
+    const size_t after = at + watermarks.size();
+    checkpoint.insert(after, checkpoint[after] == '}' ? "\"1x\":5" : "\"1x\":5,");
+  });
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.ToString().find("checkpoint of flow ingest: watermark key '1x' is not a step number"), std::string::npos)
       << s.ToString();
 }
 
