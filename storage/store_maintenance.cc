@@ -4,7 +4,6 @@
 #include <charconv>
 #include <cinttypes>
 #include <cstdio>
-#include <cstdlib>
 #include <optional>
 #include <sstream>
 
@@ -22,6 +21,16 @@ namespace {
 constexpr uint64_t kSnapshotProgressEvery = 4096;  // entries
 
 std::string Hours(uint64_t us) { return std::to_string(us / 3600000000ull) + "h"; }
+
+// An archived cut's directory is "epoch-" and the epoch the cut started
+// (log_format.md); other names in the archive are not cuts.
+bool ParseCutName(std::string_view name, uint64_t* new_epoch) {
+  constexpr std::string_view kPrefix = "epoch-";
+  if (!name.starts_with(kPrefix)) return false;
+  const std::string_view digits = name.substr(kPrefix.size());
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), *new_epoch);
+  return !digits.empty() && error == std::errc() && end == digits.data() + digits.size();
+}
 
 }  // namespace
 
@@ -220,10 +229,9 @@ Status Store::ListArchivedCuts(std::vector<ArchivedCut>* cuts) {
   SPOOL_RETURN_IF_ERROR(s);
   std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
-    if (!name.starts_with("epoch-")) continue;
     ArchivedCut cut;
+    if (!ParseCutName(name, &cut.new_epoch)) continue;
     cut.dir = JoinPath(archive, name);
-    cut.new_epoch = std::strtoull(name.c_str() + 6, nullptr, 10);
     cut.complete = ArchivedCutComplete(options_.env, cut.dir);
     SPOOL_RETURN_IF_ERROR(ScanArchivedCut(options_.env, cut.dir, [&](const LogEntry& e) {
       if (cut.commits++ == 0) {
