@@ -148,6 +148,10 @@ class LogImpl final : public Log {
   Status BuildChain(std::vector<FoundSegment>& found, std::vector<FoundSegment*>* chain,
                     std::vector<uint64_t>* cut);
   Status AdoptChain(const std::vector<FoundSegment*>& chain);
+  Status StartFirstSegment(LogRecoveryReport* report);
+  Status AssumeActiveRecords();
+  Status CheckNewestEpoch();
+  Status FinishTruncation(const std::vector<uint64_t>& cut, LogRecoveryReport* report);
   Status RecoverActiveTail(LogRecoveryReport* report);
   Status CheckKnownDurable(const Segment& active, uint64_t end);
   Status SalvageSealed(LogRecoveryReport* report);
