@@ -196,6 +196,63 @@ std::string_view Aligned(std::string_view bytes, std::string* copy) {
   return *copy;
 }
 
+// A DDL change, checked: a known kind with the table definitions it needs,
+// of one table.
+Status ReadDdlChange(const fb::DdlChange& d, DdlRecord* ddl) {
+  if (d.kind() < static_cast<uint8_t>(DdlKind::kCreate) || d.kind() > static_cast<uint8_t>(DdlKind::kDrop)) {
+    return Status::Corruption("commit has a DDL change of unknown kind");
+  }
+  ddl->kind = static_cast<DdlKind>(d.kind());
+  SPOOL_RETURN_IF_ERROR(ReadOptionalTableDef(d.before(), &ddl->before));
+  SPOOL_RETURN_IF_ERROR(ReadOptionalTableDef(d.after(), &ddl->after));
+  const bool wants_before = ddl->kind != DdlKind::kCreate;
+  const bool wants_after = ddl->kind != DdlKind::kDrop;
+  if (ddl->before.has_value() != wants_before || ddl->after.has_value() != wants_after) {
+    return Status::Corruption("commit has a DDL change without the table definitions its kind needs");
+  }
+  if (ddl->before && ddl->after && ddl->before->uid != ddl->after->uid) {
+    return Status::Corruption("commit alters a table into another table");
+  }
+  return Status::OK();
+}
+
+// Row changes in the RowChange tables (the encoding before the packed one),
+// appended to `*out`, each checked as UnpackChanges checks a packed one.
+Status ReadRowChanges(const flatbuffers::Vector<flatbuffers::Offset<fb::RowChange>>& changes,
+                      std::vector<RowChangeRecord>* out) {
+  const flatbuffers::uoffset_t count = changes.size();
+  out->reserve(count);
+  for (flatbuffers::uoffset_t i = 0; i < count; ++i) {
+    const fb::RowChange* rc = changes.Get(i);
+    if (rc->kind() < static_cast<uint8_t>(RowChangeKind::kInsert) ||
+        rc->kind() > static_cast<uint8_t>(RowChangeKind::kDelete)) {
+      return Status::Corruption("commit has a row change of unknown kind");
+    }
+    const auto kind = static_cast<RowChangeKind>(rc->kind());
+    const bool has_pre = rc->pre() != nullptr, has_post = rc->post() != nullptr;
+    if (has_pre != (kind != RowChangeKind::kInsert) || has_post != (kind != RowChangeKind::kDelete) ||
+        (kind != RowChangeKind::kInsert && (rc->key() == nullptr || rc->key()->size() == 0))) {
+      return Status::Corruption("commit has a row change without the images or key its kind needs");
+    }
+    out->push_back(RowChangeRecord{kind, Str(rc->key()), Str(rc->pre()), Str(rc->post()), rc->pre_version()});
+  }
+  return Status::OK();
+}
+
+// One table's row changes, in whichever of the two encodings it has.
+Status ReadTableChanges(const fb::TableChanges& t, TableChangeSet* set) {
+  set->uid = t.uid();
+  if (t.changes() != nullptr && t.packed() != nullptr) {
+    return Status::Corruption("commit has a table's row changes in both encodings");
+  }
+  if (const auto* packed = t.packed(); packed != nullptr) {
+    SPOOL_RETURN_IF_ERROR(
+        UnpackChanges(std::string_view(reinterpret_cast<const char*>(packed->data()), packed->size()), &set->changes));
+  }
+  if (const auto* changes = t.changes(); changes != nullptr) return ReadRowChanges(*changes, &set->changes);
+  return Status::OK();
+}
+
 }  // namespace
 
 Status DecodeCommit(std::string_view body, CommitRecord* c, std::optional<uint64_t> only_table) {
@@ -215,53 +272,15 @@ Status DecodeCommit(std::string_view body, CommitRecord* c, std::optional<uint64
   if (r->ddl() != nullptr) {
     for (const fb::DdlChange* d : *r->ddl()) {
       DdlRecord ddl;
-      if (d->kind() < static_cast<uint8_t>(DdlKind::kCreate) || d->kind() > static_cast<uint8_t>(DdlKind::kDrop)) {
-        return Status::Corruption("commit has a DDL change of unknown kind");
-      }
-      ddl.kind = static_cast<DdlKind>(d->kind());
-      SPOOL_RETURN_IF_ERROR(ReadOptionalTableDef(d->before(), &ddl.before));
-      SPOOL_RETURN_IF_ERROR(ReadOptionalTableDef(d->after(), &ddl.after));
-      const bool wants_before = ddl.kind != DdlKind::kCreate;
-      const bool wants_after = ddl.kind != DdlKind::kDrop;
-      if (ddl.before.has_value() != wants_before || ddl.after.has_value() != wants_after) {
-        return Status::Corruption("commit has a DDL change without the table definitions its kind needs");
-      }
-      if (ddl.before && ddl.after && ddl.before->uid != ddl.after->uid) {
-        return Status::Corruption("commit alters a table into another table");
-      }
+      SPOOL_RETURN_IF_ERROR(ReadDdlChange(*d, &ddl));
       c->ddl.push_back(std::move(ddl));
     }
   }
   if (r->tables() != nullptr) {
     for (const fb::TableChanges* t : *r->tables()) {
       if (only_table && t->uid() != *only_table) continue;
-      TableChangeSet set{t->uid(), {}};
-      if (t->changes() != nullptr && t->packed() != nullptr) {
-        return Status::Corruption("commit has a table's row changes in both encodings");
-      }
-      if (const auto* packed = t->packed(); packed != nullptr) {
-        SPOOL_RETURN_IF_ERROR(UnpackChanges(
-            std::string_view(reinterpret_cast<const char*>(packed->data()), packed->size()), &set.changes));
-      }
-      if (const auto* changes = t->changes(); changes != nullptr) {
-        const flatbuffers::uoffset_t count = changes->size();
-        set.changes.reserve(count);
-        for (flatbuffers::uoffset_t i = 0; i < count; ++i) {
-          const fb::RowChange* rc = changes->Get(i);
-          if (rc->kind() < static_cast<uint8_t>(RowChangeKind::kInsert) ||
-              rc->kind() > static_cast<uint8_t>(RowChangeKind::kDelete)) {
-            return Status::Corruption("commit has a row change of unknown kind");
-          }
-          const auto kind = static_cast<RowChangeKind>(rc->kind());
-          const bool has_pre = rc->pre() != nullptr, has_post = rc->post() != nullptr;
-          if (has_pre != (kind != RowChangeKind::kInsert) || has_post != (kind != RowChangeKind::kDelete) ||
-              (kind != RowChangeKind::kInsert && (rc->key() == nullptr || rc->key()->size() == 0))) {
-            return Status::Corruption("commit has a row change without the images or key its kind needs");
-          }
-          set.changes.push_back(
-              RowChangeRecord{kind, Str(rc->key()), Str(rc->pre()), Str(rc->post()), rc->pre_version()});
-        }
-      }
+      TableChangeSet set;
+      SPOOL_RETURN_IF_ERROR(ReadTableChanges(*t, &set));
       c->tables.push_back(std::move(set));
     }
   }

@@ -4,7 +4,6 @@
 #include <charconv>
 #include <cinttypes>
 #include <cstdio>
-#include <cstdlib>
 #include <optional>
 #include <sstream>
 
@@ -22,6 +21,16 @@ namespace {
 constexpr uint64_t kSnapshotProgressEvery = 4096;  // entries
 
 std::string Hours(uint64_t us) { return std::to_string(us / 3600000000ull) + "h"; }
+
+// An archived cut's directory is "epoch-" and the epoch the cut started
+// (log_format.md); other names in the archive are not cuts.
+bool ParseCutName(std::string_view name, uint64_t* new_epoch) {
+  constexpr std::string_view kPrefix = "epoch-";
+  if (!name.starts_with(kPrefix)) return false;
+  const std::string_view digits = name.substr(kPrefix.size());
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), *new_epoch);
+  return !digits.empty() && error == std::errc() && end == digits.data() + digits.size();
+}
 
 }  // namespace
 
@@ -220,10 +229,9 @@ Status Store::ListArchivedCuts(std::vector<ArchivedCut>* cuts) {
   SPOOL_RETURN_IF_ERROR(s);
   std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
-    if (!name.starts_with("epoch-")) continue;
     ArchivedCut cut;
+    if (!ParseCutName(name, &cut.new_epoch)) continue;
     cut.dir = JoinPath(archive, name);
-    cut.new_epoch = std::strtoull(name.c_str() + 6, nullptr, 10);
     cut.complete = ArchivedCutComplete(options_.env, cut.dir);
     SPOOL_RETURN_IF_ERROR(ScanArchivedCut(options_.env, cut.dir, [&](const LogEntry& e) {
       if (cut.commits++ == 0) {
@@ -395,7 +403,24 @@ std::vector<std::pair<std::string, uint64_t>> Store::Pins() {
 }
 
 // ---------------------------------------------------------------------------
-// Vacuum
+// Vacuum (docs/storage_format.md, "Retention and vacuum"): decide the floor,
+// find what no version from it on needs — log segments, snapshots, archived
+// cuts — delete that in an order that is safe to interrupt, and report.
+
+// One vacuum's findings: what it keeps, and the files it deletes.
+struct Store::VacuumPlan {
+  bool dry_run = false;
+  uint64_t cutoff_us = 0;  // commits before it are outside the retention window
+  uint64_t floor = 0;      // the oldest version that must stay readable
+  // The newest snapshot at or before the floor: a rewind to the floor
+  // rebuilds from it and the log after it.
+  std::optional<uint64_t> base;
+  uint64_t log_floor = 0;                   // the log keeps the versions from here on
+  std::vector<SnapshotInfo> snapshots;      // those on the history, oldest first
+  std::vector<LogSegmentInfo> segments;     // doomed: wholly before log_floor
+  std::vector<std::string> snapshot_files;  // doomed, paths
+  std::vector<std::string> cuts;            // doomed archived cut directories
+};
 
 Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
   const uint64_t retain = options.retain_us.value_or(options_.retention_us);
@@ -405,19 +430,37 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
                                    ": time travel and rewind to older versions would fail; force it to go ahead");
   }
   *report = VacuumReport{};
-  Env* env = options_.env;
   std::unique_lock lock = LockSettled();
   // Before any log segment goes, the state must not need it to catch up. A
   // dry run deletes nothing and writes nothing (it works on a full disk).
   if (!options.dry_run) SPOOL_RETURN_IF_ERROR(state_->Flush());
-  const LogPosition oldest = log_->Oldest(), newest = log_->Newest();
-  if (newest.version == 0) return Status::OK();
+  if (log_->Newest().version == 0) return Status::OK();
+  VacuumPlan plan;
+  plan.dry_run = options.dry_run;
+  DecideVacuumFloor(retain, &plan, report);
+  SPOOL_RETURN_IF_ERROR(FindDoomedSegments(&plan, report));
+  FindDoomedSnapshots(&plan, report);
+  SPOOL_RETURN_IF_ERROR(FindDoomedCuts(&plan, report));
+  // The snapshots' files are listed last.
+  for (const std::string& path : plan.snapshot_files) {
+    uint64_t size = 0;
+    if (options_.env->GetFileSize(path, &size).ok()) report->bytes += size;
+    report->paths.push_back(path);
+  }
+  if (options.dry_run) return Status::OK();
+  SPOOL_RETURN_IF_ERROR(DeleteDoomed(plan, options, report));
+  return RecordVacuum(*report);
+}
 
-  // The floor: the oldest version that must stay readable.
-  const uint64_t now = env->NowMicros();
-  const uint64_t cutoff = now > retain ? now - retain : 0;
-  uint64_t floor = oldest.version;
-  if (uint64_t at = 0; log_->VersionAtTime(cutoff, &at).ok()) floor = std::max(floor, at);
+// The floor: the newest commit at or before now minus the retention,
+// lowered by the durable pins and the live readers, never below the oldest
+// version the log has.
+void Store::DecideVacuumFloor(uint64_t retain_us, VacuumPlan* plan, VacuumReport* report) {
+  const uint64_t oldest = log_->Oldest().version;
+  const uint64_t now = options_.env->NowMicros();
+  plan->cutoff_us = now > retain_us ? now - retain_us : 0;
+  uint64_t floor = oldest;
+  if (uint64_t at = 0; log_->VersionAtTime(plan->cutoff_us, &at).ok()) floor = std::max(floor, at);
   report->held_by = "retention";
   {
     std::lock_guard pins_lock(pins_mu_);
@@ -432,100 +475,99 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
       report->held_by = "a live reader";
     }
   }
-  floor = std::max(floor, oldest.version);
-  report->floor_version = floor;
+  plan->floor = std::max(floor, oldest);
+  report->floor_version = plan->floor;
+}
 
-  // A rewind (RewindTo) to a version from the floor on rebuilds it from the
-  // newest snapshot at or before it and the log after that snapshot: both
-  // stay.
-  std::vector<SnapshotInfo> snapshots;
-  SPOOL_RETURN_IF_ERROR(ListSnapshotFiles(&snapshots));
-  std::optional<uint64_t> base;  // the newest snapshot at or before the floor
-  for (const SnapshotInfo& snapshot : snapshots) {
-    if (snapshot.version <= floor) base = snapshot.version;
+// Log segments: those wholly before what a kept version needs. A rewind
+// (RewindTo) to a version from the floor on rebuilds it from the newest
+// snapshot at or before it and the log after that snapshot: both stay.
+Status Store::FindDoomedSegments(VacuumPlan* plan, VacuumReport* report) {
+  SPOOL_RETURN_IF_ERROR(ListSnapshotFiles(&plan->snapshots));
+  for (const SnapshotInfo& snapshot : plan->snapshots) {
+    if (snapshot.version <= plan->floor) plan->base = snapshot.version;
   }
-  const uint64_t log_floor = base ? std::min(floor, *base + 1) : floor;
-
-  const std::string log_dir = JoinPath(dir_, "log");
-  std::vector<LogSegmentInfo> segments = log_->Segments();
-  std::vector<LogSegmentInfo> doomed_segments;
-  for (size_t i = 0; i + 1 < segments.size() && segments[i].last_version < log_floor; ++i) {
-    doomed_segments.push_back(segments[i]);
+  plan->log_floor = plan->base ? std::min(plan->floor, *plan->base + 1) : plan->floor;
+  const std::vector<LogSegmentInfo> segments = log_->Segments();
+  for (size_t i = 0; i + 1 < segments.size() && segments[i].last_version < plan->log_floor; ++i) {
+    plan->segments.push_back(segments[i]);
   }
   // Rebuilding the state needs a snapshot at or after the first version
   // kept: take one when the newest is older.
   // (The history reaches the first version kept from the last one deleted.)
-  if (!doomed_segments.empty() && (snapshots.empty() || snapshots.back().version < doomed_segments.back().last_version)) {
+  if (!plan->segments.empty() &&
+      (plan->snapshots.empty() || plan->snapshots.back().version < plan->segments.back().last_version)) {
     report->snapshot_taken = true;
-    if (!options.dry_run) {
+    if (!plan->dry_run) {
       SPOOL_RETURN_IF_ERROR(TakeSnapshotLocked(nullptr));
-      SPOOL_RETURN_IF_ERROR(ListSnapshotFiles(&snapshots));
+      SPOOL_RETURN_IF_ERROR(ListSnapshotFiles(&plan->snapshots));
     }
   }
-  for (const LogSegmentInfo& segment : doomed_segments) {
+  const std::string log_dir = JoinPath(dir_, "log");
+  for (const LogSegmentInfo& segment : plan->segments) {
     report->paths.push_back(JoinPath(log_dir, segment.file_name));
     report->bytes += segment.file_size_bytes;
     report->log_segments++;
   }
+  return Status::OK();
+}
 
-  // Snapshots: those older than what a kept version can use, and those a
-  // truncation cut off the history.
+// Snapshots: those older than what a kept version can use, and those a
+// truncation cut off the history.
+void Store::FindDoomedSnapshots(VacuumPlan* plan, VacuumReport* report) {
   std::vector<std::string> names;
-  std::vector<std::string> doomed_files;
-  if (env->ListDir(snapshot_dir(), &names).ok()) {
-    for (const std::string& name : names) {
-      uint64_t epoch = 0, version = 0;
-      if (!ParseSnapshotFileName(name, &epoch, &version)) continue;
-      const bool on_history = std::any_of(snapshots.begin(), snapshots.end(),
-                                          [&](const SnapshotInfo& s) { return s.file_name == name; });
-      // The newest snapshot stays, unless (dry run) a newer one would be taken.
-      const bool newest_snapshot = !snapshots.empty() && snapshots.back().file_name == name &&
-                                   !(options.dry_run && report->snapshot_taken);
-      if (on_history && (version + 1 >= floor || newest_snapshot || version == base)) continue;
-      doomed_files.push_back(JoinPath(snapshot_dir(), name));
-      report->snapshots++;
-    }
+  if (!options_.env->ListDir(snapshot_dir(), &names).ok()) return;
+  for (const std::string& name : names) {
+    uint64_t epoch = 0, version = 0;
+    if (!ParseSnapshotFileName(name, &epoch, &version)) continue;
+    const bool on_history = std::any_of(plan->snapshots.begin(), plan->snapshots.end(),
+                                        [&](const SnapshotInfo& s) { return s.file_name == name; });
+    // The newest snapshot stays, unless (dry run) a newer one would be taken.
+    const bool newest_snapshot = !plan->snapshots.empty() && plan->snapshots.back().file_name == name &&
+                                 !(plan->dry_run && report->snapshot_taken);
+    if (on_history && (version + 1 >= plan->floor || newest_snapshot || version == plan->base)) continue;
+    plan->snapshot_files.push_back(JoinPath(snapshot_dir(), name));
+    report->snapshots++;
   }
+}
 
-  // Archived cuts whose every commit is older than the window, and cuts an
-  // interrupted vacuum left without their COMPLETE marker.
+// Archived cuts whose every commit is older than the window, and cuts an
+// interrupted vacuum left without their COMPLETE marker.
+Status Store::FindDoomedCuts(VacuumPlan* plan, VacuumReport* report) {
+  Env* env = options_.env;
   const std::string archive = ArchiveDir();
-  std::vector<std::string> doomed_cuts;
-  if (env->ListDir(archive, &names).ok()) {
-    for (const std::string& name : names) {
-      const std::string cut = JoinPath(archive, name);
+  std::vector<std::string> names;
+  if (!env->ListDir(archive, &names).ok()) return Status::OK();
+  for (const std::string& name : names) {
+    const std::string cut = JoinPath(archive, name);
+    if (ArchivedCutComplete(env, cut)) {
       uint64_t newest_us = 0;
-      const bool complete = ArchivedCutComplete(env, cut);
-      if (complete) {
-        Status scanned = ScanArchivedCut(env, cut, [&](const LogEntry& e) {
-          newest_us = std::max(newest_us, e.timestamp_us);
-          return true;
-        });
-        if (!scanned.ok() && !scanned.IsCorruption() && !scanned.IsNotFound()) return scanned;
-        if (newest_us >= cutoff) continue;
-      }
-      doomed_cuts.push_back(cut);
-      std::vector<std::string> files;
-      if (env->ListDir(cut, &files).ok()) {
-        for (const std::string& file : files) {
-          uint64_t size = 0;
-          if (env->GetFileSize(JoinPath(cut, file), &size).ok()) report->bytes += size;
-          report->paths.push_back(JoinPath(cut, file));
-          report->archive_files++;
-        }
+      Status scanned = ScanArchivedCut(env, cut, [&](const LogEntry& e) {
+        newest_us = std::max(newest_us, e.timestamp_us);
+        return true;
+      });
+      if (!scanned.ok() && !scanned.IsCorruption() && !scanned.IsNotFound()) return scanned;
+      if (newest_us >= plan->cutoff_us) continue;
+    }
+    plan->cuts.push_back(cut);
+    std::vector<std::string> files;
+    if (env->ListDir(cut, &files).ok()) {
+      for (const std::string& file : files) {
+        uint64_t size = 0;
+        if (env->GetFileSize(JoinPath(cut, file), &size).ok()) report->bytes += size;
+        report->paths.push_back(JoinPath(cut, file));
+        report->archive_files++;
       }
     }
   }
-  for (const std::string& path : doomed_files) {
-    uint64_t size = 0;
-    if (env->GetFileSize(path, &size).ok()) report->bytes += size;
-    report->paths.push_back(path);
-  }
-  if (options.dry_run) return Status::OK();
+  return Status::OK();
+}
 
-  // Each step is safe to interrupt and a later vacuum finishes it: the log
-  // records its floor before deleting, a snapshot is one file, and a cut
-  // loses its manifest and COMPLETE marker first.
+// Each step is safe to interrupt and a later vacuum finishes it: the log
+// records its floor before deleting, a snapshot is one file, and a cut
+// loses its manifest and COMPLETE marker first.
+Status Store::DeleteDoomed(const VacuumPlan& plan, const VacuumOptions& options, VacuumReport* report) {
+  Env* env = options_.env;
   const uint64_t total = report->paths.size();
   uint64_t done = 0;
   auto progress = [&](uint64_t files) {
@@ -533,10 +575,10 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
     if (options.on_progress) options.on_progress(std::min(done, total), total);
   };
   uint64_t deleted = 0;
-  SPOOL_RETURN_IF_ERROR(log_->DeleteSegmentsBefore(log_floor, &deleted));
+  SPOOL_RETURN_IF_ERROR(log_->DeleteSegmentsBefore(plan.log_floor, &deleted));
   progress(deleted);
   SPOOL_KILL_POINT("vacuum.log_segments_deleted");
-  for (const std::string& path : doomed_files) {
+  for (const std::string& path : plan.snapshot_files) {
     SPOOL_RETURN_IF_ERROR(env->RemoveFile(path));
     SPOOL_KILL_POINT("vacuum.snapshot_deleted");
     progress(1);
@@ -550,25 +592,31 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
                                                GetBigEndian64(key.substr(1 + 8)) <= kept;
                                       },
                                       &report->history_runs));
-  if (!doomed_files.empty()) SPOOL_RETURN_IF_ERROR(env->SyncDir(snapshot_dir()));
-  for (const std::string& cut : doomed_cuts) {
+  if (!plan.snapshot_files.empty()) SPOOL_RETURN_IF_ERROR(env->SyncDir(snapshot_dir()));
+  for (const std::string& cut : plan.cuts) {
     std::vector<std::string> files;
     (void)env->ListDir(cut, &files);
     SPOOL_RETURN_IF_ERROR(RemoveArchivedCut(env, cut));
     SPOOL_KILL_POINT("vacuum.cut_deleted");
     progress(files.size());
   }
-  if (!doomed_cuts.empty()) SPOOL_RETURN_IF_ERROR(env->SyncDir(archive));
+  if (!plan.cuts.empty()) SPOOL_RETURN_IF_ERROR(env->SyncDir(ArchiveDir()));
+  return Status::OK();
+}
 
+// The event that says what a vacuum removed.
+Status Store::RecordVacuum(const VacuumReport& report) {
   Event event;
   event.event_type = "vacuum";
-  event.message = "Vacuum removed " + std::to_string(report->paths.size()) + " file(s), " +
-                  std::to_string(report->bytes) + " bytes; versions from " + std::to_string(floor) + " are kept.";
-  event.details_json = "{\"floor_version\":" + std::to_string(floor) + ",\"bytes\":" + std::to_string(report->bytes) +
-                       ",\"log_segments\":" + std::to_string(report->log_segments) +
-                       ",\"snapshots\":" + std::to_string(report->snapshots) +
-                       ",\"archive_files\":" + std::to_string(report->archive_files) +
-                       ",\"history_runs\":" + std::to_string(report->history_runs) + "}";
+  event.message = "Vacuum removed " + std::to_string(report.paths.size()) + " file(s), " +
+                  std::to_string(report.bytes) + " bytes; versions from " + std::to_string(report.floor_version) +
+                  " are kept.";
+  event.details_json = "{\"floor_version\":" + std::to_string(report.floor_version) +
+                       ",\"bytes\":" + std::to_string(report.bytes) +
+                       ",\"log_segments\":" + std::to_string(report.log_segments) +
+                       ",\"snapshots\":" + std::to_string(report.snapshots) +
+                       ",\"archive_files\":" + std::to_string(report.archive_files) +
+                       ",\"history_runs\":" + std::to_string(report.history_runs) + "}";
   return events_->Append(&event);
 }
 

@@ -107,84 +107,118 @@ class Demo {
   int Run() {
     Say("Spool keeps a streaming pipeline's tables, source offsets and operator state in one log.\n"
         "This demo runs a pipeline in " + dir_ + ", breaks it with a bad deployment, and rewinds it.");
+    WriteInputs();
+    if (!SetUp() || !FirstUpdate() || !BadUpdate() || !FindBadCommit() || !Rewind() || !Replay() ||
+        !CompareWithReference() || !ShowHistory()) {
+      std::cerr << "demo: failed at " << failed_at_ << "\n";
+      return kExitFailure;
+    }
+    return kExitOk;
+  }
+
+ private:
+  // The pipeline's two deployments and the topics' input files.
+  void WriteInputs() {
     Write("pipeline.json", PipelineJson(dir_, "amount"));
     Write("pipeline-bad.json", PipelineJson(dir_, "amount * 2"));
     Write("orders-1.jsonl", OrdersJsonl(1, 60));
     Write("orders-2.jsonl", OrdersJsonl(61, 120));
     Write("customers-1.jsonl", CustomersJsonl(1, false));
     Write("customers-2.jsonl", CustomersJsonl(2, true));
+  }
 
+  bool SetUp() {
     Step("1. A store, two topics, and the pipeline: orders cleaned, revenue per country, customers as SCD type 2.");
-    if (!Run({"init", store_}) || !Run({"topic", "create", dir_ + "/orders"}) ||
-        !Run({"topic", "create", dir_ + "/customers"}) || !Run({"pipeline", "set", store_, dir_ + "/pipeline.json"})) {
-      return Fail("setting up");
-    }
+    return (Run({"init", store_}) && Run({"topic", "create", dir_ + "/orders"}) &&
+            Run({"topic", "create", dir_ + "/customers"}) &&
+            Run({"pipeline", "set", store_, dir_ + "/pipeline.json"})) ||
+           Failed("setting up");
+  }
+
+  bool FirstUpdate() {
     Step("2. The first orders and customers arrive; an update processes them.");
-    if (!Run({"topic", "produce", dir_ + "/orders", "--file", dir_ + "/orders-1.jsonl"}) ||
-        !Run({"topic", "produce", dir_ + "/customers", "--file", dir_ + "/customers-1.jsonl"}) ||
-        !Run({"update", store_}) || !Run({"read", store_, "main.shop.revenue"})) {
-      return Fail("the first update");
-    }
+    return (Run({"topic", "produce", dir_ + "/orders", "--file", dir_ + "/orders-1.jsonl"}) &&
+            Run({"topic", "produce", dir_ + "/customers", "--file", dir_ + "/customers-1.jsonl"}) &&
+            Run({"update", store_}) && Run({"read", store_, "main.shop.revenue"})) ||
+           Failed("the first update");
+  }
+
+  bool BadUpdate() {
     Step("3. A bad deployment doubles every amount; more orders arrive and are processed with it.");
-    if (!Run({"pipeline", "set", store_, dir_ + "/pipeline-bad.json"}) ||
-        !Run({"topic", "produce", dir_ + "/orders", "--file", dir_ + "/orders-2.jsonl"}) ||
-        !Run({"topic", "produce", dir_ + "/customers", "--file", dir_ + "/customers-2.jsonl"}) ||
-        !Run({"update", store_}) || !Run({"read", store_, "main.shop.revenue"})) {
-      return Fail("the bad update");
-    }
+    return (Run({"pipeline", "set", store_, dir_ + "/pipeline-bad.json"}) &&
+            Run({"topic", "produce", dir_ + "/orders", "--file", dir_ + "/orders-2.jsonl"}) &&
+            Run({"topic", "produce", dir_ + "/customers", "--file", dir_ + "/customers-2.jsonl"}) &&
+            Run({"update", store_}) && Run({"read", store_, "main.shop.revenue"})) ||
+           Failed("the bad update");
+  }
+
+  // Finds the first bad commit and the rewind point recorded before it.
+  bool FindBadCommit() {
     Step("4. Someone notices amounts over 500, which no order has. The rewind points, and the first bad commit:");
     std::string found;
     if (!Run({"rewind-points", store_}) ||
         !Run({"rewind-points", "find", store_, "--table", "main.shop.orders", "--where", "amount > 500"}, &found)) {
-      return Fail("finding the point");
+      return Failed("finding the point");
     }
-    const std::string point = WordAfter(found, "rewind point ");
+    point_ = WordAfter(found, "rewind point ");
     const std::string version = WordAfter(found, " at version ");
-    if (point.size() != 36 || version.empty() || version.find_first_not_of("0123456789") != std::string::npos) {
-      return Fail("reading the point found");
+    if (point_.size() != 36 || version.empty() || version.find_first_not_of("0123456789") != std::string::npos) {
+      return Failed("reading the point found");
     }
     rewound_to_ = std::stoull(version);
+    return true;
+  }
+
+  bool Rewind() {
     Step("5. A dry run checks the rewind and changes nothing; then the rewind itself.");
-    if (!Run({"rewind", store_, "--point", point, "--dry-run"}) || !Run({"rewind", store_, "--point", point})) {
-      return Fail("the rewind");
-    }
+    return (Run({"rewind", store_, "--point", point_, "--dry-run"}) && Run({"rewind", store_, "--point", point_})) ||
+           Failed("the rewind");
+  }
+
+  bool Replay() {
     Step("6. The fix is deployed, and the next update replays everything after the point.");
-    if (!Run({"pipeline", "set", store_, dir_ + "/pipeline.json"}) || !Run({"update", store_}) ||
-        !Run({"read", store_, "main.shop.revenue"})) {
-      return Fail("the replay");
-    }
+    return (Run({"pipeline", "set", store_, dir_ + "/pipeline.json"}) && Run({"update", store_}) &&
+            Run({"read", store_, "main.shop.revenue"})) ||
+           Failed("the replay");
+  }
+
+  bool CompareWithReference() {
     Step("7. The check: a store that never had the bug, fed the same topics, has the same tables, row for row.");
     const std::string reference = dir_ + "/reference";
     if (!Run({"init", reference}, nullptr, true) ||
         !Run({"pipeline", "set", reference, dir_ + "/pipeline.json"}, nullptr, true) ||
         !Run({"update", reference}, nullptr, true)) {
-      return Fail("the reference run");
+      return Failed("the reference run");
     }
-    std::string archive;
     bool equal = true;
     for (const char* table : {"main.shop.orders", "main.shop.revenue", "main.shop.customers"}) {
       std::string mine, theirs;
       if (!Run({"read", store_, table, "--format", "csv"}, &mine, true) ||
           !Run({"read", reference, table, "--format", "csv"}, &theirs, true)) {
-        return Fail("reading " + std::string(table));
+        return Failed("reading " + std::string(table));
       }
       const size_t rows = mine.empty() ? 0 : static_cast<size_t>(std::count(mine.begin(), mine.end(), '\n')) - 1;
       std::cout << fmt::format("  {:<22} {:>4} rows  {}\n", table, rows, mine == theirs ? "equal" : "DIFFERENT");
       equal = equal && mine == theirs;
     }
-    if (!equal) return Fail("the tables differ from the run without the bug");
+    return equal || Failed("the tables differ from the run without the bug");
+  }
+
+  // Shows the history kept, then the commands to explore it further.
+  bool ShowHistory() {
     Step("8. The history keeps everything: the table's commits, its change feed since the rewind, the event log and\n"
          "   the cut history in the archive.");
+    std::string archive;
     if (!Run({"history", store_, "main.shop.revenue", "--limit", "6"}) ||
         !Run({"changes", store_, "main.shop.revenue", "--from", std::to_string(rewound_to_ + 1)}) ||
         !Run({"events", store_, "--type", "rewind_completed"}) || !Run({"archive", store_}, &archive)) {
-      return Fail("showing the history");
+      return Failed("showing the history");
     }
     // "…/archive/epoch-000002  8-11  4 …": the cut and its last version.
     const std::string cut = WordAfter(archive, "/archive/");
     const std::string versions = cut.empty() ? "" : WordAfter(archive, cut + "  ");
     const std::string last = versions.substr(versions.find('-') + 1);
-    if (cut.empty() || versions.find('-') == std::string::npos || last.empty()) return Fail("reading the archive");
+    if (cut.empty() || versions.find('-') == std::string::npos || last.empty()) return Failed("reading the archive");
     // Runnable as printed: `spool` only when that is this program on the
     // PATH (after `cmake --install`), else this program's own path.
     std::cout << fmt::format(
@@ -196,15 +230,15 @@ class Demo {
         "  {4} events {1}\n"
         "  {4} read {1} main.shop.revenue --archive {2} --version {3}   # as it was before the rewind\n",
         dir_, store_, cut, last, SelfCommand());
-    return kExitOk;
+    return true;
   }
 
- private:
   void Say(const std::string& text) { std::cout << text << "\n"; }
   void Step(const std::string& text) { std::cout << "\n== " << text << "\n"; }
-  int Fail(const std::string& what) {
-    std::cerr << "demo: failed at " << what << "\n";
-    return kExitFailure;
+  // Records the step that failed; false.
+  bool Failed(const std::string& what) {
+    failed_at_ = what;
+    return false;
   }
   void Write(const std::string& name, const std::string& text) { std::ofstream(dir_ + "/" + name) << text; }
 
@@ -230,7 +264,9 @@ class Demo {
 
   std::string dir_;
   std::string store_;
+  std::string point_;        // the rewind point found before the first bad commit
   uint64_t rewound_to_ = 0;  // the version the rewind goes back to
+  std::string failed_at_;    // the step that failed
 };
 
 int RunDemo(std::string dir) {

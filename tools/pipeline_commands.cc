@@ -457,9 +457,8 @@ int RunFindPoint(const FindArgs& args) {
   return kExitOk;
 }
 
-}  // namespace
-
-void RegisterPipelineCommands(CLI::App& app, int* exit_code) {
+// `spool pipeline set|show`.
+void RegisterPipelineDefinition(CLI::App& app, int* exit_code) {
   CLI::App* pipeline = app.add_subcommand("pipeline", "Define the store's pipeline");
   pipeline->require_subcommand(1);
   auto set_args = std::make_shared<std::pair<std::string, std::string>>();
@@ -479,7 +478,9 @@ void RegisterPipelineCommands(CLI::App& app, int* exit_code) {
   show->add_option("--plot", show_args->plot, "Draw the pipeline's graph (sources, flows, datasets) into this SVG file")
       ->excludes(show_json);
   show->callback([=] { *exit_code = RunShow(show_args->dir, show_args->as_json, show_args->plot); });
+}
 
+void RegisterUpdate(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<UpdateArgs>();
   CLI::App* update = app.add_subcommand("update", "Run an update of the pipeline: every flow processes what is available");
   update->add_option("dir", args->dir, "Store directory")->required();
@@ -505,7 +506,9 @@ void RegisterPipelineCommands(CLI::App& app, int* exit_code) {
   update->add_option("--reset-checkpoint", args->reset_flows,
                      "Clear this flow's offsets and state, keeping its table's rows (repeatable; a flow name)");
   update->callback([=] { *exit_code = RunUpdate(*args); });
+}
 
+void RegisterRewind(CLI::App& app, int* exit_code) {
   auto rewind_args = std::make_shared<RewindArgs>();
   CLI::App* rewind = app.add_subcommand(
       "rewind", "Rewind the pipeline (table data, offsets and state) to a point, or undo the last rewind; replay is the "
@@ -529,7 +532,10 @@ void RegisterPipelineCommands(CLI::App& app, int* exit_code) {
                      "SVG file")
       ->needs(dry_run);
   rewind->callback([=] { *exit_code = RunRewindCommand(*rewind_args); });
+}
 
+// `spool rewind-points DIR` and `spool rewind-points find`.
+void RegisterRewindPoints(CLI::App& app, int* exit_code) {
   auto points_args = std::make_shared<PointsArgs>();
   CLI::App* points = app.add_subcommand("rewind-points", "List the pipeline's rewind points, newest first");
   // Not required: `spool rewind-points find DIR …` gives it to the subcommand.
@@ -553,6 +559,15 @@ void RegisterPipelineCommands(CLI::App& app, int* exit_code) {
   find->add_flag("--deletes", find_args->deletes, "Look for deleted rows instead of inserted or updated ones");
   find->add_flag("--json", find_args->as_json, "JSON output");
   find->callback([=] { *exit_code = RunFindPoint(*find_args); });
+}
+
+}  // namespace
+
+void RegisterPipelineCommands(CLI::App& app, int* exit_code) {
+  RegisterPipelineDefinition(app, exit_code);
+  RegisterUpdate(app, exit_code);
+  RegisterRewind(app, exit_code);
+  RegisterRewindPoints(app, exit_code);
 }
 
 }  // namespace spool::cli

@@ -148,14 +148,24 @@ class LogImpl final : public Log {
   Status BuildChain(std::vector<FoundSegment>& found, std::vector<FoundSegment*>* chain,
                     std::vector<uint64_t>* cut);
   Status AdoptChain(const std::vector<FoundSegment*>& chain);
+  Status StartFirstSegment(LogRecoveryReport* report);
+  Status AssumeActiveRecords();
+  Status CheckNewestEpoch();
+  Status FinishTruncation(const std::vector<uint64_t>& cut, LogRecoveryReport* report);
   Status RecoverActiveTail(LogRecoveryReport* report);
   Status CheckKnownDurable(const Segment& active, uint64_t end);
   Status SalvageSealed(LogRecoveryReport* report);
   Status CutForSalvage(size_t segment_index, uint64_t offset, uint64_t next_version);
 
   // --- Truncation and retention (log_truncate.cc).
+  struct Truncation;
   Status DoTruncate(uint64_t version, bool discard_suffix, LogPosition* new_head, const std::string* first_payload,
                     uint8_t first_flags, LogCommit* first_commit);
+  // DoTruncate's steps, in order.
+  Status FindCut(Truncation* t);
+  Status MakeSuccessor(Truncation* t);
+  void FrameFirstCommit(const std::string& payload, uint8_t flags, Truncation* t);
+  void AdoptSuccessor(const Truncation& t, std::shared_ptr<Segment> next);
   Status CompleteCut(const Segment* kept, const logfmt::SegmentHeader& successor,
                      const std::vector<uint64_t>& cut_segments, bool discard_suffix);
   Status PrepareCutDir(const Segment* kept, const logfmt::SegmentHeader& successor, uint64_t kept_end,

@@ -331,72 +331,90 @@ Status LogImpl::Recover(LogRecoveryReport* report) {
   SPOOL_RETURN_IF_ERROR(OpenDirectory());
   std::vector<FoundSegment> found;
   SPOOL_RETURN_IF_ERROR(LoadSegments(&found));
-  if (found.empty()) {
-    if (meta_.floor_segment != 1) return Status::Corruption("every segment of log " + dir_ + " is missing");
-    if (options_.read_only) return Status::NotFound("log " + dir_ + " has no segments yet");
-    logfmt::SegmentHeader first;
-    first.store_id = meta_.store_id;
-    first.number = 1;
-    first.epoch = 1;
-    first.first_version = 1;
-    std::shared_ptr<Segment> segment;
-    SPOOL_RETURN_IF_ERROR(CreateSegment(first, &segment));
-    segments_.push_back(std::move(segment));
-    next_segment_number_ = 2;
-    allocated_end_ = logfmt::kSegmentHeaderBytes;
-    report->segments = 1;
-    return Status::OK();
-  }
+  if (found.empty()) return StartFirstSegment(report);
   std::vector<FoundSegment*> chain;
   std::vector<uint64_t> cut;
   SPOOL_RETURN_IF_ERROR(BuildChain(found, &chain, &cut));
   SPOOL_RETURN_IF_ERROR(AdoptChain(chain));
   report->segments = segments_.size();
-  if (options_.read_only && options_.oldest_only) {
-    // The active segment's records are not looked for: one is assumed
-    // where there are bytes, for a read of the oldest commit to find.
-    Segment* active = segments_.back().get();
-    uint64_t size = 0;
-    SPOOL_RETURN_IF_ERROR(active->file->Size(&size));
-    active->data_end = size;
-    if (size > logfmt::kSegmentHeaderBytes) active->last_version = active->header.first_version;
-    return Status::OK();
-  }
-  // The kept segment of an archived cut still holds the cut's records past
-  // its end: only the successor says where it ends. A complete cut that
-  // began a newer epoch than any segment left proves the successor lost.
-  const std::string next_cut = CutDir(epoch_ + 1);
+  if (options_.read_only && options_.oldest_only) return AssumeActiveRecords();
+  SPOOL_RETURN_IF_ERROR(CheckNewestEpoch());
+  if (!options_.read_only) SPOOL_RETURN_IF_ERROR(FinishTruncation(cut, report));
+  if (options_.salvage) SPOOL_RETURN_IF_ERROR(SalvageSealed(report));
+  return RecoverActiveTail(report);
+}
+
+// A log without segments: a new one (segment 1, epoch 1), unless META says
+// segments were retained, which are then lost.
+Status LogImpl::StartFirstSegment(LogRecoveryReport* report) {
+  if (meta_.floor_segment != 1) return Status::Corruption("every segment of log " + dir_ + " is missing");
+  if (options_.read_only) return Status::NotFound("log " + dir_ + " has no segments yet");
+  logfmt::SegmentHeader first;
+  first.store_id = meta_.store_id;
+  first.number = 1;
+  first.epoch = 1;
+  first.first_version = 1;
+  std::shared_ptr<Segment> segment;
+  SPOOL_RETURN_IF_ERROR(CreateSegment(first, &segment));
+  segments_.push_back(std::move(segment));
+  next_segment_number_ = 2;
+  allocated_end_ = logfmt::kSegmentHeaderBytes;
+  report->segments = 1;
+  return Status::OK();
+}
+
+// LogOptions::oldest_only: the active segment's records are not looked
+// for: one is assumed where there are bytes, for a read of the oldest
+// commit to find.
+Status LogImpl::AssumeActiveRecords() {
+  Segment* active = segments_.back().get();
+  uint64_t size = 0;
+  SPOOL_RETURN_IF_ERROR(active->file->Size(&size));
+  active->data_end = size;
+  if (size > logfmt::kSegmentHeaderBytes) active->last_version = active->header.first_version;
+  return Status::OK();
+}
+
+// The kept segment of an archived cut still holds the cut's records past
+// its end: only the successor says where it ends. A truncation that began
+// a newer epoch than any segment left — as META or a complete cut says —
+// proves the successor lost.
+Status LogImpl::CheckNewestEpoch() {
   if (meta_.epoch > epoch_) {
     return Status::Corruption("log " + dir_ + ": META says a truncation began epoch " + std::to_string(meta_.epoch) +
                               ", but the newest segment left is of epoch " + std::to_string(epoch_) +
                               ": the log's newest segments are missing");
   }
   if (CutArchived(epoch_ + 1)) {
-    return Status::Corruption("log " + dir_ + ": " + next_cut + " holds the commits that the truncation starting epoch " +
-                              std::to_string(epoch_ + 1) + " cut, but no segment of that epoch is left: the log's "
-                              "newest segments are missing");
+    return Status::Corruption("log " + dir_ + ": " + CutDir(epoch_ + 1) +
+                              " holds the commits that the truncation starting epoch " + std::to_string(epoch_ + 1) +
+                              " cut, but no segment of that epoch is left: the log's newest segments are missing");
   }
-  if (!options_.read_only) {
-    // A truncation that never reached its commit point may have begun its
-    // cut directory.
-    if (options_.env->FileExists(next_cut)) SPOOL_RETURN_IF_ERROR(RemoveArchivedCut(options_.env, next_cut));
-    const logfmt::SegmentHeader& newest = segments_.back()->header;
-    std::shared_ptr<Segment> kept = segments_.size() >= 2 ? segments_[segments_.size() - 2] : nullptr;
-    const bool truncated = newest.epoch > newest.prev_epoch;
-    const bool archiving = truncated && CutDirPrepared(newest.epoch);
-    if (!cut.empty() || (archiving && !CutArchived(newest.epoch))) {
-      SPOOL_RETURN_IF_ERROR(CompleteCut(kept.get(), newest, cut, /*discard_suffix=*/!archiving));
-      report->truncation_completed = true;
-    }
-    // A truncation (not the log's first segment, epoch 1) that stopped
-    // before META recorded its epoch.
-    if (truncated && newest.epoch > 1 && meta_.epoch < newest.epoch) {
-      meta_.epoch = newest.epoch;
-      SPOOL_RETURN_IF_ERROR(WriteMeta());
-    }
+  return Status::OK();
+}
+
+// An interrupted truncation: one that never reached its commit point leaves
+// at most the start of its cut directory, removed; one past it has its
+// step 2 redone (`cut`: the segments its successor cut off), archiving when
+// its manifest is there and discarding otherwise; and META gets its epoch.
+Status LogImpl::FinishTruncation(const std::vector<uint64_t>& cut, LogRecoveryReport* report) {
+  const std::string next_cut = CutDir(epoch_ + 1);
+  if (options_.env->FileExists(next_cut)) SPOOL_RETURN_IF_ERROR(RemoveArchivedCut(options_.env, next_cut));
+  const logfmt::SegmentHeader& newest = segments_.back()->header;
+  std::shared_ptr<Segment> kept = segments_.size() >= 2 ? segments_[segments_.size() - 2] : nullptr;
+  const bool truncated = newest.epoch > newest.prev_epoch;
+  const bool archiving = truncated && CutDirPrepared(newest.epoch);
+  if (!cut.empty() || (archiving && !CutArchived(newest.epoch))) {
+    SPOOL_RETURN_IF_ERROR(CompleteCut(kept.get(), newest, cut, /*discard_suffix=*/!archiving));
+    report->truncation_completed = true;
   }
-  if (options_.salvage) SPOOL_RETURN_IF_ERROR(SalvageSealed(report));
-  return RecoverActiveTail(report);
+  // A truncation (not the log's first segment, epoch 1) that stopped
+  // before META recorded its epoch.
+  if (truncated && newest.epoch > 1 && meta_.epoch < newest.epoch) {
+    meta_.epoch = newest.epoch;
+    SPOOL_RETURN_IF_ERROR(WriteMeta());
+  }
+  return Status::OK();
 }
 
 }  // namespace spool

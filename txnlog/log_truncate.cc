@@ -31,90 +31,144 @@ Status LogImpl::WriteMeta() {
   return WriteFileAtomically(options_.env, JoinPath(dir_, logfmt::kMetaFileName), logfmt::EncodeMeta(meta_));
 }
 
-Status LogImpl::DoTruncate(uint64_t version, bool discard_suffix, LogPosition* new_head,
-                           const std::string* first_payload, uint8_t first_flags, LogCommit* first_commit) {
-  std::shared_ptr<Segment> kept;
-  std::vector<uint64_t> cut;
-  uint64_t kept_end = 0;  // where S's records end before the cut
+// One truncation's state, from finding the cut to adopting the new epoch.
+struct LogImpl::Truncation {
+  uint64_t version = 0;  // the last version kept
+  bool discard_suffix = false;
+  std::shared_ptr<Segment> kept;     // S, which holds `version`; null when `version` is 0
+  uint64_t kept_end = 0;             // where S's records end before the cut
+  std::vector<uint64_t> cut;         // the segments after S, by number
   std::vector<cutfmt::Piece> moved;  // the records of the cut segments
   uint64_t next_version = 0;         // past every version ever assigned
   uint64_t last_timestamp_us = 0;    // of the newest commit before the cut
-  {
+  logfmt::SegmentHeader successor;   // N, whose creation is the commit point
+  // The new epoch's first commit, framed, when the caller gives one.
+  std::string first_record;
+  uint64_t first_timestamp_us = 0;
+};
+
+Status LogImpl::DoTruncate(uint64_t version, bool discard_suffix, LogPosition* new_head,
+                           const std::string* first_payload, uint8_t first_flags, LogCommit* first_commit) {
+  Truncation t;
+  t.version = version;
+  t.discard_suffix = discard_suffix;
+  SPOOL_RETURN_IF_ERROR(FindCut(&t));
+  SPOOL_RETURN_IF_ERROR(MakeSuccessor(&t));
+  // The new epoch's first commit, if any, goes into the segment before it
+  // exists under its name: it is part of the commit point.
+  if (first_payload != nullptr) FrameFirstCommit(*first_payload, first_flags, &t);
+  // Steps 0 and 1 (the commit point).
+  if (!discard_suffix) SPOOL_RETURN_IF_ERROR(PrepareCutDir(t.kept.get(), t.successor, t.kept_end, std::move(t.moved)));
+  std::shared_ptr<Segment> next;
+  SPOOL_KILL_POINT("log.truncate.cut_dir_prepared");
+  Status s = CreateSegment(t.successor, &next, t.first_record, t.first_timestamp_us);
+  if (!s.ok()) return Poison(s);
+  SPOOL_KILL_POINT("log.truncate.committed");
+  AdoptSuccessor(t, std::move(next));
+  *new_head = LogPosition{t.successor.epoch, version};
+  if (first_payload != nullptr) {
+    *first_commit = LogCommit{LogPosition{t.successor.epoch, t.successor.first_version}, t.first_timestamp_us};
     std::lock_guard<std::mutex> lock(mu_);
-    const Segment& front = *segments_.front();
-    const uint64_t oldest = front.header.first_version;
-    const uint64_t newest = NewestLocked().version;
-    next_version = segments_.back()->last_version + 1;
-    last_timestamp_us = segments_.back()->last_timestamp_us;
-    if (version > newest) {
-      return Status::InvalidArgument("cannot truncate after version " + std::to_string(version) +
-                                     ": the newest version is " + std::to_string(newest));
-    }
-    if (version == 0 ? front.header.prev_last_version != 0 : version < oldest) {
-      return Status::NotFound("version " + std::to_string(version) + " is older than the oldest retained version " +
-                              std::to_string(oldest));
-    }
-    for (const auto& segment : segments_) {
-      if (version >= segment->header.first_version && version <= segment->last_version) {
-        kept = segment;
-        kept_end = segment->data_end;
-      } else if (kept != nullptr || version == 0) {
-        cut.push_back(segment->header.number);
-        // A segment that an earlier cut kept ends before its file does.
-        if (segment->data_end > logfmt::kSegmentHeaderBytes) {
-          moved.push_back(cutfmt::Piece{logfmt::SegmentFileName(segment->header.number), logfmt::kSegmentHeaderBytes,
-                                        segment->data_end, segment->header.first_version});
-        }
+    stats_.appends += 1;
+    stats_.bytes_appended += t.first_record.size();
+  }
+  // Step 2.
+  s = CompleteCut(t.kept.get(), t.successor, t.cut, discard_suffix);
+  if (!s.ok()) return Poison(s);
+  SPOOL_KILL_POINT("log.truncate.completed");
+  // META remembers the epoch, so that losing its segments is detected even
+  // after the cut's archive is gone (vacuumed, or never kept).
+  meta_.epoch = t.successor.epoch;
+  s = WriteMeta();
+  if (!s.ok()) return Poison(s);
+  return Status::OK();
+}
+
+// Which segment keeps `t->version` (S) and which segments the cut takes,
+// checking that the version can be truncated after.
+Status LogImpl::FindCut(Truncation* t) {
+  const uint64_t version = t->version;
+  std::lock_guard<std::mutex> lock(mu_);
+  const Segment& front = *segments_.front();
+  const uint64_t oldest = front.header.first_version;
+  const uint64_t newest = NewestLocked().version;
+  t->next_version = segments_.back()->last_version + 1;
+  t->last_timestamp_us = segments_.back()->last_timestamp_us;
+  if (version > newest) {
+    return Status::InvalidArgument("cannot truncate after version " + std::to_string(version) +
+                                   ": the newest version is " + std::to_string(newest));
+  }
+  if (version == 0 ? front.header.prev_last_version != 0 : version < oldest) {
+    return Status::NotFound("version " + std::to_string(version) + " is older than the oldest retained version " +
+                            std::to_string(oldest));
+  }
+  for (const auto& segment : segments_) {
+    if (version >= segment->header.first_version && version <= segment->last_version) {
+      t->kept = segment;
+      t->kept_end = segment->data_end;
+    } else if (t->kept != nullptr || version == 0) {
+      t->cut.push_back(segment->header.number);
+      // A segment that an earlier cut kept ends before its file does.
+      if (segment->data_end > logfmt::kSegmentHeaderBytes) {
+        t->moved.push_back(cutfmt::Piece{logfmt::SegmentFileName(segment->header.number), logfmt::kSegmentHeaderBytes,
+                                         segment->data_end, segment->header.first_version});
       }
     }
-    if (kept == nullptr && version != 0) {
-      return Status::NotFound("cannot truncate after version " + std::to_string(version) +
-                              ": it is not on the log's history (an earlier truncation cut it)");
-    }
   }
-  logfmt::SegmentHeader header;
+  if (t->kept == nullptr && version != 0) {
+    return Status::NotFound("cannot truncate after version " + std::to_string(version) +
+                            ": it is not on the log's history (an earlier truncation cut it)");
+  }
+  return Status::OK();
+}
+
+// The header of N: the new epoch, starting past every version ever
+// assigned, and its predecessor pointer (S, version, X), X found by reading
+// S's records up to the end of `t->version`.
+Status LogImpl::MakeSuccessor(Truncation* t) {
+  logfmt::SegmentHeader& header = t->successor;
   header.store_id = meta_.store_id;
   header.number = next_segment_number_;
   header.epoch = epoch_ + 1;
-  header.first_version = next_version;
-  if (kept != nullptr) {
-    std::shared_ptr<Segment> located;
-    IndexEntry from;
-    SPOOL_RETURN_IF_ERROR(Locate(version, &located, &from));
-    assert(located == kept);
-    RecordScanner scanner(kept->file.get(), meta_.store_id, kept->header.epoch, from.offset, kept->data_end,
-                          from.version);
-    logfmt::RecordHeader record;
-    std::string_view payload;
-    while (scanner.next_version() <= version && scanner.Next(&record, &payload)) {
-    }
-    if (scanner.next_version() != version + 1) return Status::Corruption("cannot find the end of version " +
-                                                                         std::to_string(version) + " in " + kept->path);
-    header.prev_number = kept->header.number;
-    header.prev_epoch = kept->header.epoch;
-    header.prev_last_version = version;
-    header.prev_end_offset = scanner.offset();
-    header.prev_last_timestamp_us = record.timestamp_us;
+  header.first_version = t->next_version;
+  if (t->kept == nullptr) return Status::OK();
+  const Segment& kept = *t->kept;
+  std::shared_ptr<Segment> located;
+  IndexEntry from;
+  SPOOL_RETURN_IF_ERROR(Locate(t->version, &located, &from));
+  assert(located == t->kept);
+  RecordScanner scanner(kept.file.get(), meta_.store_id, kept.header.epoch, from.offset, kept.data_end, from.version);
+  logfmt::RecordHeader record;
+  std::string_view payload;
+  while (scanner.next_version() <= t->version && scanner.Next(&record, &payload)) {
   }
-  // The new epoch's first commit, if any, goes into the segment before it
-  // exists under its name: it is part of the commit point.
-  std::string first_record;
-  uint64_t first_timestamp_us = 0;
-  if (first_payload != nullptr) {
-    first_timestamp_us = std::max(options_.env->NowMicros(), last_timestamp_us + 1);
-    logfmt::RecordHeader record;
-    record.flags = static_cast<uint8_t>(first_flags | logfmt::kFlagAfterSync);
-    record.epoch = header.epoch;
-    record.version = header.first_version;
-    record.timestamp_us = first_timestamp_us;
-    logfmt::AppendRecord(meta_.store_id, record, *first_payload, &first_record);
+  if (scanner.next_version() != t->version + 1) {
+    return Status::Corruption("cannot find the end of version " + std::to_string(t->version) + " in " + kept.path);
   }
-  if (!discard_suffix) SPOOL_RETURN_IF_ERROR(PrepareCutDir(kept.get(), header, kept_end, std::move(moved)));
-  std::shared_ptr<Segment> next;
-  SPOOL_KILL_POINT("log.truncate.cut_dir_prepared");
-  Status s = CreateSegment(header, &next, first_record, first_timestamp_us);  // the commit point
-  if (!s.ok()) return Poison(s);
-  SPOOL_KILL_POINT("log.truncate.committed");
+  header.prev_number = kept.header.number;
+  header.prev_epoch = kept.header.epoch;
+  header.prev_last_version = t->version;
+  header.prev_end_offset = scanner.offset();
+  header.prev_last_timestamp_us = record.timestamp_us;
+  return Status::OK();
+}
+
+// Frames the new epoch's first commit, committed after the newest before
+// the cut.
+void LogImpl::FrameFirstCommit(const std::string& payload, uint8_t flags, Truncation* t) {
+  t->first_timestamp_us = std::max(options_.env->NowMicros(), t->last_timestamp_us + 1);
+  logfmt::RecordHeader record;
+  record.flags = static_cast<uint8_t>(flags | logfmt::kFlagAfterSync);
+  record.epoch = t->successor.epoch;
+  record.version = t->successor.first_version;
+  record.timestamp_us = t->first_timestamp_us;
+  logfmt::AppendRecord(meta_.store_id, record, payload, &t->first_record);
+}
+
+// After the commit point: N is the segment being written, the cut segments
+// leave the chain, and S ends at X (its index with it).
+void LogImpl::AdoptSuccessor(const Truncation& t, std::shared_ptr<Segment> next) {
+  const logfmt::SegmentHeader& header = t.successor;
   ++next_segment_number_;
   allocated_end_ = next->data_end;
   previous_group_synced_ = true;
@@ -124,40 +178,25 @@ Status LogImpl::DoTruncate(uint64_t version, bool discard_suffix, LogPosition* n
     epoch_ = header.epoch;
     segments_.erase(std::remove_if(segments_.begin(), segments_.end(),
                                    [&](const auto& seg) {
-                                     return std::find(cut.begin(), cut.end(), seg->header.number) != cut.end();
+                                     return std::find(t.cut.begin(), t.cut.end(), seg->header.number) != t.cut.end();
                                    }),
                     segments_.end());
-    if (kept != nullptr) {
-      kept->data_end = header.prev_end_offset;
-      kept->last_version = version;
-      kept->last_timestamp_us = header.prev_last_timestamp_us;
+    if (t.kept != nullptr) {
+      t.kept->data_end = header.prev_end_offset;
+      t.kept->last_version = t.version;
+      t.kept->last_timestamp_us = header.prev_last_timestamp_us;
     }
-    segments_.push_back(next);
+    segments_.push_back(std::move(next));
   }
-  if (kept != nullptr) {
-    std::lock_guard<std::mutex> lock(kept->index_mu);
-    while (!kept->index.empty() && kept->index.back().version > version) kept->index.pop_back();
-    if (kept->indexed_next_version > version + 1) {
-      kept->indexed_end = header.prev_end_offset;
-      kept->indexed_next_version = version + 1;
+  if (t.kept != nullptr) {
+    std::lock_guard<std::mutex> lock(t.kept->index_mu);
+    std::vector<IndexEntry>& index = t.kept->index;
+    while (!index.empty() && index.back().version > t.version) index.pop_back();
+    if (t.kept->indexed_next_version > t.version + 1) {
+      t.kept->indexed_end = header.prev_end_offset;
+      t.kept->indexed_next_version = t.version + 1;
     }
   }
-  *new_head = LogPosition{header.epoch, version};
-  if (first_payload != nullptr) {
-    *first_commit = LogCommit{LogPosition{header.epoch, header.first_version}, first_timestamp_us};
-    std::lock_guard<std::mutex> lock(mu_);
-    stats_.appends += 1;
-    stats_.bytes_appended += first_record.size();
-  }
-  s = CompleteCut(kept.get(), header, cut, discard_suffix);
-  if (!s.ok()) return Poison(s);
-  SPOOL_KILL_POINT("log.truncate.completed");
-  // META remembers the epoch, so that losing its segments is detected even
-  // after the cut's archive is gone (vacuumed, or never kept).
-  meta_.epoch = header.epoch;
-  s = WriteMeta();
-  if (!s.ok()) return Poison(s);
-  return Status::OK();
 }
 
 // Step 0: the cut's directory, holding a link to each file with records of

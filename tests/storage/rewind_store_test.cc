@@ -105,6 +105,16 @@ TEST_F(RewindStoreTest, CutsLaterCommitsAndRecordsTheRewindAtAVersionNeverUsedBe
   EXPECT_EQ(RowsAt(6), at6);
   EXPECT_EQ(RowsAt(9), at9);
   EXPECT_EQ(Step(101).version, 14u);
+
+  // In the archive, only "epoch-" and an epoch's digits name a cut.
+  Env* env = store_->options().env;
+  const std::string archive = JoinPath(JoinPath(store_->dir(), "log"), "archive");
+  for (const char* stray : {"epoch-", "epoch-7x", "epoch--1", "epoch-99999999999999999999"}) {
+    ASSERT_TRUE(env->CreateDir(JoinPath(archive, stray)).ok()) << stray;
+  }
+  ASSERT_TRUE(store_->ListArchivedCuts(&cuts).ok());
+  ASSERT_EQ(cuts.size(), 1u);
+  EXPECT_EQ(cuts[0].new_epoch, head.epoch);
 }
 
 TEST_F(RewindStoreTest, ACutHistoryIsReadAsOfItsVersionsEvenAfterALaterRewindCutItsPoint) {

@@ -483,6 +483,14 @@ class Store {
   Status MaybeSnapshotLocked();
   Status LoadPins();
   Status SavePinsLocked();
+  // Vacuum's steps (store_maintenance.cc).
+  struct VacuumPlan;
+  void DecideVacuumFloor(uint64_t retain_us, VacuumPlan* plan, VacuumReport* report);
+  Status FindDoomedSegments(VacuumPlan* plan, VacuumReport* report);
+  void FindDoomedSnapshots(VacuumPlan* plan, VacuumReport* report);
+  Status FindDoomedCuts(VacuumPlan* plan, VacuumReport* report);
+  Status DeleteDoomed(const VacuumPlan& plan, const VacuumOptions& options, VacuumReport* report);
+  Status RecordVacuum(const VacuumReport& report);
   // State copies: each named for its position; those on the history, and
   // (keep_newest) only the newest StoreOptions::state_copies.
   struct StateCopy {
