@@ -1,5 +1,5 @@
 // Store: opening, recovery of the state, and the commit path.
-#include "spool/storage/store.h"
+#include "store_impl.h"
 
 #include <algorithm>
 #include <cassert>
@@ -223,13 +223,10 @@ Status NextHistoryEntry(std::string_view* run, std::string_view* key, std::strin
 // ---------------------------------------------------------------------------
 // Opening and recovery
 
-Store::Store(StoreOptions options, std::string dir, std::unique_ptr<FileLock> lock)
-    : options_(std::move(options)),
-      dir_(std::move(dir)),
-      lock_(std::move(lock)),
-      history_helper_(std::make_unique<HelperThread>("spool-history")) {}
+StoreImpl::StoreImpl(StoreOptions options, std::string dir, std::unique_ptr<FileLock> lock)
+    : options_(std::move(options)), dir_(std::move(dir)), lock_(std::move(lock)) {}
 
-Store::~Store() {
+StoreImpl::~StoreImpl() {
   if (!in_flight_.empty()) (void)LockSettled();
   if (state_ != nullptr) {
     Status flushed = state_->Flush();  // a faster next open; the log has it all anyway
@@ -240,13 +237,13 @@ Store::~Store() {
   log_.reset();
 }
 
-Status Store::Open(const StoreOptions& options, const std::string& dir, std::unique_ptr<Store>* store) {
+Status StoreImpl::Open(const StoreOptions& options, const std::string& dir, std::unique_ptr<StoreImpl>* store) {
   SPOOL_RETURN_IF_ERROR(PrepareDirectory(options, dir));
   std::unique_ptr<FileLock> lock;
   Status s = options.env->LockFile(JoinPath(dir, kStoreLockName), &lock);
   if (s.IsBusy()) return Status::Busy("store " + dir + " is open in another process or handle");
   SPOOL_RETURN_IF_ERROR(s);
-  std::unique_ptr<Store> opened(new Store(options, dir, std::move(lock)));
+  std::unique_ptr<StoreImpl> opened(new StoreImpl(options, dir, std::move(lock)));
   StateStoreOptions state_options;
   state_options.path = options.state_dir.empty() ? JoinPath(dir, "state") : options.state_dir;
   state_options.batch_commits = options.state_batch_commits;
@@ -270,17 +267,17 @@ Status Store::Open(const StoreOptions& options, const std::string& dir, std::uni
   return Status::OK();
 }
 
-std::string Store::snapshot_dir() const { return JoinPath(dir_, "snapshots"); }
+std::string StoreImpl::snapshot_dir() const { return JoinPath(dir_, "snapshots"); }
 
-bool Store::OnHistory(const LogPosition& position) { return PositionOnHistory(position.epoch, position.version); }
+bool StoreImpl::OnHistory(const LogPosition& position) { return PositionOnHistory(position.epoch, position.version); }
 
 // Whether (epoch, version) is a position of the log's current history, so
 // that state recorded there can be brought forward by replaying the log.
-bool Store::PositionOnHistory(uint64_t epoch, uint64_t version) { return OnHistoryIn(version, epoch); }
+bool StoreImpl::PositionOnHistory(uint64_t epoch, uint64_t version) { return OnHistoryIn(version, epoch); }
 
-bool Store::VersionOnHistory(uint64_t version) { return OnHistoryIn(version, std::nullopt); }
+bool StoreImpl::VersionOnHistory(uint64_t version) { return OnHistoryIn(version, std::nullopt); }
 
-bool Store::OnHistoryIn(uint64_t version, std::optional<uint64_t> epoch) {
+bool StoreImpl::OnHistoryIn(uint64_t version, std::optional<uint64_t> epoch) {
   const LogPosition newest = log_->Newest();
   if (version > newest.version) return false;
   if (version == 0) return log_->BeforeOldest().version == 0;
@@ -296,7 +293,7 @@ bool Store::OnHistoryIn(uint64_t version, std::optional<uint64_t> epoch) {
          (!epoch || segments.front().previous.epoch == *epoch);
 }
 
-Status Store::Recover() {
+Status StoreImpl::Recover() {
   StatePosition applied;
   SPOOL_RETURN_IF_ERROR(state_->AppliedPosition(&applied));
   const uint64_t store_id = log_->StoreId();
@@ -330,7 +327,7 @@ Status Store::Recover() {
 // The state is missing, from another store, or from a history that a
 // truncation cut: start again from the newest usable snapshot, or from
 // nothing when the log still begins at version 1.
-Status Store::RebuildState() {
+Status StoreImpl::RebuildState() {
   std::vector<SnapshotInfo> snapshots;
   SPOOL_RETURN_IF_ERROR(ListSnapshots(&snapshots));
   const uint64_t oldest = log_->Oldest().version;
@@ -377,7 +374,7 @@ Status Store::RebuildState() {
 
 // A damaged snapshot the state was rebuilt without is damage all the same:
 // a WARN event names it (the store works on from an older one).
-Status Store::ReportDamagedSnapshots(const std::vector<std::string>& damaged) {
+Status StoreImpl::ReportDamagedSnapshots(const std::vector<std::string>& damaged) {
   for (const std::string& d : damaged) {
     Event event;
     event.level = EventLevel::kWarn;
@@ -388,7 +385,7 @@ Status Store::ReportDamagedSnapshots(const std::vector<std::string>& damaged) {
   return Status::OK();
 }
 
-Status Store::RewindTo(uint64_t version, LogPosition* head, std::string_view update_id) {
+Status StoreImpl::RewindTo(uint64_t version, LogPosition* head, std::string_view update_id) {
   const uint64_t started = options_.env->NowMicros();
   std::unique_lock commit_lock = LockSettled();
   const LogPosition newest = log_->Newest();
@@ -442,7 +439,7 @@ Status Store::RewindTo(uint64_t version, LogPosition* head, std::string_view upd
   return Status::OK();
 }
 
-Status Store::CatalogAndDdlAfter(uint64_t version, std::map<std::string, TableInfo>* catalog,
+Status StoreImpl::CatalogAndDdlAfter(uint64_t version, std::map<std::string, TableInfo>* catalog,
                                  std::vector<std::vector<DdlRecord>>* later) {
   std::vector<std::pair<uint64_t, std::string>> encoded;
   {
@@ -461,7 +458,7 @@ Status Store::CatalogAndDdlAfter(uint64_t version, std::map<std::string, TableIn
 
 // The tables a rewind to `version` brings back: those that exist then and
 // whose rows or definition changed since (dropped since included).
-Status Store::TablesChangedAfter(uint64_t version, std::vector<TableInfo>* tables) {
+Status StoreImpl::TablesChangedAfter(uint64_t version, std::vector<TableInfo>* tables) {
   std::map<uint64_t, TableInfo> found;  // by uid
   std::map<std::string, TableInfo> catalog;
   std::vector<std::vector<DdlRecord>> later;
@@ -485,7 +482,7 @@ Status Store::TablesChangedAfter(uint64_t version, std::vector<TableInfo>* table
   return Status::OK();
 }
 
-Status Store::ChangesBeyond(uint64_t version, const std::set<TableId>& owned, std::vector<std::string>* others,
+Status StoreImpl::ChangesBeyond(uint64_t version, const std::set<TableId>& owned, std::vector<std::string>* others,
                             std::vector<std::string>* recreated) {
   std::unique_lock commit_lock = LockSettled();  // every queued commit's last change staged
   others->clear();
@@ -526,7 +523,7 @@ Status Store::ChangesBeyond(uint64_t version, const std::set<TableId>& owned, st
 // The version must be on the log, and its state rebuildable once the log is
 // cut after it: from a snapshot at or before it whose following commits the
 // log keeps, or from the log's first commit.
-Status Store::CanRewindTo(uint64_t version) {
+Status StoreImpl::CanRewindTo(uint64_t version) {
   const uint64_t newest = log_->Newest().version;
   if (version > newest) {
     return Status::InvalidArgument("cannot rewind to version " + std::to_string(version) + ": the newest is " +
@@ -553,7 +550,7 @@ Status Store::CanRewindTo(uint64_t version) {
                           std::to_string(oldest) + ")");
 }
 
-Status Store::StageCommit(const CommitRecord& record, const LogEntry& entry, StagedChanges* staged, StateDelta* history) {
+Status StoreImpl::StageCommit(const CommitRecord& record, const LogEntry& entry, StagedChanges* staged, StateDelta* history) {
   {
     std::lock_guard lock(changes_mu_);
     for (const TableChangeSet& set : record.tables) last_change_[set.uid] = entry.position.version;
@@ -565,14 +562,14 @@ Status Store::StageCommit(const CommitRecord& record, const LogEntry& entry, Sta
   return state_->Stage(DeltaFromCommit(record, entry, log_->StoreId(), staged, history));
 }
 
-uint64_t Store::LastChangeBound(const TableInfo& table) {
+uint64_t StoreImpl::LastChangeBound(const TableInfo& table) {
   std::lock_guard lock(changes_mu_);
   auto it = last_change_.find(table.uid);
   const uint64_t seen = it == last_change_.end() ? 0 : it->second;
   return std::max({seen, change_floor_, table.created_version()});
 }
 
-Status Store::Replay(uint64_t from_version) {
+Status StoreImpl::Replay(uint64_t from_version) {
   if (from_version > log_->Newest().version) return Status::OK();
   std::unique_ptr<LogIterator> it;
   SPOOL_RETURN_IF_ERROR(log_->NewIterator(from_version, &it));
@@ -586,7 +583,7 @@ Status Store::Replay(uint64_t from_version) {
   return it->status();
 }
 
-Status Store::LoadCatalog() {
+Status StoreImpl::LoadCatalog() {
   std::map<std::string, TableInfo> catalog;
   std::unique_ptr<StateView> view;
   SPOOL_RETURN_IF_ERROR(state_->NewView(std::string(kStateCatalogPrefix), PrefixEnd(kStateCatalogPrefix), &view));
@@ -615,7 +612,7 @@ Status Store::LoadCatalog() {
 // The commit path
 
 // From this many replaced rows a commit's history runs are made on
-// Store::history_helper_: below it, handing them over costs more than
+// StoreImpl::history_helper_: below it, handing them over costs more than
 // sorting and copying them.
 constexpr size_t kHelperHistoryRows = 256;
 
@@ -626,7 +623,7 @@ struct InFlightCommit {
   CommitRecord record;
   std::map<std::string, TableInfo> catalog;  // after the commit, when it has DDL
   StagedChanges local;  // state key -> value after it (its builder's)
-  // Its history runs, made by Store::history_helper_ as job `history_job`
+  // Its history runs, made by StoreImpl::history_helper_ as job `history_job`
   // (0: by staging instead); read once that job is done, which may be while
   // the helper makes a later commit's.
   StateDelta history;
@@ -643,7 +640,7 @@ struct InFlightCommit {
 
 // Turns a Transaction into a CommitRecord, checking every operation against
 // the catalog and rows as the transaction's earlier operations left them.
-class Store::Builder {
+class StoreImpl::Builder {
  public:
   // A row before a change: its bytes and the version that wrote them.
   struct Image {
@@ -653,7 +650,7 @@ class Store::Builder {
 
   // `txn`: the transaction whose operations Add takes (null when the
   // store adds only its own, which name no table).
-  Builder(Store* store, uint64_t version, const Transaction* txn = nullptr)
+  Builder(StoreImpl* store, uint64_t version, const Transaction* txn = nullptr)
       : store_(store), version_(version), txn_(txn) {
     std::shared_lock lock(store->catalog_mu_);
     catalog_ = store->catalog_;
@@ -1017,7 +1014,7 @@ class Store::Builder {
     ++rows_;
   }
 
-  Store* store_;
+  StoreImpl* store_;
   uint64_t version_;
   std::map<std::string, TableInfo> catalog_;
   // State key -> value after this transaction.
@@ -1050,17 +1047,17 @@ class Store::Builder {
 };
 
 
-Status Store::Commit(const Transaction& txn, CommitResult* result) {
+Status StoreImpl::Commit(const Transaction& txn, CommitResult* result) {
   PendingCommit pending;
   SPOOL_RETURN_IF_ERROR(BuildCommit(txn, /*wait=*/true, &pending));
   return Wait(&pending, result);
 }
 
-Status Store::CommitAsync(const Transaction& txn, PendingCommit* pending) {
+Status StoreImpl::CommitAsync(const Transaction& txn, PendingCommit* pending) {
   return BuildCommit(txn, /*wait=*/false, pending);
 }
 
-Status Store::BuildCommit(const Transaction& txn, bool wait, PendingCommit* pending) {
+Status StoreImpl::BuildCommit(const Transaction& txn, bool wait, PendingCommit* pending) {
   if (txn.empty()) return Status::InvalidArgument("the transaction is empty");
   if (txn.operation().empty()) return Status::InvalidArgument("a commit needs an operation name");
   if (!txn.allows_spool_tables()) {
@@ -1092,23 +1089,23 @@ Status Store::BuildCommit(const Transaction& txn, bool wait, PendingCommit* pend
   return Status::OK();
 }
 
-Status Store::Wait(PendingCommit* pending, CommitResult* result) {
+Status StoreImpl::Wait(PendingCommit* pending, CommitResult* result) {
   if (pending->empty()) return Status::InvalidArgument("no commit to wait for");
   std::lock_guard commit_lock(commit_mu_);
   return WaitLocked(*pending->commit_, result);
 }
 
-Status Store::WaitLocked(InFlightCommit& commit, CommitResult* result) {
+Status StoreImpl::WaitLocked(InFlightCommit& commit, CommitResult* result) {
   if (!commit.settled) (void)SettleLocked(&commit);
   if (result != nullptr && commit.result) *result = *commit.result;
   return commit.status;
 }
 
-uint64_t Store::NextVersionLocked() const {
+uint64_t StoreImpl::NextVersionLocked() const {
   return in_flight_.empty() ? log_->NextVersion() : in_flight_.back()->version + 1;
 }
 
-Status Store::QueueCommitLocked(const std::string& operation, uint64_t started_us, Builder* builder, bool wait,
+Status StoreImpl::QueueCommitLocked(const std::string& operation, uint64_t started_us, Builder* builder, bool wait,
                                 std::shared_ptr<InFlightCommit>* queued) {
   auto commit = std::make_shared<InFlightCommit>();
   commit->version = NextVersionLocked();
@@ -1125,7 +1122,7 @@ Status Store::QueueCommitLocked(const std::string& operation, uint64_t started_u
   // written and synced (and, for CommitAsync, while the caller goes on).
   if (builder->replaced_rows() >= kHelperHistoryRows) {
     commit->history_job =
-        history_helper_->Start([commit] { AddHistoryRuns(commit->record, commit->version, &commit->history); });
+        history_helper_.Start([commit] { AddHistoryRuns(commit->record, commit->version, &commit->history); });
   }
   // A committer that waits anyway leads its own append (no hand-off to the
   // log's thread and back).
@@ -1139,11 +1136,11 @@ Status Store::QueueCommitLocked(const std::string& operation, uint64_t started_u
   return Status::OK();
 }
 
-Status Store::SettleLocked(const InFlightCommit* upto) {
+Status StoreImpl::SettleLocked(const InFlightCommit* upto) {
   while (!in_flight_.empty()) {
     std::shared_ptr<InFlightCommit> commit = std::move(in_flight_.front());
     in_flight_.pop_front();
-    if (commit->history_job != 0) history_helper_->WaitFor(commit->history_job);  // done with its record
+    if (commit->history_job != 0) history_helper_.WaitFor(commit->history_job);  // done with its record
     LogCommit written = commit->written;
     if (commit->append != nullptr) commit->status = commit->append->Wait(&written);
     commit->append.reset();
@@ -1185,18 +1182,18 @@ Status Store::SettleLocked(const InFlightCommit* upto) {
   return Status::OK();
 }
 
-std::unique_lock<std::mutex> Store::LockSettled() {
+std::unique_lock<std::mutex> StoreImpl::LockSettled() {
   std::unique_lock lock(commit_mu_);
   (void)SettleLocked(nullptr);  // each commit's outcome is its Wait's
   return lock;
 }
 
-Status Store::Restore(const TableId& id, uint64_t version, CommitResult* result) {
+Status StoreImpl::Restore(const TableId& id, uint64_t version, CommitResult* result) {
   SPOOL_RETURN_IF_ERROR(RefuseSpoolTable(id));
   return RestoreTables({id}, {}, version, result);
 }
 
-Status Store::RestoreTables(const std::vector<TableId>& tables, const std::vector<std::string>& flows, uint64_t version,
+Status StoreImpl::RestoreTables(const std::vector<TableId>& tables, const std::vector<std::string>& flows, uint64_t version,
                             CommitResult* result, std::string_view update_id) {
   const uint64_t started = options_.env->NowMicros();
   std::unique_lock lock = LockSettled();
@@ -1229,7 +1226,7 @@ Status Store::RestoreTables(const std::vector<TableId>& tables, const std::vecto
 
 // One table's difference from its rows at `version` (none when it did not
 // exist then) into `builder`.
-Status Store::RestoreTableLocked(const std::vector<ArchivedCut>* cuts, const TableId& id, uint64_t version,
+Status StoreImpl::RestoreTableLocked(const std::vector<ArchivedCut>* cuts, const TableId& id, uint64_t version,
                                  Builder* builder, int64_t* restored, int64_t* removed) {
   Capture now;
   SPOOL_RETURN_IF_ERROR(CaptureTableLocked(id, ReadOptions{}, &now));

@@ -7,9 +7,9 @@
 #include <string_view>
 
 #include "commit_codec.h"
-#include "spool/storage/store.h"
 #include "spool/txnlog/log.h"
 #include "state_store.h"
+#include "store_impl.h"
 #include "varint.h"
 
 namespace spool {
@@ -78,7 +78,7 @@ StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, ui
 
 // A consistent picture of one table, taken under commit_mu_: the current
 // rows (a view) at version `newest`, and the table as of `version`.
-struct Store::Capture {
+struct StoreImpl::Capture {
   TableInfo table;       // as of `version`
   uint64_t version = 0;
   uint64_t newest = 0;   // the version the view shows

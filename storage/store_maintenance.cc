@@ -11,7 +11,7 @@
 
 #include "kill_point.h"
 #include "snapshot_file.h"
-#include "spool/storage/store.h"
+#include "store_impl.h"
 #include "store_internal.h"
 #include "varint.h"
 
@@ -37,14 +37,14 @@ bool ParseCutName(std::string_view name, uint64_t* new_epoch) {
 // ---------------------------------------------------------------------------
 // Snapshots
 
-Status Store::TakeSnapshot(SnapshotInfo* info) { return TakeSnapshot(info, {}); }
+Status StoreImpl::TakeSnapshot(SnapshotInfo* info) { return TakeSnapshot(info, {}); }
 
-Status Store::TakeSnapshot(SnapshotInfo* info, const std::function<void(uint64_t entries)>& on_progress) {
+Status StoreImpl::TakeSnapshot(SnapshotInfo* info, const std::function<void(uint64_t entries)>& on_progress) {
   std::unique_lock lock = LockSettled();
   return TakeSnapshotLocked(info, on_progress);
 }
 
-Status Store::TakeSnapshotLocked(SnapshotInfo* info, const std::function<void(uint64_t entries)>& on_progress) {
+Status StoreImpl::TakeSnapshotLocked(SnapshotInfo* info, const std::function<void(uint64_t entries)>& on_progress) {
   const StatePosition position = state_->position();
   if (position.version == 0) return Status::InvalidArgument("the store has no commits to snapshot");
   Env* env = options_.env;
@@ -93,7 +93,7 @@ Status Store::TakeSnapshotLocked(SnapshotInfo* info, const std::function<void(ui
   return Status::OK();
 }
 
-Status Store::MaybeSnapshotLocked() {
+Status StoreImpl::MaybeSnapshotLocked() {
   const uint64_t version = state_->position().version;
   const uint64_t now = options_.env->NowMicros();
   const bool due =
@@ -110,7 +110,7 @@ Status Store::MaybeSnapshotLocked() {
   return Status::OK();
 }
 
-Status Store::ListSnapshots(std::vector<SnapshotInfo>* snapshots) {
+Status StoreImpl::ListSnapshots(std::vector<SnapshotInfo>* snapshots) {
   SPOOL_RETURN_IF_ERROR(ListSnapshotFiles(snapshots));
   for (SnapshotInfo& info : *snapshots) {
     LogEntry entry;
@@ -120,7 +120,7 @@ Status Store::ListSnapshots(std::vector<SnapshotInfo>* snapshots) {
 }
 
 // ListSnapshots without the timestamps, which cost a log read each.
-Status Store::ListSnapshotFiles(std::vector<SnapshotInfo>* snapshots) {
+Status StoreImpl::ListSnapshotFiles(std::vector<SnapshotInfo>* snapshots) {
   snapshots->clear();
   std::vector<std::string> names;
   Status s = options_.env->ListDir(snapshot_dir(), &names);
@@ -148,7 +148,7 @@ std::string StateCopyName(uint64_t epoch, uint64_t version) {
 }
 }  // namespace
 
-Status Store::StateCopies(std::vector<StateCopy>* copies) {
+Status StoreImpl::StateCopies(std::vector<StateCopy>* copies) {
   std::vector<std::string> names;
   SPOOL_RETURN_IF_ERROR(state_->ListCopies(&names));
   copies->clear();
@@ -167,7 +167,7 @@ Status Store::StateCopies(std::vector<StateCopy>* copies) {
 
 // Drops the copies that are off the history (a rewind cut them) and, with
 // `keep_newest`, all but the newest StoreOptions::state_copies.
-Status Store::PruneStateCopies(bool keep_newest) {
+Status StoreImpl::PruneStateCopies(bool keep_newest) {
   std::vector<StateCopy> copies;
   SPOOL_RETURN_IF_ERROR(StateCopies(&copies));
   uint64_t kept = 0;
@@ -179,7 +179,7 @@ Status Store::PruneStateCopies(bool keep_newest) {
   return Status::OK();
 }
 
-Status Store::SaveStateCopy() {
+Status StoreImpl::SaveStateCopy() {
   std::unique_lock lock = LockSettled();
   if (options_.state_copies == 0) return Status::OK();
   const StatePosition head = state_->position();
@@ -193,7 +193,7 @@ Status Store::SaveStateCopy() {
 // REQUIRES: commit_mu_ held, the log cut after `version`, nothing staged.
 // Swaps in the copy at `version` when there is one on the history; the
 // state is otherwise left for Recover to rebuild.
-Status Store::AdoptStateCopy(uint64_t version) {
+Status StoreImpl::AdoptStateCopy(uint64_t version) {
   std::vector<StateCopy> copies;
   SPOOL_RETURN_IF_ERROR(StateCopies(&copies));
   for (const StateCopy& copy : copies) {
@@ -216,11 +216,11 @@ Status Store::AdoptStateCopy(uint64_t version) {
 // ---------------------------------------------------------------------------
 // Archived cuts
 
-std::string Store::ArchiveDir() const {
+std::string StoreImpl::ArchiveDir() const {
   return options_.log.archive_dir.empty() ? JoinPath(JoinPath(dir_, "log"), "archive") : options_.log.archive_dir;
 }
 
-Status Store::ListArchivedCuts(std::vector<ArchivedCut>* cuts) {
+Status StoreImpl::ListArchivedCuts(std::vector<ArchivedCut>* cuts) {
   cuts->clear();
   const std::string archive = ArchiveDir();
   std::vector<std::string> names;
@@ -251,37 +251,37 @@ Status Store::ListArchivedCuts(std::vector<ArchivedCut>* cuts) {
 // ---------------------------------------------------------------------------
 // Pins
 
-class Store::PinImpl final : public VersionPin {
+class StoreImpl::PinImpl final : public VersionPin {
  public:
-  PinImpl(Store* store, std::multiset<uint64_t>::iterator it) : store_(store), it_(it) {}
+  PinImpl(StoreImpl* store, std::multiset<uint64_t>::iterator it) : store_(store), it_(it) {}
   ~PinImpl() override {
     std::lock_guard lock(store_->pins_mu_);
     store_->live_pins_.erase(it_);
   }
 
  private:
-  Store* store_;
+  StoreImpl* store_;
   std::multiset<uint64_t>::iterator it_;
 };
 
-std::unique_ptr<VersionPin> Store::PinVersion(uint64_t version) {
+std::unique_ptr<VersionPin> StoreImpl::PinVersion(uint64_t version) {
   std::lock_guard lock(pins_mu_);
   return std::make_unique<PinImpl>(this, live_pins_.insert(version));
 }
 
-class Store::UpdateClaimImpl final : public UpdateClaim {
+class StoreImpl::UpdateClaimImpl final : public UpdateClaim {
  public:
-  explicit UpdateClaimImpl(Store* store) : store_(store) {}
+  explicit UpdateClaimImpl(StoreImpl* store) : store_(store) {}
   ~UpdateClaimImpl() override {
     std::lock_guard lock(store_->update_mu_);
     store_->running_update_.clear();
   }
 
  private:
-  Store* store_;
+  StoreImpl* store_;
 };
 
-Status Store::ClaimUpdate(const std::string& update_id, std::unique_ptr<UpdateClaim>* claim) {
+Status StoreImpl::ClaimUpdate(const std::string& update_id, std::unique_ptr<UpdateClaim>* claim) {
   std::lock_guard lock(update_mu_);
   if (!running_update_.empty()) {
     return Status::Busy("RESOURCE_CONFLICT: update " + running_update_ +
@@ -293,7 +293,7 @@ Status Store::ClaimUpdate(const std::string& update_id, std::unique_ptr<UpdateCl
   return Status::OK();
 }
 
-std::string Store::RunningUpdate() {
+std::string StoreImpl::RunningUpdate() {
   std::lock_guard lock(update_mu_);
   return running_update_;
 }
@@ -348,7 +348,7 @@ Status ParsePins(const std::string& path, std::string_view text, std::map<std::s
   return Status::OK();
 }
 
-Status Store::LoadPins() {
+Status StoreImpl::LoadPins() {
   const std::string path = JoinPath(dir_, kStorePinsName);
   std::string text;
   Status s = ReadFileToString(options_.env, path, &text);
@@ -361,7 +361,7 @@ Status Store::LoadPins() {
   return Status::OK();
 }
 
-Status Store::SavePinsLocked() {
+Status StoreImpl::SavePinsLocked() {
   std::string lines;
   for (const auto& [name, version] : pins_) lines += name + " " + std::to_string(version) + "\n";
   char header[64];
@@ -370,7 +370,7 @@ Status Store::SavePinsLocked() {
   return WriteFileAtomically(options_.env, JoinPath(dir_, kStorePinsName), std::string(kPinsHeader) + header + lines);
 }
 
-Status Store::AddPin(const std::string& name, uint64_t version) {
+Status StoreImpl::AddPin(const std::string& name, uint64_t version) {
   if (name.empty() || std::any_of(name.begin(), name.end(), [](char c) { return c <= ' '; })) {
     return Status::InvalidArgument("a pin name must be non-empty, without spaces or control characters");
   }
@@ -390,14 +390,14 @@ Status Store::AddPin(const std::string& name, uint64_t version) {
   return SavePinsLocked();
 }
 
-Status Store::RemovePin(const std::string& name) {
+Status StoreImpl::RemovePin(const std::string& name) {
   std::unique_lock commit_lock = LockSettled();
   std::lock_guard lock(pins_mu_);
   if (pins_.erase(name) == 0) return Status::NotFound("no pin named " + name);
   return SavePinsLocked();
 }
 
-std::vector<std::pair<std::string, uint64_t>> Store::Pins() {
+std::vector<std::pair<std::string, uint64_t>> StoreImpl::Pins() {
   std::lock_guard lock(pins_mu_);
   return {pins_.begin(), pins_.end()};
 }
@@ -408,7 +408,7 @@ std::vector<std::pair<std::string, uint64_t>> Store::Pins() {
 // cuts — delete that in an order that is safe to interrupt, and report.
 
 // One vacuum's findings: what it keeps, and the files it deletes.
-struct Store::VacuumPlan {
+struct StoreImpl::VacuumPlan {
   bool dry_run = false;
   uint64_t cutoff_us = 0;  // commits before it are outside the retention window
   uint64_t floor = 0;      // the oldest version that must stay readable
@@ -422,7 +422,7 @@ struct Store::VacuumPlan {
   std::vector<std::string> cuts;            // doomed archived cut directories
 };
 
-Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
+Status StoreImpl::Vacuum(const VacuumOptions& options, VacuumReport* report) {
   const uint64_t retain = options.retain_us.value_or(options_.retention_us);
   if (retain < options_.min_retention_us && !options.force) {
     return Status::InvalidArgument("a retention of " + Hours(retain) + " is below the safety minimum of " +
@@ -455,7 +455,7 @@ Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
 // The floor: the newest commit at or before now minus the retention,
 // lowered by the durable pins and the live readers, never below the oldest
 // version the log has.
-void Store::DecideVacuumFloor(uint64_t retain_us, VacuumPlan* plan, VacuumReport* report) {
+void StoreImpl::DecideVacuumFloor(uint64_t retain_us, VacuumPlan* plan, VacuumReport* report) {
   const uint64_t oldest = log_->Oldest().version;
   const uint64_t now = options_.env->NowMicros();
   plan->cutoff_us = now > retain_us ? now - retain_us : 0;
@@ -482,7 +482,7 @@ void Store::DecideVacuumFloor(uint64_t retain_us, VacuumPlan* plan, VacuumReport
 // Log segments: those wholly before what a kept version needs. A rewind
 // (RewindTo) to a version from the floor on rebuilds it from the newest
 // snapshot at or before it and the log after that snapshot: both stay.
-Status Store::FindDoomedSegments(VacuumPlan* plan, VacuumReport* report) {
+Status StoreImpl::FindDoomedSegments(VacuumPlan* plan, VacuumReport* report) {
   SPOOL_RETURN_IF_ERROR(ListSnapshotFiles(&plan->snapshots));
   for (const SnapshotInfo& snapshot : plan->snapshots) {
     if (snapshot.version <= plan->floor) plan->base = snapshot.version;
@@ -514,7 +514,7 @@ Status Store::FindDoomedSegments(VacuumPlan* plan, VacuumReport* report) {
 
 // Snapshots: those older than what a kept version can use, and those a
 // truncation cut off the history.
-void Store::FindDoomedSnapshots(VacuumPlan* plan, VacuumReport* report) {
+void StoreImpl::FindDoomedSnapshots(VacuumPlan* plan, VacuumReport* report) {
   std::vector<std::string> names;
   if (!options_.env->ListDir(snapshot_dir(), &names).ok()) return;
   for (const std::string& name : names) {
@@ -533,7 +533,7 @@ void Store::FindDoomedSnapshots(VacuumPlan* plan, VacuumReport* report) {
 
 // Archived cuts whose every commit is older than the window, and cuts an
 // interrupted vacuum left without their COMPLETE marker.
-Status Store::FindDoomedCuts(VacuumPlan* plan, VacuumReport* report) {
+Status StoreImpl::FindDoomedCuts(VacuumPlan* plan, VacuumReport* report) {
   Env* env = options_.env;
   const std::string archive = ArchiveDir();
   std::vector<std::string> names;
@@ -566,7 +566,7 @@ Status Store::FindDoomedCuts(VacuumPlan* plan, VacuumReport* report) {
 // Each step is safe to interrupt and a later vacuum finishes it: the log
 // records its floor before deleting, a snapshot is one file, and a cut
 // loses its manifest and COMPLETE marker first.
-Status Store::DeleteDoomed(const VacuumPlan& plan, const VacuumOptions& options, VacuumReport* report) {
+Status StoreImpl::DeleteDoomed(const VacuumPlan& plan, const VacuumOptions& options, VacuumReport* report) {
   Env* env = options_.env;
   const uint64_t total = report->paths.size();
   uint64_t done = 0;
@@ -605,7 +605,7 @@ Status Store::DeleteDoomed(const VacuumPlan& plan, const VacuumOptions& options,
 }
 
 // The event that says what a vacuum removed.
-Status Store::RecordVacuum(const VacuumReport& report) {
+Status StoreImpl::RecordVacuum(const VacuumReport& report) {
   Event event;
   event.event_type = "vacuum";
   event.message = "Vacuum removed " + std::to_string(report.paths.size()) + " file(s), " +
@@ -620,12 +620,12 @@ Status Store::RecordVacuum(const VacuumReport& report) {
   return events_->Append(&event);
 }
 
-Status Store::FlushState() {
+Status StoreImpl::FlushState() {
   std::unique_lock lock = LockSettled();
   return state_->Flush();
 }
 
-StoreStats Store::Stats() {
+StoreStats StoreImpl::Stats() {
   StoreStats stats;
   {
     std::shared_lock lock(catalog_mu_);

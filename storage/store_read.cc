@@ -7,7 +7,7 @@
 
 #include "row_codec.h"
 #include "snapshot_file.h"
-#include "spool/storage/store.h"
+#include "store_impl.h"
 #include "store_internal.h"
 #include "varint.h"
 
@@ -153,7 +153,7 @@ class IndexMerge {
 
 }  // namespace
 
-VersionRange Store::AvailableVersions() {
+VersionRange StoreImpl::AvailableVersions() {
   const LogPosition oldest = log_->Oldest(), newest = log_->Newest();
   VersionRange range;
   if (newest.version == 0) return range;
@@ -167,7 +167,7 @@ VersionRange Store::AvailableVersions() {
   return range;
 }
 
-uint64_t Store::CommitsAfter(uint64_t version) {
+uint64_t StoreImpl::CommitsAfter(uint64_t version) {
   uint64_t commits = 0;
   for (const LogSegmentInfo& segment : log_->Segments()) {  // dense within a segment
     const uint64_t first = std::max(segment.first_version, version + 1);
@@ -176,7 +176,7 @@ uint64_t Store::CommitsAfter(uint64_t version) {
   return commits;
 }
 
-Status Store::ResolveVersion(const ReadOptions& options, uint64_t newest, uint64_t* version) {
+Status StoreImpl::ResolveVersion(const ReadOptions& options, uint64_t newest, uint64_t* version) {
   if (options.version && options.timestamp_us) {
     return Status::InvalidArgument("give a version or a timestamp, not both");
   }
@@ -205,7 +205,7 @@ Status Store::ResolveVersion(const ReadOptions& options, uint64_t newest, uint64
 }
 
 // REQUIRES: commit_mu_ held, or called by a reader holding it.
-Status Store::TableAtLocked(const TableId& id, uint64_t version, TableInfo* table) {
+Status StoreImpl::TableAtLocked(const TableId& id, uint64_t version, TableInfo* table) {
   std::map<std::string, TableInfo> catalog;
   std::vector<std::vector<DdlRecord>> later;
   SPOOL_RETURN_IF_ERROR(CatalogAndDdlAfter(version, &catalog, &later));
@@ -224,7 +224,7 @@ Status Store::TableAtLocked(const TableId& id, uint64_t version, TableInfo* tabl
   return Status::OK();
 }
 
-Status Store::CaptureTable(const TableId& id, const ReadOptions& options, Capture* capture) {
+Status StoreImpl::CaptureTable(const TableId& id, const ReadOptions& options, Capture* capture) {
   std::lock_guard lock(commit_mu_);
   // What is staged, not what is queued; but a version the log has shown
   // (it shows durable commits, staged once waited for) is read as of itself.
@@ -232,7 +232,7 @@ Status Store::CaptureTable(const TableId& id, const ReadOptions& options, Captur
   return CaptureTableLocked(id, options, capture);
 }
 
-Status Store::CaptureTableLocked(const TableId& id, const ReadOptions& options, Capture* capture) {
+Status StoreImpl::CaptureTableLocked(const TableId& id, const ReadOptions& options, Capture* capture) {
   capture->newest = state_->position().version;
   SPOOL_RETURN_IF_ERROR(ResolveVersion(options, capture->newest, &capture->version));
   SPOOL_RETURN_IF_ERROR(TableAtLocked(id, capture->version, &capture->table));
@@ -254,7 +254,7 @@ Status Store::CaptureTableLocked(const TableId& id, const ReadOptions& options, 
 }
 
 // Estimated bytes of the log's commits (after, upto], from segment sizes.
-uint64_t Store::LogBytesBetween(uint64_t after, uint64_t upto) {
+uint64_t StoreImpl::LogBytesBetween(uint64_t after, uint64_t upto) {
   double bytes = 0;
   for (const LogSegmentInfo& segment : log_->Segments()) {
     if (segment.last_version < segment.first_version) continue;
@@ -274,7 +274,7 @@ uint64_t Store::LogBytesBetween(uint64_t after, uint64_t upto) {
 // before the version (or the empty store, while the log begins at version
 // 1) with the log after it replayed — whichever reads less. A restore to a
 // version far back is then flat in the history after it.
-Status Store::ScanCaptured(Capture& c, const std::string& begin, const std::string& end,
+Status StoreImpl::ScanCaptured(Capture& c, const std::string& begin, const std::string& end,
                            const std::function<bool(std::string_view key, std::string_view row)>& visit) {
   if (c.version == c.newest) return ScanBackward(c, begin, end, visit);  // nothing to undo
   // An index entry costs about half the same change in the log, which is
@@ -299,7 +299,7 @@ Status Store::ScanCaptured(Capture& c, const std::string& begin, const std::stri
   return c.history != nullptr ? ScanIndexed(c, begin, end, visit) : ScanBackward(c, begin, end, visit);
 }
 
-Status Store::ScanForward(Capture& c, const SnapshotInfo& base, const std::string& begin, const std::string& end,
+Status StoreImpl::ScanForward(Capture& c, const SnapshotInfo& base, const std::string& begin, const std::string& end,
                           const std::function<bool(std::string_view key, std::string_view row)>& visit) {
   std::unique_ptr<VersionPin> pin = PinVersion(base.version);
   std::map<std::string, std::string, std::less<>> rows;
@@ -334,7 +334,7 @@ Status Store::ScanForward(Capture& c, const SnapshotInfo& base, const std::strin
 }
 
 // Backward: the current rows, with every change after the version undone.
-Status Store::ScanBackward(Capture& c, const std::string& begin, const std::string& end,
+Status StoreImpl::ScanBackward(Capture& c, const std::string& begin, const std::string& end,
                            const std::function<bool(std::string_view key, std::string_view row)>& visit) {
   const auto in_range = [&](std::string_view key) { return InRange(key, begin, end); };
   // (key, the row at the version or nullopt when absent), from each key's
@@ -383,7 +383,7 @@ Status Store::ScanBackward(Capture& c, const std::string& begin, const std::stri
 // its oldest entry holds the row the version saw. Any other key's current row is unchanged since.
 // Either counts only when written at or before the version (a later one:
 // the key had no row then).
-Status Store::ScanIndexed(Capture& c, const std::string& begin, const std::string& end,
+Status StoreImpl::ScanIndexed(Capture& c, const std::string& begin, const std::string& end,
                           const std::function<bool(std::string_view key, std::string_view row)>& visit) {
   const auto in_range = [&](std::string_view key) { return InRange(key, begin, end); };
   IndexMerge index;
@@ -437,7 +437,7 @@ Status Store::ScanIndexed(Capture& c, const std::string& begin, const std::strin
   return rows.status();
 }
 
-Status Store::Read(const TableId& id, const ReadOptions& options, const std::function<bool(const Row&)>& visit,
+Status StoreImpl::Read(const TableId& id, const ReadOptions& options, const std::function<bool(const Row&)>& visit,
                    TableInfo* table, uint64_t* version_read) {
   Row row;
   return Scan(
@@ -449,7 +449,7 @@ Status Store::Read(const TableId& id, const ReadOptions& options, const std::fun
       table, version_read);
 }
 
-Status Store::Scan(const TableId& id, const ReadOptions& options, const std::function<bool(const RowView&)>& visit,
+Status StoreImpl::Scan(const TableId& id, const ReadOptions& options, const std::function<bool(const RowView&)>& visit,
                    TableInfo* table, uint64_t* version_read) {
   if (options.version && !options.timestamp_us && IsCutVersion(*options.version)) {
     return ScanCutVersion(id, options, visit, table, version_read);
@@ -471,7 +471,7 @@ Status Store::Scan(const TableId& id, const ReadOptions& options, const std::fun
   return decoded.WithContext("table " + id.ToString());
 }
 
-Status Store::Get(const TableId& id, const Row& key, Row* row, bool* found) {
+Status StoreImpl::Get(const TableId& id, const Row& key, Row* row, bool* found) {
   TableInfo table;
   SPOOL_RETURN_IF_ERROR(GetTable(id, &table));
   if (!table.schema.has_key()) return Status::InvalidArgument("table " + id.ToString() + " has no primary key");
@@ -486,18 +486,18 @@ Status Store::Get(const TableId& id, const Row& key, Row* row, bool* found) {
   return DecodeRow(table.schema, bytes, row);
 }
 
-Status Store::GetCheckpoint(const std::string& flow, std::string* data, bool* found) {
+Status StoreImpl::GetCheckpoint(const std::string& flow, std::string* data, bool* found) {
   return state_->Get(StateCheckpointKey(flow), data, found);
 }
 
-Status Store::GetCheckpointAt(const std::string& flow, uint64_t version, std::string* data, bool* found) {
+Status StoreImpl::GetCheckpointAt(const std::string& flow, uint64_t version, std::string* data, bool* found) {
   std::unique_lock lock = LockSettled();  // the current value must be the one after the commits read
   std::vector<ArchivedCut> cuts;
   if (IsCutVersion(version)) SPOOL_RETURN_IF_ERROR(ListArchivedCuts(&cuts));
   return GetCheckpointAtLocked(&cuts, flow, version, data, found);
 }
 
-Status Store::GetCheckpointAtLocked(const std::vector<ArchivedCut>* cuts, const std::string& flow, uint64_t version,
+Status StoreImpl::GetCheckpointAtLocked(const std::vector<ArchivedCut>* cuts, const std::string& flow, uint64_t version,
                                     std::string* data, bool* found) {
   if (cuts != nullptr && IsCutVersion(version)) {
     // The last value the cut set up to `version`, else the one at its point.
@@ -540,14 +540,14 @@ Status Store::GetCheckpointAtLocked(const std::vector<ArchivedCut>* cuts, const 
   return GetCheckpoint(flow, data, found);
 }
 
-std::vector<TableInfo> Store::ListTables() {
+std::vector<TableInfo> StoreImpl::ListTables() {
   std::shared_lock lock(catalog_mu_);
   std::vector<TableInfo> tables;
   for (const auto& [name, table] : catalog_) tables.push_back(table);
   return tables;
 }
 
-Status Store::GetTable(const TableId& id, TableInfo* table) {
+Status StoreImpl::GetTable(const TableId& id, TableInfo* table) {
   std::shared_lock lock(catalog_mu_);
   auto it = catalog_.find(id.ToString());
   if (it == catalog_.end()) return Status::NotFound("table " + id.ToString() + " does not exist");
@@ -557,7 +557,7 @@ Status Store::GetTable(const TableId& id, TableInfo* table) {
 
 // Calls `visit` with each retained commit of [from, to] that touched table
 // `uid` (its row changes decoded, other tables' skipped).
-Status Store::ScanCommits(uint64_t uid, uint64_t from, uint64_t to,
+Status StoreImpl::ScanCommits(uint64_t uid, uint64_t from, uint64_t to,
                           const std::function<bool(const LogEntry&, CommitRecord&)>& visit) {
   std::unique_ptr<VersionPin> pin = PinVersion(from);
   std::unique_ptr<LogIterator> it;
@@ -577,7 +577,7 @@ Status Store::ScanCommits(uint64_t uid, uint64_t from, uint64_t to,
 
 // Calls `visit(key, change)` for each row change of table `uid` in versions
 // [from, to], in commit order; a keyless insert's key is its derived row id.
-Status Store::ScanChanges(uint64_t uid, uint64_t from, uint64_t to,
+Status StoreImpl::ScanChanges(uint64_t uid, uint64_t from, uint64_t to,
                           const std::function<void(std::string& key, RowChangeRecord& change)>& visit) {
   return ScanCommits(uid, from, to, [&](const LogEntry& entry, CommitRecord& record) {
     for (TableChangeSet& set : record.tables) {
@@ -592,7 +592,7 @@ Status Store::ScanChanges(uint64_t uid, uint64_t from, uint64_t to,
   });
 }
 
-Status Store::History(const TableId& id, std::vector<HistoryEntry>* history, uint64_t limit, uint64_t from) {
+Status StoreImpl::History(const TableId& id, std::vector<HistoryEntry>* history, uint64_t limit, uint64_t from) {
   TableInfo table;
   SPOOL_RETURN_IF_ERROR(GetTable(id, &table));
   const VersionRange range = AvailableVersions();
@@ -627,7 +627,7 @@ Status Store::History(const TableId& id, std::vector<HistoryEntry>* history, uin
   return Status::OK();
 }
 
-Status Store::Changes(const TableId& id, uint64_t from, uint64_t to, const std::function<bool(const ChangeRow&)>& visit,
+Status StoreImpl::Changes(const TableId& id, uint64_t from, uint64_t to, const std::function<bool(const ChangeRow&)>& visit,
                       TableInfo* table_out) {
   const VersionRange range = AvailableVersions();
   if (to == 0) to = range.newest;
@@ -692,7 +692,7 @@ Status Store::Changes(const TableId& id, uint64_t from, uint64_t to, const std::
   return decoded.WithContext("table " + id.ToString());
 }
 
-Status Store::RewindNetChange(uint64_t uid, uint64_t seen, uint64_t point,
+Status StoreImpl::RewindNetChange(uint64_t uid, uint64_t seen, uint64_t point,
                               const std::function<bool(ChangeType, const std::string& row)>& emit) {
   std::vector<ArchivedCut> cuts;
   SPOOL_RETURN_IF_ERROR(ListArchivedCuts(&cuts));
@@ -741,7 +741,7 @@ Status Store::RewindNetChange(uint64_t uid, uint64_t seen, uint64_t point,
   return Status::OK();
 }
 
-Status Store::ReadArchived(const ArchivedCut& cut, const TableId& id, uint64_t version,
+Status StoreImpl::ReadArchived(const ArchivedCut& cut, const TableId& id, uint64_t version,
                            const std::function<bool(const Row&)>& visit, TableInfo* table_out) {
   if (cut.commits == 0 || version < cut.first_version || version > cut.last_version) {
     return Status::InvalidArgument("version " + std::to_string(version) + " is not in the archived cut " + cut.dir +
@@ -766,7 +766,7 @@ Status Store::ReadArchived(const ArchivedCut& cut, const TableId& id, uint64_t v
 }
 
 // A version a rewind cut, read from the archive.
-Status Store::ScanCutVersion(const TableId& id, const ReadOptions& options,
+Status StoreImpl::ScanCutVersion(const TableId& id, const ReadOptions& options,
                              const std::function<bool(const RowView&)>& visit, TableInfo* table_out,
                              uint64_t* version_read) {
   TableInfo table;
@@ -789,13 +789,13 @@ Status Store::ScanCutVersion(const TableId& id, const ReadOptions& options,
   return Status::OK();
 }
 
-bool Store::IsCutVersion(uint64_t version) {
+bool StoreImpl::IsCutVersion(uint64_t version) {
   // Versions up to the history's start before the oldest retained commit
   // are not retained, whatever the archive holds.
   return version > log_->BeforeOldest().version && version <= log_->Newest().version && !VersionOnHistory(version);
 }
 
-Status Store::CutHolding(const std::vector<ArchivedCut>& cuts, uint64_t version, const ArchivedCut** holding) {
+Status StoreImpl::CutHolding(const std::vector<ArchivedCut>& cuts, uint64_t version, const ArchivedCut** holding) {
   // A version is cut once: by the oldest cut whose versions span it (a
   // later one that spans it jumps over it).
   for (const ArchivedCut& cut : cuts) {
@@ -808,7 +808,7 @@ Status Store::CutHolding(const std::vector<ArchivedCut>& cuts, uint64_t version,
                           " was cut by a rewind, and the archive no longer holds it (vacuum removed it)");
 }
 
-Status Store::ScanArchivedUpTo(const ArchivedCut& cut, uint64_t version,
+Status StoreImpl::ScanArchivedUpTo(const ArchivedCut& cut, uint64_t version,
                                const std::function<Status(const LogEntry&, CommitRecord&)>& visit) {
   Status failed;
   bool reached = false;
@@ -829,7 +829,7 @@ Status Store::ScanArchivedUpTo(const ArchivedCut& cut, uint64_t version,
   return Status::OK();
 }
 
-Status Store::RowsAtLocked(const std::vector<ArchivedCut>* cuts, const TableId& id, uint64_t version, TableInfo* table,
+Status StoreImpl::RowsAtLocked(const std::vector<ArchivedCut>* cuts, const TableId& id, uint64_t version, TableInfo* table,
                            std::map<std::string, std::string>* rows) {
   rows->clear();
   if (cuts != nullptr && IsCutVersion(version)) return ArchivedRowsLocked(*cuts, id, version, table, rows);
@@ -845,7 +845,7 @@ Status Store::RowsAtLocked(const std::vector<ArchivedCut>* cuts, const TableId& 
   });
 }
 
-Status Store::ArchivedRowsLocked(const std::vector<ArchivedCut>& cuts, const TableId& id, uint64_t version,
+Status StoreImpl::ArchivedRowsLocked(const std::vector<ArchivedCut>& cuts, const TableId& id, uint64_t version,
                                  TableInfo* table_out, std::map<std::string, std::string>* rows) {
   const ArchivedCut* cut = nullptr;
   SPOOL_RETURN_IF_ERROR(CutHolding(cuts, version, &cut));

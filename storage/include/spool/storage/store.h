@@ -27,15 +27,13 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
-#include <shared_mutex>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "spool/storage/event_log.h"
@@ -44,13 +42,7 @@
 
 namespace spool {
 
-class HelperThread;
-class StagedChanges;
-class StateStore;
-struct CommitRecord;
-struct DdlRecord;
-struct RowChangeRecord;
-struct StateDelta;
+class StoreImpl;
 
 struct StoreOptions {
   Env* env = Env::Default();
@@ -160,11 +152,10 @@ class PendingCommit {
   bool empty() const { return commit_ == nullptr; }
 
  private:
-  friend class Store;
+  friend class StoreImpl;
   std::shared_ptr<InFlightCommit> commit_;
 };
 
-// The store's update slot while it lives (Store::ClaimUpdate).
 // One file, or one set of files, that VerifyStore checked.
 struct StoreFileCheck {
   std::string kind;    // "marker", "log", "state", "state copy", "snapshot", "pins", "events", "archived cut"
@@ -206,6 +197,7 @@ struct RepairReport {
 // it), IOError.
 Status RepairStore(const StoreOptions& options, const std::string& dir, RepairReport* report);
 
+// The store's update slot while it lives (Store::ClaimUpdate).
 class UpdateClaim {
  public:
   virtual ~UpdateClaim() = default;
@@ -220,14 +212,14 @@ class Store {
   static Status Open(const StoreOptions& options, const std::string& dir, std::unique_ptr<Store>* store);
   ~Store();
 
-  const std::string& dir() const { return dir_; }
+  const std::string& dir() const;
   // The store's log, for reading positions, segments and records. Every
   // record in it is a table commit the state replays: appending to it
   // directly (anything but Store::Commit) makes the next open fail to
   // decode it.
-  Log* log() { return log_.get(); }
-  EventLog* events() { return events_.get(); }
-  const StoreOptions& options() const { return options_; }
+  Log* log();
+  EventLog* events();
+  const StoreOptions& options() const;
 
   // Commits `txn` as one version. Errors (nothing written): InvalidArgument
   // naming the table, column or operation that does not fit. After the log
@@ -431,165 +423,15 @@ class Store {
   // The snapshot file the state was last rebuilt from, by this handle's
   // open or a rewind; empty when it was not rebuilt, or rebuilt from the
   // log's start.
-  const std::string& rebuilt_from() const { return rebuilt_from_; }
+  const std::string& rebuilt_from() const;
   StoreStats Stats();
 
  private:
-  class Builder;
-  class PinImpl;
-  class UpdateClaimImpl;
-  Store(StoreOptions options, std::string dir, std::unique_ptr<FileLock> lock);
+  explicit Store(std::unique_ptr<StoreImpl> impl);
 
-  // The version the next commit gets (commits queued count).
-  uint64_t NextVersionLocked() const;
-  // Commit and CommitAsync: `wait`, the commit is appended durably before
-  // it returns (it still settles in order, in Wait).
-  Status BuildCommit(const Transaction& txn, bool wait, PendingCommit* pending);
-  // Queues the commit `builder` built (its record, catalog and state keys
-  // taken) for the log, appended already when `wait`: in_flight_'s last.
-  Status QueueCommitLocked(const std::string& operation, uint64_t started_us, Builder* builder, bool wait,
-                           std::shared_ptr<InFlightCommit>* queued);
-  // Settles the queued commits up to `commit`: Wait's part under commit_mu_.
-  Status WaitLocked(InFlightCommit& commit, CommitResult* result);
-  // Waits for the queued commits in order, staging each that is durable,
-  // until `upto` is (every one when null). Returns upto's outcome.
-  Status SettleLocked(const InFlightCommit* upto);
-  // commit_mu_, held with nothing queued: the state is the log's newest.
-  std::unique_lock<std::mutex> LockSettled();
-
-  Status Recover();
-  Status RebuildState();
-  Status ReportDamagedSnapshots(const std::vector<std::string>& damaged);
-  Status Replay(uint64_t from_version);
-  Status LoadCatalog();
-  // REQUIRES: commit_mu_ held, nothing queued.
-  Status TablesChangedAfter(uint64_t version, std::vector<TableInfo>* tables);
-  // The current catalog and the DDL of every commit after `version`, the
-  // newest first. Errors: Corruption (a DDL record).
-  Status CatalogAndDdlAfter(uint64_t version, std::map<std::string, TableInfo>* catalog,
-                            std::vector<std::vector<DdlRecord>>* later);
-  // `staged`, `history`: what the commit path made (DeltaFromCommit), or
-  // null on replay.
-  Status StageCommit(const CommitRecord& record, const LogEntry& entry, StagedChanges* staged = nullptr,
-                     StateDelta* history = nullptr);
-  bool PositionOnHistory(uint64_t epoch, uint64_t version);
-  // Whether `version` is a commit of the current history (not one a rewind
-  // cut), or the point just before the oldest retained commit.
-  bool VersionOnHistory(uint64_t version);
-  bool OnHistoryIn(uint64_t version, std::optional<uint64_t> epoch);
-  Status TakeSnapshotLocked(SnapshotInfo* info, const std::function<void(uint64_t entries)>& on_progress = {});
-  Status ListSnapshotFiles(std::vector<SnapshotInfo>* snapshots);
-  std::string ArchiveDir() const;
-  Status MaybeSnapshotLocked();
-  Status LoadPins();
-  Status SavePinsLocked();
-  // Vacuum's steps (store_maintenance.cc).
-  struct VacuumPlan;
-  void DecideVacuumFloor(uint64_t retain_us, VacuumPlan* plan, VacuumReport* report);
-  Status FindDoomedSegments(VacuumPlan* plan, VacuumReport* report);
-  void FindDoomedSnapshots(VacuumPlan* plan, VacuumReport* report);
-  Status FindDoomedCuts(VacuumPlan* plan, VacuumReport* report);
-  Status DeleteDoomed(const VacuumPlan& plan, const VacuumOptions& options, VacuumReport* report);
-  Status RecordVacuum(const VacuumReport& report);
-  // State copies: each named for its position; those on the history, and
-  // (keep_newest) only the newest StoreOptions::state_copies.
-  struct StateCopy {
-    std::string name;
-    uint64_t epoch = 0;
-    uint64_t version = 0;
-  };
-  Status StateCopies(std::vector<StateCopy>* copies);
-  Status PruneStateCopies(bool keep_newest);
-  Status AdoptStateCopy(uint64_t version);
-  Status ResolveVersion(const ReadOptions& options, uint64_t newest, uint64_t* version);
-  Status TableAtLocked(const TableId& id, uint64_t version, TableInfo* table);
-  struct Capture;
-  Status CaptureTable(const TableId& id, const ReadOptions& options, Capture* capture);
-  Status CaptureTableLocked(const TableId& id, const ReadOptions& options, Capture* capture);
-  Status RestoreTableLocked(const std::vector<ArchivedCut>* cuts, const TableId& id, uint64_t version, Builder* builder,
-                            int64_t* restored, int64_t* removed);
-  // With `cuts`, a version a rewind cut is read from the archive.
-  Status GetCheckpointAtLocked(const std::vector<ArchivedCut>* cuts, const std::string& flow, uint64_t version,
-                               std::string* data, bool* found);
-  Status ScanCaptured(Capture& capture, const std::string& begin, const std::string& end,
-                      const std::function<bool(std::string_view key, std::string_view row)>& visit);
-  Status ScanForward(Capture& capture, const SnapshotInfo& base, const std::string& begin, const std::string& end,
-                     const std::function<bool(std::string_view key, std::string_view row)>& visit);
-  Status ScanBackward(Capture& capture, const std::string& begin, const std::string& end,
-                      const std::function<bool(std::string_view key, std::string_view row)>& visit);
-  Status ScanIndexed(Capture& capture, const std::string& begin, const std::string& end,
-                     const std::function<bool(std::string_view key, std::string_view row)>& visit);
-  uint64_t LogBytesBetween(uint64_t after, uint64_t upto);
-  // Versions a rewind cut (archived): whether `version` is one (within the
-  // newest, not on the current history); which cut of `cuts` holds it
-  // (NotFound: vacuumed); that cut's commits up to it (NotFound: not there).
-  bool IsCutVersion(uint64_t version);
-  Status ScanCutVersion(const TableId& id, const ReadOptions& options, const std::function<bool(const RowView&)>& visit,
-                        TableInfo* table, uint64_t* version_read);
-  Status CutHolding(const std::vector<ArchivedCut>& cuts, uint64_t version, const ArchivedCut** holding);
-  Status ScanArchivedUpTo(const ArchivedCut& cut, uint64_t version,
-                          const std::function<Status(const LogEntry&, CommitRecord&)>& visit);
-  // REQUIRES: commit_mu_ held, nothing queued. A table's rows as of
-  // `version` (key -> encoded row) and the table then; with `cuts`, a
-  // version a rewind cut is read from the archive: the rows at its cut's
-  // point, then the cut's commits up to it. Errors: NotFound (no such table
-  // then, or the archive no longer holds the version), InvalidArgument (not
-  // retained).
-  Status RowsAtLocked(const std::vector<ArchivedCut>* cuts, const TableId& id, uint64_t version, TableInfo* table,
-                      std::map<std::string, std::string>* rows);
-  Status ArchivedRowsLocked(const std::vector<ArchivedCut>& cuts, const TableId& id, uint64_t version, TableInfo* table,
-                            std::map<std::string, std::string>* rows);
-  // The change feed's rows for a rewind's RESTORE commit (`entry`), for a
-  // reader whose last version read, `seen`, the rewind cut: what takes the
-  // table from its rows at `seen` back to those at the rewind's point.
-  Status RewindNetChange(uint64_t uid, uint64_t seen, uint64_t point,
-                         const std::function<bool(ChangeType, const std::string& row)>& emit);
-  Status ScanCommits(uint64_t uid, uint64_t from, uint64_t to,
-                     const std::function<bool(const LogEntry&, CommitRecord&)>& visit);
-  Status ScanChanges(uint64_t uid, uint64_t from, uint64_t to,
-                     const std::function<void(std::string& key, RowChangeRecord& change)>& visit);
-  std::string snapshot_dir() const;
-
-  StoreOptions options_;
-  std::string dir_;
-  std::unique_ptr<FileLock> lock_;  // released last
-  std::unique_ptr<Log> log_;
-  std::unique_ptr<EventLog> events_;
-  std::unique_ptr<StateStore> state_;
-
-  // Serialises commits, snapshots, restore and vacuum; held while a reader
-  // captures a consistent view.
-  std::mutex commit_mu_;
-  // Commits queued for the log and not yet staged, oldest first (guarded
-  // by commit_mu_): builders look up rows in them before the state.
-  std::deque<std::shared_ptr<InFlightCommit>> in_flight_;
-  // Makes big queued commits' history runs while their records are written
-  // (InFlightCommit::history): work the committer's thread then does not.
-  // Held by pointer so that this header does not need HelperThread's, which
-  // is not installed.
-  std::unique_ptr<HelperThread> history_helper_;
-  // Guards catalog_, ddl_ (a current copy for readers) and stats_.
-  std::shared_mutex catalog_mu_;
-  std::map<std::string, TableInfo> catalog_;  // by TableId::ToString()
-  // DDL of retained versions, in order: what time travel undoes to find a
-  // table's definition at an older version.
-  std::vector<std::pair<uint64_t, std::string>> ddl_;  // version, encoded DdlRecord
-  StoreStats stats_;
-  uint64_t last_snapshot_version_ = 0;
-  std::string rebuilt_from_;
-  uint64_t last_snapshot_us_ = 0;
-  uint64_t bytes_since_snapshot_ = 0;
-
-  std::mutex changes_mu_;  // guards what follows
-  uint64_t change_floor_ = 0;                   // commits up to here were not seen one by one
-  std::map<uint64_t, uint64_t> last_change_;    // table uid -> version of its last commit seen
-
-  std::mutex pins_mu_;
-  std::multiset<uint64_t> live_pins_;
-  std::map<std::string, uint64_t> pins_;
-
-  std::mutex update_mu_;
-  std::string running_update_;  // guarded by update_mu_
+  // The commit path, recovery, reads, pins and vacuum, and their state
+  // (storage/store_impl.h, internal to the library).
+  const std::unique_ptr<StoreImpl> impl_;
 };
 
 }  // namespace spool
