@@ -569,8 +569,8 @@ class Parser {
     }
     if (name == "length") {
       SPOOL_RETURN_IF_ERROR(call.Arity(1, 1));
-      SPOOL_RETURN_IF_ERROR(call.Need(0, [](ColumnType c) { return c == ColumnType::kString || c == ColumnType::kBytes; },
-                                      "a string or bytes"));
+      const auto bytes = [](ColumnType c) { return c == ColumnType::kString || c == ColumnType::kBytes; };
+      SPOOL_RETURN_IF_ERROR(call.Need(0, bytes, "a string or bytes"));
       *node = Make(Op::kLength, pos, ColumnType::kInt64, AnyNullable(args));
       return Status::OK();
     }

@@ -42,7 +42,8 @@ inline std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
 
 // A commit of the pipeline runtime, which may change Spool's own tables
 // (operator state, the definition).
-inline Transaction RuntimeTransaction(std::string operation, std::string parameters_json, const std::string& update_id) {
+inline Transaction RuntimeTransaction(std::string operation, std::string parameters_json,
+                                      const std::string& update_id) {
   Transaction txn(std::move(operation), std::move(parameters_json));
   txn.SetUpdateId(update_id);
   txn.AllowSpoolTables();

@@ -43,7 +43,9 @@ Status PlanTruncation(Pipeline::Impl& p, const UpdateOptions& options, RefreshPl
     const SourceSpec& source = flow.spec->source;
     if (source.kind != SourceKind::kDataset || source.skip_change_commits || flow.materialized) continue;
     auto upstream = p.dataset_index.find(source.dataset);
-    if (upstream == p.dataset_index.end() || !plan->truncate[upstream->second] || plan->truncate[flow.target_dataset]) continue;
+    if (upstream == p.dataset_index.end() || !plan->truncate[upstream->second] || plan->truncate[flow.target_dataset]) {
+      continue;
+    }
     if (!options.cascade) {
       return Status::InvalidArgument(flow.spec->target + " reads " + source.dataset + ", which the full refresh "
                                      "truncates: refresh it too (name it in full_refresh_selection, or cascade)");
@@ -125,7 +127,9 @@ Status ExcludeUnselected(Pipeline::Impl& p, const UpdateOptions& options, Refres
   for (size_t d = 0; d < p.datasets.size(); ++d) selected[d] = selected[d] || plan->truncate[d];
   // A flow whose checkpoint is reset runs, whether its table is selected
   // or not: the selections add up.
-  for (CompiledFlow& flow : p.flows) plan->excluded[flow.index] = !selected[flow.target_dataset] && !plan->reset[flow.index];
+  for (const CompiledFlow& flow : p.flows) {
+    plan->excluded[flow.index] = !selected[flow.target_dataset] && !plan->reset[flow.index];
+  }
   return Status::OK();
 }
 

@@ -63,6 +63,8 @@ class UpdateRun {
   // The first failure is the update's error; a flow's is an ERROR event of
   // its own, the update's FAILED state (Progress) carries it.
   Status Fail(const std::string& message, const CompiledFlow* flow);
+  // Fail for `flow`, which failed with `s`.
+  Status FailFlow(const CompiledFlow& flow, const Status& s);
   // Ends the update FAILED (Fail has given it its error).
   Status EndFailed();
   // Whether the update is asked to stop, or has run its max_batches.
@@ -78,12 +80,12 @@ class UpdateRun {
   std::unique_ptr<UpdateClaim> claim_;  // the store's one update, held to the end
   Pipeline::Impl::RefreshPlan refresh_;
   Pipeline::Impl::Checkpoints checkpoints_;
-  bool ended_ = false;
+  bool ended_ = false;     // FAILED by a step of its own
+  bool canceled_ = false;  // stopped
   // By flow index:
   std::vector<bool> failed_;
   std::vector<bool> done_;     // a `once` flow that ran, or one not selected
   std::vector<bool> pending_;  // in this pass: committed, or has more
-  bool canceled_ = false;
 };
 
 Status UpdateRun::Run() {
@@ -185,7 +187,7 @@ Status UpdateRun::StartFlow(CompiledFlow& flow) {
     Status s = flow.source->BoundToNow();
     if (!s.ok()) {
       failed_[flow.index] = true;
-      SPOOL_RETURN_IF_ERROR(Fail("Flow '" + flow.spec->name + "' failed: " + std::string(s.message()), &flow));
+      SPOOL_RETURN_IF_ERROR(FailFlow(flow, s));
     }
   }
   for (size_t i = 0; i < flow.ops.size(); ++i) {
@@ -305,7 +307,7 @@ Status UpdateRun::RunFlow(size_t f, bool* any) {
 Status UpdateRun::FlowFailed(size_t f, const Status& s, bool commit_failed) {
   failed_[f] = result_.flows[f].failed = true;
   if (result_.error.empty()) result_.transient = s.IsIOError() && !commit_failed;
-  SPOOL_RETURN_IF_ERROR(Fail("Flow '" + p_.flows[f].spec->name + "' failed: " + std::string(s.message()), &p_.flows[f]));
+  SPOOL_RETURN_IF_ERROR(FailFlow(p_.flows[f], s));
   return commit_failed ? EndFailed() : Status::OK();
 }
 
@@ -321,7 +323,7 @@ Status UpdateRun::SaveIdleOffsets() {
                                  options_.continuous ? kIdleLagVersions : 1, &committed);
     if (!s.ok()) {
       failed_[f] = result_.flows[f].failed = true;
-      SPOOL_RETURN_IF_ERROR(Fail("Flow '" + p_.flows[f].spec->name + "' failed: " + std::string(s.message()), &p_.flows[f]));
+      SPOOL_RETURN_IF_ERROR(FailFlow(p_.flows[f], s));
       return EndFailed();
     }
   }
@@ -371,6 +373,10 @@ Status UpdateRun::Fail(const std::string& message, const CompiledFlow* flow) {
   if (flow == nullptr) return Status::OK();
   return p_.Event(EventLevel::kError, "flow_progress", message,
                   json{{"flow_progress", {{"status", "FAILED"}, {"error", message}}}}, update_id(), flow);
+}
+
+Status UpdateRun::FailFlow(const CompiledFlow& flow, const Status& s) {
+  return Fail("Flow '" + flow.spec->name + "' failed: " + std::string(s.message()), &flow);
 }
 
 Status UpdateRun::EndFailed() {
