@@ -1,6 +1,7 @@
 // One micro-batch of a flow: read from its source, run through its
 // operators, written to its target with the new checkpoint in one commit,
-// and reported once durable.
+// and reported once durable; and the offset alone of a flow that found
+// nothing new.
 #include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>

@@ -80,12 +80,12 @@ class UpdateRun {
   std::unique_ptr<UpdateClaim> claim_;  // the store's one update, held to the end
   Pipeline::Impl::RefreshPlan refresh_;
   Pipeline::Impl::Checkpoints checkpoints_;
-  bool ended_ = false;
+  bool ended_ = false;     // FAILED by a step of its own
+  bool canceled_ = false;  // stopped
   // By flow index:
   std::vector<bool> failed_;
   std::vector<bool> done_;     // a `once` flow that ran, or one not selected
   std::vector<bool> pending_;  // in this pass: committed, or has more
-  bool canceled_ = false;
 };
 
 Status UpdateRun::Run() {
