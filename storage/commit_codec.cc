@@ -1,9 +1,9 @@
 #include "commit_codec.h"
 
-#include <cassert>
 #include <cstring>
 
 #include "commit_generated.h"
+#include "invariant.h"
 #include "varint.h"
 
 namespace spool {
@@ -54,7 +54,7 @@ Offset<flatbuffers::Vector<uint8_t>> PackChanges(FlatBufferBuilder& fbb, const s
   for (const RowChangeRecord& r : changes) bytes += PackedBytes(r);
   uint8_t* out = nullptr;
   auto vector = fbb.CreateUninitializedVector(bytes, &out);
-  [[maybe_unused]] const uint8_t* end = out + bytes;
+  const uint8_t* end = out + bytes;
   for (const RowChangeRecord& r : changes) {
     *out++ = static_cast<uint8_t>(r.kind);
     out = PutPackedBytes(out, r.key);
@@ -64,7 +64,7 @@ Offset<flatbuffers::Vector<uint8_t>> PackChanges(FlatBufferBuilder& fbb, const s
     }
     if (r.kind != RowChangeKind::kDelete) out = PutPackedBytes(out, r.post);
   }
-  assert(out == end);
+  SPOOL_CHECK(out == end, "a packed run fills exactly the bytes it measured");
   return vector;
 }
 

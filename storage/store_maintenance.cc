@@ -1,6 +1,5 @@
 // Store: snapshots, state copies, pins, retention and vacuum.
 #include <algorithm>
-#include <cassert>
 #include <charconv>
 #include <cinttypes>
 #include <cstdio>
@@ -9,6 +8,7 @@
 
 #include <xxhash.h>
 
+#include "invariant.h"
 #include "kill_point.h"
 #include "snapshot_file.h"
 #include "store_impl.h"
@@ -186,7 +186,7 @@ Status StoreImpl::SaveStateCopy() {
   if (head.version == 0) return Status::OK();
   StatePosition copied;
   SPOOL_RETURN_IF_ERROR(state_->SaveCopy(StateCopyName(head.epoch, head.version), &copied));
-  assert(copied.version == head.version);
+  SPOOL_CHECK(copied.version == head.version, "a state copy is taken at the state's head");
   return PruneStateCopies(/*keep_newest=*/true);
 }
 

@@ -16,9 +16,9 @@
 // bytes past X (no byte of the cut is copied) until retention deletes it;
 // it is never written or truncated again, since an archive may link it.
 #include <algorithm>
-#include <cassert>
 
 #include "cut_manifest.h"
+#include "invariant.h"
 #include "kill_point.h"
 #include "log_impl.h"
 #include "record_scanner.h"
@@ -136,7 +136,7 @@ Status LogImpl::MakeSuccessor(Truncation* t) {
   std::shared_ptr<Segment> located;
   IndexEntry from;
   SPOOL_RETURN_IF_ERROR(Locate(t->version, &located, &from));
-  assert(located == t->kept);
+  SPOOL_CHECK(located == t->kept, "the kept segment holds the rewind's version");
   RecordScanner scanner(kept.file.get(), meta_.store_id, kept.header.epoch, from.offset, kept.data_end, from.version);
   logfmt::RecordHeader record;
   std::string_view payload;

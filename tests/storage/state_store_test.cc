@@ -13,6 +13,11 @@
 namespace spool {
 namespace {
 
+// Keys shaped as the store writes them: a table's prefix, then the key.
+const std::string kRowA = StateRowKey(1, "a");
+const std::string kRowB = StateRowKey(1, "b");
+const std::string kHistoryX = StateHistoryPrefix(1) + "x";
+
 class StateStoreTest : public ::testing::Test {
  protected:
   void SetUp() override { Open(); }
@@ -52,21 +57,21 @@ class StateStoreTest : public ::testing::Test {
 };
 
 TEST_F(StateStoreTest, AnAdoptedCopyIsTheStateAtItsPositionWithoutItsHistory) {
-  Put(1, "ra", "one");
-  Put(2, std::string(kStateHistoryPrefix) + "x", "pre-image");
+  Put(1, kRowA, "one");
+  Put(2, kHistoryX, "pre-image");
   StatePosition copied;
   ASSERT_TRUE(store_->SaveCopy("c2", &copied).ok());
   EXPECT_EQ(copied.version, 2u);
-  Put(3, "ra", "three");
-  Put(4, "rb", "four");
+  Put(3, kRowA, "three");
+  Put(4, kRowB, "four");
 
   std::unique_ptr<StateView> before;
   ASSERT_TRUE(store_->NewView("", "", &before).ok());
   ASSERT_TRUE(store_->Adopt("c2").ok());
   EXPECT_EQ(store_->position().version, 2u);
-  EXPECT_EQ(Get("ra"), "one");
-  EXPECT_EQ(Get("rb"), "<none>");
-  EXPECT_EQ(Get(std::string(kStateHistoryPrefix) + "x"), "<none>");  // history is not copied
+  EXPECT_EQ(Get(kRowA), "one");
+  EXPECT_EQ(Get(kRowB), "<none>");
+  EXPECT_EQ(Get(kHistoryX), "<none>");  // history is not copied
   std::string floor;
   bool found = false;
   ASSERT_TRUE(store_->Get(kStateHistoryFloorKey, &floor, &found).ok());
@@ -77,7 +82,7 @@ TEST_F(StateStoreTest, AnAdoptedCopyIsTheStateAtItsPositionWithoutItsHistory) {
   EXPECT_TRUE(copies.empty());  // consumed
 
   // A view taken before reads on in the generation it began on.
-  before->Seek("ra");
+  before->Seek(kRowA);
   ASSERT_TRUE(before->Valid());
   EXPECT_EQ(before->value(), "three");
   before.reset();
@@ -87,7 +92,7 @@ TEST_F(StateStoreTest, AnAdoptedCopyIsTheStateAtItsPositionWithoutItsHistory) {
   StatePosition applied;
   ASSERT_TRUE(store_->AppliedPosition(&applied).ok());
   EXPECT_EQ(applied.version, 2u);
-  EXPECT_EQ(Get("ra"), "one");
+  EXPECT_EQ(Get(kRowA), "one");
   EXPECT_EQ(Generations(), std::vector<std::string>{"gen-000002"});
 }
 
@@ -98,26 +103,26 @@ TEST_F(StateStoreTest, AnAdoptedCopyIsTheStateAtItsPositionWithoutItsHistory) {
 TEST_F(StateStoreTest, ManyGenerationsRetiredInARowAreQueuedAndTheStateStaysRight) {
   Open(/*background=*/true);
   for (uint64_t v = 1; v <= 40; ++v) {
-    Put(v, "ra", "value " + std::to_string(v));
+    Put(v, kRowA, "value " + std::to_string(v));
     StatePosition copied;
     const std::string name = "c" + std::to_string(v);
     ASSERT_TRUE(store_->SaveCopy(name, &copied).ok());
     ASSERT_TRUE(store_->Adopt(name).ok());
     EXPECT_EQ(store_->position().version, v);
-    EXPECT_EQ(Get("ra"), "value " + std::to_string(v));
+    EXPECT_EQ(Get(kRowA), "value " + std::to_string(v));
   }
   store_.reset();  // stops the applier with generations still queued
   Open();          // which the next open discards
   EXPECT_EQ(Generations().size(), 1u);
-  EXPECT_EQ(Get("ra"), "value 40");
+  EXPECT_EQ(Get(kRowA), "value 40");
 }
 
 TEST_F(StateStoreTest, AnUnfinishedCopyIsNeverAdoptedAndIsRemovedOnOpen) {
-  Put(1, "ra", "one");
+  Put(1, kRowA, "one");
   const std::string tmp = dir_.Sub("state/copies/c1.tmp");
   std::filesystem::create_directories(tmp);
   EXPECT_TRUE(store_->Adopt("c1").IsNotFound());
-  EXPECT_EQ(Get("ra"), "one");
+  EXPECT_EQ(Get(kRowA), "one");
   Open();
   EXPECT_FALSE(std::filesystem::exists(tmp));
   EXPECT_EQ(Generations(), std::vector<std::string>{"gen-000001"});
