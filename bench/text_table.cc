@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "count_format.h"
+
 namespace spool::bench {
 namespace {
 
@@ -16,16 +18,6 @@ size_t Width(const std::string& text) {
   return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) {
     return (static_cast<unsigned char>(c) & 0xC0u) != 0x80u;
   }));
-}
-
-std::string GroupThousands(const std::string& digits) {
-  std::string out;
-  const size_t start = digits.starts_with('-') ? 1 : 0;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > start && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return out;
 }
 
 }  // namespace
@@ -53,7 +45,7 @@ std::string TextTable::ToString() const {
 
 std::string FormatNumber(double value, int decimals) {
   if (std::isnan(value)) return "n/a";
-  if (decimals == 0) return GroupThousands(fmt::format("{:.0f}", value));
+  if (decimals == 0) return cli::GroupThousands(fmt::format("{:.0f}", value));
   return fmt::format("{:.{}f}", value, decimals);
 }
 

@@ -16,16 +16,6 @@ namespace spool::cli {
 
 std::string FormatTimestamp(uint64_t timestamp_us) { return FormatTimestampMicros(static_cast<int64_t>(timestamp_us)); }
 
-std::string FormatCount(uint64_t n) {
-  std::string digits = std::to_string(n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return out;
-}
-
 std::string FormatBytes(uint64_t bytes) {
   constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double value = static_cast<double>(bytes);

@@ -6,12 +6,12 @@
 #include <string_view>
 #include <vector>
 
+#include "count_format.h"  // FormatCount
+
 namespace spool::cli {
 
 // "2026-11-29 15:31:02.123456" (UTC).
 std::string FormatTimestamp(uint64_t timestamp_us);
-// "1,234,567"
-std::string FormatCount(uint64_t n);
 // "1.5 MiB"
 std::string FormatBytes(uint64_t bytes);
 // Printable preview of bytes: text as is, others as \xNN, cut at `max`.

@@ -22,6 +22,8 @@
 #include <set>
 #include <utility>
 
+#include "model_paths.h"
+
 namespace spool {
 namespace {
 
@@ -73,15 +75,6 @@ struct Image {
   std::map<uint64_t, std::map<std::string, MaybeEntry>> entries;  // by dir id
   std::map<uint64_t, std::string> contents;                      // by inode id
 };
-
-// The same light normalisation as MemEnv: "./a/" -> "a".
-std::string Normalize(std::string_view path) {
-  while (path.size() > 2 && path.substr(0, 2) == "./") path.remove_prefix(2);
-  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
-  return std::string(path);
-}
-
-bool IsRoot(const std::string& path) { return path == "." || path == "/"; }
 
 std::string BaseName(const std::string& path) {
   size_t slash = path.rfind('/');
@@ -297,7 +290,7 @@ struct Core {
     auto it = dir_by_path.find(path);
     if (it != dir_by_path.end()) return it->second;
     const uint64_t id = NewDir(path);
-    if (!IsRoot(path)) Track(DirId(DirName(path)), BaseName(path));
+    if (!IsModelRoot(path)) Track(DirId(DirName(path)), BaseName(path));
     return id;
   }
 
@@ -579,7 +572,7 @@ FaultEnv::~FaultEnv() = default;
 
 Status FaultEnv::OpenFile(const std::string& raw_path, OpenMode mode, std::unique_ptr<File>* file) {
   Core& core = *model_->core;
-  const std::string path = Normalize(raw_path);
+  const std::string path = NormalizeModelPath(raw_path);
   std::lock_guard<std::mutex> lock(core.mu);
   SPOOL_RETURN_IF_ERROR(core.Alive());
   std::unique_ptr<File> base_file;
@@ -611,23 +604,23 @@ Status FaultEnv::OpenFile(const std::string& raw_path, OpenMode mode, std::uniqu
 Status FaultEnv::ListDir(const std::string& dir, std::vector<std::string>* names) {
   std::lock_guard<std::mutex> lock(model_->core->mu);
   SPOOL_RETURN_IF_ERROR(model_->core->Alive());
-  return base_->ListDir(Normalize(dir), names);
+  return base_->ListDir(NormalizeModelPath(dir), names);
 }
 
 bool FaultEnv::FileExists(const std::string& path) {
   std::lock_guard<std::mutex> lock(model_->core->mu);
-  return model_->core->Alive().ok() && base_->FileExists(Normalize(path));
+  return model_->core->Alive().ok() && base_->FileExists(NormalizeModelPath(path));
 }
 
 Status FaultEnv::GetFileSize(const std::string& path, uint64_t* size) {
   std::lock_guard<std::mutex> lock(model_->core->mu);
   SPOOL_RETURN_IF_ERROR(model_->core->Alive());
-  return base_->GetFileSize(Normalize(path), size);
+  return base_->GetFileSize(NormalizeModelPath(path), size);
 }
 
 Status FaultEnv::RemoveFile(const std::string& raw_path) {
   Core& core = *model_->core;
-  const std::string path = Normalize(raw_path);
+  const std::string path = NormalizeModelPath(raw_path);
   std::lock_guard<std::mutex> lock(core.mu);
   SPOOL_RETURN_IF_ERROR(core.Alive());
   const uint64_t dir_id = core.DirId(DirName(path));
@@ -641,8 +634,8 @@ Status FaultEnv::RemoveFile(const std::string& raw_path) {
 
 Status FaultEnv::RenameFile(const std::string& raw_from, const std::string& raw_to) {
   Core& core = *model_->core;
-  const std::string from = Normalize(raw_from);
-  const std::string to = Normalize(raw_to);
+  const std::string from = NormalizeModelPath(raw_from);
+  const std::string to = NormalizeModelPath(raw_to);
   std::lock_guard<std::mutex> lock(core.mu);
   SPOOL_RETURN_IF_ERROR(core.Alive());
   const uint64_t from_dir = core.DirId(DirName(from));
@@ -672,8 +665,8 @@ Status FaultEnv::RenameFile(const std::string& raw_from, const std::string& raw_
 // each surviving name).
 Status FaultEnv::LinkFile(const std::string& raw_from, const std::string& raw_to) {
   Core& core = *model_->core;
-  const std::string from = Normalize(raw_from);
-  const std::string to = Normalize(raw_to);
+  const std::string from = NormalizeModelPath(raw_from);
+  const std::string to = NormalizeModelPath(raw_to);
   std::lock_guard<std::mutex> lock(core.mu);
   SPOOL_RETURN_IF_ERROR(core.Alive());
   const uint64_t to_dir = core.DirId(DirName(to));
@@ -689,10 +682,10 @@ Status FaultEnv::LinkFile(const std::string& raw_from, const std::string& raw_to
 
 Status FaultEnv::CreateDir(const std::string& raw_dir) {
   Core& core = *model_->core;
-  const std::string dir = Normalize(raw_dir);
+  const std::string dir = NormalizeModelPath(raw_dir);
   std::lock_guard<std::mutex> lock(core.mu);
   SPOOL_RETURN_IF_ERROR(core.Alive());
-  if (IsRoot(dir)) {
+  if (IsModelRoot(dir)) {
     SPOOL_RETURN_IF_ERROR(core.Step());
     return base_->CreateDir(dir);
   }
@@ -707,10 +700,10 @@ Status FaultEnv::CreateDir(const std::string& raw_dir) {
 
 Status FaultEnv::RemoveDir(const std::string& raw_dir) {
   Core& core = *model_->core;
-  const std::string dir = Normalize(raw_dir);
+  const std::string dir = NormalizeModelPath(raw_dir);
   std::lock_guard<std::mutex> lock(core.mu);
   SPOOL_RETURN_IF_ERROR(core.Alive());
-  if (IsRoot(dir)) {
+  if (IsModelRoot(dir)) {
     SPOOL_RETURN_IF_ERROR(core.Step());
     return base_->RemoveDir(dir);
   }
@@ -726,7 +719,7 @@ Status FaultEnv::RemoveDir(const std::string& raw_dir) {
 
 Status FaultEnv::SyncDir(const std::string& raw_dir) {
   Core& core = *model_->core;
-  const std::string dir = Normalize(raw_dir);
+  const std::string dir = NormalizeModelPath(raw_dir);
   std::lock_guard<std::mutex> lock(core.mu);
   SPOOL_RETURN_IF_ERROR(core.Step());
   SPOOL_RETURN_IF_ERROR(base_->SyncDir(dir));
@@ -737,7 +730,7 @@ Status FaultEnv::SyncDir(const std::string& raw_dir) {
 // Not a crash point, but the lock file it may create is an unsynced create.
 Status FaultEnv::LockFile(const std::string& raw_path, std::unique_ptr<FileLock>* lock_out) {
   Core& core = *model_->core;
-  const std::string path = Normalize(raw_path);
+  const std::string path = NormalizeModelPath(raw_path);
   std::lock_guard<std::mutex> lock(core.mu);
   SPOOL_RETURN_IF_ERROR(core.Alive());
   const uint64_t dir_id = core.DirId(DirName(path));
@@ -782,7 +775,7 @@ void FaultEnv::SimulateCrash(CrashMode mode, uint64_t seed) {
 
 Status FaultEnv::FlipBit(const std::string& raw_path, uint64_t seed) {
   Core& core = *model_->core;
-  const std::string path = Normalize(raw_path);
+  const std::string path = NormalizeModelPath(raw_path);
   std::lock_guard<std::mutex> lock(core.mu);
   const EntryState& state = core.Track(core.DirId(DirName(path)), BaseName(path));
   if (!state.current || state.current->kind != EntryKind::kFile) return Status::NotFound("flip bit: " + path);
@@ -796,7 +789,7 @@ Status FaultEnv::FlipBit(const std::string& raw_path, uint64_t seed) {
 Status FaultEnv::FlipBitAt(const std::string& raw_path, uint64_t offset, int bit) {
   if (bit < 0 || bit > 7) return Status::InvalidArgument("flip bit: bit must be 0..7");
   std::lock_guard<std::mutex> lock(model_->core->mu);
-  return model_->core->FlipAt(Normalize(raw_path), offset, bit);
+  return model_->core->FlipAt(NormalizeModelPath(raw_path), offset, bit);
 }
 
 void FaultEnv::MisdirectNextWrite(int64_t delta) {
@@ -806,7 +799,7 @@ void FaultEnv::MisdirectNextWrite(int64_t delta) {
 
 void FaultEnv::FailReadsOf(const std::string& path) {
   std::lock_guard<std::mutex> lock(model_->core->mu);
-  model_->core->read_faults.insert(Normalize(path));
+  model_->core->read_faults.insert(NormalizeModelPath(path));
 }
 
 void FaultEnv::ClearReadFaults() {

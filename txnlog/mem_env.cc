@@ -9,6 +9,8 @@
 #include <set>
 #include <utility>
 
+#include "model_paths.h"
+
 namespace spool {
 namespace {
 
@@ -23,15 +25,6 @@ struct Node {
   std::shared_ptr<Inode> inode;  // null for a directory
 };
 
-// "a/b/" -> "a/b", "./a" -> "a"; "/" stays "/".
-std::string Normalize(std::string_view path) {
-  while (path.size() > 2 && path.substr(0, 2) == "./") path.remove_prefix(2);
-  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
-  return std::string(path);
-}
-
-bool IsRoot(const std::string& path) { return path == "." || path == "/"; }
-
 // The prefix shared by the paths of the entries of `dir`.
 std::string ChildPrefix(const std::string& dir) { return dir == "/" ? dir : dir + "/"; }
 
@@ -45,7 +38,7 @@ struct MemState {
 
   // REQUIRES: mu is held.
   bool IsDir(const std::string& path) const {
-    if (IsRoot(path)) return true;
+    if (IsModelRoot(path)) return true;
     auto it = nodes.find(path);
     return it != nodes.end() && it->second.is_dir;
   }
@@ -198,8 +191,8 @@ void MemEnv::CopyFrom(const MemEnv& other) {
 }
 
 Status MemEnv::OpenFile(const std::string& raw_path, OpenMode mode, std::unique_ptr<File>* file) {
-  const std::string path = Normalize(raw_path);
-  if (path.empty() || IsRoot(path)) return Status::IOError("open " + path + ": not a file");
+  const std::string path = NormalizeModelPath(raw_path);
+  if (path.empty() || IsModelRoot(path)) return Status::IOError("open " + path + ": not a file");
   std::lock_guard<std::mutex> lock(state_->mu);
   auto it = state_->nodes.find(path);
   if (it == state_->nodes.end()) {
@@ -214,9 +207,9 @@ Status MemEnv::OpenFile(const std::string& raw_path, OpenMode mode, std::unique_
 }
 
 Status MemEnv::ListDir(const std::string& raw_dir, std::vector<std::string>* names) {
-  const std::string dir = Normalize(raw_dir);
+  const std::string dir = NormalizeModelPath(raw_dir);
   std::lock_guard<std::mutex> lock(state_->mu);
-  if (!IsRoot(dir)) {
+  if (!IsModelRoot(dir)) {
     auto it = state_->nodes.find(dir);
     if (it == state_->nodes.end()) return Status::NotFound("list " + dir);
     if (!it->second.is_dir) return Status::IOError("list " + dir + ": not a directory");
@@ -226,16 +219,16 @@ Status MemEnv::ListDir(const std::string& raw_dir, std::vector<std::string>* nam
 }
 
 bool MemEnv::FileExists(const std::string& raw_path) {
-  const std::string path = Normalize(raw_path);
+  const std::string path = NormalizeModelPath(raw_path);
   std::lock_guard<std::mutex> lock(state_->mu);
-  return IsRoot(path) || state_->nodes.count(path) > 0;
+  return IsModelRoot(path) || state_->nodes.count(path) > 0;
 }
 
 Status MemEnv::GetFileSize(const std::string& raw_path, uint64_t* size) {
-  const std::string path = Normalize(raw_path);
+  const std::string path = NormalizeModelPath(raw_path);
   std::lock_guard<std::mutex> lock(state_->mu);
   auto it = state_->nodes.find(path);
-  if (IsRoot(path) || (it != state_->nodes.end() && it->second.is_dir)) {
+  if (IsModelRoot(path) || (it != state_->nodes.end() && it->second.is_dir)) {
     return Status::IOError("size of " + path + ": is a directory");
   }
   if (it == state_->nodes.end()) return Status::NotFound("size of " + path);
@@ -244,10 +237,10 @@ Status MemEnv::GetFileSize(const std::string& raw_path, uint64_t* size) {
 }
 
 Status MemEnv::RemoveFile(const std::string& raw_path) {
-  const std::string path = Normalize(raw_path);
+  const std::string path = NormalizeModelPath(raw_path);
   std::lock_guard<std::mutex> lock(state_->mu);
   auto it = state_->nodes.find(path);
-  if (IsRoot(path) || (it != state_->nodes.end() && it->second.is_dir)) {
+  if (IsModelRoot(path) || (it != state_->nodes.end() && it->second.is_dir)) {
     return Status::IOError("remove " + path + ": is a directory");
   }
   if (it == state_->nodes.end()) return Status::NotFound("remove " + path);
@@ -256,8 +249,8 @@ Status MemEnv::RemoveFile(const std::string& raw_path) {
 }
 
 Status MemEnv::LinkFile(const std::string& raw_from, const std::string& raw_to) {
-  const std::string from = Normalize(raw_from);
-  const std::string to = Normalize(raw_to);
+  const std::string from = NormalizeModelPath(raw_from);
+  const std::string to = NormalizeModelPath(raw_to);
   std::lock_guard<std::mutex> lock(state_->mu);
   auto src = state_->nodes.find(from);
   if (src == state_->nodes.end()) return Status::NotFound("link " + from + ": no such file");
@@ -269,12 +262,12 @@ Status MemEnv::LinkFile(const std::string& raw_from, const std::string& raw_to) 
 }
 
 Status MemEnv::RenameFile(const std::string& raw_from, const std::string& raw_to) {
-  const std::string from = Normalize(raw_from);
-  const std::string to = Normalize(raw_to);
+  const std::string from = NormalizeModelPath(raw_from);
+  const std::string to = NormalizeModelPath(raw_to);
   std::lock_guard<std::mutex> lock(state_->mu);
   auto src = state_->nodes.find(from);
   if (src == state_->nodes.end()) return Status::NotFound("rename " + from + ": no such file");
-  if (to.empty() || IsRoot(to)) return Status::IOError("rename to " + to + ": invalid target");
+  if (to.empty() || IsModelRoot(to)) return Status::IOError("rename to " + to + ": invalid target");
   if (!state_->ParentExists(to)) return Status::NotFound("rename to " + to + ": no parent directory");
   if (from == to) return Status::OK();
   auto dst = state_->nodes.find(to);
@@ -305,10 +298,10 @@ Status MemEnv::RenameFile(const std::string& raw_from, const std::string& raw_to
 }
 
 Status MemEnv::CreateDir(const std::string& raw_dir) {
-  const std::string dir = Normalize(raw_dir);
+  const std::string dir = NormalizeModelPath(raw_dir);
   if (dir.empty()) return Status::IOError("mkdir: empty path");
   std::lock_guard<std::mutex> lock(state_->mu);
-  if (IsRoot(dir)) return Status::OK();
+  if (IsModelRoot(dir)) return Status::OK();
   auto it = state_->nodes.find(dir);
   if (it != state_->nodes.end()) {
     return it->second.is_dir ? Status::OK() : Status::IOError("mkdir " + dir + ": a file has that name");
@@ -319,9 +312,9 @@ Status MemEnv::CreateDir(const std::string& raw_dir) {
 }
 
 Status MemEnv::RemoveDir(const std::string& raw_dir) {
-  const std::string dir = Normalize(raw_dir);
+  const std::string dir = NormalizeModelPath(raw_dir);
   std::lock_guard<std::mutex> lock(state_->mu);
-  if (IsRoot(dir)) return Status::IOError("rmdir " + dir + ": cannot remove a root");
+  if (IsModelRoot(dir)) return Status::IOError("rmdir " + dir + ": cannot remove a root");
   auto it = state_->nodes.find(dir);
   if (it == state_->nodes.end()) return Status::NotFound("rmdir " + dir);
   if (!it->second.is_dir) return Status::IOError("rmdir " + dir + ": not a directory");
@@ -331,9 +324,9 @@ Status MemEnv::RemoveDir(const std::string& raw_dir) {
 }
 
 Status MemEnv::SyncDir(const std::string& raw_dir) {
-  const std::string dir = Normalize(raw_dir);
+  const std::string dir = NormalizeModelPath(raw_dir);
   std::lock_guard<std::mutex> lock(state_->mu);
-  if (IsRoot(dir)) return Status::OK();
+  if (IsModelRoot(dir)) return Status::OK();
   auto it = state_->nodes.find(dir);
   if (it == state_->nodes.end()) return Status::NotFound("sync directory " + dir);
   if (!it->second.is_dir) return Status::IOError("sync directory " + dir + ": not a directory");
@@ -341,8 +334,8 @@ Status MemEnv::SyncDir(const std::string& raw_dir) {
 }
 
 Status MemEnv::LockFile(const std::string& raw_path, std::unique_ptr<FileLock>* lock_out) {
-  const std::string path = Normalize(raw_path);
-  if (path.empty() || IsRoot(path)) return Status::IOError("lock " + path + ": not a file");
+  const std::string path = NormalizeModelPath(raw_path);
+  if (path.empty() || IsModelRoot(path)) return Status::IOError("lock " + path + ": not a file");
   std::lock_guard<std::mutex> lock(state_->mu);
   auto it = state_->nodes.find(path);
   if (it == state_->nodes.end()) {

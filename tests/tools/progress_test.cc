@@ -1,7 +1,10 @@
-// The progress bar's line: the share, counts, rate and time left it shows.
+// The progress bar's line: the share, counts, rate and time left it shows;
+// the digit grouping it and the other tools share.
 #include "progress.h"
 
 #include <gtest/gtest.h>
+
+#include "count_format.h"
 
 namespace spool::cli {
 namespace {
@@ -32,6 +35,21 @@ TEST(ProgressBarTest, LongWorkShowsHours) {
 TEST(ProgressBarTest, OnlyTheModeDecidesWhenItIsGiven) {
   EXPECT_TRUE(ProgressEnabled(ProgressMode::kOn));
   EXPECT_FALSE(ProgressEnabled(ProgressMode::kOff));
+}
+
+TEST(CountFormatTest, DigitsAreGroupedInThreesFromTheRight) {
+  EXPECT_EQ(FormatCount(0), "0");
+  EXPECT_EQ(FormatCount(999), "999");
+  EXPECT_EQ(FormatCount(1000), "1,000");
+  EXPECT_EQ(FormatCount(1234567), "1,234,567");
+  EXPECT_EQ(FormatCount(UINT64_MAX), "18,446,744,073,709,551,615");
+}
+
+TEST(CountFormatTest, ASignStaysInFrontOfTheGroups) {
+  EXPECT_EQ(GroupThousands("-123"), "-123");
+  EXPECT_EQ(GroupThousands("-123456"), "-123,456");
+  EXPECT_EQ(GroupThousands("-1234567"), "-1,234,567");
+  EXPECT_EQ(GroupThousands(""), "");
 }
 
 }  // namespace

@@ -8,21 +8,12 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "count_format.h"
+
 namespace spool::cli {
 namespace {
 
 constexpr auto kRedrawEvery = std::chrono::milliseconds(100);
-
-// 1234567 -> "1,234,567"
-std::string Grouped(uint64_t n) {
-  std::string digits = std::to_string(n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
 
 // Seconds as "m:ss" or "h:mm:ss".
 std::string Clock(double seconds) {
@@ -62,11 +53,11 @@ std::string ProgressBar::Render(const std::string& label, const std::string& uni
     line += "  [" + std::string(filled, '#') + std::string(width - filled, '-') + "]";
     char percent[8];
     std::snprintf(percent, sizeof(percent), "%3d%%", static_cast<int>(share * 100));
-    line += std::string("  ") + percent + "  " + Grouped(done) + "/" + Grouped(total) + " " + unit;
+    line += std::string("  ") + percent + "  " + FormatCount(done) + "/" + FormatCount(total) + " " + unit;
   } else {
-    line += "  " + Grouped(done) + " " + unit;
+    line += "  " + FormatCount(done) + " " + unit;
   }
-  if (seconds > 0) line += "  " + Grouped(static_cast<uint64_t>(rate)) + "/s";
+  if (seconds > 0) line += "  " + FormatCount(static_cast<uint64_t>(rate)) + "/s";
   if (total > 0 && done < total && rate > 0) line += "  ETA " + Clock(static_cast<double>(total - done) / rate);
   if (total > 0 && done >= total) line += "  " + Clock(seconds);
   return line;
