@@ -49,7 +49,8 @@ const std::vector<WorkloadEntry>& Workloads() {
 
 const WorkloadEntry* FindWorkload(std::string_view workload) {
   const auto& entries = Workloads();
-  const auto it = std::find_if(entries.begin(), entries.end(), [&](const WorkloadEntry& e) { return e.workload == workload; });
+  const auto it =
+      std::find_if(entries.begin(), entries.end(), [&](const WorkloadEntry& e) { return e.workload == workload; });
   return it == entries.end() ? nullptr : &*it;
 }
 

@@ -11,7 +11,7 @@ namespace spool::bench {
 
 struct MetricInfo {
   std::string label;  // the name in words, without its unit: "rewind", "commits per sync"
-  std::string unit;  // "commits/s", "µs", "s", "MB", "× payload", … ("" for a count)
+  std::string unit;   // "commits/s", "µs", "s", "MB", "× payload", … ("" for a count)
   bool higher_is_better = false;
 };
 

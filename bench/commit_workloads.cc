@@ -1,11 +1,11 @@
 #include "commit_workloads.h"
 
-#include <fmt/format.h>
-
 #include <iostream>
 #include <latch>
 #include <thread>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "check.h"
 #include "disk_limits.h"
@@ -84,7 +84,9 @@ std::vector<RecordSet> WriterSets(const BenchConfig& config, uint64_t writers) {
   return sets;
 }
 
-double CommitCount(const std::vector<RecordSet>& sets) { return static_cast<double>(sets.size() * sets.front().size()); }
+double CommitCount(const std::vector<RecordSet>& sets) {
+  return static_cast<double>(sets.size() * sets.front().size());
+}
 
 }  // namespace
 

@@ -28,9 +28,9 @@ struct BenchConfig {
   // table beside the output ("table", W4's definition) or in the
   // output rows alone ("output", as Spool's aggregate keeps them).
   std::string peer_state = "table";
-  uint64_t state_map_gib = 256;      // Spool's LMDB map (SpoolStoreOptions)
-  std::string json_path;             // empty: no JSON
-  std::string self_path;             // this executable, for W7's writer
+  uint64_t state_map_gib = 256;  // Spool's LMDB map (SpoolStoreOptions)
+  std::string json_path;         // empty: no JSON
+  std::string self_path;         // this executable, for W7's writer
   cli::ProgressMode progress = cli::ProgressMode::kAuto;
 
   bool Runs(const std::string& workload) const {

@@ -42,14 +42,14 @@ ZstdRates Zstd1Rates(const std::string& batch, double seconds) {
   size_t compressed_bytes = 0;
   ZstdRates rates;
   rates.compress_mb_per_s = RepeatFor(seconds, batch.size(), [&] {
-    compressed_bytes = ZSTD_compressCCtx(cctx.get(), compressed.data(), compressed.size(), batch.data(),
-                                         batch.size(), kZstdLevel);
+    compressed_bytes =
+        ZSTD_compressCCtx(cctx.get(), compressed.data(), compressed.size(), batch.data(), batch.size(), kZstdLevel);
     if (ZSTD_isError(compressed_bytes)) throw BenchError("ZSTD_compressCCtx failed");
   });
   std::string restored(batch.size(), '\0');
   rates.decompress_mb_per_s = RepeatFor(seconds, batch.size(), [&] {
-    const size_t n = ZSTD_decompressDCtx(dctx.get(), restored.data(), restored.size(), compressed.data(),
-                                         compressed_bytes);
+    const size_t n =
+        ZSTD_decompressDCtx(dctx.get(), restored.data(), restored.size(), compressed.data(), compressed_bytes);
     if (ZSTD_isError(n) || n != batch.size()) throw BenchError("ZSTD_decompressDCtx failed");
   });
   if (restored != batch) throw BenchError("zstd round trip changed the bytes");

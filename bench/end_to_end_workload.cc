@@ -1,12 +1,13 @@
 #include "end_to_end_workload.h"
 
-#include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <iostream>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include "check.h"
 #include "child_process.h"
@@ -40,8 +41,8 @@ UpdateReport ParseReport(const ChildOutcome& child) {
   in >> prefix >> r.seconds >> r.batches >> r.input_rows >> r.output_rows;
   const bool exited = WIFEXITED(child.wait_status) && WEXITSTATUS(child.wait_status) == 0;
   if (!in || prefix != kReportPrefix || !exited) {
-    throw BenchError(fmt::format("the end-to-end updater failed (report \"{}\", wait status {})", child.report,
-                                 child.wait_status));
+    throw BenchError(
+        fmt::format("the end-to-end updater failed (report \"{}\", wait status {})", child.report, child.wait_status));
   }
   return r;
 }
@@ -70,8 +71,9 @@ void RunE2E(const BenchConfig& config, int rep, Results* results) {
   const double staged_s = staging.Seconds();
   const double topic_mb = static_cast<double>(DiskBytes(TopicDir(dir))) / kBytesPerMB;
   SyncAll();
-  const ChildOutcome child = RunChild({config.self_path, kUpdaterFlag, dir, "--state-map-gib", std::to_string(config.state_map_gib)},
-                                      ChildEnd::kWaitForExit);
+  const ChildOutcome child =
+      RunChild({config.self_path, kUpdaterFlag, dir, "--state-map-gib", std::to_string(config.state_map_gib)},
+               ChildEnd::kWaitForExit);
   const UpdateReport report = ParseReport(child);
   if (report.input_rows != events) {
     throw BenchError(fmt::format("the end-to-end update read {} events of {}", report.input_rows, events));
@@ -86,10 +88,10 @@ void RunE2E(const BenchConfig& config, int rep, Results* results) {
   results->Add(kE2E, kSpool, metric::kBatches, static_cast<double>(report.batches));
   results->Add(kE2E, kSpool, metric::kOutputRows, static_cast<double>(report.output_rows));
   results->Add(kE2E, kSpool, metric::kTopicMB, topic_mb);
-  std::cerr << fmt::format("e2e spool rep {}/{}: {} events ({:.0f} MB topic, produced in {:.1f} s) in {:.2f} s: "
-                           "{:.0f} events/s, {} batches, peak RSS {:.0f} MB (table checked)\n",
-                           rep, config.reps, events, topic_mb, staged_s, report.seconds, per_s, report.batches,
-                           rss_mb);
+  std::cerr << fmt::format(
+      "e2e spool rep {}/{}: {} events ({:.0f} MB topic, produced in {:.1f} s) in {:.2f} s: "
+      "{:.0f} events/s, {} batches, peak RSS {:.0f} MB (table checked)\n",
+      rep, config.reps, events, topic_mb, staged_s, report.seconds, per_s, report.batches, rss_mb);
 }
 
 int RunE2EUpdater(const std::string& dir) {
@@ -102,8 +104,8 @@ int RunE2EUpdater(const std::string& dir) {
   Expect(RunUpdate(pipeline.get(), UpdateOptions{}, &result), "the end-to-end update");
   const double seconds = watch.Seconds();
   const FlowUpdateStats& flow = result.flows.at(0);
-  const std::string report = fmt::format("{} {} {} {} {}\n", kReportPrefix, seconds, result.batches, flow.input_rows,
-                                         flow.output_rows);
+  const std::string report =
+      fmt::format("{} {} {} {} {}\n", kReportPrefix, seconds, result.batches, flow.input_rows, flow.output_rows);
   ExpectSys(::write(STDOUT_FILENO, report.data(), report.size()) == static_cast<ssize_t>(report.size()),
             "write report");
   return 0;

@@ -35,8 +35,8 @@ uint64_t SumFiles(const std::string& dir, std::string_view suffix, Measure measu
 void PrepareRunDir(const std::string& root) {
   std::error_code ec;
   if (fs::exists(root, ec)) {
-    const bool ours = fs::is_directory(root, ec) &&
-                      (fs::exists(fs::path(root) / kMarkerFileName, ec) || fs::is_empty(root, ec));
+    const bool ours =
+        fs::is_directory(root, ec) && (fs::exists(fs::path(root) / kMarkerFileName, ec) || fs::is_empty(root, ec));
     if (!ours) throw BenchError("--dir " + root + " exists and was not made by spool-bench; refusing to wipe it");
   }
   FreshDir(root);

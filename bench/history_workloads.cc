@@ -1,10 +1,10 @@
 #include "history_workloads.h"
 
-#include <fmt/format.h>
-
 #include <iostream>
 #include <memory>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "check.h"
 #include "engine.h"
@@ -30,7 +30,8 @@ void CheckReads(VersionedEngine& engine, const TableShape& shape, const Digest& 
                 std::string_view after) {
   const std::string name(engine.name());
   Digest digest;
-  Expect(engine.ReadAsOf(shape.point_version(), DigestInto(&digest)), name + " read as of the floor " + std::string(after));
+  Expect(engine.ReadAsOf(shape.point_version(), DigestInto(&digest)),
+         name + " read as of the floor " + std::string(after));
   CheckRead(digest, at_floor, name, "the read as of the floor " + std::string(after));
   digest = Digest();
   Expect(engine.ReadLatest(DigestInto(&digest)), name + " latest read " + std::string(after));
@@ -41,16 +42,15 @@ void RunChangeFeed(VersionedEngine& engine, const TableShape& shape, Results* re
   const std::string name(engine.name());
   ChangeDigest got;
   Stopwatch watch;
-  Expect(engine.ScanChanges(shape.point_version(), shape.UpdateVersion(kHistoryUpdates),
-                            [&](uint64_t version, std::string_view key, std::string_view value) {
-                              got.Add(version, key, value);
-                            }),
+  Expect(engine.ScanChanges(
+             shape.point_version(), shape.UpdateVersion(kHistoryUpdates),
+             [&](uint64_t version, std::string_view key, std::string_view value) { got.Add(version, key, value); }),
          name + " change feed");
   const double seconds = watch.Seconds();
   const ChangeDigest expected = ModelChanges(shape, kHistoryFloor, kHistoryUpdates);
   if (got != expected) {
-    throw BenchError(fmt::format("{}: the change feed after version {} returned other changes ({}, {} expected)",
-                                 name, shape.point_version(), got.changes(), expected.changes()));
+    throw BenchError(fmt::format("{}: the change feed after version {} returned other changes ({}, {} expected)", name,
+                                 shape.point_version(), got.changes(), expected.changes()));
   }
   const double changes = static_cast<double>(got.changes());
   results->Add(kChangeFeed, name, metric::kChangeRowsPerS, changes / seconds);
@@ -100,8 +100,8 @@ void RunOnEngine(const BenchConfig& config, const std::string& name, int rep, co
     const double after = static_cast<double>(DiskBytes(db));
     // The floor still reads as it was; the newest version is the floor's
     // again when the restore ran.
-    CheckReads(*engine, shape, at_floor,
-               config.Runs(kSnapshot) ? at_floor : ModelDigest(shape, kHistoryUpdates), "after the vacuum");
+    CheckReads(*engine, shape, at_floor, config.Runs(kSnapshot) ? at_floor : ModelDigest(shape, kHistoryUpdates),
+               "after the vacuum");
     results->Add(kVacuum, name, metric::kVacuumS, seconds);
     results->Add(kVacuum, name, metric::kDiskMBBefore, before / kBytesPerMB);
     results->Add(kVacuum, name, metric::kReclaimedMB, (before - after) / kBytesPerMB);
@@ -123,19 +123,25 @@ void RunHistoryOps(const BenchConfig& config, int rep, Results* results) {
 
 void PrintHistoryOps(const BenchConfig& config, const Results& results, std::ostream& out) {
   const TableShape shape = HistoryShape(config);
-  const std::string sizes = fmt::format("  ({} rows, then {} update commits of {} rows; the floor is v{}.\n", shape.rows,
-                                        kHistoryUpdates, shape.update_rows, shape.point_version());
+  const std::string sizes = fmt::format("  ({} rows, then {} update commits of {} rows; the floor is v{}.\n",
+                                        shape.rows, kHistoryUpdates, shape.update_rows, shape.point_version());
   if (config.Runs(kChangeFeed)) {
-    PrintTable(results, {kChangeFeed, "Change feed: every change of the 100 versions after the floor",
-                         {metric::kChangeRowsPerS, "change rows/s", 0},
-                         {{metric::kChangeFeedS, "scan s", 4}, {metric::kChangeRows, "rows", 0}}}, out);
+    PrintTable(results,
+               {kChangeFeed,
+                "Change feed: every change of the 100 versions after the floor",
+                {metric::kChangeRowsPerS, "change rows/s", 0},
+                {{metric::kChangeFeedS, "scan s", 4}, {metric::kChangeRows, "rows", 0}}},
+               out);
     out << sizes << "   Spool: Store::Changes (its change data feed, from the log); peers: one\n"
         << "   ordered scan of every key‖version entry keeping those of the versions asked for.)\n";
   }
   if (config.Runs(kSnapshot)) {
-    PrintTable(results, {kSnapshot, "Snapshot of the newest version, then a restore to the floor as a new version",
-                         {metric::kSnapshotS, "snapshot s", 4},
-                         {{metric::kRecordsPerS, "table rows/s", 0}, {metric::kRestoreS, "restore s", 4}}}, out);
+    PrintTable(results,
+               {kSnapshot,
+                "Snapshot of the newest version, then a restore to the floor as a new version",
+                {metric::kSnapshotS, "snapshot s", 4},
+                {{metric::kRecordsPerS, "table rows/s", 0}, {metric::kRestoreS, "restore s", 4}}},
+               out);
     out << sizes << "   Spool: Store::TakeSnapshot, Store::Restore (one RESTORE commit). Peers:\n"
         << "   the snapshot is their rewind point's copy (RocksDB Checkpoint, LevelDB files hard-linked while\n"
         << "   closed, mdb_env_copy2, SQLite online backup); the restore reads the table as of the floor and\n"
@@ -143,9 +149,11 @@ void PrintHistoryOps(const BenchConfig& config, const Results& results, std::ost
         << "   of the floor.)\n";
   }
   if (config.Runs(kVacuum)) {
-    PrintTable(results, {kVacuum, "Vacuum: drop the history no read as of the floor or later needs",
-                         {metric::kVacuumS, "vacuum s", 4},
-                         {{metric::kDiskMBBefore, "MB before", 1}, {metric::kReclaimedMB, "MB reclaimed", 1}}},
+    PrintTable(results,
+               {kVacuum,
+                "Vacuum: drop the history no read as of the floor or later needs",
+                {metric::kVacuumS, "vacuum s", 4},
+                {{metric::kDiskMBBefore, "MB before", 1}, {metric::kReclaimedMB, "MB reclaimed", 1}}},
                out);
     out << sizes << "   Spool: a pin at the floor and Store::Vacuum with no retention: log\n"
         << "   segments, snapshots and history index runs below the floor (it may first take a base snapshot,\n"

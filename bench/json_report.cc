@@ -1,8 +1,8 @@
 // WriteJson (report.h): nlohmann-json stays in this file.
-#include <nlohmann/json.hpp>
-
 #include <cmath>
 #include <fstream>
+
+#include <nlohmann/json.hpp>
 
 #include "catalog.h"
 #include "check.h"
@@ -76,9 +76,14 @@ nlohmann::json FieldsJson(const Fields& fields) {
 nlohmann::json TargetsJson(const std::vector<TargetCheck>& checks) {
   nlohmann::json out = nlohmann::json::array();
   for (const TargetCheck& c : checks) {
-    out.push_back({{"workload", c.workload}, {"target", c.target}, {"measured", c.measured},
-                   {"value", c.available ? Number(c.value) : nlohmann::json()}, {"bound", c.bound},
-                   {"higher_is_better", c.higher_is_better}, {"available", c.available}, {"met", c.met()}});
+    out.push_back({{"workload", c.workload},
+                   {"target", c.target},
+                   {"measured", c.measured},
+                   {"value", c.available ? Number(c.value) : nlohmann::json()},
+                   {"bound", c.bound},
+                   {"higher_is_better", c.higher_is_better},
+                   {"available", c.available},
+                   {"met", c.met()}});
   }
   return out;
 }

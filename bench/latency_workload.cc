@@ -1,7 +1,5 @@
 #include "latency_workload.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -13,6 +11,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "check.h"
 #include "engine.h"
@@ -283,8 +283,8 @@ void RunLatencyEngine(const BenchConfig& config, LatencyEngine& engine, int rep,
   Expect(run.produced, name + " producing");
   Expect(run.consumed, name + " consuming");
   if (run.latencies_us.size() != events) {
-    throw BenchError(fmt::format("{}: the consumer ended after {} of {} timed events", name, run.latencies_us.size(),
-                                 events));
+    throw BenchError(
+        fmt::format("{}: the consumer ended after {} of {} timed events", name, run.latencies_us.size(), events));
   }
   std::vector<KeyTotals> totals;
   Expect(engine.ReadOutput(&totals), name + " reading the output");
@@ -306,10 +306,12 @@ void RunLatency(const BenchConfig& config, int rep, Results* results) {
 }
 
 void PrintLatency(const BenchConfig& config, const Results& results, std::ostream& out) {
-  PrintTable(results, {kLatency, "Latency: an event produced → visible in the output table, continuous mode",
-                       {metric::kP50Us, "p50 µs", 0},
-                       {{metric::kP99Us, "p99 µs", 0}, {metric::kMaxUs, "max µs", 0},
-                        {metric::kMeanUs, "mean µs", 0}}}, out);
+  PrintTable(results,
+             {kLatency,
+              "Latency: an event produced → visible in the output table, continuous mode",
+              {metric::kP50Us, "p50 µs", 0},
+              {{metric::kP99Us, "p99 µs", 0}, {metric::kMaxUs, "max µs", 0}, {metric::kMeanUs, "mean µs", 0}}},
+             out);
   out << fmt::format(
       "  ({} timed events of W4's, after {} untimed, one at a time in a closed loop: each produced durably\n"
       "   after a pause in [0, {} ms), the same pauses for every engine, once the one before is visible.\n"

@@ -19,9 +19,7 @@ class LmdbEngine final : public Engine {
   std::string_view name() const override { return kLmdb; }
   std::string_view log_file_suffix() const override { return {}; }
 
-  Status Open(const std::string& dir) override {
-    return lmdb::OpenEnv(dir, &env_, &dbi_);
-  }
+  Status Open(const std::string& dir) override { return lmdb::OpenEnv(dir, &env_, &dbi_); }
 
   Status Commit(std::span<const Record> records) override {
     MDB_txn* txn = nullptr;
@@ -44,8 +42,8 @@ class LmdbEngine final : public Engine {
     MDB_val key = ToVal(last.key);
     MDB_val value{0, nullptr};
     const int rc = mdb_get(txn, dbi_, &key, &value);
-    const bool same = rc == MDB_SUCCESS && std::string_view(static_cast<const char*>(value.mv_data),
-                                                            value.mv_size) == last.value;
+    const bool same =
+        rc == MDB_SUCCESS && std::string_view(static_cast<const char*>(value.mv_data), value.mv_size) == last.value;
     mdb_txn_abort(txn);
     SPOOL_RETURN_IF_ERROR(FromMdb(rc, "mdb_get"));
     return same ? Status::OK() : Status::Corruption("lmdb returned another value");

@@ -27,7 +27,8 @@
 //
 // docs/benchmarks.md says how to run them; the ctest bench_micro_smoke runs
 // each briefly and fails on any error.
-#include <benchmark/benchmark.h>
+#include "micro_bench.h"
+
 #include <xxhash.h>
 #include <zstd.h>
 
@@ -38,10 +39,11 @@
 #include <string_view>
 #include <vector>
 
+#include <benchmark/benchmark.h>
+
 #include "commit_codec.h"  // storage internals: the commit record
 #include "log_format.h"    // txnlog internals: record framing and checksum
 #include "payload.h"       // txnlog internals: the payload codec
-#include "micro_bench.h"
 #include "records.h"
 #include "row_codec.h"
 
@@ -145,8 +147,7 @@ void BM_LogPayloadZstd1Decode(benchmark::State& state) {
   const std::string batch = MakeRows(kZstdBatchBytes);
   std::string payload;
   uint8_t flags = 0;
-  if (!Ok(state, EncodePayload(LogWrite{kOperation, batch}, CompressMinBytes(), &payload, &flags),
-          "EncodePayload")) {
+  if (!Ok(state, EncodePayload(LogWrite{kOperation, batch}, CompressMinBytes(), &payload, &flags), "EncodePayload")) {
     return;
   }
   LogEntry entry;
@@ -234,8 +235,8 @@ Status DecodeLogRecord(std::string_view bytes, LogEntry* entry) {
   logfmt::RecordHeader header;
   const logfmt::RecordCheck check = logfmt::DecodeRecord(kStoreId, bytes, &header);
   if (check != logfmt::RecordCheck::kValid) return Status::Corruption(logfmt::RecordCheckName(check));
-  SPOOL_RETURN_IF_ERROR(DecodePayload(bytes.substr(logfmt::kRecordHeaderBytes, header.payload_length), header.flags,
-                                      entry));
+  SPOOL_RETURN_IF_ERROR(
+      DecodePayload(bytes.substr(logfmt::kRecordHeaderBytes, header.payload_length), header.flags, entry));
   if (entry->operation != kOperation) return Status::Corruption("the record's operation changed");
   return Status::OK();
 }

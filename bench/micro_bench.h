@@ -2,7 +2,6 @@
 // benchmark).
 #pragma once
 
-#include <benchmark/benchmark.h>
 #include <stdlib.h>
 
 #include <cstddef>
@@ -12,6 +11,8 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+
+#include <benchmark/benchmark.h>
 
 #include "spool/storage/store.h"
 #include "spool/testing/mem_env.h"

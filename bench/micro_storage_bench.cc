@@ -1,8 +1,6 @@
 // spool_micro_bench, the state (storage): 1,000 upserts on a table of
 // 10,000 keys, staged into the in-memory state and committed whole
 // (micro_bench.cc lists every benchmark).
-#include <benchmark/benchmark.h>
-
 #include <cstdint>
 #include <deque>
 #include <limits>
@@ -10,6 +8,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <benchmark/benchmark.h>
 
 #include "commit_codec.h"
 #include "micro_bench.h"

@@ -4,8 +4,6 @@
 // classes (micro_bench.cc lists every benchmark). Operators run on a batch
 // copied in outside the timing; their state writes go to a Transaction that
 // is not committed (micro_storage_bench.cc measures commits).
-#include <benchmark/benchmark.h>
-
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -17,9 +15,11 @@
 #include <string_view>
 #include <vector>
 
+#include <benchmark/benchmark.h>
+
 #include "flow_parts.h"  // stream internals: Operator, CompileStep
-#include "operators_internal.h"
 #include "micro_bench.h"
+#include "operators_internal.h"
 #include "records.h"
 #include "spool/storage/store.h"
 #include "spool/stream/expression.h"
@@ -289,9 +289,8 @@ void BM_OpFilterSelect(benchmark::State& state) {
   if (!Ok(state, stream_internal::CompileStep(FilterStep{kFilter}, schema, "flows.bench", compile, &filter),
           "filter") ||
       !Ok(state,
-          stream_internal::CompileStep(
-              SelectStep{{{"key", "key"}, {"size", kCaseWhen}, {"cents", "amount * 100"}}}, filter->output(),
-              "flows.bench", compile, &select),
+          stream_internal::CompileStep(SelectStep{{{"key", "key"}, {"size", kCaseWhen}, {"cents", "amount * 100"}}},
+                                       filter->output(), "flows.bench", compile, &select),
           "select")) {
     return;
   }
@@ -334,7 +333,8 @@ void BM_OpAggregate(benchmark::State& state) {
   ScratchStore scratch;
   std::unique_ptr<Operator> op;
   const AggregateStep step{{"key"}, {{"events", AggregateFn::kCount, ""}, {"total", AggregateFn::kSum, "amount"}}, {}};
-  if (!Ok(state, EventSchema(&schema), "EventSchema") || !Ok(state, scratch.Open(OperatorStoreOptions()), "Store::Open") ||
+  if (!Ok(state, EventSchema(&schema), "EventSchema") ||
+      !Ok(state, scratch.Open(OperatorStoreOptions()), "Store::Open") ||
       !Ok(state, StartOperator(step, schema, "bench_aggregate", scratch.get(), &op), "aggregate")) {
     return;
   }
@@ -392,9 +392,9 @@ constexpr size_t kDedupRepeats = 100;
 constexpr uint64_t kDedupDelayUs = 1500;
 
 Status DedupSchema(Schema* schema) {
-  return Schema::Make({{"id", ColumnType::kInt64, false}, {"at", ColumnType::kTimestamp, false},
-                       {"amount", ColumnType::kInt64, true}},
-                      {}, schema);
+  return Schema::Make(
+      {{"id", ColumnType::kInt64, false}, {"at", ColumnType::kTimestamp, false}, {"amount", ColumnType::kInt64, true}},
+      {}, schema);
 }
 
 std::vector<Row> DedupBatch(uint64_t b) {
@@ -422,7 +422,8 @@ void BM_OpDedup(benchmark::State& state) {
   ScratchStore scratch;
   std::unique_ptr<Operator> op;
   const DedupStep step{{"id"}, WatermarkSpec{"at", kDedupDelayUs}};
-  if (!Ok(state, DedupSchema(&schema), "DedupSchema") || !Ok(state, scratch.Open(OperatorStoreOptions()), "Store::Open") ||
+  if (!Ok(state, DedupSchema(&schema), "DedupSchema") ||
+      !Ok(state, scratch.Open(OperatorStoreOptions()), "Store::Open") ||
       !Ok(state, StartOperator(step, schema, "bench_dedup", scratch.get(), &op), "dedup")) {
     return;
   }

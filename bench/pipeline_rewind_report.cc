@@ -1,10 +1,10 @@
 #include "pipeline_rewind_report.h"
 
-#include <fmt/format.h>
-
 #include <cmath>
 #include <limits>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "engine.h"
 #include "pipeline_rewind_workload.h"

@@ -1,11 +1,11 @@
 #include "pipeline_rewind_workload.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <iostream>
 #include <memory>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "check.h"
 #include "engine.h"

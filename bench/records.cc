@@ -1,16 +1,16 @@
 #include "records.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <array>
 #include <cassert>
 #include <cstring>
 
+#include <fmt/format.h>
+
 namespace spool::bench {
 namespace {
 
-constexpr std::array<std::string_view, 6> kRegions = {"eu-west-1", "us-east-2", "ap-south-1",
+constexpr std::array<std::string_view, 6> kRegions = {"eu-west-1",  "us-east-2", "ap-south-1",
                                                       "eu-north-1", "us-west-1", "sa-east-1"};
 constexpr std::array<std::string_view, 4> kStatuses = {"SETTLED", "PENDING", "REFUNDED", "DECLINED"};
 // At most 96 bytes; a random tag fills the rest of the 100.

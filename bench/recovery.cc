@@ -1,9 +1,10 @@
 #include "recovery.h"
 
-#include <fmt/format.h>
 #include <unistd.h>
 
 #include <iostream>
+
+#include <fmt/format.h>
 
 #include "check.h"
 #include "engine.h"

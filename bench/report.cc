@@ -1,8 +1,8 @@
 #include "report.h"
 
-#include <fmt/format.h>
-
 #include <cmath>
+
+#include <fmt/format.h>
 
 #include "catalog.h"
 #include "commit_workloads.h"
@@ -73,11 +73,15 @@ std::string RatioLine(const char* label, double numerator, double denominator, c
 }
 
 void PrintW4(const BenchConfig& config, const Results& results, std::ostream& out) {
-  PrintTable(results, {kW4, "W4: stream step — read 1,000 events, update per-key count and sum, write the rows, "
-                            "one durable commit of state + output + offset",
-                       {metric::kEventsPerS, "events/s", 0},
-                       {{metric::kP50Us, "step p50 µs", 0}, {metric::kP99Us, "step p99 µs", 0},
-                        {metric::kCpuPerStepUs, "CPU µs/step", 0}, {metric::kOutputRowsPerStep, "output rows/step", 1}}},
+  PrintTable(results,
+             {kW4,
+              "W4: stream step — read 1,000 events, update per-key count and sum, write the rows, "
+              "one durable commit of state + output + offset",
+              {metric::kEventsPerS, "events/s", 0},
+              {{metric::kP50Us, "step p50 µs", 0},
+               {metric::kP99Us, "step p99 µs", 0},
+               {metric::kCpuPerStepUs, "CPU µs/step", 0},
+               {metric::kOutputRowsPerStep, "output rows/step", 1}}},
              out);
   const BestPeer peer = FindBestPeer(results, kW4, metric::kEventsPerS);
   out << RatioLine(("Spool ÷ best peer (" + std::string(DisplayName(peer.engine)) + ")").c_str(),
@@ -101,20 +105,30 @@ void PrintW4(const BenchConfig& config, const Results& results, std::ostream& ou
 }
 
 void PrintE2E(const BenchConfig& config, const Results& results, std::ostream& out) {
-  PrintTable(results, {kE2E, "End to end: one triggered update, topic → filter → aggregate → keyed table",
-                       {metric::kEventsPerS, "events/s", 0},
-                       {{metric::kUpdateS, "update s", 2}, {metric::kPeakRssMB, "peak RSS MB", 0},
-                        {metric::kBatches, "batches", 0}, {metric::kOutputRows, "output rows", 0},
-                        {metric::kTopicMB, "topic MB", 0}}}, out);
-  out << fmt::format("  ({} events of about 100 bytes (JSON), filter {}, count and sum by key (10,000 keys), the\n"
-                     "   runtime's default batch size; peak RSS = the updater process's ru_maxrss.)\n",
-                     FormatNumber(static_cast<double>(config.Scaled(kE2EEvents, kE2EMinEvents)), 0), kE2EFilter);
+  PrintTable(results,
+             {kE2E,
+              "End to end: one triggered update, topic → filter → aggregate → keyed table",
+              {metric::kEventsPerS, "events/s", 0},
+              {{metric::kUpdateS, "update s", 2},
+               {metric::kPeakRssMB, "peak RSS MB", 0},
+               {metric::kBatches, "batches", 0},
+               {metric::kOutputRows, "output rows", 0},
+               {metric::kTopicMB, "topic MB", 0}}},
+             out);
+  out << fmt::format(
+      "  ({} events of about 100 bytes (JSON), filter {}, count and sum by key (10,000 keys), the\n"
+      "   runtime's default batch size; peak RSS = the updater process's ru_maxrss.)\n",
+      FormatNumber(static_cast<double>(config.Scaled(kE2EEvents, kE2EMinEvents)), 0), kE2EFilter);
 }
 
 void PrintWorkloads(const BenchConfig& config, const Results& results, std::ostream& out) {
   if (config.Runs(kW1)) {
-    PrintTable(results, {kW1, "W1: one writer, 1 record per durable commit", {metric::kCommitsPerS, "commits/s", 0},
-                         {{metric::kP50Us, "p50 µs", 0}, {metric::kP99Us, "p99 µs", 0}}}, out);
+    PrintTable(results,
+               {kW1,
+                "W1: one writer, 1 record per durable commit",
+                {metric::kCommitsPerS, "commits/s", 0},
+                {{metric::kP50Us, "p50 µs", 0}, {metric::kP99Us, "p99 µs", 0}}},
+               out);
     const double spool = SpoolMedian(results, kW1, metric::kCommitsPerS);
     out << RatioLine("Spool ÷ raw overwrite+fdatasync (this table)", spool,
                      CeilingMedian(results, kW1, kRawOverwrite, metric::kCommitsPerS, metric::kOverwriteSyncPerS),
@@ -125,8 +139,12 @@ void PrintWorkloads(const BenchConfig& config, const Results& results, std::ostr
                      CeilingMedian(results, kW1, kRawAppend, metric::kCommitsPerS, metric::kAppendSyncPerS), "");
   }
   if (config.Runs(kW2)) {
-    PrintTable(results, {kW2, "W2: 4 writer threads, 1 record per durable commit",
-                         {metric::kCommitsPerS, "commits/s", 0}, {{metric::kCommitsPerSync, "commits/sync", 2}}}, out);
+    PrintTable(results,
+               {kW2,
+                "W2: 4 writer threads, 1 record per durable commit",
+                {metric::kCommitsPerS, "commits/s", 0},
+                {{metric::kCommitsPerSync, "commits/sync", 2}}},
+               out);
     out << RatioLine("Spool W2 ÷ Spool W1", SpoolMedian(results, kW2, metric::kCommitsPerS),
                      SpoolMedian(results, kW1, metric::kCommitsPerS), "  (target ≥ 3.00)");
   }
@@ -136,9 +154,11 @@ void PrintWorkloads(const BenchConfig& config, const Results& results, std::ostr
     out << "  (Each writer commits W2's records for its thread; 1 writer is W1 with W2's count.)\n";
   }
   if (config.Runs(kW3)) {
-    PrintTable(results, {kW3, "W3: batches of 1,000 records, 1 durable commit per batch",
-                         {metric::kRecordsPerS, "records/s", 0},
-                         {{metric::kPayloadMBPerS, "payload MB/s", 1}, {metric::kDiskPerPayload, "disk/payload", 2}}},
+    PrintTable(results,
+               {kW3,
+                "W3: batches of 1,000 records, 1 durable commit per batch",
+                {metric::kRecordsPerS, "records/s", 0},
+                {{metric::kPayloadMBPerS, "payload MB/s", 1}, {metric::kDiskPerPayload, "disk/payload", 2}}},
                out);
     const double spool = SpoolMedian(results, kW3, metric::kPayloadMBPerS);
     out << RatioLine("Spool ÷ raw sequential write (this table)", spool,
@@ -152,9 +172,14 @@ void PrintWorkloads(const BenchConfig& config, const Results& results, std::ostr
   if (config.Runs(kW4)) PrintW4(config, results, out);
   if (config.Runs(kLatency)) PrintLatency(config, results, out);
   if (config.Runs(kW7)) {
-    PrintTable(results, {kW7, "W7: reopen after the writer was killed", {metric::kReopenS, "reopen s", 3},
-                         {{metric::kRecoveredMBPerS, "log MB/s", 0}, {metric::kLogMB, "log MB", 0},
-                          {metric::kWriterPeakRssMB, "writer RSS MB", 0}}}, out);
+    PrintTable(results,
+               {kW7,
+                "W7: reopen after the writer was killed",
+                {metric::kReopenS, "reopen s", 3},
+                {{metric::kRecoveredMBPerS, "log MB/s", 0},
+                 {metric::kLogMB, "log MB", 0},
+                 {metric::kWriterPeakRssMB, "writer RSS MB", 0}}},
+               out);
     out << "  (1 GB of payload written by every engine, then SIGKILL; reopen = open + read of the last record.\n"
            "   Peers keep the write in their log: RocksDB's memtable is sized to hold it, SQLite runs with\n"
            "   wal_autocheckpoint=0; LevelDB's memtable is capped at 1 GiB, so its log may rotate near the end.)\n";
@@ -168,8 +193,9 @@ void PrintWorkloads(const BenchConfig& config, const Results& results, std::ostr
 void PrintTargets(const std::vector<TargetCheck>& checks, std::ostream& out) {
   TextTable table({"workload", "target (docs/benchmarks.md)", "measured", "value", "met"}, "lllrl");
   for (const TargetCheck& c : checks) {
-    std::string verdict = !c.available ? "not run" : c.met() ? "MET" : fmt::format("MISSED by {:.0f}%",
-                                                                                      100 * c.shortfall());
+    std::string verdict = !c.available ? "not run"
+                          : c.met()    ? "MET"
+                                       : fmt::format("MISSED by {:.0f}%", 100 * c.shortfall());
     table.AddRow({c.workload, c.target, c.measured, c.available ? FormatNumber(c.value, 2) : "–", verdict});
   }
   out << "\n== Targets ==\n" << table.ToString();
@@ -187,12 +213,13 @@ void PrintTable(const Results& results, const TableSpec& spec, std::ostream& out
 
 void PrintReport(const BenchConfig& config, const RunInfo& info, const Results& results,
                  const std::vector<TargetCheck>& checks, std::ostream& out) {
-  out << fmt::format("spool-bench: {} repetition(s) per figure, --scale {}, records {} B key + {} B value, "
-                     "every commit durable (fdatasync/fsync before it returns).\n"
-                     "Figures are medians with min–max; \"÷ Spool\" is the median of the row's ratios to Spool's,\n"
-                     "repetition by repetition.\n"
-                     "\"raw\" rows are the workload's ceiling, measured first in each repetition of the workload.\n",
-                     config.reps, config.scale, kKeyBytes, kValueBytes);
+  out << fmt::format(
+      "spool-bench: {} repetition(s) per figure, --scale {}, records {} B key + {} B value, "
+      "every commit durable (fdatasync/fsync before it returns).\n"
+      "Figures are medians with min–max; \"÷ Spool\" is the median of the row's ratios to Spool's,\n"
+      "repetition by repetition.\n"
+      "\"raw\" rows are the workload's ceiling, measured first in each repetition of the workload.\n",
+      config.reps, config.scale, kKeyBytes, kValueBytes);
   PrintRunInfo(info, out);
   if (config.Runs(kLimits)) PrintLimits(results, out);
   PrintWorkloads(config, results, out);

@@ -26,8 +26,7 @@ std::optional<Summary> Results::SummaryOf(const Row* row, std::string_view metri
   return Summarize(it->second);
 }
 
-std::optional<Summary> Results::Get(std::string_view workload, std::string_view engine,
-                                    std::string_view metric) const {
+std::optional<Summary> Results::Get(std::string_view workload, std::string_view engine, std::string_view metric) const {
   return SummaryOf(Find(workload, engine, std::nullopt), metric);
 }
 

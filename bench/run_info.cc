@@ -1,15 +1,11 @@
 #include "run_info.h"
 
 #include <lmdb.h>
-#include <rocksdb/version.h>
 #include <sqlite3.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <xxhash.h>
 #include <zstd.h>
-
-#include <fmt/format.h>
-#include <leveldb/db.h>
 
 #include <chrono>
 #include <cstdio>
@@ -18,6 +14,10 @@
 #include <fstream>
 #include <memory>
 #include <thread>
+
+#include <fmt/format.h>
+#include <leveldb/db.h>
+#include <rocksdb/version.h>
 
 namespace spool::bench {
 namespace {
@@ -95,9 +95,10 @@ Fields Machine(const BenchConfig& config) {
       {"host", named ? name.nodename : kUnknown},
       {"cpu", FieldOf("/proc/cpuinfo", "model name", ':')},
       {"cores", std::to_string(std::thread::hardware_concurrency())},
-      {"memory", pages > 0 && page_bytes > 0
-                     ? fmt::format("{:.1f} GiB", static_cast<double>(pages) * static_cast<double>(page_bytes) / (1 << 30))
-                     : kUnknown},
+      {"memory",
+       pages > 0 && page_bytes > 0
+           ? fmt::format("{:.1f} GiB", static_cast<double>(pages) * static_cast<double>(page_bytes) / (1 << 30))
+           : kUnknown},
       {"kernel", named ? fmt::format("{} {} {}", name.sysname, name.release, name.machine) : kUnknown},
       {"os", FieldOf("/etc/os-release", "PRETTY_NAME", '=')},
       {"scratch file system", FileSystemOf(config.dir)},
@@ -120,7 +121,7 @@ Fields Versions() {
       {"leveldb", fmt::format("{}.{}", leveldb::kMajorVersion, leveldb::kMinorVersion)},
       {"zstd", ZSTD_versionString()},
       {"xxhash", fmt::format("{}.{}.{}", XXH_versionNumber() / 10000, XXH_versionNumber() / 100 % 100,
-                              XXH_versionNumber() % 100)},
+                             XXH_versionNumber() % 100)},
   };
 }
 

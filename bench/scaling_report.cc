@@ -57,8 +57,8 @@ void PrintSeries(const Results& results, const SeriesSpec& spec, std::ostream& o
   TextTable table(std::move(header));
   for (const std::string& engine : EnginesOf(results, spec.workload)) {
     std::vector<std::string> cells = {std::string(DisplayName(engine))};
-    for (double v : values) cells.push_back(FormatNumber(MedianAt(results, spec.workload, engine, v, spec.metric),
-                                                         spec.decimals));
+    for (double v : values)
+      cells.push_back(FormatNumber(MedianAt(results, spec.workload, engine, v, spec.metric), spec.decimals));
     cells.push_back(FormatNumber(MedianAt(results, spec.workload, engine, values.back(), spec.metric) /
                                      MedianAt(results, spec.workload, engine, values.front(), spec.metric),
                                  2));

@@ -8,11 +8,11 @@
 // offsets and state (pipeline_rewind_workload.h). Prints one table per
 // workload and the targets; --json writes the same as JSON.
 // docs/benchmarks.md says how to run it.
-#include <CLI/CLI.hpp>
-
-#include <filesystem>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
+
+#include <CLI/CLI.hpp>
 
 #include "check.h"
 #include "commit_workloads.h"
@@ -38,7 +38,8 @@ constexpr char kDefaultDir[] = "/var/tmp/spool-bench";
 constexpr int kExitError = 1;
 
 std::vector<std::string> AllWorkloads() {
-  return {kLimits, kW1, kW2, kW2Writers, kW3, kW3Keyed, kW4, kLatency, kW5, kW5RowsSeries, kW6, kW6History, kChangeFeed, kSnapshot, kVacuum, kW6Pipeline, kW7, kE2E};
+  return {kLimits,       kW1, kW2,        kW2Writers,  kW3,       kW3Keyed, kW4,         kLatency, kW5,
+          kW5RowsSeries, kW6, kW6History, kChangeFeed, kSnapshot, kVacuum,  kW6Pipeline, kW7,      kE2E};
 }
 
 // Hidden options: how RunKilledWriter starts W7's writer, and RunE2E the
@@ -76,10 +77,12 @@ void AddOptions(CLI::App& app, BenchConfig* config, ChildArgs* child) {
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
   app.add_option("--json", config->json_path, "Also write the results as JSON to this file");
-  CLI::Option* on = app.add_flag_callback("--progress", [config] { config->progress = cli::ProgressMode::kOn; },
-                                          "Print a progress line (share done, time left) after each workload run");
-  app.add_flag_callback("--no-progress", [config] { config->progress = cli::ProgressMode::kOff; },
-                        "No progress lines (default: only when stderr is a terminal)")
+  CLI::Option* on = app.add_flag_callback(
+      "--progress", [config] { config->progress = cli::ProgressMode::kOn; },
+      "Print a progress line (share done, time left) after each workload run");
+  app.add_flag_callback(
+         "--no-progress", [config] { config->progress = cli::ProgressMode::kOff; },
+         "No progress lines (default: only when stderr is a terminal)")
       ->excludes(on);
   app.add_option("--w7-writer", child->w7_engine, "Internal: run as W7's writer for this engine")->group("");
   app.add_option("--w7-bytes", child->w7_bytes, "Internal: W7 writer's payload bytes")->group("");
@@ -165,8 +168,9 @@ int main(int argc, char** argv) {
   config.engines = DefaultEngines();
   config.workloads = AllWorkloads();
   ChildArgs child;
-  CLI::App app{"spool-bench: Spool's log, tables and pipelines against RocksDB, LMDB, SQLite and LevelDB "
-               "(docs/benchmarks.md)"};
+  CLI::App app{
+      "spool-bench: Spool's log, tables and pipelines against RocksDB, LMDB, SQLite and LevelDB "
+      "(docs/benchmarks.md)"};
   AddOptions(app, &config, &child);
   PlotOptions plot;
   CLI::App* plot_command = AddPlotCommand(app, &plot);

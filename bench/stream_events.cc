@@ -1,9 +1,9 @@
 #include "stream_events.h"
 
-#include <fmt/format.h>
-
 #include <charconv>
 #include <numeric>
+
+#include <fmt/format.h>
 
 #include "check.h"
 #include "records.h"
@@ -42,9 +42,8 @@ void EventMessage(uint64_t offset, std::string* out) {
   const StreamEvent e = EventAt(offset);
   out->clear();
   fmt::format_to(std::back_inserter(*out),
-                 R"({{"key":{},"amount":{},"at":{},"note":"order {:010d} from customer {} shipped"}})", e.key,
-                 e.amount, kEpochUs + static_cast<int64_t>(offset) * kMicrosPerEvent, offset % 10'000'000'000ull,
-                 e.key);
+                 R"({{"key":{},"amount":{},"at":{},"note":"order {:010d} from customer {} shipped"}})", e.key, e.amount,
+                 kEpochUs + static_cast<int64_t>(offset) * kMicrosPerEvent, offset % 10'000'000'000ull, e.key);
 }
 
 std::vector<std::string> EventMessages(uint64_t first, uint64_t count) {
@@ -88,9 +87,10 @@ uint64_t DistinctKeys(uint64_t first, uint64_t count) {
 void CheckTotals(std::string_view engine, const std::vector<KeyTotals>& got, const std::vector<KeyTotals>& expected) {
   const int64_t events = Total(expected);
   if (Total(got) != events) {
-    throw BenchError(fmt::format("{}: exactly-once broken: the output's per-key counts add up to {} events, {} were "
-                                 "read",
-                                 engine, Total(got), events));
+    throw BenchError(
+        fmt::format("{}: exactly-once broken: the output's per-key counts add up to {} events, {} were "
+                    "read",
+                    engine, Total(got), events));
   }
   for (size_t key = 0; key < expected.size(); ++key) {
     const KeyTotals have = key < got.size() ? got[key] : KeyTotals{};

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <memory>
 
-
 namespace spool::bench {
 namespace {
 

@@ -156,7 +156,8 @@ namespace stepkv {
 std::string EventKey(uint64_t offset) { return PrefixedKey(kEventPrefix, offset); }
 std::string OutputKey(int64_t key) { return PrefixedKey(kOutputPrefix, static_cast<uint64_t>(key)); }
 std::string TotalsKey(PeerStepStore::Totals table, int64_t key) {
-  return table == PeerStepStore::Totals::kState ? PrefixedKey(kStatePrefix, static_cast<uint64_t>(key)) : OutputKey(key);
+  return table == PeerStepStore::Totals::kState ? PrefixedKey(kStatePrefix, static_cast<uint64_t>(key))
+                                                : OutputKey(key);
 }
 std::string OutputEnd() { return std::string(1, kOutputPrefix + 1); }
 

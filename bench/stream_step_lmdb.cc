@@ -65,9 +65,7 @@ class LmdbStepStore final : public PeerStepStore {
     return Put(stepkv::TotalsKey(table, key), stepkv::EncodeTotals(totals));
   }
 
-  Status PutOffset(uint64_t next_offset) override {
-    return Put(stepkv::kOffsetKey, stepkv::EncodeOffset(next_offset));
-  }
+  Status PutOffset(uint64_t next_offset) override { return Put(stepkv::kOffsetKey, stepkv::EncodeOffset(next_offset)); }
 
   Status Commit() override {
     const int rc = mdb_txn_commit(txn_);

@@ -4,14 +4,14 @@
 // and the offset in one WriteBatch with WriteOptions::sync (the log is
 // synced before Write returns). Default options otherwise, as in W1–W3.
 // Their APIs are alike enough for one template over the two.
+#include <memory>
+
 #include <leveldb/db.h>
 #include <leveldb/options.h>
 #include <leveldb/write_batch.h>
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
 #include <rocksdb/write_batch.h>
-
-#include <memory>
 
 #include "engine.h"
 #include "engine_status.h"
@@ -95,7 +95,8 @@ class LsmStepStore final : public PeerStepStore {
 
   Status GetTotals(Totals table, int64_t key, KeyTotals* totals, bool* found) override {
     std::string value;
-    const Status s = Check(db_->Get(typename Api::ReadOptions(), ToSlice(stepkv::TotalsKey(table, key)), &value), "get");
+    const Status s =
+        Check(db_->Get(typename Api::ReadOptions(), ToSlice(stepkv::TotalsKey(table, key)), &value), "get");
     *found = s.ok();
     if (s.IsNotFound()) return Status::OK();
     SPOOL_RETURN_IF_ERROR(s);

@@ -26,7 +26,16 @@ constexpr char kSchema[] =
 
 // The prepared statements, by what they do.
 enum Statement : size_t {
-  kBegin, kCommit, kPutEvent, kReadEvents, kGetState, kGetOutput, kPutState, kPutOutput, kPutOffset, kGetOffset,
+  kBegin,
+  kCommit,
+  kPutEvent,
+  kReadEvents,
+  kGetState,
+  kGetOutput,
+  kPutState,
+  kPutOutput,
+  kPutOffset,
+  kGetOffset,
   kReadOutput,
   kStatements
 };

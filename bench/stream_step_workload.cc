@@ -1,10 +1,10 @@
 #include "stream_step_workload.h"
 
-#include <fmt/format.h>
-
 #include <iostream>
 #include <memory>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "check.h"
 #include "files.h"
@@ -57,8 +57,8 @@ StepRun TimedSteps(StreamStepEngine& engine) {
   return run;
 }
 
-void AddResults(const BenchConfig& config, const std::string& name, int rep, const StepShape& shape,
-                const StepRun& run, Results* results) {
+void AddResults(const BenchConfig& config, const std::string& name, int rep, const StepShape& shape, const StepRun& run,
+                Results* results) {
   const double per_s = static_cast<double>(shape.events()) / run.seconds;
   const double p50_us = Percentile(run.latencies_us, 0.5);
   const double p99_us = Percentile(run.latencies_us, 0.99);

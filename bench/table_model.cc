@@ -112,8 +112,8 @@ Digest ModelDigest(const TableShape& shape, uint64_t updates) {
 
 void CheckRead(const Digest& got, const Digest& expected, std::string_view engine, std::string_view what) {
   if (got == expected) return;
-  throw BenchError(fmt::format("{}: {} returned another table ({} rows, {} expected)", engine, what, got.rows(),
-                               expected.rows()));
+  throw BenchError(
+      fmt::format("{}: {} returned another table ({} rows, {} expected)", engine, what, got.rows(), expected.rows()));
 }
 
 Built BuildTable(VersionedEngine& engine, const TableShape& shape, uint64_t updates, const std::string& point_dir) {

@@ -1,10 +1,10 @@
 #include "table_report.h"
 
-#include <fmt/format.h>
-
 #include <cmath>
 #include <limits>
 #include <optional>
+
+#include <fmt/format.h>
 
 #include "catalog.h"
 #include "engine.h"
@@ -40,13 +40,15 @@ std::string Cell(const Results& results, std::string_view workload, std::string_
   return s ? FormatNumber(s->median, decimals) : "–";
 }
 
-std::string RangeCell(const Results& results, std::string_view workload, std::string_view row,
-                      std::string_view metric, int decimals) {
+std::string RangeCell(const Results& results, std::string_view workload, std::string_view row, std::string_view metric,
+                      int decimals) {
   const auto s = results.Get(workload, row, metric);
   return s ? FormatNumber(s->min, decimals) + "–" + FormatNumber(s->max, decimals) : "–";
 }
 
-std::string PeerName(const BestPeer& peer) { return peer.engine.empty() ? "none" : std::string(DisplayName(peer.engine)); }
+std::string PeerName(const BestPeer& peer) {
+  return peer.engine.empty() ? "none" : std::string(DisplayName(peer.engine));
+}
 
 std::string Line(std::string_view label, double value, std::string_view target) {
   return fmt::format("  {}: {}{}\n", label, FormatNumber(value, 2), target);
@@ -55,15 +57,15 @@ std::string Line(std::string_view label, double value, std::string_view target) 
 void PrintW5(const BenchConfig& config, const Results& results, std::ostream& out) {
   const uint64_t v50 = W5PointVersion(config);
   TextTable table({"engine", fmt::format("as-of v{} s", v50), "min–max", "÷ Spool", "latest s", "min–max",
-                   "as-of ÷ latest", "disk MB", "disk/payload", "written/payload", "device written/payload", "load rows/s",
-                   "update commits/s"});
+                   "as-of ÷ latest", "disk MB", "disk/payload", "written/payload", "device written/payload",
+                   "load rows/s", "update commits/s"});
   const double spool_as_of = Median(results, kW5, kSpool, metric::kAsOfReadS);
   for (const Results::Row* row : results.RowsOf(kW5)) {
     const std::string& e = row->engine;
     const double as_of = Median(results, kW5, e, metric::kAsOfReadS);
     table.AddRow({RowLabel(kW5, e), Cell(results, kW5, e, metric::kAsOfReadS, kSecondsDecimals),
-                  RangeCell(results, kW5, e, metric::kAsOfReadS, kSecondsDecimals), FormatNumber(as_of / spool_as_of, 2),
-                  Cell(results, kW5, e, metric::kLatestReadS, kSecondsDecimals),
+                  RangeCell(results, kW5, e, metric::kAsOfReadS, kSecondsDecimals),
+                  FormatNumber(as_of / spool_as_of, 2), Cell(results, kW5, e, metric::kLatestReadS, kSecondsDecimals),
                   RangeCell(results, kW5, e, metric::kLatestReadS, kSecondsDecimals),
                   FormatNumber(as_of / Median(results, kW5, e, metric::kLatestReadS), 2),
                   Cell(results, kW5, e, metric::kDiskMB, 1), Cell(results, kW5, e, metric::kDiskPerPayload, 2),
@@ -72,9 +74,10 @@ void PrintW5(const BenchConfig& config, const Results& results, std::ostream& ou
                   Cell(results, kW5, e, metric::kLoadRecordsPerS, 0),
                   Cell(results, kW5, e, metric::kUpdateCommitsPerS, 0)});
   }
-  out << fmt::format("\n== W5: time travel — a keyed table, 100 versions each updating 1% of it; full read as of "
-                     "v50 (version {}) and of the latest ==\n",
-                     v50)
+  out << fmt::format(
+             "\n== W5: time travel — a keyed table, 100 versions each updating 1% of it; full read as of "
+             "v50 (version {}) and of the latest ==\n",
+             v50)
       << table.ToString();
   const BestPeer as_of_peer = FindBestPeer(results, kW5, metric::kAsOfReadS, false);
   const BestPeer latest_peer = FindBestPeer(results, kW5, metric::kLatestReadS, false);
@@ -93,8 +96,8 @@ void PrintW5(const BenchConfig& config, const Results& results, std::ostream& ou
 }
 
 void PrintW6(const Results& results, std::ostream& out) {
-  TextTable table({"engine", "rewind s", "min–max", "÷ Spool", "restore/copy s", "close s", "open s",
-                   "point taken s", "point MB written"});
+  TextTable table({"engine", "rewind s", "min–max", "÷ Spool", "restore/copy s", "close s", "open s", "point taken s",
+                   "point MB written"});
   const double spool = Median(results, kW6, kSpool, metric::kRewindS);
   for (const Results::Row* row : results.RowsOf(kW6)) {
     const std::string& e = row->engine;
@@ -104,7 +107,8 @@ void PrintW6(const Results& results, std::ostream& out) {
                   Cell(results, kW6, e, metric::kRewindRestoreS, kSecondsDecimals),
                   Cell(results, kW6, e, metric::kRewindCloseS, kSecondsDecimals),
                   Cell(results, kW6, e, metric::kRewindOpenS, kSecondsDecimals),
-                  Cell(results, kW6, e, metric::kPointS, kSecondsDecimals), Cell(results, kW6, e, metric::kPointWrittenMB, 1)});
+                  Cell(results, kW6, e, metric::kPointS, kSecondsDecimals),
+                  Cell(results, kW6, e, metric::kPointWrittenMB, 1)});
   }
   out << "\n== W6: rewind — after W5's 100 versions, bring the table back to v50 and have it open there ==\n"
       << table.ToString();
@@ -127,20 +131,23 @@ double SpoolHistoryGrowth(const Results& results) {
 }
 
 void PrintW6History(const Results& results, std::ostream& out) {
-  PrintSeries(results, {kW6History, metric::kRewindS, "W6 history: rewind to v50 (s) against the history after it",
-                        kSecondsDecimals}, out);
-  PrintSeries(results, {kW6History, metric::kAsOfReadS,
-                        "W6 history: full read as of v50 (s) against the history after it", kSecondsDecimals}, out);
-  out << Line("Spool rewind with ×100 the history ÷ with ×1", SpoolHistoryGrowth(results),
-              "  (target ≤ 1.50)")
+  PrintSeries(
+      results,
+      {kW6History, metric::kRewindS, "W6 history: rewind to v50 (s) against the history after it", kSecondsDecimals},
+      out);
+  PrintSeries(results,
+              {kW6History, metric::kAsOfReadS, "W6 history: full read as of v50 (s) against the history after it",
+               kSecondsDecimals},
+              out);
+  out << Line("Spool rewind with ×100 the history ÷ with ×1", SpoolHistoryGrowth(results), "  (target ≤ 1.50)")
       << "  (×1 is W6's run; ×10 and ×100 are stores of their own, built the same way with 500 and 5,000\n"
          "   update commits after v50 (of 1% of the rows each), closed, reopened and read once as of v50\n"
          "   before the rewind.)\n";
 }
 
 void PrintW3Keyed(const Results& results, std::ostream& out) {
-  TextTable table({"engine", "records/s", "min–max", "÷ Spool", "records/s incl. close", "payload MB/s",
-                   "disk/payload", "written/payload", "device written/payload"});
+  TextTable table({"engine", "records/s", "min–max", "÷ Spool", "records/s incl. close", "payload MB/s", "disk/payload",
+                   "written/payload", "device written/payload"});
   const double spool = Median(results, kW3Keyed, kSpool, metric::kRecordsPerS);
   for (const Results::Row* row : results.RowsOf(kW3Keyed)) {
     const std::string& e = row->engine;
@@ -158,8 +165,8 @@ void PrintW3Keyed(const Results& results, std::ostream& out) {
   const BestPeer peer = FindBestPeer(results, kW3Keyed, metric::kRecordsPerS);
   out << Line("Spool keyed table ÷ best peer's plain W3 (" + PeerName(peer) + ")", spool / peer.value,
               "  (W3's target, ≥ 2.00, is the log's; shown for reference)")
-      << Line("Spool keyed table ÷ Spool's log alone", spool / Median(results, kW3Keyed, kSpoolLogRow,
-                                                                       metric::kRecordsPerS), "")
+      << Line("Spool keyed table ÷ Spool's log alone",
+              spool / Median(results, kW3Keyed, kSpoolLogRow, metric::kRecordsPerS), "")
       << "  (Peers and Spool's log run plain W3 (key → value puts) in the same rotation. records/s stops at\n"
          "   the last acknowledged commit, as in W3; \"incl. close\" adds closing the store (Spool: the state's\n"
          "   last batches written to LMDB; RocksDB: the memtable flushed). disk = bytes allocated after close.\n"
@@ -178,10 +185,14 @@ void PrintTableWorkloads(const BenchConfig& config, const Results& results, std:
   if (config.Runs(kW3Keyed)) PrintW3Keyed(results, out);
   if (config.Runs(kW5)) PrintW5(config, results, out);
   if (config.Runs(kW5RowsSeries)) {
-    PrintSeries(results, {kW5RowsSeries, metric::kAsOfReadS, "W5 scaling: full read as of v50 (s) against the rows",
-                          kSecondsDecimals}, out);
-    PrintSeries(results, {kW5RowsSeries, metric::kLatestReadS,
-                          "W5 scaling: full read of the latest version (s) against the rows", kSecondsDecimals}, out);
+    PrintSeries(
+        results,
+        {kW5RowsSeries, metric::kAsOfReadS, "W5 scaling: full read as of v50 (s) against the rows", kSecondsDecimals},
+        out);
+    PrintSeries(results,
+                {kW5RowsSeries, metric::kLatestReadS,
+                 "W5 scaling: full read of the latest version (s) against the rows", kSecondsDecimals},
+                out);
     out << "  (W5's table and history — 100 update commits of 1% of the rows — at 10%, 100% and 1000% of its rows.)\n";
   }
   if (config.Runs(kW6)) PrintW6(results, out);
@@ -197,12 +208,10 @@ void CheckTableTargets(const Results& results, std::vector<TargetCheck>* checks)
                                   "Spool as-of v50 ÷ best peer (" + PeerName(peer) + ")", as_of / peer.value,
                                   kW5AsOfVsBestPeer));
   checks->push_back(LowerIsBetter(kW6, "flat in history after the point (100× ≤ 1.5× the time)",
-                                  "Spool rewind, ×100 history ÷ ×1", SpoolHistoryGrowth(results),
-                                  kW6HistoryGrowth));
-  checks->push_back(LowerIsBetter(kW6, "≤ 2 × RocksDB's checkpoint restore", "Spool rewind ÷ RocksDB rewind",
-                                  Median(results, kW6, kSpool, metric::kRewindS) /
-                                      Median(results, kW6, kRocksDb, metric::kRewindS),
-                                  kW6VsRocksDb));
+                                  "Spool rewind, ×100 history ÷ ×1", SpoolHistoryGrowth(results), kW6HistoryGrowth));
+  checks->push_back(LowerIsBetter(
+      kW6, "≤ 2 × RocksDB's checkpoint restore", "Spool rewind ÷ RocksDB rewind",
+      Median(results, kW6, kSpool, metric::kRewindS) / Median(results, kW6, kRocksDb, metric::kRewindS), kW6VsRocksDb));
 }
 
 }  // namespace spool::bench

@@ -1,6 +1,5 @@
 #include "table_workloads.h"
 
-#include <fmt/format.h>
 #include <xxhash.h>
 
 #include <algorithm>
@@ -12,6 +11,8 @@
 #include <span>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "check.h"
 #include "commit_workloads.h"
@@ -110,8 +111,8 @@ void RunW5RowsOnce(const BenchConfig& config, const std::string& name, int rep, 
   const Results::Point point{kRowsPoint, static_cast<double>(shape.rows)};
   results->AddAt(kW5RowsSeries, name, point, metric::kAsOfReadS, reads.as_of_s);
   results->AddAt(kW5RowsSeries, name, point, metric::kLatestReadS, reads.latest_s);
-  std::cerr << fmt::format("w5 {} {} rows rep {}/{}: as-of read {:.4f} s, latest read {:.4f} s\n", name,
-                           shape.rows, rep, config.reps, reads.as_of_s, reads.latest_s);
+  std::cerr << fmt::format("w5 {} {} rows rep {}/{}: as-of read {:.4f} s, latest read {:.4f} s\n", name, shape.rows,
+                           rep, config.reps, reads.as_of_s, reads.latest_s);
   Expect(engine->Close(), name + " close");
   engine.reset();
   RemoveDir(run_dir);
@@ -148,8 +149,8 @@ void RunW5W6Engine(const BenchConfig& config, const std::string& name, int rep, 
     results->Add(kW5, name, metric::kLoadRecordsPerS, static_cast<double>(shape.rows) / built.load_s);
     results->Add(kW5, name, metric::kUpdateCommitsPerS, static_cast<double>(kW5Updates) / built.update_s);
   }
-  std::cerr << fmt::format("w5 {} rep {}/{}: as-of v{} read {:.4f} s, latest read {:.4f} s, {:.1f} MB on disk\n",
-                           name, rep, config.reps, shape.point_version(), as_of, latest, disk / kBytesPerMB);
+  std::cerr << fmt::format("w5 {} rep {}/{}: as-of v{} read {:.4f} s, latest read {:.4f} s, {:.1f} MB on disk\n", name,
+                           rep, config.reps, shape.point_version(), as_of, latest, disk / kBytesPerMB);
 
   if (config.Runs(kW6) || config.Runs(kW6History)) {
     double total_s = 0;
@@ -161,8 +162,8 @@ void RunW5W6Engine(const BenchConfig& config, const std::string& name, int rep, 
                    static_cast<double>(built.point_written.syscall_bytes) / kBytesPerMB);
     }
     if (config.Runs(kW6History)) AddHistoryPoint(results, name, 1, kW5Updates - shape.point, as_of, total_s);
-    std::cerr << fmt::format("w6 {} rep {}/{}: rewind to v{} {:.4f} s\n", name, rep, config.reps,
-                             shape.point_version(), total_s);
+    std::cerr << fmt::format("w6 {} rep {}/{}: rewind to v{} {:.4f} s\n", name, rep, config.reps, shape.point_version(),
+                             total_s);
   }
   Expect(engine->Close(), name + " close");
   engine.reset();
@@ -184,11 +185,11 @@ void RunW6HistoryOnce(const BenchConfig& config, const std::string& name, int re
   double total_s = 0;
   const RewindTimes times = TimedRewind(*engine, at_point, &total_s);
   AddHistoryPoint(results, name, multiplier, after, as_of, total_s);
-  std::cerr << fmt::format("w6 {} history ×{} rep {}/{}: {} commits after v{} (built in {:.1f} s), "
-                           "as-of read {:.4f} s, rewind {:.4f} s (restore {:.4f}, close {:.4f}, reopen {:.4f})\n",
-                           name, multiplier, rep, config.reps, after, shape.point_version(),
-                           built.load_s + built.update_s, as_of, total_s, times.restore_s, times.close_s,
-                           times.open_s);
+  std::cerr << fmt::format(
+      "w6 {} history ×{} rep {}/{}: {} commits after v{} (built in {:.1f} s), "
+      "as-of read {:.4f} s, rewind {:.4f} s (restore {:.4f}, close {:.4f}, reopen {:.4f})\n",
+      name, multiplier, rep, config.reps, after, shape.point_version(), built.load_s + built.update_s, as_of, total_s,
+      times.restore_s, times.close_s, times.open_s);
   Expect(engine->Close(), name + " close");
   engine.reset();
   RemoveDir(run_dir);
@@ -248,13 +249,12 @@ void RunW3Keyed(const BenchConfig& config, int rep, Results* results) {
   for (const std::string& row : rows) {
     if (row == kSpool) {
       std::unique_ptr<VersionedEngine> table = NewSpoolTableEngine();
-      RunW3KeyedOnce(config, row, rep, records,
-                     W3Run{[&](const std::string& dir) { return table->Open(dir); },
-                           [&](uint64_t b, std::span<const Record> batch) {
-                             return table->Commit(kFirstDataVersion + b, batch);
-                           },
-                           [&] { return table->Close(); }},
-                     results);
+      RunW3KeyedOnce(
+          config, row, rep, records,
+          W3Run{[&](const std::string& dir) { return table->Open(dir); },
+                [&](uint64_t b, std::span<const Record> batch) { return table->Commit(kFirstDataVersion + b, batch); },
+                [&] { return table->Close(); }},
+          results);
       continue;
     }
     std::unique_ptr<Engine> engine = MakeEngine(row == kSpoolLogRow ? std::string(kSpool) : row, EngineOptions{});

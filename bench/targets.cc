@@ -31,10 +31,10 @@ bool IsPeer(std::string_view engine) {
   return is_engine && engine != kSpool && engine != kSpoolGroup;
 }
 
-TargetCheck Ratio(std::string workload, std::string target, std::string measured, double numerator,
-                  double denominator, double bound) {
-  TargetCheck check{std::move(workload), std::move(target), std::move(measured), numerator / denominator, bound,
-                    true, false};
+TargetCheck Ratio(std::string workload, std::string target, std::string measured, double numerator, double denominator,
+                  double bound) {
+  TargetCheck check{
+      std::move(workload), std::move(target), std::move(measured), numerator / denominator, bound, true, false};
   check.available = std::isfinite(check.value);
   return check;
 }
@@ -47,8 +47,7 @@ void CheckW1(const Results& results, std::vector<TargetCheck>* checks) {
                           CeilingMedian(results, kW1, kRawOverwrite, metric::kCommitsPerS, metric::kOverwriteSyncPerS),
                           kW1VsOverwrite));
   const BestPeer peer = FindBestPeer(results, kW1, metric::kCommitsPerS);
-  checks->push_back(
-      Ratio(kW1, "≥ the best peer", "Spool W1 ÷ " + PeerLabel(peer), spool, peer.value, kW1VsBestPeer));
+  checks->push_back(Ratio(kW1, "≥ the best peer", "Spool W1 ÷ " + PeerLabel(peer), spool, peer.value, kW1VsBestPeer));
 }
 
 void CheckW2(const Results& results, std::vector<TargetCheck>* checks) {
@@ -61,11 +60,11 @@ void CheckW2(const Results& results, std::vector<TargetCheck>* checks) {
 }
 
 void CheckW3(const Results& results, std::vector<TargetCheck>* checks) {
-  checks->push_back(Ratio(kW3, "≥ 0.7 × the sequential-write limit", "Spool payload MB/s ÷ buffered seq. write",
-                          SpoolMedian(results, kW3, metric::kPayloadMBPerS),
-                          CeilingMedian(results, kW3, kRawSequential, metric::kPayloadMBPerS,
-                                        metric::kSeqBufferedMBPerS),
-                          kW3VsSequential));
+  checks->push_back(
+      Ratio(kW3, "≥ 0.7 × the sequential-write limit", "Spool payload MB/s ÷ buffered seq. write",
+            SpoolMedian(results, kW3, metric::kPayloadMBPerS),
+            CeilingMedian(results, kW3, kRawSequential, metric::kPayloadMBPerS, metric::kSeqBufferedMBPerS),
+            kW3VsSequential));
   const BestPeer peer = FindBestPeer(results, kW3, metric::kRecordsPerS);
   checks->push_back(Ratio(kW3, "≥ 2 × the best peer", "Spool W3 ÷ " + PeerLabel(peer),
                           SpoolMedian(results, kW3, metric::kRecordsPerS), peer.value, kW3VsBestPeer));
@@ -78,8 +77,13 @@ void CheckW4(const Results& results, std::vector<TargetCheck>* checks) {
 }
 
 void CheckW7(const Results& results, std::vector<TargetCheck>* checks) {
-  TargetCheck check{kW7, "reopen ≤ 0.5 s after 1 GB written", "Spool reopen seconds",
-                    SpoolMedian(results, kW7, metric::kReopenS), kW7ReopenSeconds, false, false};
+  TargetCheck check{kW7,
+                    "reopen ≤ 0.5 s after 1 GB written",
+                    "Spool reopen seconds",
+                    SpoolMedian(results, kW7, metric::kReopenS),
+                    kW7ReopenSeconds,
+                    false,
+                    false};
   check.available = std::isfinite(check.value);
   checks->push_back(std::move(check));
 }

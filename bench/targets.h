@@ -10,13 +10,13 @@
 namespace spool::bench {
 
 struct TargetCheck {
-  std::string workload;     // "w1", …
-  std::string target;       // what docs/benchmarks.md asks, in words
-  std::string measured;     // what the ratio compares, in words
-  double value = 0;         // the measured ratio (or seconds for W7)
-  double bound = 0;         // what it must reach
+  std::string workload;  // "w1", …
+  std::string target;    // what docs/benchmarks.md asks, in words
+  std::string measured;  // what the ratio compares, in words
+  double value = 0;      // the measured ratio (or seconds for W7)
+  double bound = 0;      // what it must reach
   bool higher_is_better = true;
-  bool available = false;   // false when a figure it needs was not run
+  bool available = false;  // false when a figure it needs was not run
 
   bool met() const { return available && (higher_is_better ? value >= bound : value <= bound); }
   // How far from the bound, as a fraction of it (0 when met).

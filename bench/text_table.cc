@@ -1,9 +1,9 @@
 #include "text_table.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
+
+#include <fmt/format.h>
 
 #include "count_format.h"
 
@@ -15,9 +15,8 @@ constexpr char kColumnGap[] = "  ";
 // Display width: the en dash and the multiplication sign are one column
 // wide but several UTF-8 bytes.
 size_t Width(const std::string& text) {
-  return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0u) != 0x80u;
-  }));
+  return static_cast<size_t>(
+      std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0u) != 0x80u; }));
 }
 
 }  // namespace

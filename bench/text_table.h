@@ -16,9 +16,7 @@ class TextTable {
   std::string ToString() const;
 
  private:
-  bool LeftAligned(size_t column) const {
-    return column < align_.size() ? align_[column] == 'l' : column == 0;
-  }
+  bool LeftAligned(size_t column) const { return column < align_.size() ? align_[column] == 'l' : column == 0; }
 
   std::vector<std::string> header_;
   std::string align_;

@@ -84,7 +84,8 @@ Status CopyFileDurably(const std::string& from, const std::string& to) {
 }  // namespace versioned
 Status VersionedPeer::ReadAsOf(uint64_t version, const RowVisitor& visit) {
   versioned::AsOfFolder folder(version, visit);
-  SPOOL_RETURN_IF_ERROR(ScanEntries([&](std::string_view key, std::string_view value) { return folder.Add(key, value); }));
+  SPOOL_RETURN_IF_ERROR(
+      ScanEntries([&](std::string_view key, std::string_view value) { return folder.Add(key, value); }));
   folder.Finish();
   return Status::OK();
 }

@@ -4,11 +4,11 @@
 // files hard-linked, the log, MANIFEST and CURRENT copied (LevelDB never
 // appends to a log or MANIFEST it recovered), all synced; a rewind opens
 // that directory.
+#include <filesystem>
+
 #include <leveldb/db.h>
 #include <leveldb/options.h>
 #include <leveldb/write_batch.h>
-
-#include <filesystem>
 
 #include "engine.h"
 #include "engine_status.h"
@@ -96,7 +96,8 @@ class VersionedLevelDb final : public VersionedPeer {
  protected:
   Status ScanEntries(const EntryVisitor& visit) override {
     std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(leveldb::ReadOptions()));
-    for (it->SeekToFirst(); it->Valid(); it->Next()) SPOOL_RETURN_IF_ERROR(visit(ToView(it->key()), ToView(it->value())));
+    for (it->SeekToFirst(); it->Valid(); it->Next())
+      SPOOL_RETURN_IF_ERROR(visit(ToView(it->key()), ToView(it->value())));
     return FromLevel(it->status(), "leveldb scan");
   }
 

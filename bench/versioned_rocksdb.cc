@@ -8,7 +8,6 @@
 #include <rocksdb/utilities/checkpoint.h>
 #include <rocksdb/write_batch.h>
 
-
 #include "engine.h"
 #include "engine_status.h"
 #include "stopwatch.h"
@@ -76,7 +75,8 @@ class VersionedRocksDb final : public VersionedPeer {
  protected:
   Status ScanEntries(const EntryVisitor& visit) override {
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
-    for (it->SeekToFirst(); it->Valid(); it->Next()) SPOOL_RETURN_IF_ERROR(visit(ToView(it->key()), ToView(it->value())));
+    for (it->SeekToFirst(); it->Valid(); it->Next())
+      SPOOL_RETURN_IF_ERROR(visit(ToView(it->key()), ToView(it->value())));
     return FromRocks(it->status(), "rocksdb scan");
   }
 

@@ -65,10 +65,7 @@ PipelineSpec Spec(const std::string& topic_dir, const std::string& amount) {
                              {"amount", ColumnType::kInt64, false}})
       .Select({{"id", "id"}, {"country", "country"}, {"amount", amount}})
       .Into(kOrders);
-  b.Flow()
-      .FromDataset(kOrders)
-      .Aggregate({"country"}, {{"revenue", AggregateFn::kSum, "amount"}})
-      .Into(kRevenue);
+  b.Flow().FromDataset(kOrders).Aggregate({"country"}, {{"revenue", AggregateFn::kSum, "amount"}}).Into(kRevenue);
   return b.Build();
 }
 

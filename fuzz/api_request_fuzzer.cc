@@ -11,8 +11,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string_view>
+
+#include <nlohmann/json.hpp>
 
 #include "api_service.h"
 #include "spool/storage/store.h"
@@ -77,8 +78,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<spool::Event> events;
     return fixture.store->events()->Query(spool::EventQuery{}, &events).ok() ? events.size() : 0;
   }();
-  const spool::cli::ApiResponse response = fixture.service->Handle(
-      {method, target, authorized ? "Bearer fuzz-token" : "Bearer fuzz-tokem", body});
+  const spool::cli::ApiResponse response =
+      fixture.service->Handle({method, target, authorized ? "Bearer fuzz-token" : "Bearer fuzz-tokem", body});
   fixture.service->WaitIdle();
   const int status = response.status;
   Check(status == 200 || status == 400 || status == 401 || status == 404 || status == 409, "a known status", input);

@@ -64,7 +64,8 @@ const char* HeadDifference(const CommitRecord& a, const CommitRecord& b) {
   for (size_t i = 0; i < a.ddl.size(); ++i) {
     const spool::DdlRecord& x = a.ddl[i];
     const spool::DdlRecord& y = b.ddl[i];
-    if (x.kind != y.kind || x.before.has_value() != y.before.has_value() || x.after.has_value() != y.after.has_value()) {
+    if (x.kind != y.kind || x.before.has_value() != y.before.has_value() ||
+        x.after.has_value() != y.after.has_value()) {
       return "ddl kind";
     }
     for (const auto& [p, q] : {std::pair{&x.before, &y.before}, std::pair{&x.after, &y.after}}) {
@@ -104,10 +105,17 @@ void CheckImages(std::string_view bytes) {
       const bool pre = c->pre() != nullptr, post = c->post() != nullptr;
       const bool key = c->key() != nullptr && c->key()->size() != 0;
       switch (c->kind()) {
-        case static_cast<uint8_t>(RowChangeKind::kInsert): Check(post && !pre, "an insert without a post or with a pre"); break;
-        case static_cast<uint8_t>(RowChangeKind::kUpdate): Check(pre && post && key, "an update without pre, post and key"); break;
-        case static_cast<uint8_t>(RowChangeKind::kDelete): Check(pre && !post && key, "a delete without pre and key or with a post"); break;
-        default: Check(false, "a row change of unknown kind was accepted");
+        case static_cast<uint8_t>(RowChangeKind::kInsert):
+          Check(post && !pre, "an insert without a post or with a pre");
+          break;
+        case static_cast<uint8_t>(RowChangeKind::kUpdate):
+          Check(pre && post && key, "an update without pre, post and key");
+          break;
+        case static_cast<uint8_t>(RowChangeKind::kDelete):
+          Check(pre && !post && key, "a delete without pre and key or with a post");
+          break;
+        default:
+          Check(false, "a row change of unknown kind was accepted");
       }
     }
   }
@@ -117,9 +125,15 @@ void CheckDecodedKinds(const CommitRecord& c) {
   for (const TableChangeSet& t : c.tables) {
     for (const RowChangeRecord& r : t.changes) {
       switch (r.kind) {
-        case RowChangeKind::kInsert: Check(r.pre.empty(), "a decoded insert has a pre-image"); break;
-        case RowChangeKind::kUpdate: Check(!r.key.empty(), "a decoded update has no key"); break;
-        case RowChangeKind::kDelete: Check(!r.key.empty() && r.post.empty(), "a decoded delete has no key or a post"); break;
+        case RowChangeKind::kInsert:
+          Check(r.pre.empty(), "a decoded insert has a pre-image");
+          break;
+        case RowChangeKind::kUpdate:
+          Check(!r.key.empty(), "a decoded update has no key");
+          break;
+        case RowChangeKind::kDelete:
+          Check(!r.key.empty() && r.post.empty(), "a decoded delete has no key or a post");
+          break;
       }
     }
   }

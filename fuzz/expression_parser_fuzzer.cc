@@ -57,12 +57,18 @@ void CheckErrorColumn(const spool::Status& s, std::string_view text) {
 
 bool OfType(const Value& v, ColumnType type) {
   switch (type) {
-    case ColumnType::kInt64: return std::holds_alternative<int64_t>(v);
-    case ColumnType::kDouble: return std::holds_alternative<double>(v);
-    case ColumnType::kString: return std::holds_alternative<std::string>(v);
-    case ColumnType::kBool: return std::holds_alternative<bool>(v);
-    case ColumnType::kTimestamp: return std::holds_alternative<spool::Timestamp>(v);
-    case ColumnType::kBytes: return std::holds_alternative<spool::Bytes>(v);
+    case ColumnType::kInt64:
+      return std::holds_alternative<int64_t>(v);
+    case ColumnType::kDouble:
+      return std::holds_alternative<double>(v);
+    case ColumnType::kString:
+      return std::holds_alternative<std::string>(v);
+    case ColumnType::kBool:
+      return std::holds_alternative<bool>(v);
+    case ColumnType::kTimestamp:
+      return std::holds_alternative<spool::Timestamp>(v);
+    case ColumnType::kBytes:
+      return std::holds_alternative<spool::Bytes>(v);
   }
   return false;
 }

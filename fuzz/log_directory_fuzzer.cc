@@ -40,23 +40,33 @@ void Damage(Files* files, std::mt19937_64& rng) {
   std::string& bytes = it->second;
   const size_t at = bytes.empty() ? 0 : rng() % (bytes.size() + 1);
   switch (rng() % 9) {
-    case 0: bytes.resize(at); break;  // truncated at any byte
+    case 0:
+      bytes.resize(at);
+      break;  // truncated at any byte
     case 1:
       if (!bytes.empty()) bytes[rng() % bytes.size()] ^= static_cast<char>(1u << (rng() % 8));
       break;
-    case 2: files->erase(it); break;  // a missing file
-    case 3: {                         // a duplicated segment
+    case 2:
+      files->erase(it);
+      break;   // a missing file
+    case 3: {  // a duplicated segment
       char name[32];
       std::snprintf(name, sizeof(name), "%012u.seg", static_cast<unsigned>(1 + rng() % 12));
       (*files)[name] = bytes;
       break;
     }
-    case 4: std::swap(bytes, pick()->second); break;  // swapped files
-    case 5: std::fill(bytes.begin() + static_cast<long>(at), bytes.end(), '\0'); break;  // a zeroed tail
+    case 4:
+      std::swap(bytes, pick()->second);
+      break;  // swapped files
+    case 5:
+      std::fill(bytes.begin() + static_cast<long>(at), bytes.end(), '\0');
+      break;  // a zeroed tail
     case 6:
       for (size_t i = at; i < bytes.size(); ++i) bytes[i] = static_cast<char>(rng());  // a garbage tail
       break;
-    case 7: bytes.append(1 + rng() % 8192, '\0'); break;  // preallocated space
+    case 7:
+      bytes.append(1 + rng() % 8192, '\0');
+      break;  // preallocated space
     case 8:
       for (size_t i = 1 + rng() % 600; i > 0; --i) bytes.push_back(static_cast<char>(rng()));  // garbage appended
       break;

@@ -1,11 +1,11 @@
 #include "log_fixture.h"
 
+#include <xxhash.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
-
-#include <xxhash.h>
 
 #include "spool/txnlog/log.h"
 

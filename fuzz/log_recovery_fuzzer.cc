@@ -29,11 +29,15 @@ void Damage(std::map<std::string, std::string>* files, const uint8_t* op) {
   std::advance(it, op[1] % files->size());
   std::string& bytes = it->second;
   switch (op[0] % 6) {
-    case 0: bytes.resize(arg % (bytes.size() + 1)); break;
+    case 0:
+      bytes.resize(arg % (bytes.size() + 1));
+      break;
     case 1:
       if (!bytes.empty()) bytes[arg % bytes.size()] ^= static_cast<char>(1u << (arg >> 29));
       break;
-    case 2: files->erase(it); break;
+    case 2:
+      files->erase(it);
+      break;
     case 3: {
       char name[32];
       std::snprintf(name, sizeof(name), "%012u.seg", 1 + arg % 12);
@@ -47,7 +51,8 @@ void Damage(std::map<std::string, std::string>* files, const uint8_t* op) {
       break;
     }
     case 5:
-      for (size_t i = 0; i < 16 && !bytes.empty(); ++i) bytes[(arg + i) % bytes.size()] = static_cast<char>(arg >> (i % 4 * 8));
+      for (size_t i = 0; i < 16 && !bytes.empty(); ++i)
+        bytes[(arg + i) % bytes.size()] = static_cast<char>(arg >> (i % 4 * 8));
       break;
   }
 }

@@ -25,8 +25,8 @@
 #include "commit_codec.h"
 #include "commit_generated.h"
 #include "event_codec.h"
-#include "log_format.h"
 #include "log_fixture.h"
+#include "log_format.h"
 #include "row_codec.h"
 #include "snapshot_file.h"
 #include "spool/txnlog/log.h"
@@ -116,7 +116,10 @@ void WriteLogDirectorySeeds(const std::string& dir) {
     damage(files);
     Write(dir + "/" + name, spool::fuzz::SerializeDirectory(files));
   };
-  damaged("last-segment-torn", [](auto& f) { auto& b = f.rbegin()->second; b.resize(b.size() - 37); });
+  damaged("last-segment-torn", [](auto& f) {
+    auto& b = f.rbegin()->second;
+    b.resize(b.size() - 37);
+  });
   damaged("first-segment-missing", [](auto& f) { f.erase(f.begin()); });
   damaged("garbage-tail", [](auto& f) {
     auto& b = f.rbegin()->second;
@@ -219,7 +222,8 @@ void Append(spool::Log* log, const std::string& body, Entries* entries) {
 void WriteBadSegmentCorpus(const std::string& dir) {
   std::filesystem::create_directories(dir);
   std::string cases_text =
-      "# The fixed bad-segment corpus (the README's crash-safety section): each case is a base log directory (a .dir file,\n"
+      "# The fixed bad-segment corpus (the README's crash-safety section): each case is a base log directory (a .dir "
+      "file,\n"
       "# serialized as log_directory_fuzzer reads it), the damage done to it, and the outcome a strict\n"
       "# open and read must give. Written by `spool_make_seed_corpus fuzz/corpus bad_segments` from the\n"
       "# rules in fuzz/make_seed_corpus.cc; replayed in CI by bad_segment_replay.\n"
@@ -233,10 +237,13 @@ void WriteBadSegmentCorpus(const std::string& dir) {
   // The base: 25,000-byte records, two to a segment (the third segment
   // holds v5 and v6), then three small records in the third, each synced.
   Entries all;
-  const Files base = WriteLog([](spool::Log* log, Entries* e) {
-    for (uint64_t i = 1; i <= 6; ++i) Append(log, Noise(i, 25000), e);
-    for (uint64_t i = 7; i <= 9; ++i) Append(log, "small record " + std::to_string(i) + " " + std::string(60, 'x'), e);
-  }, &all);
+  const Files base = WriteLog(
+      [](spool::Log* log, Entries* e) {
+        for (uint64_t i = 1; i <= 6; ++i) Append(log, Noise(i, 25000), e);
+        for (uint64_t i = 7; i <= 9; ++i)
+          Append(log, "small record " + std::to_string(i) + " " + std::string(60, 'x'), e);
+      },
+      &all);
   const std::string s1 = spool::logfmt::SegmentFileName(1), s2 = spool::logfmt::SegmentFileName(2),
                     s3 = spool::logfmt::SegmentFileName(3), s4 = spool::logfmt::SegmentFileName(4);
   if (base.count(s3) == 0 || base.count(s4) != 0) Die("the base log is not three segments");
@@ -257,7 +264,8 @@ void WriteBadSegmentCorpus(const std::string& dir) {
     records.emplace_back(at, spool::logfmt::kRecordHeaderBytes + payload_length);
     at += spool::logfmt::RecordBytes(payload_length);
   }
-  if (records.size() != 5 || records.back().first + spool::logfmt::RecordBytes(records.back().second - 40) != active.size()) {
+  if (records.size() != 5 ||
+      records.back().first + spool::logfmt::RecordBytes(records.back().second - 40) != active.size()) {
     Die("the newest segment is not five records");
   }
   const auto [last, last_unpadded] = records[4];
@@ -291,9 +299,11 @@ void WriteBadSegmentCorpus(const std::string& dir) {
   {
     // The newest segment of another store (its id seeds every checksum).
     Entries other;
-    const Files foreign = WriteLog([](spool::Log* log, Entries* e) {
-      for (uint64_t i = 1; i <= 9; ++i) Append(log, i <= 6 ? Noise(100 + i, 25000) : "foreign", e);
-    }, &other, spool::fuzz::kFixtureStoreId + 1);
+    const Files foreign = WriteLog(
+        [](spool::Log* log, Entries* e) {
+          for (uint64_t i = 1; i <= 9; ++i) Append(log, i <= 6 ? Noise(100 + i, 25000) : "foreign", e);
+        },
+        &other, spool::fuzz::kFixtureStoreId + 1);
     Write(dir + "/foreign.dir", spool::fuzz::SerializeDirectory({{s3, foreign.at(s3)}}));
     add("foreign-segment-as-next", "base", "take foreign " + s3 + " " + s4, "corruption");
     add("foreign-segment-in-place", "base", "take foreign " + s3 + " " + s3, "corruption");
@@ -304,12 +314,14 @@ void WriteBadSegmentCorpus(const std::string& dir) {
     // holds the old v4 and v5 past the cut. (The archive is not part of
     // the directory: the log reads without it.)
     Entries truncated;
-    const Files f = WriteLog([](spool::Log* log, Entries* e) {
-      for (uint64_t i = 1; i <= 5; ++i) Append(log, "epoch one, version " + std::to_string(i), e);
-      if (!log->TruncateAfter(3, /*discard_suffix=*/false, nullptr).ok()) Die("truncate the bad-segment log");
-      e->erase(e->upper_bound(3), e->end());
-      for (uint64_t i = 4; i <= 5; ++i) Append(log, "epoch two, version " + std::to_string(i), e);
-    }, &truncated);
+    const Files f = WriteLog(
+        [](spool::Log* log, Entries* e) {
+          for (uint64_t i = 1; i <= 5; ++i) Append(log, "epoch one, version " + std::to_string(i), e);
+          if (!log->TruncateAfter(3, /*discard_suffix=*/false, nullptr).ok()) Die("truncate the bad-segment log");
+          e->erase(e->upper_bound(3), e->end());
+          for (uint64_t i = 4; i <= 5; ++i) Append(log, "epoch two, version " + std::to_string(i), e);
+        },
+        &truncated);
     Write(dir + "/truncated.dir", spool::fuzz::SerializeDirectory(f));
     add("stale-records-past-a-truncation", "truncated", "", OkOutcome(truncated));
     add("truncated-newest-epoch-segment-missing", "truncated", "remove " + s2, "corruption");
@@ -353,7 +365,6 @@ struct Random {
     return out;
   }
 };
-
 
 void Must(const spool::Status& s, const char* what) {
   if (!s.ok()) Die(std::string(what) + ": " + s.ToString());
@@ -403,8 +414,12 @@ TableInfo State() {
 }
 
 Row OrderRow(int64_t id, int variant) {
-  Row row{id, std::string("customer-") + std::to_string(id % 7), 12.5 * static_cast<double>(id), variant % 2 == 0,
-          Timestamp{1700000000000000 + id}, Bytes{std::string("\x00\x01\xff", 3)}};
+  Row row{id,
+          std::string("customer-") + std::to_string(id % 7),
+          12.5 * static_cast<double>(id),
+          variant % 2 == 0,
+          Timestamp{1700000000000000 + id},
+          Bytes{std::string("\x00\x01\xff", 3)}};
   if (variant % 3 == 1) row[2] = std::monostate{};
   if (variant % 3 == 2) {
     row[3] = std::monostate{};
@@ -452,7 +467,8 @@ std::string RawPackedCommit(uint64_t uid, const std::string& packed, bool both) 
   flatbuffers::FlatBufferBuilder fbb;
   auto run = fbb.CreateVector(reinterpret_cast<const uint8_t*>(packed.data()), packed.size());
   auto changes = both ? fbb.CreateVector(std::vector<flatbuffers::Offset<spool::fb::RowChange>>{}) : 0;
-  std::vector<flatbuffers::Offset<spool::fb::TableChanges>> tables{spool::fb::CreateTableChanges(fbb, uid, changes, run)};
+  std::vector<flatbuffers::Offset<spool::fb::TableChanges>> tables{
+      spool::fb::CreateTableChanges(fbb, uid, changes, run)};
   auto record = spool::fb::CreateCommitRecord(fbb, fbb.CreateString("{}"), fbb.CreateString(""), 0, 0, 0,
                                               fbb.CreateVector(tables));
   fbb.Finish(record, spool::fb::CommitRecordIdentifier());
@@ -478,7 +494,8 @@ void WriteCommitSeeds(const std::string& dir) {
     c.ddl.push_back({DdlKind::kCreate, std::nullopt, events});
     TableChangeSet set{events.uid, {}};
     for (int64_t i = 0; i < 5; ++i) {
-      Row row{Timestamp{1700000000000000 + i * 1000}, i == 3 ? Row::value_type{} : Row::value_type{"event " + std::to_string(i)}};
+      Row row{Timestamp{1700000000000000 + i * 1000},
+              i == 3 ? Row::value_type{} : Row::value_type{"event " + std::to_string(i)}};
       set.changes.push_back(Insert(events, row));
     }
     c.tables.push_back(set);
@@ -586,10 +603,21 @@ void WriteCommitSeeds(const std::string& dir) {
   // Packed runs the decoder must refuse: an update (key "k", pre_version 7,
   // pre "ab", post "cd") cut inside its post-image, a change of kind 9, an
   // update without a key, and a run beside a `changes` vector.
-  const std::string update = std::string("\x02\x01k\x07\x02" "ab" "\x02" "cd", 10);
+  const std::string update = std::string(
+      "\x02\x01k\x07\x02"
+      "ab"
+      "\x02"
+      "cd",
+      10);
   seeds["damaged-packed-truncated"] = RawPackedCommit(orders.uid, update.substr(0, update.size() - 1), false);
   seeds["damaged-packed-unknown-kind"] = RawPackedCommit(orders.uid, "\x09\x01k", false);
-  seeds["damaged-packed-update-without-key"] = RawPackedCommit(orders.uid, std::string("\x02\x00\x07\x02" "ab" "\x02" "cd", 9), false);
+  seeds["damaged-packed-update-without-key"] = RawPackedCommit(orders.uid,
+                                                               std::string("\x02\x00\x07\x02"
+                                                                           "ab"
+                                                                           "\x02"
+                                                                           "cd",
+                                                                           9),
+                                                               false);
   seeds["damaged-packed-both-encodings"] = RawPackedCommit(orders.uid, update, true);
   seeds["packed-update"] = RawPackedCommit(orders.uid, update, false);
   // Damaged copies: truncated, and a byte changed in the middle.
@@ -678,11 +706,11 @@ void WriteSnapshotSeeds(const std::string& dir) {
   const std::string plain(1, '\x00'), fix(1, '\x01'), stop3(1, '\x06');
   std::map<std::string, std::string> seeds;
   const std::string empty = Snapshot({}, 1);
-  const std::string small = Snapshot(StateEntries(8, false, 1), 2);                 // one zstd block
-  const std::string random_small = Snapshot(RandomEntries(6, 300, 2), 3);          // one raw block
-  const std::string several = Snapshot(StateEntries(12000, false, 3), 4);           // > 256 KiB raw, zstd
-  const std::string random_several = Snapshot(RandomEntries(1000, 300, 4), 5);      // > 256 KiB raw, incompressible
-  const std::string mixed = Snapshot(StateEntries(1400, true, 6), 8);               // zstd, partly random
+  const std::string small = Snapshot(StateEntries(8, false, 1), 2);             // one zstd block
+  const std::string random_small = Snapshot(RandomEntries(6, 300, 2), 3);       // one raw block
+  const std::string several = Snapshot(StateEntries(12000, false, 3), 4);       // > 256 KiB raw, zstd
+  const std::string random_several = Snapshot(RandomEntries(1000, 300, 4), 5);  // > 256 KiB raw, incompressible
+  const std::string mixed = Snapshot(StateEntries(1400, true, 6), 8);           // zstd, partly random
   const std::string one_entry = Snapshot({{"", ""}}, 6);
   const std::string big_entry = Snapshot({{"k", std::string(300 << 10, 'v')}}, 7);  // one entry over the block target
   auto expect = [](const std::string& file, const std::vector<uint32_t>& flags, const char* name) {
@@ -769,7 +797,8 @@ void WriteRowSeeds(const std::string& dir) {
   {  // Every type, keyed on an int64.
     const std::vector<uint8_t> cols{0x10, 0x09, 0x0a, 0x0b, 0x0c, 0x0d};
     const Schema s = schema_of(cols);
-    const Row a{int64_t{-5}, 2.5, std::string("hello"), true, Timestamp{1700000000000000}, Bytes{std::string("\0\xff", 2)}};
+    const Row a{
+        int64_t{-5}, 2.5, std::string("hello"), true, Timestamp{1700000000000000}, Bytes{std::string("\0\xff", 2)}};
     const Row b{int64_t{7}, std::monostate{}, std::monostate{}, std::monostate{}, std::monostate{}, std::monostate{}};
     seeds["all-types"] = RowSeed(cols, encode(s, a), encode(s, b));
   }
@@ -810,19 +839,28 @@ void WriteRowSeeds(const std::string& dir) {
 // keys only) and the text, over its schemas' columns id, s, d, b, t, x.
 void WriteRecordsSeeds(const std::string& dir) {
   const std::map<std::string, std::string> json = {
-      {"all-types", R"({"id":1,"s":"Ada","d":2.5,"b":true,"t":"2026-01-02 03:04:05.678901","x":"eHl6"})" "\n"},
-      {"numbers", R"({"id":-9223372036854775808,"t":1767323045678901,"d":-1.5e300})" "\n"
-                  R"({"id":18446744073709551615,"t":"-1","d":"NaN"})" "\n"},
-      {"nulls", R"({"id":2,"t":0,"s":null,"d":null,"b":null,"x":null})" "\n"},
+      {"all-types", R"({"id":1,"s":"Ada","d":2.5,"b":true,"t":"2026-01-02 03:04:05.678901","x":"eHl6"})"
+                    "\n"},
+      {"numbers", R"({"id":-9223372036854775808,"t":1767323045678901,"d":-1.5e300})"
+                  "\n"
+                  R"({"id":18446744073709551615,"t":"-1","d":"NaN"})"
+                  "\n"},
+      {"nulls", R"({"id":2,"t":0,"s":null,"d":null,"b":null,"x":null})"
+                "\n"},
       {"blank-lines", "\r\n  \n{\"id\":3,\"t\":1}\r\n\n"},
-      {"wrong-types", R"({"id":"7","t":1.5,"b":1,"s":5,"x":"a","d":"cheap"})" "\n"},
-      {"unknown-field", R"({"id":4,"t":2,"colour":{"r":[1,2]}})" "\n"},
-      {"repeated-key", R"({"id":5,"t":3,"s":1,"s":"y","id":6})" "\n"},
+      {"wrong-types", R"({"id":"7","t":1.5,"b":1,"s":5,"x":"a","d":"cheap"})"
+                      "\n"},
+      {"unknown-field", R"({"id":4,"t":2,"colour":{"r":[1,2]}})"
+                        "\n"},
+      {"repeated-key", R"({"id":5,"t":3,"s":1,"s":"y","id":6})"
+                       "\n"},
       {"not-objects", "[1,2]\n42\n\"text\"\nnull\n"},
       {"malformed", "{\"id\":\n{\"id\":1,}\n{\"id\":1} {}\n{\"s\":\"\\ud800\"}\n"},
       {"nested", "{\"id\":1,\"t\":1,\"s\":[[[[[[[[{\"a\":[]}]]]]]]]]}\n"},
-      {"escapes", R"({"id":7,"t":4,"s":"tab\tquote\"slash\\\/uni\u00e9\ud83d\ude00"})" "\n"},
-      {"rescue-column", R"({"id":8,"t":5,"_rescued_data":"mine","_file_path":"x"})" "\n"},
+      {"escapes", R"({"id":7,"t":4,"s":"tab\tquote\"slash\\\/uni\u00e9\ud83d\ude00"})"
+                  "\n"},
+      {"rescue-column", R"({"id":8,"t":5,"_rescued_data":"mine","_file_path":"x"})"
+                        "\n"},
   };
   const std::map<std::string, std::string> csv = {
       {"all-types", "id,s,d,b,t,x\n1,Ada,2.5,TRUE,2026-01-02 03:04:05.678901,eHl6\n-2,,NaN,false,1767323045678901,\n"},
@@ -866,7 +904,8 @@ std::string StateImage(int commits, int rows, size_t value_bytes) {
     for (int c = 1; c <= commits; ++c) {
       spool::StateDelta delta;
       for (int i = 0; i < rows; ++i) {
-        delta.Put(spool::StateRowKey(3, "key-" + std::to_string(i)), std::string(value_bytes, static_cast<char>('a' + c)));
+        delta.Put(spool::StateRowKey(3, "key-" + std::to_string(i)),
+                  std::string(value_bytes, static_cast<char>('a' + c)));
       }
       delta.Put(spool::StateCheckpointKey("flow"), "offsets " + std::to_string(c));
       delta.position = spool::StatePosition{0x5707e5707eull, 1, static_cast<uint64_t>(c), static_cast<uint64_t>(c)};
@@ -884,10 +923,10 @@ std::string StateImage(int commits, int rows, size_t value_bytes) {
 
 void WriteStateImageSeeds(const std::string& dir) {
   std::filesystem::create_directories(dir);
-  Write(dir + "/one_commit", StateImage(1, 3, 10));          // a leaf root
-  Write(dir + "/branches", StateImage(1, 300, 40));          // branch pages over leaves
-  Write(dir + "/overflow", StateImage(1, 2, 6000));          // values in overflow runs
-  Write(dir + "/free_lists", StateImage(4, 120, 30));        // overwrites: free-page lists
+  Write(dir + "/one_commit", StateImage(1, 3, 10));    // a leaf root
+  Write(dir + "/branches", StateImage(1, 300, 40));    // branch pages over leaves
+  Write(dir + "/overflow", StateImage(1, 2, 6000));    // values in overflow runs
+  Write(dir + "/free_lists", StateImage(4, 120, 30));  // overwrites: free-page lists
 }
 
 int main(int argc, char** argv) {
@@ -897,9 +936,9 @@ int main(int argc, char** argv) {
   }
   const std::string root = argv[1];
   std::set<std::string> targets(argv + 2, argv + argc);
-  const std::set<std::string> known{"record_decoder", "log_recovery", "commit_decoder", "snapshot_decoder", "row_decoder",
-                                    "records",        "segment_header", "log_directory", "event_decoder",
-                                    "bad_segments",   "state_image"};
+  const std::set<std::string> known{"record_decoder", "log_recovery", "commit_decoder", "snapshot_decoder",
+                                    "row_decoder",    "records",      "segment_header", "log_directory",
+                                    "event_decoder",  "bad_segments", "state_image"};
   for (const std::string& target : targets) {
     if (known.count(target) == 0) Die("unknown target " + target);
   }

@@ -40,7 +40,8 @@ spool::Store* TheStore() {
     if (!spool::Store::Open(options, "/store", &s).ok()) std::abort();
     spool::Schema schema;
     if (!spool::Schema::Make({{"id", spool::ColumnType::kInt64, false}, {"name", spool::ColumnType::kString, true}},
-                             {"id"}, &schema).ok()) {
+                             {"id"}, &schema)
+             .ok()) {
       std::abort();
     }
     spool::TableId id;

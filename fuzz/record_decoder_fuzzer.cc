@@ -42,7 +42,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string_view bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
   switch (data[0] % 4) {
-    case 0: FuzzSegment(bytes); break;
+    case 0:
+      FuzzSegment(bytes);
+      break;
     case 1: {
       spool::logfmt::RecordHeader header;
       (void)spool::logfmt::DecodeRecord(kStoreId, bytes, &header);

@@ -20,13 +20,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "records_internal.h"
 #include "spool/stream/records.h"
@@ -51,12 +52,9 @@ void Check(bool ok, const char* what, std::string_view text) {
 // Every type. kFail: a NOT NULL key of two columns; kRescue: all nullable,
 // and the rescue column.
 Schema MakeSchema(bool rescuing) {
-  std::vector<spool::Column> columns = {{"id", ColumnType::kInt64, rescuing},
-                                        {"s", ColumnType::kString, true},
-                                        {"d", ColumnType::kDouble, true},
-                                        {"b", ColumnType::kBool, true},
-                                        {"t", ColumnType::kTimestamp, rescuing},
-                                        {"x", ColumnType::kBytes, true}};
+  std::vector<spool::Column> columns = {{"id", ColumnType::kInt64, rescuing},    {"s", ColumnType::kString, true},
+                                        {"d", ColumnType::kDouble, true},        {"b", ColumnType::kBool, true},
+                                        {"t", ColumnType::kTimestamp, rescuing}, {"x", ColumnType::kBytes, true}};
   if (rescuing) columns.push_back({"_rescued_data", ColumnType::kString, true});
   Schema schema;
   const std::vector<std::string> key = rescuing ? std::vector<std::string>{} : std::vector<std::string>{"id", "t"};
@@ -175,7 +173,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   // At most: CSV ends a line at a lone '\r' too.
   const uint64_t line_count = 1 + static_cast<uint64_t>(std::count(text.begin(), text.end(), '\n') +
-                                                         std::count(text.begin(), text.end(), '\r'));
+                                                        std::count(text.begin(), text.end(), '\r'));
   for (size_t i = 0; i < buffered.rows.size(); ++i) {
     CheckRow(buffered.rows[i], options, schema, text);
     Check(buffered.lines[i] >= 1 && buffered.lines[i] <= line_count, "a row's line outside the text", text);

@@ -117,7 +117,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Seen some;
     Check(Parse(file, kStoreId, stop_after, &other, &some).ok(), "a parse stopped early failed");
     Check(some.keys.size() == std::min(stop_after, all.keys.size()), "a parse stopped early saw the wrong count");
-    for (size_t i = 0; i < some.keys.size(); ++i) Check(some.keys[i] == all.keys[i], "a parse stopped early saw other keys");
+    for (size_t i = 0; i < some.keys.size(); ++i)
+      Check(some.keys[i] == all.keys[i], "a parse stopped early saw other keys");
   }
   return 0;
 }

@@ -31,10 +31,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const spool::Status s = spool::ParseUpdateRequest(input, &request);
   if (!s.ok()) {
     Check(s.IsInvalidArgument() && !s.message().empty(), "a refusal is InvalidArgument with a message", input);
-    Check(request.validate_only && !request.full_refresh && !request.rewind_spec, "a refused body changed nothing", input);
+    Check(request.validate_only && !request.full_refresh && !request.rewind_spec, "a refused body changed nothing",
+          input);
   } else {
     spool::UpdateRequest again;
-    Check(spool::ParseUpdateRequest(spool::UpdateRequestToJson(request), &again).ok(), "the printed body parses", input);
+    Check(spool::ParseUpdateRequest(spool::UpdateRequestToJson(request), &again).ok(), "the printed body parses",
+          input);
     Check(again == request, "the printed body reads back equal", input);
   }
   int64_t micros = 0;

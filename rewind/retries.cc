@@ -28,12 +28,12 @@ Status RunUpdateWithRetries(Store* store, Pipeline* pipeline, UpdateOptions opti
     }
     SPOOL_RETURN_IF_ERROR(AppendUpdateEvent(
         store, *pipeline, options.update_id, EventLevel::kWarn, "update_retry",
-        "Update " + options.update_id.substr(0, 6) + " failed with a transient error; retry " + std::to_string(attempt) +
-            " of " + std::to_string(retries) + " in " + std::to_string(wait_us / 1000) + " ms: " + result->error,
+        "Update " + options.update_id.substr(0, 6) + " failed with a transient error; retry " +
+            std::to_string(attempt) + " of " + std::to_string(retries) + " in " + std::to_string(wait_us / 1000) +
+            " ms: " + result->error,
         json{{"update_retry",
               {{"retry", attempt}, {"of", retries}, {"wait_ms", wait_us / 1000}, {"error", result->error}}}}));
-    SPOOL_RETURN_IF_ERROR(
-        RecordUpdateProgress(store, pipeline->id(), options.update_id, UpdateState::kInitializing));
+    SPOOL_RETURN_IF_ERROR(RecordUpdateProgress(store, pipeline->id(), options.update_id, UpdateState::kInitializing));
     std::this_thread::sleep_for(std::chrono::microseconds(wait_us));  // a backoff, not a synchronisation
     wait_us *= 2;
     if (policy.before_retry) policy.before_retry(attempt);

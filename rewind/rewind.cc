@@ -50,7 +50,8 @@ Status ResolveTarget(Store* store, const RewindSpec& spec, RewindPlan* plan) {
     return Refuse(rewind_error::kMultipleTargets, "give exactly one of rewind_point_id and rewind_timestamp, not both");
   }
   if (!spec.rewind_point_id && !spec.rewind_timestamp) {
-    return Refuse(rewind_error::kNoTarget, "give one of rewind_point_id (see `spool rewind-points`) or rewind_timestamp");
+    return Refuse(rewind_error::kNoTarget,
+                  "give one of rewind_point_id (see `spool rewind-points`) or rewind_timestamp");
   }
   if (spec.rewind_point_id) {
     RewindPoint point;
@@ -71,7 +72,8 @@ Status ResolveTarget(Store* store, const RewindSpec& spec, RewindPlan* plan) {
         return Refuse(rewind_error::kBeyondRetention, "rewind point " + point.id + " (version " +
                                                           std::to_string(point.position.version) +
                                                           ") is no longer retained: vacuum removed what reaching it "
-                                                          "needs; the oldest possible point is " + OldestPoint(store));
+                                                          "needs; the oldest possible point is " +
+                                                          OldestPoint(store));
     }
     plan->target = point.position;
     plan->target_timestamp_us = point.timestamp_us;
@@ -82,7 +84,8 @@ Status ResolveTarget(Store* store, const RewindSpec& spec, RewindPlan* plan) {
   Status s = ParseRewindTimestamp(*spec.rewind_timestamp, &micros);
   if (!s.ok()) return Refuse(rewind_error::kInvalidTimestamp, std::string(s.message()));
   uint64_t version = 0;
-  s = micros < 0 ? Status::NotFound("before 1970") : store->log()->VersionAtTime(static_cast<uint64_t>(micros), &version);
+  s = micros < 0 ? Status::NotFound("before 1970")
+                 : store->log()->VersionAtTime(static_cast<uint64_t>(micros), &version);
   if (s.IsNotFound()) {
     return Refuse(rewind_error::kBeyondRetention, "no retained commit is at or before " + *spec.rewind_timestamp +
                                                       " UTC; the oldest possible point is " + OldestPoint(store));
@@ -134,8 +137,9 @@ Status ResolveDatasets(const std::vector<PipelineDataset>& all, const RewindSpec
     const bool reset = it->second;
     if (!reset && d.external_source) {
       return Refuse(rewind_error::kExternalSourceRequiresReset,
-                    name + " is written by a flow reading files or a topic, whose offsets must be rewound with its "
-                           "table: set reset_checkpoints to true for it");
+                    name +
+                        " is written by a flow reading files or a topic, whose offsets must be rewound with its "
+                        "table: set reset_checkpoints to true for it");
     }
     for (const TableId& up : d.upstream) {
       auto upstream = chosen.find(up.ToString());
@@ -148,9 +152,9 @@ Status ResolveDatasets(const std::vector<PipelineDataset>& all, const RewindSpec
     }
     plan->datasets.push_back(RewindDataset{name, cascading.count(name) != 0, reset});
   }
-  plan->whole_pipeline = plan->datasets.size() == all.size() &&
-                         std::all_of(plan->datasets.begin(), plan->datasets.end(),
-                                     [](const RewindDataset& d) { return d.reset_checkpoints; });
+  plan->whole_pipeline =
+      plan->datasets.size() == all.size() && std::all_of(plan->datasets.begin(), plan->datasets.end(),
+                                                         [](const RewindDataset& d) { return d.reset_checkpoints; });
   return Status::OK();
 }
 
@@ -238,8 +242,8 @@ Status RecordDefinitionAgain(Store* store, const Pipeline& pipeline) {
 // The rewind itself, within its update.
 Status Rewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, const RewindRun& run,
               RewindPoint* dry_run_point) {
-  const std::string target = "version " + std::to_string(plan.target.version) + " (" +
-                             FormatTimestampUtc(plan.target_timestamp_us) + ")";
+  const std::string target =
+      "version " + std::to_string(plan.target.version) + " (" + FormatTimestampUtc(plan.target_timestamp_us) + ")";
   if (run.dry_run) {
     // The same target validated again gives the point already recorded for
     // it, so that repeated dry runs do not pile up points.
@@ -264,7 +268,8 @@ Status Rewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, co
   json datasets = json::array();
   std::string names;
   for (const RewindDataset& d : plan.datasets) {
-    datasets.push_back({{"identifier", d.identifier}, {"cascade", d.cascade}, {"reset_checkpoints", d.reset_checkpoints}});
+    datasets.push_back(
+        {{"identifier", d.identifier}, {"cascade", d.cascade}, {"reset_checkpoints", d.reset_checkpoints}});
     names += (names.empty() ? "" : ", ") + d.identifier;
   }
   const json where = {{"epoch", plan.target.epoch},
@@ -276,7 +281,7 @@ Status Rewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, co
   // Durable before anything changes: a crash from here on is an incomplete
   // rewind that the next open sees.
   SPOOL_RETURN_IF_ERROR(AppendUpdateEvent(store, pipeline, run.update_id, EventLevel::kInfo, kStartedEvent,
-                                    "Rewinding " + what + " to " + target + ".", {{"rewind", where}}));
+                                          "Rewinding " + what + " to " + target + ".", {{"rewind", where}}));
   SPOOL_KILL_POINT("rewind.started_event");
   json done = where;  // and what an undo needs: the version to restore
   if (plan.whole_pipeline && !plan.by_restore) {
@@ -302,9 +307,9 @@ Status Rewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, co
   const LogPosition head = store->log()->Newest();
   done["head"] = {{"epoch", head.epoch}, {"version", head.version}};
   return AppendUpdateEvent(store, pipeline, run.update_id, EventLevel::kInfo, kCompletedEvent,
-                     "Rewound " + what + " to " + target + "; the next update replays from there.", {{"rewind", done}});
+                           "Rewound " + what + " to " + target + "; the next update replays from there.",
+                           {{"rewind", done}});
 }
-
 
 }  // namespace
 
@@ -326,13 +331,13 @@ Status PlanRewind(Store* store, const Pipeline& pipeline, const RewindSpec& spec
   SPOOL_RETURN_IF_ERROR(ResolveDatasets(pipeline.Datasets(), spec, &out));
   Status s = store->CanRewindTo(out.target.version);
   if (s.IsNotFound() || s.IsInvalidArgument()) {
-    return Refuse(rewind_error::kBeyondRetention, std::string(s.message()) + "; the oldest possible point is " +
-                                                      OldestPoint(store));
+    return Refuse(rewind_error::kBeyondRetention,
+                  std::string(s.message()) + "; the oldest possible point is " + OldestPoint(store));
   }
   SPOOL_RETURN_IF_ERROR(s);
   if (out.whole_pipeline) SPOOL_RETURN_IF_ERROR(ChooseWholeRewind(store, pipeline, &out));
   const std::vector<std::string> replayed = ReplayedFlows(pipeline, out);
-  if (!replayed.empty()) {  // none: nothing is read again
+  if (!replayed.empty()) {                     // none: nothing is read again
     std::map<std::string, std::string> known;  // a point records its checkpoints
     if (out.point) {
       for (const RewindPointDataset& d : out.point->datasets) known.insert(d.checkpoints.begin(), d.checkpoints.end());
@@ -359,8 +364,8 @@ Status RunAsUpdate(Store* store, const Pipeline& pipeline, RewindRun* run, bool 
   json created = {{"cause", cause}, {"rewind", true}, {"dry_run", run->dry_run}};
   if (undo) created["undo"] = true;
   SPOOL_RETURN_IF_ERROR(AppendUpdateEvent(store, pipeline, update_id, EventLevel::kInfo, "create_update",
-                                    "Update " + update_id.substr(0, 6) + " started by " + cause + ".",
-                                    {{"create_update", created}}));
+                                          "Update " + update_id.substr(0, 6) + " started by " + cause + ".",
+                                          {{"create_update", created}}));
   SPOOL_RETURN_IF_ERROR(RecordUpdateProgress(store, pipeline.id(), update_id, UpdateState::kQueued));
   SPOOL_RETURN_IF_ERROR(RecordUpdateProgress(store, pipeline.id(), update_id, UpdateState::kInitializing));
   Status s = rewind();
@@ -372,7 +377,9 @@ Status RunAsUpdate(Store* store, const Pipeline& pipeline, RewindRun* run, bool 
   return RecordUpdateProgress(store, pipeline.id(), update_id, UpdateState::kCompleted);
 }
 
-Status CannotUndo(const std::string& why) { return Status::InvalidArgument(std::string(kUndoNotPossible) + ": " + why); }
+Status CannotUndo(const std::string& why) {
+  return Status::InvalidArgument(std::string(kUndoNotPossible) + ": " + why);
+}
 
 UndoPlan UndoPlanFromJson(const json& j) {
   UndoPlan plan;
@@ -383,8 +390,8 @@ UndoPlan UndoPlanFromJson(const json& j) {
   plan.version = j.value("undo_version", uint64_t{0});
   if (j.contains("datasets") && j["datasets"].is_array()) {
     for (const json& d : j["datasets"]) {
-      plan.datasets.push_back(RewindDataset{d.value("identifier", ""), d.value("cascade", true),
-                                            d.value("reset_checkpoints", true)});
+      plan.datasets.push_back(
+          RewindDataset{d.value("identifier", ""), d.value("cascade", true), d.value("reset_checkpoints", true)});
     }
   }
   return plan;
@@ -393,27 +400,29 @@ UndoPlan UndoPlanFromJson(const json& j) {
 json UndoPlanToJson(const UndoPlan& plan) {
   json datasets = json::array();
   for (const RewindDataset& d : plan.datasets) {
-    datasets.push_back({{"identifier", d.identifier}, {"cascade", d.cascade}, {"reset_checkpoints", d.reset_checkpoints}});
+    datasets.push_back(
+        {{"identifier", d.identifier}, {"cascade", d.cascade}, {"reset_checkpoints", d.reset_checkpoints}});
   }
-  return {{"rewind_update_id", plan.rewind_update_id}, {"epoch", plan.target.epoch}, {"version", plan.target.version},
-          {"whole_pipeline", plan.whole_pipeline},     {"undo_version", plan.version},  {"datasets", datasets}};
+  return {{"rewind_update_id", plan.rewind_update_id}, {"epoch", plan.target.epoch},   {"version", plan.target.version},
+          {"whole_pipeline", plan.whole_pipeline},     {"undo_version", plan.version}, {"datasets", datasets}};
 }
 
 // Brings back what the rewind took (see ExecuteUndo).
 Status Undo(Store* store, const Pipeline& pipeline, const UndoPlan& plan, const RewindRun& run) {
   SPOOL_RETURN_IF_ERROR(RecordUpdateProgress(store, pipeline.id(), run.update_id, UpdateState::kResetting));
   const json where = {{"epoch", plan.target.epoch}, {"version", plan.target.version}, {"undo", UndoPlanToJson(plan)}};
-  const std::string what = "the rewind of update " + plan.rewind_update_id + " to version " +
-                           std::to_string(plan.target.version);
-  SPOOL_RETURN_IF_ERROR(AppendUpdateEvent(store, pipeline, run.update_id, EventLevel::kInfo, kStartedEvent, "Undoing " + what + ".",
-                                    {{"rewind", where}}));
+  const std::string what =
+      "the rewind of update " + plan.rewind_update_id + " to version " + std::to_string(plan.target.version);
+  SPOOL_RETURN_IF_ERROR(AppendUpdateEvent(store, pipeline, run.update_id, EventLevel::kInfo, kStartedEvent,
+                                          "Undoing " + what + ".", {{"rewind", where}}));
   RewindPlan rewound;
   rewound.datasets = plan.datasets;
   std::vector<TableId> tables;
   std::vector<std::string> flows;
   RestoredBy(pipeline, rewound, &tables, &flows);
   SPOOL_RETURN_IF_ERROR(store->RestoreTables(tables, flows, plan.version, nullptr, run.update_id));
-  return AppendUpdateEvent(store, pipeline, run.update_id, EventLevel::kInfo, kCompletedEvent, "Undid " + what + ".", {{"rewind", where}});
+  return AppendUpdateEvent(store, pipeline, run.update_id, EventLevel::kInfo, kCompletedEvent, "Undid " + what + ".",
+                           {{"rewind", where}});
 }
 
 }  // namespace
@@ -451,8 +460,9 @@ Status PlanUndo(Store* store, UndoPlan* plan) {
   const LogPosition head{rewind["head"].value("epoch", uint64_t{0}), rewind["head"].value("version", uint64_t{0})};
   const LogPosition newest = store->log()->Newest();
   if (!(newest == head)) {
-    return CannotUndo("version " + std::to_string(newest.version) + " was committed after the rewind (which ended at version " +
-                      std::to_string(head.version) + "): an undo brings the history back only while nothing new "
+    return CannotUndo("version " + std::to_string(newest.version) +
+                      " was committed after the rewind (which ended at version " + std::to_string(head.version) +
+                      "): an undo brings the history back only while nothing new "
                       "has been committed since the rewind");
   }
   *plan = std::move(out);
@@ -468,7 +478,8 @@ Status ExecuteUndo(Store* store, const Pipeline& pipeline, const UndoPlan& plan,
   for (const TableId& id : tables) {
     TableInfo table;
     if (store->GetTable(id, &table).IsNotFound()) {
-      return CannotUndo("table " + id.ToString() + " did not exist at the rewind's point: an undo restores the tables "
+      return CannotUndo("table " + id.ToString() +
+                        " did not exist at the rewind's point: an undo restores the tables "
                         "the rewind kept; run the pipeline to build it again");
     }
   }

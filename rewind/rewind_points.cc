@@ -24,14 +24,12 @@ std::string Details(const RewindPoint& p) {
   for (const RewindPointDataset& d : p.datasets) {
     json checkpoints = json::object();
     for (const auto& [flow, data] : d.checkpoints) checkpoints[flow] = data;
-    datasets.push_back({{"identifier", d.identifier}, {"table_version", d.table_version}, {"checkpoints", checkpoints}});
+    datasets.push_back(
+        {{"identifier", d.identifier}, {"table_version", d.table_version}, {"checkpoints", checkpoints}});
   }
-  json summary = {{"dry_run", p.dry_run},
-                  {"epoch", p.position.epoch},
-                  {"version", p.position.version},
-                  {"timestamp", SecondsUtc(p.timestamp_us)},
-                  {"timestamp_us", p.timestamp_us},
-                  {"datasets", datasets}};
+  json summary = {{"dry_run", p.dry_run},           {"epoch", p.position.epoch},
+                  {"version", p.position.version},  {"timestamp", SecondsUtc(p.timestamp_us)},
+                  {"timestamp_us", p.timestamp_us}, {"datasets", datasets}};
   return JsonText(json{{std::string(kEventType), summary}});
 }
 
@@ -95,9 +93,9 @@ Status FindFirstBadCommit(Store* store, const TableId& table, std::string_view p
   Status failed;
   s = store->Changes(table, from, range.newest, [&](const ChangeRow& change) {
     if (bad->found && change.commit_version != bad->first_bad) return false;  // past the first bad commit
-    const bool wanted = deletes ? change.change_type == ChangeType::kDelete
-                                : change.change_type == ChangeType::kInsert ||
-                                      change.change_type == ChangeType::kUpdatePostimage;
+    const bool wanted =
+        deletes ? change.change_type == ChangeType::kDelete
+                : change.change_type == ChangeType::kInsert || change.change_type == ChangeType::kUpdatePostimage;
     if (!wanted) return true;
     bool matches = false;
     failed = expression.Matches(change.row, &matches);
@@ -149,7 +147,8 @@ Status RecordRewindPointAt(Store* store, const Pipeline& pipeline, uint64_t vers
   // there, unless one is there already.
   std::vector<SnapshotInfo> snapshots;
   SPOOL_RETURN_IF_ERROR(store->ListSnapshots(&snapshots));
-  if (newest && (snapshots.empty() || snapshots.back().version != version)) SPOOL_RETURN_IF_ERROR(store->TakeSnapshot());
+  if (newest && (snapshots.empty() || snapshots.back().version != version))
+    SPOOL_RETURN_IF_ERROR(store->TakeSnapshot());
   // And a rewind to it can swap in a copy of the state instead of
   // rebuilding it from that snapshot.
   if (newest) SPOOL_RETURN_IF_ERROR(store->SaveStateCopy());
@@ -235,9 +234,12 @@ PointUse RewindPointUse(Store* store, const RewindPoint& point) {
 
 std::string_view PointUseName(PointUse use) {
   switch (use) {
-    case PointUse::kUsable: return "usable";
-    case PointUse::kCut: return "cut";
-    case PointUse::kBeyondRetention: return "beyond_retention";
+    case PointUse::kUsable:
+      return "usable";
+    case PointUse::kCut:
+      return "cut";
+    case PointUse::kBeyondRetention:
+      return "beyond_retention";
   }
   return "usable";
 }

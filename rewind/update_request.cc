@@ -12,8 +12,12 @@
 namespace spool {
 namespace {
 
-constexpr std::array<std::string_view, 7> kCauseNames = {"USER_ACTION",    "API_CALL",        "JOB_TASK",
-                                                         "RETRY_ON_FAILURE", "SCHEMA_CHANGE", "SERVICE_UPGRADE",
+constexpr std::array<std::string_view, 7> kCauseNames = {"USER_ACTION",
+                                                         "API_CALL",
+                                                         "JOB_TASK",
+                                                         "RETRY_ON_FAILURE",
+                                                         "SCHEMA_CHANGE",
+                                                         "SERVICE_UPGRADE",
                                                          "INFRASTRUCTURE_MAINTENANCE"};
 
 Status ParseIdentifiers(const Reader& r, std::string_view key, std::vector<std::string>* out) {
@@ -21,7 +25,8 @@ Status ParseIdentifiers(const Reader& r, std::string_view key, std::vector<std::
   for (size_t i = 0; i < out->size(); ++i) {
     TableId id;
     Status s = TableId::Parse((*out)[i], &id);
-    if (!s.ok()) return Status::InvalidArgument(r.Sub(key) + "[" + std::to_string(i) + "]: " + std::string(s.message()));
+    if (!s.ok())
+      return Status::InvalidArgument(r.Sub(key) + "[" + std::to_string(i) + "]: " + std::string(s.message()));
   }
   return Status::OK();
 }
@@ -40,8 +45,8 @@ Status ParseDataset(const json& j, const std::string& place, RewindDataset* data
 Status ParseRewindSpec(const json& j, const std::string& place, RewindSpec* spec) {
   Reader r(j, place);
   SPOOL_RETURN_IF_ERROR(r.CheckObject({"rewind_point_id", "rewind_timestamp", "datasets", "dry_run"}));
-  for (auto [key, field] : {std::pair{"rewind_point_id", &spec->rewind_point_id},
-                            std::pair{"rewind_timestamp", &spec->rewind_timestamp}}) {
+  for (auto [key, field] :
+       {std::pair{"rewind_point_id", &spec->rewind_point_id}, std::pair{"rewind_timestamp", &spec->rewind_timestamp}}) {
     if (!r.Has(key)) continue;
     std::string text;
     SPOOL_RETURN_IF_ERROR(r.String(key, &text, /*required=*/true));
@@ -49,7 +54,8 @@ Status ParseRewindSpec(const json& j, const std::string& place, RewindSpec* spec
   }
   if (r.Has("datasets")) {
     const json& list = r.At("datasets");
-    if (!list.is_array()) return r.FieldError("datasets", "expected a list of {\"identifier\", \"cascade\", \"reset_checkpoints\"}");
+    if (!list.is_array())
+      return r.FieldError("datasets", "expected a list of {\"identifier\", \"cascade\", \"reset_checkpoints\"}");
     spec->datasets.emplace();
     for (size_t i = 0; i < list.size(); ++i) {
       RewindDataset dataset;
@@ -83,9 +89,9 @@ Status CheckRewindSpec(const RewindSpec& spec) {
   for (const RewindDataset& d : datasets) {
     auto [it, added] = seen.emplace(d.identifier, &d);
     if (added || *it->second == d) continue;
-    return Refuse(rewind_error::kDuplicateDataset,
-                  "rewind_spec.datasets names " + d.identifier + " twice with different cascade or "
-                  "reset_checkpoints: name each dataset once");
+    return Refuse(rewind_error::kDuplicateDataset, "rewind_spec.datasets names " + d.identifier +
+                                                       " twice with different cascade or "
+                                                       "reset_checkpoints: name each dataset once");
   }
   return Status::OK();
 }
@@ -195,7 +201,8 @@ std::string UpdateRequestToJson(const UpdateRequest& request) {
     if (spec->datasets) {
       json& list = rewind["datasets"] = json::array();
       for (const RewindDataset& d : *spec->datasets) {
-        list.push_back({{"identifier", d.identifier}, {"cascade", d.cascade}, {"reset_checkpoints", d.reset_checkpoints}});
+        list.push_back(
+            {{"identifier", d.identifier}, {"cascade", d.cascade}, {"reset_checkpoints", d.reset_checkpoints}});
       }
     }
     rewind["dry_run"] = spec->dry_run;

@@ -26,8 +26,9 @@ Status RecordValidation(Store* store, const Pipeline& pipeline, const UpdateRequ
       "Update " + update_id.substr(0, 6) + " started by " + cause + " to validate the pipeline.",
       json{{"create_update", {{"cause", cause}, {"validate_only", true}, {"full_refresh", request.full_refresh}}}}));
   for (const std::string& warning : warnings) {
-    SPOOL_RETURN_IF_ERROR(AppendUpdateEvent(store, pipeline, update_id, EventLevel::kWarn, "update_progress", warning,
-                                            json{{"update_progress", {{"state", "INITIALIZING"}, {"warning", warning}}}}));
+    SPOOL_RETURN_IF_ERROR(
+        AppendUpdateEvent(store, pipeline, update_id, EventLevel::kWarn, "update_progress", warning,
+                          json{{"update_progress", {{"state", "INITIALIZING"}, {"warning", warning}}}}));
   }
   return RecordUpdateProgress(store, pipeline.id(), update_id, UpdateState::kCompleted);
 }

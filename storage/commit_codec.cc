@@ -38,7 +38,8 @@ Offset<flatbuffers::Vector<uint8_t>> ByteVector(FlatBufferBuilder& fbb, const st
 // sized exactly first, then written in place into the builder.
 size_t PackedBytes(const RowChangeRecord& r) {
   size_t bytes = 1 + VarintLength(r.key.size()) + r.key.size();
-  if (r.kind != RowChangeKind::kInsert) bytes += VarintLength(r.pre_version) + VarintLength(r.pre.size()) + r.pre.size();
+  if (r.kind != RowChangeKind::kInsert)
+    bytes += VarintLength(r.pre_version) + VarintLength(r.pre.size()) + r.pre.size();
   if (r.kind != RowChangeKind::kDelete) bytes += VarintLength(r.post.size()) + r.post.size();
   return bytes;
 }
@@ -119,7 +120,8 @@ Status ReadTableDef(const fb::TableDef* def, TableInfo* t) {
   std::vector<Column> columns;
   if (def->columns() != nullptr) {
     for (const fb::ColumnDef* c : *def->columns()) {
-      if (c->type() < static_cast<uint8_t>(ColumnType::kInt64) || c->type() > static_cast<uint8_t>(ColumnType::kBytes)) {
+      if (c->type() < static_cast<uint8_t>(ColumnType::kInt64) ||
+          c->type() > static_cast<uint8_t>(ColumnType::kBytes)) {
         return Status::Corruption("table " + name + " has a column of unknown type");
       }
       columns.push_back(Column{Str(c->name()), static_cast<ColumnType>(c->type()), c->nullable()});
@@ -177,7 +179,8 @@ std::string EncodeCommit(const CommitRecord& c) {
     auto flow = fbb.CreateString(k.flow);
     auto before = k.before ? ByteVector(fbb, *k.before) : 0;
     auto after = k.after ? ByteVector(fbb, *k.after) : 0;
-    checkpoints.push_back(fb::CreateCheckpointChange(fbb, flow, before, after, k.before.has_value(), k.after.has_value()));
+    checkpoints.push_back(
+        fb::CreateCheckpointChange(fbb, flow, before, after, k.before.has_value(), k.after.has_value()));
   }
   auto record = fb::CreateCommitRecord(fbb, fbb.CreateString(c.parameters_json), fbb.CreateString(c.update_id),
                                        c.execution_time_us, fbb.CreateVector(metrics), fbb.CreateVector(ddl),

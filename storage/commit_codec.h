@@ -21,9 +21,9 @@ enum class RowChangeKind : uint8_t { kInsert = 1, kUpdate, kDelete };
 
 struct RowChangeRecord {
   RowChangeKind kind = RowChangeKind::kInsert;
-  std::string key;  // empty for a keyless insert: the row id is derived
-  std::string pre;  // update, delete
-  std::string post; // insert, update
+  std::string key;           // empty for a keyless insert: the row id is derived
+  std::string pre;           // update, delete
+  std::string post;          // insert, update
   uint64_t pre_version = 0;  // update, delete: the version that wrote `pre`
 };
 

@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "event_codec.h"
@@ -17,8 +18,8 @@
 namespace spool {
 
 std::string FormatUuid4(uint64_t high, uint64_t low) {
-  high = (high & ~0xf000ull) | 0x4000ull;         // version 4
-  low = (low & ~(3ull << 62)) | (2ull << 62);     // RFC 4122 variant
+  high = (high & ~0xf000ull) | 0x4000ull;      // version 4
+  low = (low & ~(3ull << 62)) | (2ull << 62);  // RFC 4122 variant
   char text[40];
   std::snprintf(text, sizeof(text), "%08llx-%04llx-%04llx-%04llx-%012llx", static_cast<unsigned long long>(high >> 32),
                 static_cast<unsigned long long>((high >> 16) & 0xffff), static_cast<unsigned long long>(high & 0xffff),
@@ -47,9 +48,10 @@ std::string EncodeEvent(const Event& e) {
   flatbuffers::FlatBufferBuilder fbb(256 + e.message.size() + e.details_json.size());
   // Strings with their length: a message may hold NUL bytes.
   auto str = [&](const std::string& s) { return fbb.CreateString(s); };
-  auto record = fb::CreateEventRecord(fbb, str(e.id), str(e.origin.pipeline_id), str(e.origin.update_id),
-                                      str(e.origin.flow_name), str(e.origin.dataset_name), static_cast<uint8_t>(e.level),
-                                      str(e.event_type), str(e.message), str(e.details_json));
+  auto record =
+      fb::CreateEventRecord(fbb, str(e.id), str(e.origin.pipeline_id), str(e.origin.update_id), str(e.origin.flow_name),
+                            str(e.origin.dataset_name), static_cast<uint8_t>(e.level), str(e.event_type),
+                            str(e.message), str(e.details_json));
   fbb.Finish(record, fb::EventRecordIdentifier());
   return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
 }

@@ -1,11 +1,11 @@
 #include "row_codec.h"
 
-#include "varint.h"
-#include "invariant.h"
-
 #include <bit>
 #include <cmath>
 #include <cstring>
+
+#include "invariant.h"
+#include "varint.h"
 
 namespace spool {
 namespace {
@@ -67,12 +67,18 @@ int64_t UnZigZag(uint64_t u) { return static_cast<int64_t>(u >> 1) ^ -static_cas
 // in place (EncodeRow), rather than appended to piece by piece.
 size_t ValueBytes(const Value& value) {
   switch (TypeOf(value)) {
-    case ColumnType::kInt64: return VarintLength(ZigZag(std::get<int64_t>(value)));
-    case ColumnType::kDouble: return 8;
-    case ColumnType::kString: return VarintLength(std::get<std::string>(value).size()) + std::get<std::string>(value).size();
-    case ColumnType::kBool: return 1;
-    case ColumnType::kTimestamp: return VarintLength(ZigZag(std::get<Timestamp>(value).micros));
-    case ColumnType::kBytes: break;
+    case ColumnType::kInt64:
+      return VarintLength(ZigZag(std::get<int64_t>(value)));
+    case ColumnType::kDouble:
+      return 8;
+    case ColumnType::kString:
+      return VarintLength(std::get<std::string>(value).size()) + std::get<std::string>(value).size();
+    case ColumnType::kBool:
+      return 1;
+    case ColumnType::kTimestamp:
+      return VarintLength(ZigZag(std::get<Timestamp>(value).micros));
+    case ColumnType::kBytes:
+      break;
   }
   return VarintLength(std::get<Bytes>(value).data.size()) + std::get<Bytes>(value).data.size();
 }
@@ -85,16 +91,22 @@ uint8_t* PutBytes(uint8_t* out, std::string_view bytes) {
 
 uint8_t* PutValue(uint8_t* out, const Value& value) {
   switch (TypeOf(value)) {
-    case ColumnType::kInt64: return EncodeVarint(out, ZigZag(std::get<int64_t>(value)));
+    case ColumnType::kInt64:
+      return EncodeVarint(out, ZigZag(std::get<int64_t>(value)));
     case ColumnType::kDouble: {
       const uint64_t bits = std::bit_cast<uint64_t>(std::get<double>(value));
       std::memcpy(out, &bits, 8);
       return out + 8;
     }
-    case ColumnType::kString: return PutBytes(out, std::get<std::string>(value));
-    case ColumnType::kBool: *out = std::get<bool>(value) ? 1 : 0; return out + 1;
-    case ColumnType::kTimestamp: return EncodeVarint(out, ZigZag(std::get<Timestamp>(value).micros));
-    case ColumnType::kBytes: break;
+    case ColumnType::kString:
+      return PutBytes(out, std::get<std::string>(value));
+    case ColumnType::kBool:
+      *out = std::get<bool>(value) ? 1 : 0;
+      return out + 1;
+    case ColumnType::kTimestamp:
+      return EncodeVarint(out, ZigZag(std::get<Timestamp>(value).micros));
+    case ColumnType::kBytes:
+      break;
   }
   return PutBytes(out, std::get<Bytes>(value).data);
 }
@@ -138,7 +150,8 @@ void EncodeRow([[maybe_unused]] const Schema& schema, const Row& row, std::strin
     if (IsNull(row[i])) bitmap[i / 8] = static_cast<uint8_t>(bitmap[i / 8] | (1 << (i % 8)));
     else p = PutValue(p, row[i]);
   }
-  SPOOL_DCHECK(p == reinterpret_cast<uint8_t*>(out->data() + at + bytes), "a row's encoding fills the bytes it measured");
+  SPOOL_DCHECK(p == reinterpret_cast<uint8_t*>(out->data() + at + bytes),
+               "a row's encoding fills the bytes it measured");
 }
 
 // Fills RowView: the friend through which ParseRow reaches its fields.
@@ -246,10 +259,18 @@ void RowView::CopyTo(Row* row) const {
       continue;
     }
     switch (schema_->columns()[i].type) {
-      case ColumnType::kInt64: value = Int64(i); break;
-      case ColumnType::kTimestamp: value = TimestampOf(i); break;
-      case ColumnType::kDouble: value = Double(i); break;
-      case ColumnType::kBool: value = Bool(i); break;
+      case ColumnType::kInt64:
+        value = Int64(i);
+        break;
+      case ColumnType::kTimestamp:
+        value = TimestampOf(i);
+        break;
+      case ColumnType::kDouble:
+        value = Double(i);
+        break;
+      case ColumnType::kBool:
+        value = Bool(i);
+        break;
       // Into the string the value already holds, reusing its buffer: a scan
       // copying into one Row allocates only for its first rows.
       case ColumnType::kString:

@@ -1,11 +1,11 @@
 #include "spool/storage/schema.h"
 
-#include "spool/storage/table.h"
-
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <set>
+
+#include "spool/storage/table.h"
 
 namespace spool {
 namespace {
@@ -52,12 +52,18 @@ Status TableId::Parse(std::string_view text, TableId* id) {
 
 std::string_view ColumnTypeName(ColumnType type) {
   switch (type) {
-    case ColumnType::kInt64: return "int64";
-    case ColumnType::kDouble: return "double";
-    case ColumnType::kString: return "string";
-    case ColumnType::kBool: return "bool";
-    case ColumnType::kTimestamp: return "timestamp";
-    case ColumnType::kBytes: return "bytes";
+    case ColumnType::kInt64:
+      return "int64";
+    case ColumnType::kDouble:
+      return "double";
+    case ColumnType::kString:
+      return "string";
+    case ColumnType::kBool:
+      return "bool";
+    case ColumnType::kTimestamp:
+      return "timestamp";
+    case ColumnType::kBytes:
+      return "bytes";
   }
   return "unknown";
 }
@@ -185,7 +191,6 @@ bool Digits(std::string_view text, size_t pos, size_t digits, unsigned* out) {
   return true;
 }
 
-
 }  // namespace
 
 bool ParseDateTimeUtc(std::string_view text, int64_t* micros) {
@@ -202,8 +207,7 @@ bool ParseDateTimeUtc(std::string_view text, int64_t* micros) {
     if (text[19] != '.' || digits == 0 || digits > 6 || !Digits(text, 20, digits, &fraction)) return false;
     for (size_t i = digits; i < 6; ++i) fraction *= 10;
   }
-  if (month < 1 || month > 12 || day < 1 || day > DaysInMonth(year, month) || hour > 23 || minute > 59 ||
-      second > 59) {
+  if (month < 1 || month > 12 || day < 1 || day > DaysInMonth(year, month) || hour > 23 || minute > 59 || second > 59) {
     return false;
   }
   const int64_t seconds = DaysFromCivil(year, month, day) * kSecondsPerDay + hour * 3600 + minute * 60 + second;
@@ -246,9 +250,12 @@ Transaction::TableRef Transaction::Table(const TableId& id) {
 
 std::string_view TableKindName(TableKind kind) {
   switch (kind) {
-    case TableKind::kStreamingTable: return "streaming_table";
-    case TableKind::kMaterializedView: return "materialized_view";
-    case TableKind::kInternalState: return "internal_state";
+    case TableKind::kStreamingTable:
+      return "streaming_table";
+    case TableKind::kMaterializedView:
+      return "materialized_view";
+    case TableKind::kInternalState:
+      return "internal_state";
   }
   return "unknown";
 }
@@ -266,10 +273,14 @@ Status ParseTableKind(std::string_view name, TableKind* kind) {
 
 std::string_view ChangeTypeName(ChangeType type) {
   switch (type) {
-    case ChangeType::kInsert: return "insert";
-    case ChangeType::kUpdatePreimage: return "update_preimage";
-    case ChangeType::kUpdatePostimage: return "update_postimage";
-    case ChangeType::kDelete: return "delete";
+    case ChangeType::kInsert:
+      return "insert";
+    case ChangeType::kUpdatePreimage:
+      return "update_preimage";
+    case ChangeType::kUpdatePostimage:
+      return "update_postimage";
+    case ChangeType::kDelete:
+      return "delete";
   }
   return "unknown";
 }

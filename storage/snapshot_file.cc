@@ -1,14 +1,14 @@
 #include "snapshot_file.h"
 
-#include "kill_point.h"
-#include "varint.h"
-
 #include <xxhash.h>
 #include <zstd.h>
 
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+
+#include "kill_point.h"
+#include "varint.h"
 
 namespace spool {
 namespace {
@@ -80,7 +80,8 @@ Status ParseFrom(const ReadAt& read, uint64_t size, const std::string& name, uin
     const uint32_t flags = Get32(block_header, 8), block_entries = Get32(block_header, 12);
     const uint64_t checksum = Get64(block_header, 16);
     const std::string where = " in the block at offset " + std::to_string(offset);
-    if (raw_bytes > kMaxBlockRawBytes || stored_bytes > data_end - offset - kBlockHeaderBytes || (flags & ~kFlagZstd) != 0) {
+    if (raw_bytes > kMaxBlockRawBytes || stored_bytes > data_end - offset - kBlockHeaderBytes ||
+        (flags & ~kFlagZstd) != 0) {
       return bad("bad block header" + where);
     }
     SPOOL_RETURN_IF_ERROR(read(offset + kBlockHeaderBytes, stored_bytes, &stored));
@@ -228,7 +229,8 @@ Status ReadSnapshot(Env* env, const std::string& path, uint64_t expected_store_i
   SPOOL_RETURN_IF_ERROR(file->Size(&size));
   ReadAt read = [&](uint64_t offset, size_t n, std::string* out) {
     SPOOL_RETURN_IF_ERROR(file->Read(offset, n, out));
-    if (out->size() != n) return Status::Corruption("snapshot " + path + ": short read at offset " + std::to_string(offset));
+    if (out->size() != n)
+      return Status::Corruption("snapshot " + path + ": short read at offset " + std::to_string(offset));
     return Status::OK();
   };
   return ParseFrom(read, size, path, expected_store_id, header, visit);

@@ -74,16 +74,26 @@ std::string DescribeStateKey(std::string_view key) {
     return out;
   };
   switch (family) {
-    case '#': return "the state's format";
-    case 'M': return "the applied position";
-    case 'H': return "the history floor";
-    case 'T': return "the catalog entry of " + table("");
-    case 'L': return "the last change of " + table("");
-    case 'r': return rest.size() > 8 ? table("row ") : table("rows of ");
-    case 'h': return rest.size() > 8 ? "a history run of " + table("") : table("history of ");
-    case 'C': return "the checkpoint of flow '" + Printable(rest) + "'";
-    case 'D': return "the schema change at version " + (rest.size() == 8 ? std::to_string(GetBigEndian64(rest)) : "?");
-    default: return "key '" + Printable(key) + "'";
+    case '#':
+      return "the state's format";
+    case 'M':
+      return "the applied position";
+    case 'H':
+      return "the history floor";
+    case 'T':
+      return "the catalog entry of " + table("");
+    case 'L':
+      return "the last change of " + table("");
+    case 'r':
+      return rest.size() > 8 ? table("row ") : table("rows of ");
+    case 'h':
+      return rest.size() > 8 ? "a history run of " + table("") : table("history of ");
+    case 'C':
+      return "the checkpoint of flow '" + Printable(rest) + "'";
+    case 'D':
+      return "the schema change at version " + (rest.size() == 8 ? std::to_string(GetBigEndian64(rest)) : "?");
+    default:
+      return "key '" + Printable(key) + "'";
   }
 }
 
@@ -149,8 +159,8 @@ Db LoadDb(const char* at) {
 
 Meta LoadMeta(const char* page) {
   const char* m = page + kPageHeader;
-  return Meta{Load<uint32_t>(m), Load<uint32_t>(m + 4), LoadDb(m + 24), LoadDb(m + 72), Load<uint64_t>(m + 120),
-              Load<uint64_t>(m + 128)};
+  return Meta{Load<uint32_t>(m), Load<uint32_t>(m + 4),   LoadDb(m + 24),
+              LoadDb(m + 72),    Load<uint64_t>(m + 120), Load<uint64_t>(m + 128)};
 }
 constexpr size_t kMetaBytes = kPageHeader + 136;
 
@@ -167,7 +177,10 @@ int CompareKeys(bool integer, std::string_view a, std::string_view b) {
 class Walker {
  public:
   Walker(std::string_view image, uint64_t psize, const Meta& meta)
-      : image_(image), psize_(psize), meta_(meta), file_pages_(image.size() / psize),
+      : image_(image),
+        psize_(psize),
+        meta_(meta),
+        file_pages_(image.size() / psize),
         reached_(meta.last_page + 1, false) {}
 
   Status Run(FileCheck* check) {
@@ -221,8 +234,8 @@ class Walker {
     tree_entries_ = 0;
     SPOOL_RETURN_IF_ERROR(Page(db.root, db.depth, integer, Bounds{}));
     if (tree_entries_ != db.entries) {
-      return Status::Corruption(std::string(name) + " tree: " + std::to_string(tree_entries_) + " entries, its record says " +
-                                std::to_string(db.entries));
+      return Status::Corruption(std::string(name) + " tree: " + std::to_string(tree_entries_) +
+                                " entries, its record says " + std::to_string(db.entries));
     }
     return Status::OK();
   }
@@ -253,7 +266,8 @@ class Walker {
       const char* node = page + at;
       const uint16_t lo = Load<uint16_t>(node), hi = Load<uint16_t>(node + 2), flags = Load<uint16_t>(node + 4);
       const size_t ksize = Load<uint16_t>(node + 6);
-      if (at + kNodeHeader + ksize > psize_) return Fail(pgno, "key of node " + std::to_string(i) + " outside the page");
+      if (at + kNodeHeader + ksize > psize_)
+        return Fail(pgno, "key of node " + std::to_string(i) + " outside the page");
       const std::string_view key(node + kNodeHeader, ksize);
       // Keys within bounds and ascending; a branch's first key is not one
       // (LMDB ignores it).
@@ -293,14 +307,16 @@ class Walker {
       const char* first = PageAt(run);
       const uint32_t count = Load<uint32_t>(first + 12);
       if (Load<uint64_t>(first) != run || (Load<uint16_t>(first + 10) & kPageKinds) != kOverflow || count == 0) {
-        return Fail(run, "not the overflow run node " + std::to_string(i) + " of page " + std::to_string(pgno) + " names");
+        return Fail(run,
+                    "not the overflow run node " + std::to_string(i) + " of page " + std::to_string(pgno) + " names");
       }
       if (kPageHeader + dsize > count * psize_) return Fail(run, "overflow run shorter than its value");
       SPOOL_RETURN_IF_ERROR(Reach(run, count, true, "overflow run"));
       pages_ += count;
       value = std::string_view(first + kPageHeader, dsize);
     } else if (flags == 0) {
-      if (at + kNodeHeader + ksize + dsize > psize_) return Fail(pgno, "value of node " + std::to_string(i) + " outside the page");
+      if (at + kNodeHeader + ksize + dsize > psize_)
+        return Fail(pgno, "value of node " + std::to_string(i) + " outside the page");
       value = std::string_view(node + kNodeHeader + ksize, dsize);
     } else {
       return Fail(pgno, "node " + std::to_string(i) + " has flags " + std::to_string(flags));
@@ -348,9 +364,11 @@ Status ReadMeta(std::string_view image, uint64_t offset, uint64_t n, Meta* meta)
   if ((Load<uint16_t>(page + 10) & kMeta) == 0) return Status::Corruption(where + "not marked a meta page");
   *meta = LoadMeta(page);
   if (meta->magic != kMagic) return Status::Corruption(where + "bad magic");
-  if (meta->version != kDataVersion) return Status::Corruption(where + "format version " + std::to_string(meta->version));
+  if (meta->version != kDataVersion)
+    return Status::Corruption(where + "format version " + std::to_string(meta->version));
   if (!ValidPageSize(meta->free.pad)) return Status::Corruption(where + "page size " + std::to_string(meta->free.pad));
-  if (meta->main.flags != 0) return Status::Corruption(where + "main database flags " + std::to_string(meta->main.flags));
+  if (meta->main.flags != 0)
+    return Status::Corruption(where + "main database flags " + std::to_string(meta->main.flags));
   if ((meta->free.flags & kIntegerKey) == 0) return Status::Corruption(where + "free-page database flags");
   // The file may end before the last pages when the free lists hold them,
   // never far before.

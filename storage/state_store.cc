@@ -13,10 +13,10 @@
 #include <filesystem>
 
 #include "helper_thread.h"
+#include "invariant.h"
 #include "kill_point.h"
 #include "state_check.h"
 #include "varint.h"
-#include "invariant.h"
 
 namespace spool {
 namespace {
@@ -449,8 +449,12 @@ class MergedView final : public StateView {
     Settle();
   }
   bool Valid() const override { return valid_; }
-  std::string_view key() const override { return from_overlay_ ? std::string_view(overlay_it_->first) : View(lmdb_key_); }
-  std::string_view value() const override { return from_overlay_ ? std::string_view(*overlay_it_->second) : lmdb_value_; }
+  std::string_view key() const override {
+    return from_overlay_ ? std::string_view(overlay_it_->first) : View(lmdb_key_);
+  }
+  std::string_view value() const override {
+    return from_overlay_ ? std::string_view(*overlay_it_->second) : lmdb_value_;
+  }
   void Next() override {
     if (from_overlay_) {
       ++overlay_it_;
@@ -531,8 +535,7 @@ OverlayCopy CopyRange(const StateOverlay* imm, const StateOverlay& mem, std::str
 
 }  // namespace
 
-StateStore::StateStore(const StateStoreOptions& options)
-    : options_(options), mem_(std::make_shared<StateOverlay>()) {}
+StateStore::StateStore(const StateStoreOptions& options) : options_(options), mem_(std::make_shared<StateOverlay>()) {}
 
 StateStore::~StateStore() {
   {
@@ -932,9 +935,7 @@ struct StateReader::Txn {
 
 StateReader::~StateReader() = default;
 
-StateReader::Probe StateReader::MakeProbe(std::string_view key) const {
-  return MakeReaderProbe(mem_, imm_.get(), key);
-}
+StateReader::Probe StateReader::MakeProbe(std::string_view key) const { return MakeReaderProbe(mem_, imm_.get(), key); }
 
 Status StateReader::Get(const Probe& probe, std::string_view* value, bool* found) {
   return Lookup(probe, txn_->txn, txn_->dbi, value, found);

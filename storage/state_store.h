@@ -176,7 +176,9 @@ class StagedChanges {
     std::string_view KeyOf(uint32_t at) const { return (*entries)[at].first; }
     std::string_view KeyOf(const Probe& probe) const { return probe.key; }
     template <typename A, typename B>
-    bool operator()(const A& a, const B& b) const { return StringEq()(KeyOf(a), KeyOf(b)); }
+    bool operator()(const A& a, const B& b) const {
+      return StringEq()(KeyOf(a), KeyOf(b));
+    }
   };
   std::unique_ptr<Entries> entries_;
   absl::flat_hash_set<uint32_t, IndexHash, IndexEq> index_;
@@ -225,7 +227,7 @@ class StateOverlay {
 
   StatePosition position;  // the newest commit's
   uint64_t commits = 0;
-  uint64_t bytes = 0;      // of every change added, overwritten ones included
+  uint64_t bytes = 0;  // of every change added, overwritten ones included
 
  private:
   static std::string_view GroupOf(std::string_view key);
@@ -237,10 +239,10 @@ class StateOverlay {
 };
 
 struct StateStoreOptions {
-  std::string path;                      // a directory on the real file system
+  std::string path;  // a directory on the real file system
   uint64_t map_size_bytes = 256ull << 30;
-  uint64_t batch_commits = 512;          // mem becomes a batch after this many commits
-  uint64_t batch_bytes = 32ull << 20;    // ... or this many staged bytes
+  uint64_t batch_commits = 512;              // mem becomes a batch after this many commits
+  uint64_t batch_bytes = 32ull << 20;        // ... or this many staged bytes
   uint64_t max_staged_bytes = 256ull << 20;  // committers wait for the applier beyond this
   bool background = true;
   // Check the environment's file whole before LMDB opens it (state_check.h):
@@ -250,7 +252,7 @@ struct StateStoreOptions {
 };
 
 struct StateStats {
-  uint64_t batches = 0;        // LMDB transactions written
+  uint64_t batches = 0;  // LMDB transactions written
   uint64_t applied_commits = 0;
 };
 
@@ -300,8 +302,8 @@ class StateReader {
 
 // One LMDB environment of a state directory, as StateStore::Verify found it.
 struct StateFileReport {
-  std::string name;        // "gen-000003" (the live state) or "copies/<name>"
-  std::string file;        // its data.mdb
+  std::string name;  // "gen-000003" (the live state) or "copies/<name>"
+  std::string file;  // its data.mdb
   FileCheck check;
   StatePosition position;  // read when the file is intact
   Status status;           // OK, or the damage
@@ -392,7 +394,7 @@ class StateStore {
   std::shared_ptr<LmdbEnv> lmdb_;
   uint64_t generation_ = 0;
 
-  std::shared_mutex overlay_mu_;            // guards mem_ and imm_ pointers for readers
+  std::shared_mutex overlay_mu_;             // guards mem_ and imm_ pointers for readers
   std::shared_ptr<StateOverlay> mem_;        // changed only under overlay_mu_ (exclusive)
   std::shared_ptr<const StateOverlay> imm_;  // being applied
   StatePosition position_;

@@ -1,10 +1,9 @@
 // Store: opening, recovery of the state, and the commit path.
-#include "store_impl.h"
-
 #include <algorithm>
 #include <cassert>
 #include <cstring>
 #include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "commit_codec.h"
@@ -13,6 +12,7 @@
 #include "row_codec.h"
 #include "snapshot_file.h"
 #include "state_store.h"
+#include "store_impl.h"
 #include "store_internal.h"
 #include "varint.h"
 
@@ -22,11 +22,11 @@ namespace {
 // Spool's own tables are changed by its runtime only (Transaction::AllowSpoolTables).
 Status RefuseSpoolTable(const TableId& id) {
   if (!id.IsSpools()) return Status::OK();
-  return Status::InvalidArgument("table " + id.ToString() + " is Spool's own (operator state or the pipeline's "
+  return Status::InvalidArgument("table " + id.ToString() +
+                                 " is Spool's own (operator state or the pipeline's "
                                  "definition): it cannot be written, deleted, dropped, altered or restored by hand; "
                                  "a full refresh of the dataset its flow writes rebuilds it");
 }
-
 
 // Makes `dir` a store (marker written atomically) or checks that it is one.
 Status PrepareDirectory(const StoreOptions& options, const std::string& dir) {
@@ -52,7 +52,9 @@ Status PrepareDirectory(const StoreOptions& options, const std::string& dir) {
   return WriteFileAtomically(env, marker_path, kMarker);
 }
 
-std::string TableError(const TableId& id, std::string_view what) { return "table " + id.ToString() + ": " + std::string(what); }
+std::string TableError(const TableId& id, std::string_view what) {
+  return "table " + id.ToString() + ": " + std::string(what);
+}
 
 }  // namespace
 
@@ -112,8 +114,8 @@ void AddHistoryRuns(const CommitRecord& record, uint64_t version, StateDelta* de
   }
 }
 
-StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, uint64_t store_id,
-                           StagedChanges* staged, StateDelta* history) {
+StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, uint64_t store_id, StagedChanges* staged,
+                           StateDelta* history) {
   StateDelta delta;
   for (const DdlRecord& ddl : record.ddl) {
     if (ddl.after) {
@@ -261,7 +263,8 @@ Status StoreImpl::Open(const StoreOptions& options, const std::string& dir, std:
   log_options.known_durable = LogPosition{applied.epoch, applied.version};
   log_options.known_durable_store_id = applied.store_id;
   SPOOL_RETURN_IF_ERROR(Log::Open(log_options, JoinPath(dir, "log"), &opened->log_).WithContext("store log"));
-  SPOOL_RETURN_IF_ERROR(EventLog::Open(options.env, JoinPath(dir, "events"), &opened->events_).WithContext("event log"));
+  SPOOL_RETURN_IF_ERROR(
+      EventLog::Open(options.env, JoinPath(dir, "events"), &opened->events_).WithContext("event log"));
   SPOOL_RETURN_IF_ERROR(opened->Recover());
   *store = std::move(opened);
   return Status::OK();
@@ -337,21 +340,21 @@ Status StoreImpl::RebuildState() {
   for (auto it = snapshots.rbegin(); it != snapshots.rend(); ++it) {
     if (it->version < before_oldest) break;  // the log after it is gone
     SnapshotHeader header;
-    Status s = state_->Reset(StatePosition{store_id, it->epoch, it->version, it->timestamp_us},
-                             [&](const StateLoader& put) {
-                               Status put_status;
-                               Status read = ReadSnapshot(options_.env, JoinPath(snapshot_dir(), it->file_name),
-                                                          store_id, &header, [&](std::string_view k, std::string_view v) {
-                                                            put_status = put(k, v);
-                                                            return put_status.ok();
-                                                          });
-                               if (!read.ok()) return read;
-                               SPOOL_RETURN_IF_ERROR(put_status);
-                               // The history index covers what replay adds.
-                               std::string floor;
-                               PutBigEndian64(&floor, it->version);
-                               return put(kStateHistoryFloorKey, floor);
-                             });
+    Status s =
+        state_->Reset(StatePosition{store_id, it->epoch, it->version, it->timestamp_us}, [&](const StateLoader& put) {
+          Status put_status;
+          Status read = ReadSnapshot(options_.env, JoinPath(snapshot_dir(), it->file_name), store_id, &header,
+                                     [&](std::string_view k, std::string_view v) {
+                                       put_status = put(k, v);
+                                       return put_status.ok();
+                                     });
+          if (!read.ok()) return read;
+          SPOOL_RETURN_IF_ERROR(put_status);
+          // The history index covers what replay adds.
+          std::string floor;
+          PutBigEndian64(&floor, it->version);
+          return put(kStateHistoryFloorKey, floor);
+        });
     if (s.ok()) {
       rebuilt_from_ = it->file_name;
       return ReportDamagedSnapshots(damaged);
@@ -440,7 +443,7 @@ Status StoreImpl::RewindTo(uint64_t version, LogPosition* head, std::string_view
 }
 
 Status StoreImpl::CatalogAndDdlAfter(uint64_t version, std::map<std::string, TableInfo>* catalog,
-                                 std::vector<std::vector<DdlRecord>>* later) {
+                                     std::vector<std::vector<DdlRecord>>* later) {
   std::vector<std::pair<uint64_t, std::string>> encoded;
   {
     std::shared_lock lock(catalog_mu_);
@@ -450,7 +453,8 @@ Status StoreImpl::CatalogAndDdlAfter(uint64_t version, std::map<std::string, Tab
   later->clear();
   for (const auto& [ddl_version, bytes] : encoded) {
     CommitRecord record;
-    SPOOL_RETURN_IF_ERROR(DecodeCommit(bytes, &record).WithContext("DDL history of version " + std::to_string(ddl_version)));
+    SPOOL_RETURN_IF_ERROR(
+        DecodeCommit(bytes, &record).WithContext("DDL history of version " + std::to_string(ddl_version)));
     later->push_back(std::move(record.ddl));
   }
   return Status::OK();
@@ -483,7 +487,7 @@ Status StoreImpl::TablesChangedAfter(uint64_t version, std::vector<TableInfo>* t
 }
 
 Status StoreImpl::ChangesBeyond(uint64_t version, const std::set<TableId>& owned, std::vector<std::string>* others,
-                            std::vector<std::string>* recreated) {
+                                std::vector<std::string>* recreated) {
   std::unique_lock commit_lock = LockSettled();  // every queued commit's last change staged
   others->clear();
   recreated->clear();
@@ -550,7 +554,8 @@ Status StoreImpl::CanRewindTo(uint64_t version) {
                           std::to_string(oldest) + ")");
 }
 
-Status StoreImpl::StageCommit(const CommitRecord& record, const LogEntry& entry, StagedChanges* staged, StateDelta* history) {
+Status StoreImpl::StageCommit(const CommitRecord& record, const LogEntry& entry, StagedChanges* staged,
+                              StateDelta* history) {
   {
     std::lock_guard lock(changes_mu_);
     for (const TableChangeSet& set : record.tables) last_change_[set.uid] = entry.position.version;
@@ -622,7 +627,7 @@ struct InFlightCommit {
   std::string operation;
   CommitRecord record;
   std::map<std::string, TableInfo> catalog;  // after the commit, when it has DDL
-  StagedChanges local;  // state key -> value after it (its builder's)
+  StagedChanges local;                       // state key -> value after it (its builder's)
   // Its history runs, made by StoreImpl::history_helper_ as job `history_job`
   // (0: by staging instead); read once that job is done, which may be while
   // the helper makes a later commit's.
@@ -680,10 +685,9 @@ class StoreImpl::Builder {
   static constexpr size_t kNoIndex = SIZE_MAX;
   Status Add(const Transaction::Op& op, size_t index = kNoIndex) {
     current_op_ = index;
-    const bool rows_only = std::holds_alternative<Transaction::WriteOp>(op) ||
-                           std::holds_alternative<Transaction::DeleteOp>(op) ||
-                           std::holds_alternative<Transaction::TruncateOp>(op) ||
-                           std::holds_alternative<Transaction::CheckpointOp>(op);
+    const bool rows_only =
+        std::holds_alternative<Transaction::WriteOp>(op) || std::holds_alternative<Transaction::DeleteOp>(op) ||
+        std::holds_alternative<Transaction::TruncateOp>(op) || std::holds_alternative<Transaction::CheckpointOp>(op);
     if (!rows_only) ++ddl_ops_;  // what Prefetch computed before it may be stale
     return std::visit([this](const auto& o) { return Apply(o); }, op);
   }
@@ -771,11 +775,13 @@ class StoreImpl::Builder {
   Status Apply(const Transaction::CreateOp& op) {
     const TableId& id = Id(op.table);
     if (catalog_.count(id.ToString()) != 0) return Status::InvalidArgument(TableError(id, "already exists"));
-    if (op.schema.columns().empty()) return Status::InvalidArgument(TableError(id, "a table needs at least one column"));
-    if (Status s = CheckNoChangeFeedColumns(op.schema); !s.ok()) return Status::InvalidArgument(TableError(id, s.message()));
+    if (op.schema.columns().empty())
+      return Status::InvalidArgument(TableError(id, "a table needs at least one column"));
+    if (Status s = CheckNoChangeFeedColumns(op.schema); !s.ok())
+      return Status::InvalidArgument(TableError(id, s.message()));
     if (created_ == (1u << TableInfo::kUidIndexBits)) {
-      return Status::InvalidArgument("a commit may create at most " +
-                                     std::to_string(1u << TableInfo::kUidIndexBits) + " tables");
+      return Status::InvalidArgument("a commit may create at most " + std::to_string(1u << TableInfo::kUidIndexBits) +
+                                     " tables");
     }
     TableInfo table{id, version_ << TableInfo::kUidIndexBits | created_++, op.kind, op.schema, op.properties};
     for (auto it = table.properties.begin(); it != table.properties.end();) {
@@ -790,8 +796,9 @@ class StoreImpl::Builder {
     TableInfo* table = nullptr;
     SPOOL_RETURN_IF_ERROR(Find(op.table, &table));
     if (!op.column.nullable) {
-      return Status::InvalidArgument(TableError(Id(op.table), "added column '" + op.column.name +
-                                                           "' must be nullable: rows written before it have no value"));
+      return Status::InvalidArgument(
+          TableError(Id(op.table),
+                     "added column '" + op.column.name + "' must be nullable: rows written before it have no value"));
     }
     std::vector<Column> columns = table->schema.columns();
     columns.push_back(op.column);
@@ -874,7 +881,8 @@ class StoreImpl::Builder {
     TableInfo* table = nullptr;
     SPOOL_RETURN_IF_ERROR(Find(op.table, &table));
     if (!table->schema.has_key()) {
-      return Status::InvalidArgument(TableError(Id(op.table), "has no primary key: it is append-only, rows cannot be deleted by key"));
+      return Status::InvalidArgument(
+          TableError(Id(op.table), "has no primary key: it is append-only, rows cannot be deleted by key"));
     }
     std::string state_key = StateRowPrefix(table->uid);
     Status s = EncodeKeyValues(table->schema, op.key, /*allow_prefix=*/false, &state_key);
@@ -899,7 +907,8 @@ class StoreImpl::Builder {
     const std::string key = StateCheckpointKey(op.flow);
     std::optional<std::string_view> before;
     SPOOL_RETURN_IF_ERROR(LookupKey(StagedChanges::MakeProbe(key), nullptr, &before));
-    record_.checkpoints.push_back(CheckpointRecord{op.flow, before ? std::optional<std::string>(*before) : std::nullopt, op.data});
+    record_.checkpoints.push_back(
+        CheckpointRecord{op.flow, before ? std::optional<std::string>(*before) : std::nullopt, op.data});
     local_.Set(key, op.data);
     return Status::OK();
   }
@@ -1020,13 +1029,13 @@ class StoreImpl::Builder {
   // State key -> value after this transaction.
   StagedChanges local_;
   const Transaction* txn_;
-  std::vector<TableInfo*> found_;  // in catalog_, by TableRef::index; null: not looked up
-  std::map<uint64_t, size_t> table_index_;                   // uid -> index in record_.tables
-  size_t touched_ = SIZE_MAX;                                // the index Touch last gave
+  std::vector<TableInfo*> found_;           // in catalog_, by TableRef::index; null: not looked up
+  std::map<uint64_t, size_t> table_index_;  // uid -> index in record_.tables
+  size_t touched_ = SIZE_MAX;               // the index Touch last gave
   std::map<uint64_t, uint32_t> keyless_index_;
-  uint64_t created_ = 0;  // tables this commit created
+  uint64_t created_ = 0;                 // tables this commit created
   std::unique_ptr<StateReader> reader_;  // made on the first lookup
-  uint64_t reader_epoch_ = 0;  // one more whenever reader_ is made or dropped
+  uint64_t reader_epoch_ = 0;            // one more whenever reader_ is made or dropped
   CommitRecord record_;
   uint64_t rows_ = 0;
   uint64_t replaced_rows_ = 0;
@@ -1037,7 +1046,7 @@ class StoreImpl::Builder {
     size_t op = 0;
     uint64_t ddl_ops = 0;
     std::string state_key;
-    size_t hash = 0;  // StagedChanges::MakeProbe(state_key)'s
+    size_t hash = 0;            // StagedChanges::MakeProbe(state_key)'s
     StateReader::Probe read;    // reader_->MakeProbe(state_key) …
     uint64_t reader_epoch = 0;  // … in this reader_epoch_
   };
@@ -1045,7 +1054,6 @@ class StoreImpl::Builder {
   size_t current_op_ = 0;
   uint64_t ddl_ops_ = 0;  // operations applied that may change a table's definition
 };
-
 
 Status StoreImpl::Commit(const Transaction& txn, CommitResult* result) {
   PendingCommit pending;
@@ -1106,7 +1114,7 @@ uint64_t StoreImpl::NextVersionLocked() const {
 }
 
 Status StoreImpl::QueueCommitLocked(const std::string& operation, uint64_t started_us, Builder* builder, bool wait,
-                                std::shared_ptr<InFlightCommit>* queued) {
+                                    std::shared_ptr<InFlightCommit>* queued) {
   auto commit = std::make_shared<InFlightCommit>();
   commit->version = NextVersionLocked();
   commit->operation = operation;
@@ -1165,12 +1173,13 @@ Status StoreImpl::SettleLocked(const InFlightCommit* upto) {
         stats_.commits++;
         stats_.rows_written += commit->rows;
         const uint64_t latency = options_.env->NowMicros() - commit->started_us;
-        const auto bucket = std::lower_bound(std::begin(kCommitLatencyBoundsUs), std::end(kCommitLatencyBoundsUs), latency);
+        const auto bucket =
+            std::lower_bound(std::begin(kCommitLatencyBoundsUs), std::end(kCommitLatencyBoundsUs), latency);
         stats_.commit_latency[static_cast<size_t>(bucket - std::begin(kCommitLatencyBoundsUs))]++;
         stats_.commit_latency_sum_us += latency;
       }
-      commit->result = CommitResult{written.position.epoch, written.position.version, written.timestamp_us,
-                                    commit->record.metrics};
+      commit->result =
+          CommitResult{written.position.epoch, written.position.version, written.timestamp_us, commit->record.metrics};
       bytes_since_snapshot_ += commit->body_bytes;
       commit->status = staged.ok() ? MaybeSnapshotLocked() : staged;
     }
@@ -1193,8 +1202,8 @@ Status StoreImpl::Restore(const TableId& id, uint64_t version, CommitResult* res
   return RestoreTables({id}, {}, version, result);
 }
 
-Status StoreImpl::RestoreTables(const std::vector<TableId>& tables, const std::vector<std::string>& flows, uint64_t version,
-                            CommitResult* result, std::string_view update_id) {
+Status StoreImpl::RestoreTables(const std::vector<TableId>& tables, const std::vector<std::string>& flows,
+                                uint64_t version, CommitResult* result, std::string_view update_id) {
   const uint64_t started = options_.env->NowMicros();
   std::unique_lock lock = LockSettled();
   Builder builder(this, NextVersionLocked());
@@ -1209,7 +1218,8 @@ Status StoreImpl::RestoreTables(const std::vector<TableId>& tables, const std::v
     std::string data;
     bool found = false;
     SPOOL_RETURN_IF_ERROR(GetCheckpointAtLocked(&cuts, flow, version, &data, &found));
-    SPOOL_RETURN_IF_ERROR(builder.Add(Transaction::CheckpointOp{flow, found ? std::optional<std::string>(data) : std::nullopt}));
+    SPOOL_RETURN_IF_ERROR(
+        builder.Add(Transaction::CheckpointOp{flow, found ? std::optional<std::string>(data) : std::nullopt}));
   }
   CommitRecord& record = builder.record();
   nlohmann::json names = nlohmann::json::array();
@@ -1227,7 +1237,7 @@ Status StoreImpl::RestoreTables(const std::vector<TableId>& tables, const std::v
 // One table's difference from its rows at `version` (none when it did not
 // exist then) into `builder`.
 Status StoreImpl::RestoreTableLocked(const std::vector<ArchivedCut>* cuts, const TableId& id, uint64_t version,
-                                 Builder* builder, int64_t* restored, int64_t* removed) {
+                                     Builder* builder, int64_t* restored, int64_t* removed) {
   Capture now;
   SPOOL_RETURN_IF_ERROR(CaptureTableLocked(id, ReadOptions{}, &now));
   std::map<std::string, std::string> rows;

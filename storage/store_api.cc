@@ -1,6 +1,5 @@
 // Store: the installed class, each call handed to StoreImpl (store_impl.h).
 #include "spool/storage/store.h"
-
 #include "store_impl.h"
 
 namespace spool {
@@ -50,8 +49,8 @@ Status Store::GetCheckpointAt(const std::string& flow, uint64_t version, std::st
 Status Store::History(const TableId& id, std::vector<HistoryEntry>* history, uint64_t limit, uint64_t from) {
   return impl_->History(id, history, limit, from);
 }
-Status Store::Changes(const TableId& id, uint64_t from, uint64_t to,
-                      const std::function<bool(const ChangeRow&)>& visit, TableInfo* table) {
+Status Store::Changes(const TableId& id, uint64_t from, uint64_t to, const std::function<bool(const ChangeRow&)>& visit,
+                      TableInfo* table) {
   return impl_->Changes(id, from, to, visit, table);
 }
 

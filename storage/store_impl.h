@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
-#include "spool/storage/store.h"
 #include "helper_thread.h"
+#include "spool/storage/store.h"
 
 namespace spool {
 
@@ -232,9 +232,9 @@ class StoreImpl {
   uint64_t last_snapshot_us_ = 0;
   uint64_t bytes_since_snapshot_ = 0;
 
-  std::mutex changes_mu_;  // guards what follows
-  uint64_t change_floor_ = 0;                   // commits up to here were not seen one by one
-  std::map<uint64_t, uint64_t> last_change_;    // table uid -> version of its last commit seen
+  std::mutex changes_mu_;                     // guards what follows
+  uint64_t change_floor_ = 0;                 // commits up to here were not seen one by one
+  std::map<uint64_t, uint64_t> last_change_;  // table uid -> version of its last commit seen
 
   std::mutex pins_mu_;
   std::multiset<uint64_t> live_pins_;

@@ -79,10 +79,10 @@ StateDelta DeltaFromCommit(const CommitRecord& record, const LogEntry& entry, ui
 // A consistent picture of one table, taken under commit_mu_: the current
 // rows (a view) at version `newest`, and the table as of `version`.
 struct StoreImpl::Capture {
-  TableInfo table;       // as of `version`
+  TableInfo table;  // as of `version`
   uint64_t version = 0;
-  uint64_t newest = 0;   // the version the view shows
-  std::string prefix;    // the table's row prefix
+  uint64_t newest = 0;  // the version the view shows
+  std::string prefix;   // the table's row prefix
   std::unique_ptr<StateView> view;
   // When `version` < `newest` and the history index covers it: the table's
   // index entries, taken with the view.

@@ -1,12 +1,12 @@
 // Store: snapshots, state copies, pins, retention and vacuum.
+#include <xxhash.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cinttypes>
 #include <cstdio>
 #include <optional>
 #include <sstream>
-
-#include <xxhash.h>
 
 #include "invariant.h"
 #include "kill_point.h"
@@ -53,8 +53,12 @@ Status StoreImpl::TakeSnapshotLocked(SnapshotInfo* info, const std::function<voi
     SPOOL_RETURN_IF_ERROR(env->CreateDir(dir));
     SPOOL_RETURN_IF_ERROR(env->SyncDir(dir_));
   }
-  SnapshotInfo taken{SnapshotFileName(position.epoch, position.version), position.epoch, position.version,
-                     position.timestamp_us, 0, 0};
+  SnapshotInfo taken{SnapshotFileName(position.epoch, position.version),
+                     position.epoch,
+                     position.version,
+                     position.timestamp_us,
+                     0,
+                     0};
   const std::string path = JoinPath(dir, taken.file_name);
   if (!env->FileExists(path)) {
     std::unique_ptr<StateView> view;
@@ -161,7 +165,8 @@ Status StoreImpl::StateCopies(std::vector<StateCopy>* copies) {
     copy.name = std::move(name);
     copies->push_back(std::move(copy));
   }
-  std::sort(copies->begin(), copies->end(), [](const StateCopy& a, const StateCopy& b) { return a.version > b.version; });
+  std::sort(copies->begin(), copies->end(),
+            [](const StateCopy& a, const StateCopy& b) { return a.version > b.version; });
   return Status::OK();
 }
 
@@ -234,14 +239,14 @@ Status StoreImpl::ListArchivedCuts(std::vector<ArchivedCut>* cuts) {
     cut.dir = JoinPath(archive, name);
     cut.complete = ArchivedCutComplete(options_.env, cut.dir);
     SPOOL_RETURN_IF_ERROR(ScanArchivedCut(options_.env, cut.dir, [&](const LogEntry& e) {
-      if (cut.commits++ == 0) {
-        cut.first_version = e.position.version;
-        cut.first_timestamp_us = e.timestamp_us;
-      }
-      cut.last_version = e.position.version;
-      cut.last_timestamp_us = e.timestamp_us;
-      return true;
-    }).WithContext("archived cut " + cut.dir));
+                            if (cut.commits++ == 0) {
+                              cut.first_version = e.position.version;
+                              cut.first_timestamp_us = e.timestamp_us;
+                            }
+                            cut.last_version = e.position.version;
+                            cut.last_timestamp_us = e.timestamp_us;
+                            return true;
+                          }).WithContext("archived cut " + cut.dir));
     if (cut.commits > 0) SPOOL_RETURN_IF_ERROR(ArchivedCutPoint(options_.env, cut.dir, &cut.point));
     cuts->push_back(std::move(cut));
   }
@@ -285,8 +290,7 @@ Status StoreImpl::ClaimUpdate(const std::string& update_id, std::unique_ptr<Upda
   std::lock_guard lock(update_mu_);
   if (!running_update_.empty()) {
     return Status::Busy("RESOURCE_CONFLICT: update " + running_update_ +
-                        " is running on this store; stop it or wait for it to end before starting update " +
-                        update_id);
+                        " is running on this store; stop it or wait for it to end before starting update " + update_id);
   }
   running_update_ = update_id;
   *claim = std::make_unique<UpdateClaimImpl>(this);
@@ -382,8 +386,8 @@ Status StoreImpl::AddPin(const std::string& name, uint64_t version) {
   // A pin keeps a version; it cannot bring back one vacuum removed.
   const uint64_t oldest = log_->Oldest().version;
   if (oldest > 1 && version < oldest) {
-    return Status::NotFound("cannot pin version " + std::to_string(version) +
-                            ": the oldest version the log keeps is " + std::to_string(oldest));
+    return Status::NotFound("cannot pin version " + std::to_string(version) + ": the oldest version the log keeps is " +
+                            std::to_string(oldest));
   }
   std::lock_guard lock(pins_mu_);
   pins_[name] = version;
@@ -586,12 +590,12 @@ Status StoreImpl::DeleteDoomed(const VacuumPlan& plan, const VacuumOptions& opti
   // Index entries that end at or before the oldest kept version answer no
   // read any more.
   const uint64_t kept = log_->Oldest().version;
-  SPOOL_RETURN_IF_ERROR(state_->Prune(kStateHistoryPrefix, PrefixEnd(kStateHistoryPrefix),
-                                      [&](std::string_view key) {
-                                        return key.size() == kStateHistoryKeyBytes &&
-                                               GetBigEndian64(key.substr(1 + 8)) <= kept;
-                                      },
-                                      &report->history_runs));
+  SPOOL_RETURN_IF_ERROR(state_->Prune(
+      kStateHistoryPrefix, PrefixEnd(kStateHistoryPrefix),
+      [&](std::string_view key) {
+        return key.size() == kStateHistoryKeyBytes && GetBigEndian64(key.substr(1 + 8)) <= kept;
+      },
+      &report->history_runs));
   if (!plan.snapshot_files.empty()) SPOOL_RETURN_IF_ERROR(env->SyncDir(snapshot_dir()));
   for (const std::string& cut : plan.cuts) {
     std::vector<std::string> files;

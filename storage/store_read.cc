@@ -38,7 +38,8 @@ bool RewindPoint(const LogEntry& entry, const CommitRecord& record, uint64_t* po
 Status KeyRange(const TableInfo& table, const ReadOptions& options, std::string* begin, std::string* end) {
   if (!options.start_key && !options.end_key) return Status::OK();
   if (!table.schema.has_key()) {
-    return Status::InvalidArgument("table " + table.id.ToString() + " has no primary key: it cannot be read by key range");
+    return Status::InvalidArgument("table " + table.id.ToString() +
+                                   " has no primary key: it cannot be read by key range");
   }
   if (options.start_key) SPOOL_RETURN_IF_ERROR(EncodeKeyValues(table.schema, *options.start_key, true, begin));
   if (options.end_key) SPOOL_RETURN_IF_ERROR(EncodeKeyValues(table.schema, *options.end_key, true, end));
@@ -49,7 +50,6 @@ Status KeyRange(const TableInfo& table, const ReadOptions& options, std::string*
 bool InRange(std::string_view key, std::string_view begin, std::string_view end) {
   return (begin.empty() || key >= begin) && (end.empty() || key < end);
 }
-
 
 // The history index entries after a version, one run per commit (sorted
 // by key, commits in version order), merged into key order: for each key,
@@ -145,7 +145,7 @@ class IndexMerge {
   std::vector<Entry> entries_;
   std::vector<uint64_t> heads_;  // of entries_, apart: the heap reads them run by run
   std::vector<size_t> runs_;     // where each run starts in entries_
-  size_t shared_ = 0;         // a prefix length every key shares
+  size_t shared_ = 0;            // a prefix length every key shares
   std::vector<Cursor> heap_;
   Entry current_{};
   bool valid_ = false;
@@ -260,7 +260,8 @@ uint64_t StoreImpl::LogBytesBetween(uint64_t after, uint64_t upto) {
     if (segment.last_version < segment.first_version) continue;
     const uint64_t lo = std::max(segment.first_version, after + 1), hi = std::min(segment.last_version, upto);
     if (lo > hi) continue;
-    const double share = static_cast<double>(hi - lo + 1) / static_cast<double>(segment.last_version - segment.first_version + 1);
+    const double share =
+        static_cast<double>(hi - lo + 1) / static_cast<double>(segment.last_version - segment.first_version + 1);
     bytes += share * static_cast<double>(segment.data_end_bytes);
   }
   return static_cast<uint64_t>(bytes);
@@ -275,7 +276,7 @@ uint64_t StoreImpl::LogBytesBetween(uint64_t after, uint64_t upto) {
 // 1) with the log after it replayed — whichever reads less. A restore to a
 // version far back is then flat in the history after it.
 Status StoreImpl::ScanCaptured(Capture& c, const std::string& begin, const std::string& end,
-                           const std::function<bool(std::string_view key, std::string_view row)>& visit) {
+                               const std::function<bool(std::string_view key, std::string_view row)>& visit) {
   if (c.version == c.newest) return ScanBackward(c, begin, end, visit);  // nothing to undo
   // An index entry costs about half the same change in the log, which is
   // decompressed and decoded whole, pre- and post-image (W5 and W6's longer
@@ -300,7 +301,7 @@ Status StoreImpl::ScanCaptured(Capture& c, const std::string& begin, const std::
 }
 
 Status StoreImpl::ScanForward(Capture& c, const SnapshotInfo& base, const std::string& begin, const std::string& end,
-                          const std::function<bool(std::string_view key, std::string_view row)>& visit) {
+                              const std::function<bool(std::string_view key, std::string_view row)>& visit) {
   std::unique_ptr<VersionPin> pin = PinVersion(base.version);
   std::map<std::string, std::string, std::less<>> rows;
   if (!base.file_name.empty()) {
@@ -322,10 +323,11 @@ Status StoreImpl::ScanForward(Capture& c, const SnapshotInfo& base, const std::s
     SPOOL_RETURN_IF_ERROR(split.WithContext("snapshot " + base.file_name));
   }
   if (base.version < c.version) {
-    SPOOL_RETURN_IF_ERROR(ScanChanges(c.table.uid, base.version + 1, c.version, [&](std::string& key, RowChangeRecord& change) {
-      if (change.kind == RowChangeKind::kDelete) rows.erase(key);
-      else rows.insert_or_assign(std::move(key), std::move(change.post));
-    }));
+    SPOOL_RETURN_IF_ERROR(
+        ScanChanges(c.table.uid, base.version + 1, c.version, [&](std::string& key, RowChangeRecord& change) {
+          if (change.kind == RowChangeKind::kDelete) rows.erase(key);
+          else rows.insert_or_assign(std::move(key), std::move(change.post));
+        }));
   }
   for (auto it = rows.lower_bound(begin); it != rows.end() && (end.empty() || it->first < end); ++it) {
     if (!visit(it->first, it->second)) break;
@@ -335,7 +337,7 @@ Status StoreImpl::ScanForward(Capture& c, const SnapshotInfo& base, const std::s
 
 // Backward: the current rows, with every change after the version undone.
 Status StoreImpl::ScanBackward(Capture& c, const std::string& begin, const std::string& end,
-                           const std::function<bool(std::string_view key, std::string_view row)>& visit) {
+                               const std::function<bool(std::string_view key, std::string_view row)>& visit) {
   const auto in_range = [&](std::string_view key) { return InRange(key, begin, end); };
   // (key, the row at the version or nullopt when absent), from each key's
   // first change after it: collected in commit order, then sorted by key
@@ -343,12 +345,13 @@ Status StoreImpl::ScanBackward(Capture& c, const std::string& begin, const std::
   using Undo = std::pair<std::string, std::optional<std::string>>;
   std::vector<Undo> undo;
   if (c.version < c.newest) {
-    SPOOL_RETURN_IF_ERROR(ScanChanges(c.table.uid, c.version + 1, c.newest, [&](std::string& key, RowChangeRecord& change) {
-      if (!in_range(key)) return;
-      std::optional<std::string> before;
-      if (change.kind != RowChangeKind::kInsert) before = std::move(change.pre);
-      undo.emplace_back(std::move(key), std::move(before));
-    }));
+    SPOOL_RETURN_IF_ERROR(
+        ScanChanges(c.table.uid, c.version + 1, c.newest, [&](std::string& key, RowChangeRecord& change) {
+          if (!in_range(key)) return;
+          std::optional<std::string> before;
+          if (change.kind != RowChangeKind::kInsert) before = std::move(change.pre);
+          undo.emplace_back(std::move(key), std::move(before));
+        }));
     std::stable_sort(undo.begin(), undo.end(), [](const Undo& a, const Undo& b) { return a.first < b.first; });
     undo.erase(std::unique(undo.begin(), undo.end(), [](const Undo& a, const Undo& b) { return a.first == b.first; }),
                undo.end());
@@ -384,7 +387,7 @@ Status StoreImpl::ScanBackward(Capture& c, const std::string& begin, const std::
 // Either counts only when written at or before the version (a later one:
 // the key had no row then).
 Status StoreImpl::ScanIndexed(Capture& c, const std::string& begin, const std::string& end,
-                          const std::function<bool(std::string_view key, std::string_view row)>& visit) {
+                              const std::function<bool(std::string_view key, std::string_view row)>& visit) {
   const auto in_range = [&](std::string_view key) { return InRange(key, begin, end); };
   IndexMerge index;
   StateView& history = *c.history;
@@ -438,7 +441,7 @@ Status StoreImpl::ScanIndexed(Capture& c, const std::string& begin, const std::s
 }
 
 Status StoreImpl::Read(const TableId& id, const ReadOptions& options, const std::function<bool(const Row&)>& visit,
-                   TableInfo* table, uint64_t* version_read) {
+                       TableInfo* table, uint64_t* version_read) {
   Row row;
   return Scan(
       id, options,
@@ -450,7 +453,7 @@ Status StoreImpl::Read(const TableId& id, const ReadOptions& options, const std:
 }
 
 Status StoreImpl::Scan(const TableId& id, const ReadOptions& options, const std::function<bool(const RowView&)>& visit,
-                   TableInfo* table, uint64_t* version_read) {
+                       TableInfo* table, uint64_t* version_read) {
   if (options.version && !options.timestamp_us && IsCutVersion(*options.version)) {
     return ScanCutVersion(id, options, visit, table, version_read);
   }
@@ -498,7 +501,7 @@ Status StoreImpl::GetCheckpointAt(const std::string& flow, uint64_t version, std
 }
 
 Status StoreImpl::GetCheckpointAtLocked(const std::vector<ArchivedCut>* cuts, const std::string& flow, uint64_t version,
-                                    std::string* data, bool* found) {
+                                        std::string* data, bool* found) {
   if (cuts != nullptr && IsCutVersion(version)) {
     // The last value the cut set up to `version`, else the one at its point.
     const ArchivedCut* cut = nullptr;
@@ -558,7 +561,7 @@ Status StoreImpl::GetTable(const TableId& id, TableInfo* table) {
 // Calls `visit` with each retained commit of [from, to] that touched table
 // `uid` (its row changes decoded, other tables' skipped).
 Status StoreImpl::ScanCommits(uint64_t uid, uint64_t from, uint64_t to,
-                          const std::function<bool(const LogEntry&, CommitRecord&)>& visit) {
+                              const std::function<bool(const LogEntry&, CommitRecord&)>& visit) {
   std::unique_ptr<VersionPin> pin = PinVersion(from);
   std::unique_ptr<LogIterator> it;
   SPOOL_RETURN_IF_ERROR(log_->NewIterator(from, &it));
@@ -567,9 +570,10 @@ Status StoreImpl::ScanCommits(uint64_t uid, uint64_t from, uint64_t to,
   while (it->Next(&entry) && entry.position.version <= to) {
     SPOOL_RETURN_IF_ERROR(
         DecodeCommit(entry.body, &record, uid).WithContext("log version " + std::to_string(entry.position.version)));
-    const bool touched = !record.tables.empty() || std::any_of(record.ddl.begin(), record.ddl.end(), [&](const DdlRecord& d) {
-                           return (d.after && d.after->uid == uid) || (d.before && d.before->uid == uid);
-                         });
+    const bool touched =
+        !record.tables.empty() || std::any_of(record.ddl.begin(), record.ddl.end(), [&](const DdlRecord& d) {
+          return (d.after && d.after->uid == uid) || (d.before && d.before->uid == uid);
+        });
     if (touched && !visit(entry, record)) return Status::OK();
   }
   return it->status();
@@ -578,7 +582,7 @@ Status StoreImpl::ScanCommits(uint64_t uid, uint64_t from, uint64_t to,
 // Calls `visit(key, change)` for each row change of table `uid` in versions
 // [from, to], in commit order; a keyless insert's key is its derived row id.
 Status StoreImpl::ScanChanges(uint64_t uid, uint64_t from, uint64_t to,
-                          const std::function<void(std::string& key, RowChangeRecord& change)>& visit) {
+                              const std::function<void(std::string& key, RowChangeRecord& change)>& visit) {
   return ScanCommits(uid, from, to, [&](const LogEntry& entry, CommitRecord& record) {
     for (TableChangeSet& set : record.tables) {
       uint32_t keyless_index = 0;
@@ -599,8 +603,7 @@ Status StoreImpl::History(const TableId& id, std::vector<HistoryEntry>* history,
   history->clear();
   from = std::max({from, range.oldest, table.created_version()});
   if (from > range.newest) return Status::OK();
-  SPOOL_RETURN_IF_ERROR(ScanCommits(table.uid, from, range.newest,
-                                    [&](const LogEntry& entry, CommitRecord& record) {
+  SPOOL_RETURN_IF_ERROR(ScanCommits(table.uid, from, range.newest, [&](const LogEntry& entry, CommitRecord& record) {
     HistoryEntry h{entry.position.version, entry.timestamp_us, entry.operation, record.parameters_json, {},
                    record.update_id};
     int64_t inserted = 0, updated = 0, deleted = 0, bytes = 0;
@@ -627,8 +630,8 @@ Status StoreImpl::History(const TableId& id, std::vector<HistoryEntry>* history,
   return Status::OK();
 }
 
-Status StoreImpl::Changes(const TableId& id, uint64_t from, uint64_t to, const std::function<bool(const ChangeRow&)>& visit,
-                      TableInfo* table_out) {
+Status StoreImpl::Changes(const TableId& id, uint64_t from, uint64_t to,
+                          const std::function<bool(const ChangeRow&)>& visit, TableInfo* table_out) {
   const VersionRange range = AvailableVersions();
   if (to == 0) to = range.newest;
   // From the version after the history's start before the oldest retained
@@ -668,20 +671,23 @@ Status StoreImpl::Changes(const TableId& id, uint64_t from, uint64_t to, const s
     uint64_t point = 0;
     if (RewindPoint(entry, record, &point) && from - 1 > point) {
       bool go = true;
-      failed = RewindNetChange(table.uid, from - 1, point, [&](ChangeType type, const std::string& row) {
-        return go = emit(type, row);
-      });
+      failed = RewindNetChange(table.uid, from - 1, point,
+                               [&](ChangeType type, const std::string& row) { return go = emit(type, row); });
       return failed.ok() && go;
     }
     for (const TableChangeSet& set : record.tables) {
       for (const RowChangeRecord& change : set.changes) {
         bool go = true;
         switch (change.kind) {
-          case RowChangeKind::kInsert: go = emit(ChangeType::kInsert, change.post); break;
+          case RowChangeKind::kInsert:
+            go = emit(ChangeType::kInsert, change.post);
+            break;
           case RowChangeKind::kUpdate:
             go = emit(ChangeType::kUpdatePreimage, change.pre) && emit(ChangeType::kUpdatePostimage, change.post);
             break;
-          case RowChangeKind::kDelete: go = emit(ChangeType::kDelete, change.pre); break;
+          case RowChangeKind::kDelete:
+            go = emit(ChangeType::kDelete, change.pre);
+            break;
         }
         if (!go) return false;
       }
@@ -693,7 +699,7 @@ Status StoreImpl::Changes(const TableId& id, uint64_t from, uint64_t to, const s
 }
 
 Status StoreImpl::RewindNetChange(uint64_t uid, uint64_t seen, uint64_t point,
-                              const std::function<bool(ChangeType, const std::string& row)>& emit) {
+                                  const std::function<bool(ChangeType, const std::string& row)>& emit) {
   std::vector<ArchivedCut> cuts;
   SPOOL_RETURN_IF_ERROR(ListArchivedCuts(&cuts));
   // From `seen` back to the point: the cuts holding the versions on the way
@@ -701,8 +707,9 @@ Status StoreImpl::RewindNetChange(uint64_t uid, uint64_t seen, uint64_t point,
   std::vector<std::pair<const ArchivedCut*, uint64_t>> path;
   for (uint64_t at = seen; at != point;) {
     if (!IsCutVersion(at)) {
-      return Status::InvalidArgument("version " + std::to_string(seen) + " is not on a history that the rewind to version " +
-                                     std::to_string(point) + " cut");
+      return Status::InvalidArgument("version " + std::to_string(seen) +
+                                     " is not on a history that the rewind to version " + std::to_string(point) +
+                                     " cut");
     }
     const ArchivedCut* cut = nullptr;
     SPOOL_RETURN_IF_ERROR(CutHolding(cuts, at, &cut));
@@ -713,21 +720,22 @@ Status StoreImpl::RewindNetChange(uint64_t uid, uint64_t seen, uint64_t point,
   // `seen` (the last change's post-image); absent when there was none.
   std::map<std::string, std::pair<std::optional<std::string>, std::optional<std::string>>> rows;
   for (auto step = path.rbegin(); step != path.rend(); ++step) {
-    SPOOL_RETURN_IF_ERROR(ScanArchivedUpTo(*step->first, step->second, [&](const LogEntry& entry, CommitRecord& record) {
-      for (TableChangeSet& set : record.tables) {
-        if (set.uid != uid) continue;
-        uint32_t keyless_index = 0;
-        for (RowChangeRecord& change : set.changes) {
-          std::string key =
-              change.key.empty() ? KeylessRowId(entry.position.version, keyless_index++) : std::move(change.key);
-          auto [it, first] = rows.try_emplace(std::move(key));
-          if (first && change.kind != RowChangeKind::kInsert) it->second.first = std::move(change.pre);
-          it->second.second.reset();
-          if (change.kind != RowChangeKind::kDelete) it->second.second = std::move(change.post);
-        }
-      }
-      return Status::OK();
-    }));
+    SPOOL_RETURN_IF_ERROR(
+        ScanArchivedUpTo(*step->first, step->second, [&](const LogEntry& entry, CommitRecord& record) {
+          for (TableChangeSet& set : record.tables) {
+            if (set.uid != uid) continue;
+            uint32_t keyless_index = 0;
+            for (RowChangeRecord& change : set.changes) {
+              std::string key =
+                  change.key.empty() ? KeylessRowId(entry.position.version, keyless_index++) : std::move(change.key);
+              auto [it, first] = rows.try_emplace(std::move(key));
+              if (first && change.kind != RowChangeKind::kInsert) it->second.first = std::move(change.pre);
+              it->second.second.reset();
+              if (change.kind != RowChangeKind::kDelete) it->second.second = std::move(change.post);
+            }
+          }
+          return Status::OK();
+        }));
   }
   for (const auto& [key, images] : rows) {
     const auto& [at_point, at_seen] = images;
@@ -742,7 +750,7 @@ Status StoreImpl::RewindNetChange(uint64_t uid, uint64_t seen, uint64_t point,
 }
 
 Status StoreImpl::ReadArchived(const ArchivedCut& cut, const TableId& id, uint64_t version,
-                           const std::function<bool(const Row&)>& visit, TableInfo* table_out) {
+                               const std::function<bool(const Row&)>& visit, TableInfo* table_out) {
   if (cut.commits == 0 || version < cut.first_version || version > cut.last_version) {
     return Status::InvalidArgument("version " + std::to_string(version) + " is not in the archived cut " + cut.dir +
                                    " (versions " + std::to_string(cut.first_version) + "-" +
@@ -767,8 +775,8 @@ Status StoreImpl::ReadArchived(const ArchivedCut& cut, const TableId& id, uint64
 
 // A version a rewind cut, read from the archive.
 Status StoreImpl::ScanCutVersion(const TableId& id, const ReadOptions& options,
-                             const std::function<bool(const RowView&)>& visit, TableInfo* table_out,
-                             uint64_t* version_read) {
+                                 const std::function<bool(const RowView&)>& visit, TableInfo* table_out,
+                                 uint64_t* version_read) {
   TableInfo table;
   std::map<std::string, std::string> rows;
   {
@@ -809,14 +817,15 @@ Status StoreImpl::CutHolding(const std::vector<ArchivedCut>& cuts, uint64_t vers
 }
 
 Status StoreImpl::ScanArchivedUpTo(const ArchivedCut& cut, uint64_t version,
-                               const std::function<Status(const LogEntry&, CommitRecord&)>& visit) {
+                                   const std::function<Status(const LogEntry&, CommitRecord&)>& visit) {
   Status failed;
   bool reached = false;
   SPOOL_RETURN_IF_ERROR(ScanArchivedCut(options_.env, cut.dir, [&](const LogEntry& entry) {
     if (entry.position.version > version) return false;
     reached = entry.position.version == version;
     CommitRecord record;
-    failed = DecodeCommit(entry.body, &record).WithContext("archived version " + std::to_string(entry.position.version));
+    failed =
+        DecodeCommit(entry.body, &record).WithContext("archived version " + std::to_string(entry.position.version));
     if (failed.ok()) failed = visit(entry, record);
     return failed.ok();
   }));
@@ -829,8 +838,8 @@ Status StoreImpl::ScanArchivedUpTo(const ArchivedCut& cut, uint64_t version,
   return Status::OK();
 }
 
-Status StoreImpl::RowsAtLocked(const std::vector<ArchivedCut>* cuts, const TableId& id, uint64_t version, TableInfo* table,
-                           std::map<std::string, std::string>* rows) {
+Status StoreImpl::RowsAtLocked(const std::vector<ArchivedCut>* cuts, const TableId& id, uint64_t version,
+                               TableInfo* table, std::map<std::string, std::string>* rows) {
   rows->clear();
   if (cuts != nullptr && IsCutVersion(version)) return ArchivedRowsLocked(*cuts, id, version, table, rows);
   if (version == 0) return Status::NotFound("no table " + id.ToString() + " before the first version");
@@ -846,7 +855,7 @@ Status StoreImpl::RowsAtLocked(const std::vector<ArchivedCut>* cuts, const Table
 }
 
 Status StoreImpl::ArchivedRowsLocked(const std::vector<ArchivedCut>& cuts, const TableId& id, uint64_t version,
-                                 TableInfo* table_out, std::map<std::string, std::string>* rows) {
+                                     TableInfo* table_out, std::map<std::string, std::string>* rows) {
   const ArchivedCut* cut = nullptr;
   SPOOL_RETURN_IF_ERROR(CutHolding(cuts, version, &cut));
   // The table at the cut's point: on the current history, or cut by a

@@ -134,9 +134,9 @@ class Verifier {
       if (p.store_id != 0 && p.store_id != store_id) {
         file.status = Status::Corruption(file.path + ": the state of another store");
       } else if (p.epoch == newest.epoch && p.version > newest.version) {
-        file.status = Status::Corruption(file.path + ": applied version " + std::to_string(p.version) +
-                                         ", which the log does not have (it ends at " +
-                                         std::to_string(newest.version) + ")");
+        file.status =
+            Status::Corruption(file.path + ": applied version " + std::to_string(p.version) +
+                               ", which the log does not have (it ends at " + std::to_string(newest.version) + ")");
       }
     };
     for (const auto& [index, position] : positions_) check(report_->files[index], position);
@@ -216,7 +216,7 @@ class Verifier {
   const StoreOptions& options_;
   const std::string dir_;
   VerifyReport* const report_;
-  std::optional<StatePosition> applied_;                    // the live state's
+  std::optional<StatePosition> applied_;                     // the live state's
   std::vector<std::pair<size_t, StatePosition>> positions_;  // report index, position: the state and its copies
   std::unique_ptr<spool::Log> log_;
 };

@@ -18,9 +18,9 @@
 // target, or a definition under which the target can no longer hold them
 // (another flow writing it, a renamed aggregate), moves them back into
 // the state table first.
-#include <absl/container/flat_hash_map.h>
-
 #include <algorithm>
+
+#include <absl/container/flat_hash_map.h>
 
 #include "operators_internal.h"
 #include "spool/stream/expression.h"
@@ -47,9 +47,10 @@ class AggregateOp : public Operator {
     place_ = place;
     SPOOL_RETURN_IF_ERROR(FindColumns(input, step.group_by, place, "group_by", &group_columns_));
     if (group_columns_.empty() && !step.window) {
-      return Status::InvalidArgument(place + ": a streaming aggregate needs group_by columns (its rows are updated "
-                                             "by group); to aggregate everything, group by a constant column made "
-                                             "with a select");
+      return Status::InvalidArgument(place +
+                                     ": a streaming aggregate needs group_by columns (its rows are updated "
+                                     "by group); to aggregate everything, group by a constant column made "
+                                     "with a select");
     }
     if (step.window) {
       std::vector<size_t> time;
@@ -97,7 +98,8 @@ class AggregateOp : public Operator {
     f += "] aggregates=[";
     for (size_t i = 0; i < step_.aggregates.size(); ++i) {
       f += std::string(AggregateFnName(step_.aggregates[i].fn)) + "(" + step_.aggregates[i].expression + "):" +
-           std::string(ColumnTypeName(output_.columns()[output_.columns().size() - step_.aggregates.size() + i].type)) + ",";
+           std::string(ColumnTypeName(output_.columns()[output_.columns().size() - step_.aggregates.size() + i].type)) +
+           ",";
     }
     f += "]";
     if (step_.window) f += " window=" + step_.window->time_column + "/" + std::to_string(step_.window->size_us) + "us";
@@ -161,7 +163,8 @@ class AggregateOp : public Operator {
     std::vector<Row> out;
     WriteGroups(ctx, touched, &out);
     if (step_.window && max_time) {
-      watermark_ = std::max(watermark_.value_or(INT64_MIN), SubtractSaturating(*max_time, step_.window->watermark_delay_us));
+      watermark_ =
+          std::max(watermark_.value_or(INT64_MIN), SubtractSaturating(*max_time, step_.window->watermark_delay_us));
       CloseWindows(ctx, &out);
     }
     batch->rows = std::move(out);
@@ -195,7 +198,8 @@ class AggregateOp : public Operator {
       Expression e;
       ColumnType type = ColumnType::kInt64;
       if (agg.expression.empty()) {
-        if (agg.fn != AggregateFn::kCount) return Status::InvalidArgument(at + ": " + std::string(AggregateFnName(agg.fn)) + " needs an expression");
+        if (agg.fn != AggregateFn::kCount)
+          return Status::InvalidArgument(at + ": " + std::string(AggregateFnName(agg.fn)) + " needs an expression");
       } else {
         Status s = Expression::Parse(agg.expression, input, &e);
         if (!s.ok()) return Status::InvalidArgument(at + ": " + std::string(s.message()));
@@ -483,7 +487,8 @@ class AggregateOp : public Operator {
     SPOOL_RETURN_IF_ERROR(ColumnsIn(target, {parts.begin() + 1, parts.end()}, &columns));
     const Transaction::TableRef state = setup->Table(state_id_);
     setup->Delete(state, {Bytes{marker}});
-    const std::vector<size_t> group_columns(columns.begin(), columns.begin() + static_cast<long>(group_columns_.size()));
+    const std::vector<size_t> group_columns(columns.begin(),
+                                            columns.begin() + static_cast<long>(group_columns_.size()));
     const uint32_t slot = NewSlot();
     SPOOL_RETURN_IF_ERROR(store_->Read(from, {}, [&](const Row& row) {
       groups_[slot].key = KeyBytes(row, group_columns);
@@ -543,7 +548,8 @@ class AggregateOp : public Operator {
     const AggregateFn fn = step_.aggregates[i].fn;
     const bool first = acc->count++ == 0;
     switch (fn) {
-      case AggregateFn::kCount: return Status::OK();
+      case AggregateFn::kCount:
+        return Status::OK();
       case AggregateFn::kSum:
         if (first) {
           acc->value = v;
@@ -558,7 +564,8 @@ class AggregateOp : public Operator {
         }
         return Status::OK();
       case AggregateFn::kAvg: {
-        const double d = std::holds_alternative<int64_t>(v) ? static_cast<double>(std::get<int64_t>(v)) : std::get<double>(v);
+        const double d =
+            std::holds_alternative<int64_t>(v) ? static_cast<double>(std::get<int64_t>(v)) : std::get<double>(v);
         acc->value = first ? d : std::get<double>(acc->value) + d;
         return Status::OK();
       }
@@ -618,11 +625,15 @@ class AggregateOp : public Operator {
     for (size_t a = 0; a < exprs_.size(); ++a) {
       const Accumulator& acc = accs[a];
       switch (step_.aggregates[a].fn) {
-        case AggregateFn::kCount: row.push_back(acc.count); break;
+        case AggregateFn::kCount:
+          row.push_back(acc.count);
+          break;
         case AggregateFn::kAvg:
           row.push_back(acc.count == 0 ? Value() : Value(std::get<double>(acc.value) / static_cast<double>(acc.count)));
           break;
-        default: row.push_back(acc.count == 0 ? Value() : acc.value); break;
+        default:
+          row.push_back(acc.count == 0 ? Value() : acc.value);
+          break;
       }
     }
     return row;
@@ -639,17 +650,17 @@ class AggregateOp : public Operator {
   TableId state_id_;
   Index index_;
   std::vector<Group> groups_;
-  std::vector<bool> dirty_;          // touched by the batch being processed
+  std::vector<bool> dirty_;  // touched by the batch being processed
   std::vector<Accumulator> accs_;
   std::vector<uint32_t> free_slots_;
-  std::vector<std::string> keys_;    // Process's, per row, kept for their capacity
+  std::vector<std::string> keys_;  // Process's, per row, kept for their capacity
   std::vector<uint32_t> slots_;
   std::optional<int64_t> watermark_;
   bool reset_ = false;
   std::optional<TableId> target_;  // the flow's (its last step's)
   bool only_writer_ = false;
-  bool in_target_ = false;    // this run keeps the groups in target_ …
-  bool mark_target_ = false;  // … and its first batch writes the marker
+  bool in_target_ = false;              // this run keeps the groups in target_ …
+  bool mark_target_ = false;            // … and its first batch writes the marker
   std::vector<size_t> target_columns_;  // in_target_: each output column's position in the target
   std::vector<size_t> target_key_;      // … and the target's key columns, as indexes of group_columns_
 };

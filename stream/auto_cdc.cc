@@ -37,7 +37,8 @@ class AutoCdcOp : public Operator {
     seq_type_ = input.columns()[seq_].type;
     if (seq_type_ == ColumnType::kBool || seq_type_ == ColumnType::kBytes) {
       return Status::InvalidArgument(place + ": sequence_by column '" + step.sequence_by + "' is " +
-                                     std::string(ColumnTypeName(seq_type_)) + "; it must be a number, string or timestamp");
+                                     std::string(ColumnTypeName(seq_type_)) +
+                                     "; it must be a number, string or timestamp");
     }
     if (!step.apply_as_deletes.empty()) {
       Status s = Expression::Parse(step.apply_as_deletes, input, &deletes_);
@@ -50,9 +51,11 @@ class AutoCdcOp : public Operator {
     if (!step.column_list.empty() && !step.except_column_list.empty()) {
       return Status::InvalidArgument(place + ": give column_list or except_column_list, not both");
     }
-    if (step.scd_type != 1 && step.scd_type != 2) return Status::InvalidArgument(place + ": stored_as_scd_type is 1 or 2");
+    if (step.scd_type != 1 && step.scd_type != 2)
+      return Status::InvalidArgument(place + ": stored_as_scd_type is 1 or 2");
     if (!step.track_history_column_list.empty() && !step.track_history_except_column_list.empty()) {
-      return Status::InvalidArgument(place + ": give track_history_column_list or track_history_except_column_list, not both");
+      return Status::InvalidArgument(place +
+                                     ": give track_history_column_list or track_history_except_column_list, not both");
     }
     std::vector<size_t> chosen;
     SPOOL_RETURN_IF_ERROR(ChooseColumns(step, input, place, &chosen));
@@ -86,7 +89,8 @@ class AutoCdcOp : public Operator {
         }
       }
       if (IsNull(row[seq_])) {
-        return Status::InvalidArgument(place_ + ": sequence_by column '" + step_.sequence_by + "' is NULL in a change event");
+        return Status::InvalidArgument(place_ + ": sequence_by column '" + step_.sequence_by +
+                                       "' is NULL in a change event");
       }
       CdcEvent e;
       e.seq = row[seq_];
@@ -126,7 +130,8 @@ class AutoCdcOp : public Operator {
     }
     for (size_t k : keys_) {
       if (std::find(chosen->begin(), chosen->end(), k) == chosen->end()) {
-        return Status::InvalidArgument(place + ": key column '" + input.columns()[k].name + "' must be kept in the target");
+        return Status::InvalidArgument(place + ": key column '" + input.columns()[k].name +
+                                       "' must be kept in the target");
       }
     }
     return Status::OK();
@@ -178,9 +183,9 @@ class AutoCdcOp : public Operator {
   Status TrackHistory(const AutoCdcStep& step, const Schema& input, const std::string& place) {
     std::vector<size_t> listed;
     const bool only = !step.track_history_column_list.empty();
-    SPOOL_RETURN_IF_ERROR(FindColumns(input, only ? step.track_history_column_list : step.track_history_except_column_list,
-                                      place, only ? "track_history_column_list" : "track_history_except_column_list",
-                                      &listed));
+    SPOOL_RETURN_IF_ERROR(
+        FindColumns(input, only ? step.track_history_column_list : step.track_history_except_column_list, place,
+                    only ? "track_history_column_list" : "track_history_except_column_list", &listed));
     for (size_t i = 0; i < values_.size(); ++i) {
       const bool in_list = std::find(listed.begin(), listed.end(), values_[i]) != listed.end();
       if (in_list == only) tracked_.push_back(i);

@@ -1,8 +1,9 @@
 // CSV splitting (RFC 4180); see csv_reader.h.
 #include "csv_reader.h"
-#include "invariant.h"
 
 #include <algorithm>
+
+#include "invariant.h"
 
 namespace spool {
 
@@ -65,8 +66,8 @@ Status CsvReader::ReadQuoted(CsvField* field) {
       pos_ = data_.size();
       return Error(start_line, "a quoted field is never closed");
     }
-    line_ += static_cast<uint64_t>(std::count(data_.begin() + static_cast<ptrdiff_t>(pos_),
-                                              data_.begin() + static_cast<ptrdiff_t>(quote), '\n'));
+    line_ += static_cast<uint64_t>(
+        std::count(data_.begin() + static_cast<ptrdiff_t>(pos_), data_.begin() + static_cast<ptrdiff_t>(quote), '\n'));
     pos_ = quote + 1;
     if (pos_ < data_.size() && data_[pos_] == '"') {
       field->escaped = true;

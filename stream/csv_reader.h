@@ -19,8 +19,8 @@
 namespace spool {
 
 struct CsvField {
-  std::string_view raw;    // as written, without the enclosing quotes
-  std::string unescaped;   // raw with "" made ", when `escaped`
+  std::string_view raw;   // as written, without the enclosing quotes
+  std::string unescaped;  // raw with "" made ", when `escaped`
   bool quoted = false;
   bool escaped = false;
   std::string_view text() const { return escaped ? std::string_view(unescaped) : raw; }

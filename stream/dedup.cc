@@ -108,7 +108,8 @@ class DedupOp : public Operator {
 
 }  // namespace
 
-Status CompileDedup(const DedupStep& step, const Schema& input, const std::string& place, std::unique_ptr<Operator>* op) {
+Status CompileDedup(const DedupStep& step, const Schema& input, const std::string& place,
+                    std::unique_ptr<Operator>* op) {
   auto dedup = std::make_unique<DedupOp>();
   SPOOL_RETURN_IF_ERROR(dedup->Init(step, input, place + ".dedup"));
   *op = std::move(dedup);

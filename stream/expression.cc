@@ -11,19 +11,37 @@
 namespace spool {
 
 enum class Op {
-  kLiteral, kColumn, kNegate, kNot, kAnd, kOr, kCompare, kArithmetic, kConcat, kIsNull, kIsNotNull, kCase,
-  kCoalesce, kLower, kUpper, kLength, kAbs, kRound, kDateTrunc, kCast
+  kLiteral,
+  kColumn,
+  kNegate,
+  kNot,
+  kAnd,
+  kOr,
+  kCompare,
+  kArithmetic,
+  kConcat,
+  kIsNull,
+  kIsNotNull,
+  kCase,
+  kCoalesce,
+  kLower,
+  kUpper,
+  kLength,
+  kAbs,
+  kRound,
+  kDateTrunc,
+  kCast
 };
 
 struct Expression::Node {
   Op op = Op::kLiteral;
-  size_t pos = 1;                    // the column of `text` it starts at
-  std::optional<ColumnType> type;    // none: the NULL literal
+  size_t pos = 1;                  // the column of `text` it starts at
+  std::optional<ColumnType> type;  // none: the NULL literal
   bool nullable = false;
-  Value literal;                     // kLiteral
-  size_t column = 0;                 // kColumn
-  std::string symbol;                // kCompare, kArithmetic: the operator
-  int64_t unit = 0;                  // kRound: digits; kDateTrunc: micros
+  Value literal;       // kLiteral
+  size_t column = 0;   // kColumn
+  std::string symbol;  // kCompare, kArithmetic: the operator
+  int64_t unit = 0;    // kRound: digits; kDateTrunc: micros
   std::vector<std::unique_ptr<Node>> args;
 };
 
@@ -145,9 +163,12 @@ class Parser {
   bool IsSymbol(std::string_view symbol) const { return Peek().kind == Tok::kSymbol && Peek().text == symbol; }
   static std::string Describe(const Token& t) {
     switch (t.kind) {
-      case Tok::kEnd: return "end of expression";
-      case Tok::kString: return "string '" + t.text + "'";
-      default: return "'" + t.text + "'";
+      case Tok::kEnd:
+        return "end of expression";
+      case Tok::kString:
+        return "string '" + t.text + "'";
+      default:
+        return "'" + t.text + "'";
     }
   }
   Status Expect(std::string_view symbol) {
@@ -315,8 +336,8 @@ class Parser {
       const bool doubles = op.text == "/" || lt == ColumnType::kDouble || rt == ColumnType::kDouble;
       type = doubles ? ColumnType::kDouble : ColumnType::kInt64;
     }
-    NodePtr node = Make(op.text == "||" ? Op::kConcat : Op::kArithmetic, op.pos, type,
-                        (*left)->nullable || right->nullable);
+    NodePtr node =
+        Make(op.text == "||" ? Op::kConcat : Op::kArithmetic, op.pos, type, (*left)->nullable || right->nullable);
     node->symbol = op.text;
     Adopt(std::move(node), left, std::move(right));
     return Status::OK();
@@ -482,13 +503,12 @@ class Parser {
     }
     SPOOL_RETURN_IF_ERROR(Expect(")"));
     const auto from = operand->type;
-    const bool allowed = !from || from == to || to == ColumnType::kString ||
-                         (to == ColumnType::kBytes && from == ColumnType::kString) ||
-                         (from == ColumnType::kString && to != ColumnType::kBytes) ||
-                         (IsNumeric(from) && (IsNumeric(to) || to == ColumnType::kBool)) ||
-                         (from == ColumnType::kBool && IsNumeric(to)) ||
-                         (from == ColumnType::kInt64 && to == ColumnType::kTimestamp) ||
-                         (from == ColumnType::kTimestamp && to == ColumnType::kInt64);
+    const bool allowed =
+        !from || from == to || to == ColumnType::kString || (to == ColumnType::kBytes && from == ColumnType::kString) ||
+        (from == ColumnType::kString && to != ColumnType::kBytes) ||
+        (IsNumeric(from) && (IsNumeric(to) || to == ColumnType::kBool)) ||
+        (from == ColumnType::kBool && IsNumeric(to)) || (from == ColumnType::kInt64 && to == ColumnType::kTimestamp) ||
+        (from == ColumnType::kTimestamp && to == ColumnType::kInt64);
     if (!allowed) return ErrorAt(pos, "cannot cast " + TypeName(from) + " to " + TypeName(to));
     *out = Make(Op::kCast, pos, to, operand->nullable);
     (*out)->args.push_back(std::move(operand));
@@ -505,9 +525,10 @@ class Parser {
     // It takes `lo` to `hi` arguments.
     Status Arity(size_t lo, size_t hi) const {
       if (args.size() < lo || args.size() > hi) {
-        return ErrorAt(token.pos, name + " takes " + (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " +
-                                                                                         std::to_string(hi)) +
-                                      " argument(s), not " + std::to_string(args.size()));
+        return ErrorAt(token.pos,
+                       name + " takes " +
+                           (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)) +
+                           " argument(s), not " + std::to_string(args.size()));
       }
       return Status::OK();
     }
@@ -556,14 +577,14 @@ class Parser {
       SPOOL_RETURN_IF_ERROR(call.Arity(1, 64));
       std::vector<const Node*> all;
       for (const NodePtr& a : args) all.push_back(a.get());
-      *node = Make(Op::kCoalesce, pos, std::nullopt, std::all_of(args.begin(), args.end(), [](const NodePtr& a) {
-                     return a->nullable;
-                   }));
+      *node = Make(Op::kCoalesce, pos, std::nullopt,
+                   std::all_of(args.begin(), args.end(), [](const NodePtr& a) { return a->nullable; }));
       return Common(all, "coalesce", &(*node)->type);
     }
     if (name == "lower" || name == "upper") {
       SPOOL_RETURN_IF_ERROR(call.Arity(1, 1));
-      SPOOL_RETURN_IF_ERROR(call.Need(0, [](ColumnType c) { return c == ColumnType::kString; }, "a string"));
+      SPOOL_RETURN_IF_ERROR(call.Need(
+          0, [](ColumnType c) { return c == ColumnType::kString; }, "a string"));
       *node = Make(name == "lower" ? Op::kLower : Op::kUpper, pos, ColumnType::kString, AnyNullable(args));
       return Status::OK();
     }
@@ -576,7 +597,8 @@ class Parser {
     }
     if (name == "abs") {
       SPOOL_RETURN_IF_ERROR(call.Arity(1, 1));
-      SPOOL_RETURN_IF_ERROR(call.Need(0, [](ColumnType c) { return IsNumeric(c); }, "a number"));
+      SPOOL_RETURN_IF_ERROR(call.Need(
+          0, [](ColumnType c) { return IsNumeric(c); }, "a number"));
       *node = Make(Op::kAbs, pos, args[0]->type ? args[0]->type : ColumnType::kInt64, AnyNullable(args));
       return Status::OK();
     }
@@ -590,7 +612,8 @@ class Parser {
   static Status TypeRound(FunctionCall& call, NodePtr* node) {
     std::vector<NodePtr>& args = call.args;
     SPOOL_RETURN_IF_ERROR(call.Arity(1, 2));
-    SPOOL_RETURN_IF_ERROR(call.Need(0, [](ColumnType c) { return IsNumeric(c); }, "a number"));
+    SPOOL_RETURN_IF_ERROR(call.Need(
+        0, [](ColumnType c) { return IsNumeric(c); }, "a number"));
     int64_t digits = 0;
     if (args.size() == 2) {
       const Node& d = *args[1];
@@ -617,14 +640,14 @@ class Parser {
     static constexpr std::pair<std::string_view, int64_t> kUnits[] = {
         {"second", 1'000'000}, {"minute", 60'000'000}, {"hour", 3'600'000'000}, {"day", 86'400'000'000}};
     const std::string* text = unit.op == Op::kLiteral ? std::get_if<std::string>(&unit.literal) : nullptr;
-    const auto found =
-        text == nullptr ? std::end(kUnits)
-                        : std::find_if(std::begin(kUnits), std::end(kUnits),
-                                       [&](const auto& u) { return u.first == Lower(*text); });
+    const auto found = text == nullptr ? std::end(kUnits)
+                                       : std::find_if(std::begin(kUnits), std::end(kUnits),
+                                                      [&](const auto& u) { return u.first == Lower(*text); });
     if (found == std::end(kUnits)) {
       return ErrorAt(unit.pos, "date_trunc's unit must be 'second', 'minute', 'hour' or 'day'");
     }
-    SPOOL_RETURN_IF_ERROR(call.Need(1, [](ColumnType c) { return c == ColumnType::kTimestamp; }, "a timestamp"));
+    SPOOL_RETURN_IF_ERROR(call.Need(
+        1, [](ColumnType c) { return c == ColumnType::kTimestamp; }, "a timestamp"));
     args.erase(args.begin());
     *node = Make(Op::kDateTrunc, call.token.pos, ColumnType::kTimestamp, AnyNullable(args));
     (*node)->unit = found->second;
@@ -673,8 +696,12 @@ Status CastValue(const Node& n, const Value& v, Value* out) {
   const ColumnType to = *n.type;
   const auto fail = [&] { return ErrorAt(n.pos, "cannot cast '" + FormatValue(v) + "' to " + TypeName(to)); };
   switch (to) {
-    case ColumnType::kString: *out = FormatValue(v); return Status::OK();
-    case ColumnType::kBytes: *out = Bytes{FormatValue(v)}; return Status::OK();
+    case ColumnType::kString:
+      *out = FormatValue(v);
+      return Status::OK();
+    case ColumnType::kBytes:
+      *out = Bytes{FormatValue(v)};
+      return Status::OK();
     case ColumnType::kInt64:
       if (const auto* d = std::get_if<double>(&v)) {
         if (!std::isfinite(*d) || *d >= 9223372036854775808.0 || *d < -9223372036854775808.0) return fail();
@@ -737,9 +764,15 @@ Status Arithmetic(const Node& n, const Value& a, const Value& b, Value* out) {
     int64_t r = 0;
     bool overflow = false;
     switch (op) {
-      case '+': overflow = __builtin_add_overflow(x, y, &r); break;
-      case '-': overflow = __builtin_sub_overflow(x, y, &r); break;
-      case '*': overflow = __builtin_mul_overflow(x, y, &r); break;
+      case '+':
+        overflow = __builtin_add_overflow(x, y, &r);
+        break;
+      case '-':
+        overflow = __builtin_sub_overflow(x, y, &r);
+        break;
+      case '*':
+        overflow = __builtin_mul_overflow(x, y, &r);
+        break;
       default:  // %
         if (y == 0) return ErrorAt(n.pos, "division by zero");
         r = y == -1 ? 0 : x % y;
@@ -753,11 +786,20 @@ Status Arithmetic(const Node& n, const Value& a, const Value& b, Value* out) {
   const double x = AsDouble(a), y = AsDouble(b);
   if ((op == '/' || op == '%') && y == 0) return ErrorAt(n.pos, "division by zero");
   switch (op) {
-    case '+': *out = x + y; break;
-    case '-': *out = x - y; break;
-    case '*': *out = x * y; break;
-    case '/': *out = x / y; break;
-    default: *out = std::fmod(x, y);
+    case '+':
+      *out = x + y;
+      break;
+    case '-':
+      *out = x - y;
+      break;
+    case '*':
+      *out = x * y;
+      break;
+    case '/':
+      *out = x / y;
+      break;
+    default:
+      *out = std::fmod(x, y);
   }
   return Status::OK();
 }
@@ -818,7 +860,9 @@ Status RoundInt64(const Node& n, int64_t i, Value* out) {
 // An operator of one or two operands, evaluated already and none NULL.
 Status Apply(const Node& n, const std::array<Value, 2>& args, Value* out) {
   switch (n.op) {
-    case Op::kNot: *out = !std::get<bool>(args[0]); return Status::OK();
+    case Op::kNot:
+      *out = !std::get<bool>(args[0]);
+      return Status::OK();
     case Op::kNegate:
       if (const auto* i = std::get_if<int64_t>(&args[0])) {
         if (*i == INT64_MIN) return ErrorAt(n.pos, "int64 overflow in -" + std::to_string(*i));
@@ -833,8 +877,11 @@ Status Apply(const Node& n, const std::array<Value, 2>& args, Value* out) {
       *out = s == "=" ? c == 0 : s == "!=" ? c != 0 : s == "<" ? c < 0 : s == "<=" ? c <= 0 : s == ">" ? c > 0 : c >= 0;
       return Status::OK();
     }
-    case Op::kArithmetic: return Arithmetic(n, args[0], args[1], out);
-    case Op::kConcat: *out = std::get<std::string>(args[0]) + std::get<std::string>(args[1]); return Status::OK();
+    case Op::kArithmetic:
+      return Arithmetic(n, args[0], args[1], out);
+    case Op::kConcat:
+      *out = std::get<std::string>(args[0]) + std::get<std::string>(args[1]);
+      return Status::OK();
     case Op::kLower:
     case Op::kUpper: {
       std::string s = std::get<std::string>(args[0]);
@@ -876,8 +923,10 @@ Status Apply(const Node& n, const std::array<Value, 2>& args, Value* out) {
       *out = Timestamp{floor};
       return Status::OK();
     }
-    case Op::kCast: return CastValue(n, args[0], out);
-    default: return Status::InvalidArgument("unknown expression node");
+    case Op::kCast:
+      return CastValue(n, args[0], out);
+    default:
+      return Status::InvalidArgument("unknown expression node");
   }
 }
 
@@ -890,11 +939,20 @@ Status Eval(const Node& n, const Row& row, Value* out) {
   if (count > args.size()) return ErrorAt(n.pos, "an operator with more than two operands");  // the parser's bug
   for (size_t i = 0; i < count; ++i) SPOOL_RETURN_IF_ERROR(Eval(*n.args[i], row, &args[i]));
   switch (n.op) {
-    case Op::kLiteral: *out = n.literal; return Status::OK();
-    case Op::kColumn: *out = row[n.column]; return Status::OK();
-    case Op::kIsNull: *out = IsNull(args[0]); return Status::OK();
-    case Op::kIsNotNull: *out = !IsNull(args[0]); return Status::OK();
-    default: break;
+    case Op::kLiteral:
+      *out = n.literal;
+      return Status::OK();
+    case Op::kColumn:
+      *out = row[n.column];
+      return Status::OK();
+    case Op::kIsNull:
+      *out = IsNull(args[0]);
+      return Status::OK();
+    case Op::kIsNotNull:
+      *out = !IsNull(args[0]);
+      return Status::OK();
+    default:
+      break;
   }
   const bool any_null = std::any_of(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(count),
                                     [](const Value& v) { return IsNull(v); });

@@ -39,7 +39,7 @@ struct StateTableSpec {
 struct BatchContext {
   Store* store = nullptr;
   Transaction* txn = nullptr;
-  uint64_t late_rows = 0;  // rows dropped behind a watermark
+  uint64_t late_rows = 0;               // rows dropped behind a watermark
   class Source* side_source = nullptr;  // an operator's second stream …
   Batch side;                           // … and its rows in this batch
 };
@@ -182,8 +182,8 @@ Status CompileStep(const StepSpec& step, const Schema& input, const std::string&
 // the reading flow writes.
 Status MakeDatasetSource(const SourceSpec& spec, const TableInfo& table, const TableId& target, uint64_t max_rows,
                          bool as_table, std::unique_ptr<Source>* source);
-Status MakeFileSource(const SourceSpec& spec, Env* env, const std::string& place, uint64_t max_files,
-                      uint64_t max_rows, std::unique_ptr<Source>* source);
+Status MakeFileSource(const SourceSpec& spec, Env* env, const std::string& place, uint64_t max_files, uint64_t max_rows,
+                      std::unique_ptr<Source>* source);
 Status MakeTopicSource(const SourceSpec& spec, Env* env, const std::string& place, uint64_t max_rows,
                        std::unique_ptr<Source>* source);
 

@@ -20,21 +20,22 @@ void AppendKeyBytes(const Value& value, std::string* out) {
     n = 9;
   };
   std::string_view chars;  // after the head: a string's bytes, the head holding its length
-  std::visit([&](const auto& v) {
-    using T = std::decay_t<decltype(v)>;
-    if constexpr (std::is_same_v<T, int64_t>) fixed(static_cast<uint64_t>(v));
-    else if constexpr (std::is_same_v<T, double>) fixed(std::bit_cast<uint64_t>(v));
-    else if constexpr (std::is_same_v<T, std::string>) {
-      fixed(v.size());
-      chars = v;
-    }
-    else if constexpr (std::is_same_v<T, bool>) head[n++] = v ? '1' : '0';
-    else if constexpr (std::is_same_v<T, Timestamp>) fixed(static_cast<uint64_t>(v.micros));
-    else if constexpr (std::is_same_v<T, Bytes>) {
-      fixed(v.data.size());
-      chars = v.data;
-    }
-  }, value);
+  std::visit(
+      [&](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, int64_t>) fixed(static_cast<uint64_t>(v));
+        else if constexpr (std::is_same_v<T, double>) fixed(std::bit_cast<uint64_t>(v));
+        else if constexpr (std::is_same_v<T, std::string>) {
+          fixed(v.size());
+          chars = v;
+        } else if constexpr (std::is_same_v<T, bool>) head[n++] = v ? '1' : '0';
+        else if constexpr (std::is_same_v<T, Timestamp>) fixed(static_cast<uint64_t>(v.micros));
+        else if constexpr (std::is_same_v<T, Bytes>) {
+          fixed(v.data.size());
+          chars = v.data;
+        }
+      },
+      value);
   out->append(head, n);
   out->append(chars);
 }
@@ -50,7 +51,9 @@ Status FindColumns(const Schema& schema, const std::vector<std::string>& names, 
   columns->clear();
   for (const std::string& name : names) {
     std::optional<size_t> c = schema.FindColumn(name);
-    if (!c) return Status::InvalidArgument(place + ": " + std::string(what) + " names unknown column '" + name + "' (columns: " + ColumnNames(schema) + ")");
+    if (!c)
+      return Status::InvalidArgument(place + ": " + std::string(what) + " names unknown column '" + name +
+                                     "' (columns: " + ColumnNames(schema) + ")");
     columns->push_back(*c);
   }
   return Status::OK();
@@ -154,7 +157,9 @@ class MapOp : public Operator {
       if (!s.ok()) return s.WithContext(place_);
       for (size_t i = before; i < out.size(); ++i) {
         s = output_.Validate(out[i]);
-        if (!s.ok()) return Status::InvalidArgument(place_ + ": emitted a row that does not fit its columns: " + std::string(s.message()));
+        if (!s.ok())
+          return Status::InvalidArgument(place_ +
+                                         ": emitted a row that does not fit its columns: " + std::string(s.message()));
       }
     }
     batch->rows = std::move(out);
@@ -300,7 +305,9 @@ Status CompileStep(const StepSpec& spec, const Schema& input, const std::string&
       const auto& [name, text] = select->columns[i];
       Expression e;
       Status s = Expression::Parse(text, input, &e);
-      if (!s.ok()) return Status::InvalidArgument(place + ".select[" + std::to_string(i) + "] " + name + ": " + std::string(s.message()));
+      if (!s.ok())
+        return Status::InvalidArgument(place + ".select[" + std::to_string(i) + "] " + name + ": " +
+                                       std::string(s.message()));
       columns.push_back(Column{name, e.type(), e.nullable()});
       exprs.push_back(std::move(e));
     }

@@ -29,9 +29,10 @@ Status CompileStatefulStep(const StepSpec& spec, const Schema& input, const std:
                            std::unique_ptr<Operator>* op);
 Status CompileAggregate(const AggregateStep& step, const Schema& input, const std::string& place,
                         std::unique_ptr<Operator>* op);
-Status CompileDedup(const DedupStep& step, const Schema& input, const std::string& place, std::unique_ptr<Operator>* op);
-Status CompileStreamJoin(const StreamJoinStep& step, const Schema& input, const std::string& place,
-                         CompileContext& ctx, std::unique_ptr<Operator>* op);
+Status CompileDedup(const DedupStep& step, const Schema& input, const std::string& place,
+                    std::unique_ptr<Operator>* op);
+Status CompileStreamJoin(const StreamJoinStep& step, const Schema& input, const std::string& place, CompileContext& ctx,
+                         std::unique_ptr<Operator>* op);
 Status CompileAutoCdc(const AutoCdcStep& step, const Schema& input, const std::string& place,
                       std::unique_ptr<Operator>* op);
 
@@ -39,7 +40,8 @@ Status CompileAutoCdc(const AutoCdcStep& step, const Schema& input, const std::s
 // watermark far in the past).
 inline int64_t SubtractSaturating(int64_t a, uint64_t b) {
   int64_t out;
-  if (b > static_cast<uint64_t>(INT64_MAX) || __builtin_sub_overflow(a, static_cast<int64_t>(b), &out)) return INT64_MIN;
+  if (b > static_cast<uint64_t>(INT64_MAX) || __builtin_sub_overflow(a, static_cast<int64_t>(b), &out))
+    return INT64_MIN;
   return out;
 }
 

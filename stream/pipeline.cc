@@ -8,8 +8,9 @@
 #include <chrono>
 #include <cstdint>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <random>
+
+#include <nlohmann/json.hpp>
 
 #include "json_text.h"
 #include "pipeline_impl.h"
@@ -65,15 +66,24 @@ std::string NewUpdateId() {
 
 std::string_view UpdateStateName(UpdateState state) {
   switch (state) {
-    case UpdateState::kQueued: return "QUEUED";
-    case UpdateState::kInitializing: return "INITIALIZING";
-    case UpdateState::kResetting: return "RESETTING";
-    case UpdateState::kSettingUpTables: return "SETTING_UP_TABLES";
-    case UpdateState::kRunning: return "RUNNING";
-    case UpdateState::kStopping: return "STOPPING";
-    case UpdateState::kCompleted: return "COMPLETED";
-    case UpdateState::kFailed: return "FAILED";
-    case UpdateState::kCanceled: return "CANCELED";
+    case UpdateState::kQueued:
+      return "QUEUED";
+    case UpdateState::kInitializing:
+      return "INITIALIZING";
+    case UpdateState::kResetting:
+      return "RESETTING";
+    case UpdateState::kSettingUpTables:
+      return "SETTING_UP_TABLES";
+    case UpdateState::kRunning:
+      return "RUNNING";
+    case UpdateState::kStopping:
+      return "STOPPING";
+    case UpdateState::kCompleted:
+      return "COMPLETED";
+    case UpdateState::kFailed:
+      return "FAILED";
+    case UpdateState::kCanceled:
+      return "CANCELED";
   }
   return "?";
 }
@@ -118,7 +128,8 @@ Status Checkpoint::Decode(const std::string& flow, const std::string& text) {
 std::string DescribeColumns(const Schema& s) {
   std::string out;
   for (const Column& c : s.columns()) {
-    out += (out.empty() ? "" : ", ") + c.name + " " + std::string(ColumnTypeName(c.type)) + (c.nullable ? "" : " not null");
+    out += (out.empty() ? "" : ", ") + c.name + " " + std::string(ColumnTypeName(c.type)) +
+           (c.nullable ? "" : " not null");
   }
   std::string key;
   for (size_t k : s.key_columns()) key += (key.empty() ? "" : ", ") + s.columns()[k].name;
@@ -196,7 +207,8 @@ std::vector<PipelineDataset> Pipeline::Datasets() const {
       info.external_source = info.external_source || flow.spec->source.kind != SourceKind::kDataset;
       for (size_t up : flow.upstream) {
         const TableId& id = p.flows[up].target;
-        if (std::find(info.upstream.begin(), info.upstream.end(), id) == info.upstream.end()) info.upstream.push_back(id);
+        if (std::find(info.upstream.begin(), info.upstream.end(), id) == info.upstream.end())
+          info.upstream.push_back(id);
       }
       for (const auto& component : flow.state) {
         for (const auto& [id, schema] : component) info.state_tables.push_back(id);
@@ -264,7 +276,8 @@ Status ReadDefinition(Store* store, RecordedDefinition* out) {
       !std::holds_alternative<int64_t>((*row)[1]) || !std::holds_alternative<std::string>((*row)[3])) {
     return Status::Corruption(std::string(kDefinitionTable) + " does not hold a pipeline definition");
   }
-  *out = RecordedDefinition{std::get<std::string>((*row)[0]), std::get<int64_t>((*row)[1]), std::get<std::string>((*row)[3])};
+  *out = RecordedDefinition{std::get<std::string>((*row)[0]), std::get<int64_t>((*row)[1]),
+                            std::get<std::string>((*row)[3])};
   return Status::OK();
 }
 
@@ -275,7 +288,8 @@ Status SetPipelineDefinition(Store* store, const PipelineSpec& spec, std::string
     for (size_t i = 0; i < spec.flows[f].steps.size(); ++i) {
       if (std::holds_alternative<MapStep>(spec.flows[f].steps[i])) {
         return Status::InvalidArgument("flows[" + std::to_string(f) + "] \"" + spec.flows[f].name + "\".steps[" +
-                                       std::to_string(i) + "]: a user operator is C++ code, which a recorded "
+                                       std::to_string(i) +
+                                       "]: a user operator is C++ code, which a recorded "
                                        "definition cannot hold; run such a pipeline with Pipeline::Open");
       }
     }
@@ -288,7 +302,8 @@ Status SetPipelineDefinition(Store* store, const PipelineSpec& spec, std::string
   const std::string id = s.ok() ? previous.pipeline_id : NewUpdateId();
   TableId table;
   SPOOL_RETURN_IF_ERROR(TableId::Parse(kDefinitionTable, &table));
-  Transaction txn("SET PIPELINE", JsonText(json{{"pipeline_id", id}, {"name", spec.name}, {"number", previous.number + 1}}));
+  Transaction txn("SET PIPELINE",
+                  JsonText(json{{"pipeline_id", id}, {"name", spec.name}, {"number", previous.number + 1}}));
   txn.AllowSpoolTables();
   if (s.IsNotFound()) {
     Schema schema;
@@ -312,7 +327,8 @@ Status GetPipelineDefinition(Store* store, PipelineSpec* spec, std::string* pipe
   if (number != nullptr) *number = recorded.number;
   if (spec == nullptr) return Status::OK();
   Status s = ParsePipelineSpec(recorded.spec, spec);
-  if (!s.ok()) return Status::Corruption("the recorded pipeline definition does not parse: " + std::string(s.message()));
+  if (!s.ok())
+    return Status::Corruption("the recorded pipeline definition does not parse: " + std::string(s.message()));
   return Status::OK();
 }
 

@@ -7,7 +7,7 @@ namespace spool {
 using namespace stream_internal;
 
 void Pipeline::Impl::StartAhead(CompiledFlow& flow, const Checkpoint& cp, const std::string& update_id,
-                                 uint64_t budget) {
+                                uint64_t budget) {
   JoinAhead();  // the job before, ended already; its queue dropped
   {
     std::lock_guard lock(ahead.mu);

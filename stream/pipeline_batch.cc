@@ -4,10 +4,11 @@
 // nothing new.
 #include <algorithm>
 #include <chrono>
+
 #include <nlohmann/json.hpp>
 
-#include "pipeline_impl.h"
 #include "json_text.h"
+#include "pipeline_impl.h"
 
 namespace spool {
 
@@ -26,7 +27,8 @@ Status Pipeline::Impl::SaveIdleOffset(CompiledFlow& flow, Checkpoint& cp, const 
   Checkpoint next = cp;
   next.offset = flow.source->NextOffset();
   Transaction txn = RuntimeTransaction(
-      "STREAMING UPDATE", JsonText(json{{"flow", flow.spec->name}, {"epochId", cp.batch_id}, {"idle", true}}), update_id);
+      "STREAMING UPDATE", JsonText(json{{"flow", flow.spec->name}, {"epochId", cp.batch_id}, {"idle", true}}),
+      update_id);
   txn.SetCheckpoint(flow.spec->name, next.Encode());
   SPOOL_RETURN_IF_ERROR(store->Commit(txn));
   flow.source->Committed();
@@ -115,11 +117,11 @@ class BatchPreparation {
 
 Status BatchPreparation::Run(const std::string& update_id) {
   out_.started = std::chrono::steady_clock::now();
-  out_.txn = RuntimeTransaction("STREAMING UPDATE",
-                                JsonText(json{{"outputMode", flow_.upserts ? "Update" : "Append"},
-                                              {"flow", flow_.spec->name},
-                                              {"epochId", cp_.batch_id}}),
-                                update_id);
+  out_.txn = RuntimeTransaction(
+      "STREAMING UPDATE",
+      JsonText(json{
+          {"outputMode", flow_.upserts ? "Update" : "Append"}, {"flow", flow_.spec->name}, {"epochId", cp_.batch_id}}),
+      update_id);
   ctx_.store = p_.store;
   ctx_.txn = &out_.txn;
   out_.next = cp_;
@@ -365,22 +367,23 @@ Status Pipeline::Impl::Report(FlowRun& run, const PreparedBatch& batch, const Co
   stats.deleted_rows += batch.deleted_rows;
   stats.late_rows += batch.late_rows;
   const uint64_t batch_id = batch.next.batch_id - 1;
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - batch.started).count();
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - batch.started).count();
   SPOOL_RETURN_IF_ERROR(Event(EventLevel::kInfo, "flow_progress",
-               "Flow '" + flow.spec->name + "' committed batch " + std::to_string(batch_id) + " at version " +
-                   std::to_string(result.version) + ".",
-               json{{"flow_progress",
-                     {{"status", "RUNNING"},
-                      {"batch_id", batch_id},
-                      {"version", result.version},
-                      {"metrics",
-                       {{"num_input_rows", batch.input_rows},
-                        {"num_output_rows", batch.output_rows},
-                        {"num_deleted_rows", batch.deleted_rows},
-                        {"num_late_rows_dropped", batch.late_rows},
-                        {"duration_ms", ms},
-                        {"backlog_" + std::string(batch.backlog.unit), batch.backlog.amount}}}}}},
-               run.update_id, &flow, /*progress=*/true));
+                              "Flow '" + flow.spec->name + "' committed batch " + std::to_string(batch_id) +
+                                  " at version " + std::to_string(result.version) + ".",
+                              json{{"flow_progress",
+                                    {{"status", "RUNNING"},
+                                     {"batch_id", batch_id},
+                                     {"version", result.version},
+                                     {"metrics",
+                                      {{"num_input_rows", batch.input_rows},
+                                       {"num_output_rows", batch.output_rows},
+                                       {"num_deleted_rows", batch.deleted_rows},
+                                       {"num_late_rows_dropped", batch.late_rows},
+                                       {"duration_ms", ms},
+                                       {"backlog_" + std::string(batch.backlog.unit), batch.backlog.amount}}}}}},
+                              run.update_id, &flow, /*progress=*/true));
   if (run.options.on_batch) run.options.on_batch(flow.spec->name, stats.output_rows);
   if (run.options.on_progress) {
     run.options.on_progress(FlowProgress{flow.spec->name, stats.batches, stats.input_rows, stats.output_rows,

@@ -2,8 +2,9 @@
 // flow's source, steps, state tables and fit to its target.
 #include <algorithm>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <set>
+
+#include <nlohmann/json.hpp>
 
 #include "operators_internal.h"
 #include "pipeline_impl.h"
@@ -16,9 +17,9 @@ namespace {
 
 bool ValidFlowName(std::string_view name) {
   if (name.empty() || name.size() > 100 || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
-  return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
-
 
 // A materialized view's query: from datasets, through filters, selects,
 // lookup joins and a grouped aggregate without windows, not `once`.
@@ -79,7 +80,8 @@ Status Pipeline::Impl::ResolveTable(const std::string& name, TableInfo* table) {
   TableId id;
   SPOOL_RETURN_IF_ERROR(TableId::Parse(name, &id));
   Status s = store->GetTable(id, table);
-  if (s.IsNotFound()) return Status::InvalidArgument("no dataset of the pipeline and no table of the store is named " + name);
+  if (s.IsNotFound())
+    return Status::InvalidArgument("no dataset of the pipeline and no table of the store is named " + name);
   return s;
 }
 
@@ -156,7 +158,8 @@ Status Pipeline::Impl::Compile() {
     if (d.kind != TableKind::kStreamingTable && d.kind != TableKind::kMaterializedView) {
       return Status::InvalidArgument(place + ": a dataset is a streaming_table or a materialized_view");
     }
-    if (!dataset_index.emplace(d.name, i).second) return Status::InvalidArgument(place + ": a second dataset of that name");
+    if (!dataset_index.emplace(d.name, i).second)
+      return Status::InvalidArgument(place + ": a second dataset of that name");
     if (!d.columns.empty()) {
       Schema schema;
       SPOOL_RETURN_IF_ERROR(MakeSchema(d.columns, d.primary_key, place, &schema));
@@ -173,8 +176,9 @@ Status Pipeline::Impl::Compile() {
     flow.index = i;
     flow.place = "flows[" + std::to_string(i) + "] " + Quoted(f.name);
     if (!ValidFlowName(f.name) && f.name != f.target) {
-      return Status::InvalidArgument(flow.place + ": a flow name is 1-100 letters, digits and '_', not starting with a "
-                                                  "digit, or its target's full identifier (the default)");
+      return Status::InvalidArgument(flow.place +
+                                     ": a flow name is 1-100 letters, digits and '_', not starting with a "
+                                     "digit, or its target's full identifier (the default)");
     }
     if (!names.insert(f.name).second) return Status::InvalidArgument(flow.place + ": a second flow of that name");
     if (!stems.insert(StateTableStem(f.name)).second) {
@@ -198,8 +202,8 @@ Status Pipeline::Impl::Compile() {
   }
   for (const CompiledDataset& d : datasets) {
     if (d.flows.empty()) {
-      return Status::InvalidArgument("datasets[" + std::to_string(dataset_index[d.spec.name]) + "] " + Quoted(d.spec.name) +
-                                     ": no flow writes it");
+      return Status::InvalidArgument("datasets[" + std::to_string(dataset_index[d.spec.name]) + "] " +
+                                     Quoted(d.spec.name) + ": no flow writes it");
     }
   }
   SPOOL_RETURN_IF_ERROR(Order());
@@ -253,12 +257,15 @@ Status Pipeline::Impl::CompileSteps(CompiledFlow& flow, Schema* output) {
   };
   Schema schema = flow.source->schema();
   size_t stateful_steps = 0;
-  std::string fingerprint = "source=" + std::string(f.source.kind == SourceKind::kDataset ? "dataset:" + f.source.dataset
-                                                     : (f.source.kind == SourceKind::kFiles ? "files:" : "topic:") + f.source.path);
+  std::string fingerprint =
+      "source=" + std::string(f.source.kind == SourceKind::kDataset
+                                  ? "dataset:" + f.source.dataset
+                                  : (f.source.kind == SourceKind::kFiles ? "files:" : "topic:") + f.source.path);
   for (size_t i = 0; i < f.steps.size(); ++i) {
     const std::string place = flow.place + ".steps[" + std::to_string(i) + "]";
     if (!flow.ops.empty() && flow.ops.back()->emits_upserts()) {
-      return Status::InvalidArgument(place + ": follows a step that updates rows by key, which must be the flow's last step");
+      return Status::InvalidArgument(place +
+                                     ": follows a step that updates rows by key, which must be the flow's last step");
     }
     std::unique_ptr<Operator> op;
     SPOOL_RETURN_IF_ERROR(CompileStep(f.steps[i], schema, place, ctx, &op));
@@ -311,8 +318,8 @@ Status Pipeline::Impl::FitTarget(CompiledFlow& flow, const Schema& output, const
     const Column& out = output.columns()[c];
     std::optional<size_t> at = t.FindColumn(out.name);
     if (!at) {
-      return Status::InvalidArgument(place + ": the flow writes column '" + out.name + "', which the target does not have " +
-                                     DescribeColumns(t));
+      return Status::InvalidArgument(place + ": the flow writes column '" + out.name +
+                                     "', which the target does not have " + DescribeColumns(t));
     }
     const Column& col = t.columns()[*at];
     if (col.type != out.type) {
@@ -342,16 +349,19 @@ Status Pipeline::Impl::FitTarget(CompiledFlow& flow, const Schema& output, const
     if (a != b) {
       std::string want;
       for (const std::string& k : output_key) want += (want.empty() ? "" : ", ") + k;
-      return Status::InvalidArgument(place + ": the flow updates rows by key (" + want + "), so the target's primary key must be those columns; it is " +
+      return Status::InvalidArgument(place + ": the flow updates rows by key (" + want +
+                                     "), so the target's primary key must be those columns; it is " +
                                      DescribeColumns(t));
     }
     // The keys it deletes come in its own key order: the target's may differ.
     for (const std::string& k : key) {
-      flow.delete_order.push_back(static_cast<size_t>(std::find(output_key.begin(), output_key.end(), k) - output_key.begin()));
+      flow.delete_order.push_back(
+          static_cast<size_t>(std::find(output_key.begin(), output_key.end(), k) - output_key.begin()));
     }
   }
   flow.same_columns = output.columns().size() == t.columns().size();
-  for (size_t c = 0; c < t.columns().size(); ++c) flow.same_columns = flow.same_columns && flow.target_columns[c] == static_cast<int>(c);
+  for (size_t c = 0; c < t.columns().size(); ++c)
+    flow.same_columns = flow.same_columns && flow.target_columns[c] == static_cast<int>(c);
   for (size_t k : t.key_columns()) {
     if (flow.target_columns[k] < 0) {
       return Status::InvalidArgument(place + ": the flow gives no value for key column '" + t.columns()[k].name + "'");

@@ -21,16 +21,17 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "flow_parts.h"
-#include "spool/stream/pipeline.h"
 #include "helper_thread.h"
+#include "spool/stream/pipeline.h"
 
 namespace spool {
 
@@ -56,14 +57,14 @@ std::string DescribeColumns(const Schema& s);
 // What a flow's checkpoint holds.
 struct Checkpoint {
   std::string fingerprint;
-  std::string offset;                 // the source's
-  std::vector<std::string> sides;     // a stream join's right sources
+  std::string offset;                    // the source's
+  std::vector<std::string> sides;        // a stream join's right sources
   std::map<size_t, int64_t> watermarks;  // by step
-  uint64_t batch_id = 0;              // batches committed
-  std::string origin;                 // where its source's first batch since its last reset began ("": unknown)
-  std::string once_done;              // a `once` flow: the definition it ran
-  uint64_t version = 0;               // a materialized view: the store version it was computed at …
-  std::string definition;             // … and the definition it was computed by
+  uint64_t batch_id = 0;                 // batches committed
+  std::string origin;                    // where its source's first batch since its last reset began ("": unknown)
+  std::string once_done;                 // a `once` flow: the definition it ran
+  uint64_t version = 0;                  // a materialized view: the store version it was computed at …
+  std::string definition;                // … and the definition it was computed by
 
   std::string Encode() const;
   // Errors: Corruption naming `flow` and what is wrong.
@@ -100,12 +101,12 @@ struct CompiledFlow {
   bool materialized = false;
   std::unique_ptr<Source> source;
   std::vector<std::unique_ptr<Operator>> ops;
-  std::vector<int> target_columns;  // target column -> output column (-1: NULL)
+  std::vector<int> target_columns;   // target column -> output column (-1: NULL)
   bool same_columns = false;         // the flow writes the target's columns, in its order
   std::vector<size_t> delete_order;  // the target's key columns, as positions in the flow's delete keys
   bool upserts = false;
   std::string fingerprint;
-  std::string definition;  // the flow's spec as JSON, for `once`
+  std::string definition;        // the flow's spec as JSON, for `once`
   std::vector<size_t> upstream;  // flows it reads from (by index)
   std::vector<TableId> inputs;   // a materialized view: the tables it reads
   std::vector<size_t> rank;      // per step: its rank among the stateful steps
@@ -187,7 +188,8 @@ struct Pipeline::Impl {
   // steps. `*output`: the columns the last step writes.
   Status CompileSteps(CompiledFlow& flow, Schema* output);
   Status ResolveTable(const std::string& name, TableInfo* table);
-  Status MakeSource(const SourceSpec& spec, const FlowSpec& flow, const std::string& place, std::unique_ptr<Source>* out);
+  Status MakeSource(const SourceSpec& spec, const FlowSpec& flow, const std::string& place,
+                    std::unique_ptr<Source>* out);
   // Tells the flow's source which of its columns no step reads (column
   // pruning: Source::LeaveNull), walking the steps back from the target.
   Status PruneSourceColumns(CompiledFlow& flow);
@@ -242,7 +244,8 @@ struct Pipeline::Impl {
   // --- pipeline_batch.cc
   // Reads and processes one micro-batch of `flow` after `cp`.
   Status PrepareBatch(CompiledFlow& flow, const Checkpoint& cp, const std::string& update_id, PreparedBatch* prepared);
-  Status WriteDifference(const TableId& id, const Schema& schema, std::vector<Row> rows, Transaction& txn, Batch* batch);
+  Status WriteDifference(const TableId& id, const Schema& schema, std::vector<Row> rows, Transaction& txn,
+                         Batch* batch);
   // Runs one micro-batch of `run`: prepares it (or takes the one prepared
   // ahead), commits it and reports it. `ahead_budget`: how many batches
   // after it may be prepared while it commits, when the flow can; the batch
@@ -272,10 +275,10 @@ struct Pipeline::Impl {
   struct Ahead {
     std::mutex mu;
     std::condition_variable changed;
-    const CompiledFlow* flow = nullptr;  // whose batches; null: none
+    const CompiledFlow* flow = nullptr;                  // whose batches; null: none
     std::deque<std::pair<Status, PreparedBatch>> ready;  // prepared, not yet taken
-    bool done = false;  // the helper prepares no more
-    bool stop = false;  // the runner takes no more
+    bool done = false;                                   // the helper prepares no more
+    bool stop = false;                                   // the runner takes no more
   };
   // Starts the helper on at most `budget` batches of `flow` after `cp`,
   // which the source has been told are committed.

@@ -2,11 +2,12 @@
 // checkpoints and state it resets, the flows it leaves out; what a full
 // refresh would lose; and the reset commit.
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <set>
 
-#include "pipeline_impl.h"
+#include <nlohmann/json.hpp>
+
 #include "json_text.h"
+#include "pipeline_impl.h"
 
 namespace spool {
 
@@ -47,7 +48,8 @@ Status PlanTruncation(Pipeline::Impl& p, const UpdateOptions& options, RefreshPl
       continue;
     }
     if (!options.cascade) {
-      return Status::InvalidArgument(flow.spec->target + " reads " + source.dataset + ", which the full refresh "
+      return Status::InvalidArgument(flow.spec->target + " reads " + source.dataset +
+                                     ", which the full refresh "
                                      "truncates: refresh it too (name it in full_refresh_selection, or cascade)");
     }
     plan->truncate[flow.target_dataset] = true;
@@ -62,7 +64,8 @@ Status PlanDatasetResets(const Pipeline::Impl& p, RefreshPlan* plan) {
     if (!plan->truncate[d]) continue;
     auto allowed = p.datasets[d].spec.properties.find("pipelines.reset.allowed");
     if (allowed != p.datasets[d].spec.properties.end() && allowed->second == "false") {
-      return Status::InvalidArgument(p.datasets[d].spec.name + " has pipelines.reset.allowed = false: a full refresh "
+      return Status::InvalidArgument(p.datasets[d].spec.name +
+                                     " has pipelines.reset.allowed = false: a full refresh "
                                      "would lose rows its sources may no longer hold; append with a flow instead, or "
                                      "set the property to true");
     }
@@ -77,9 +80,10 @@ Status PlanCheckpointResets(const Pipeline::Impl& p, const UpdateOptions& option
   for (const std::string& name : options.reset_checkpoint_selection) {
     auto it = std::find_if(p.flows.begin(), p.flows.end(), [&](const CompiledFlow& f) { return f.spec->name == name; });
     if (it != p.flows.end() && it->materialized) {
-      return Status::InvalidArgument("reset_checkpoint_selection: flow '" + name + "' computes materialized view " +
-                                     it->spec->target + ", to which a checkpoint reset does not apply (it keeps no "
-                                     "checkpoint: an update recomputes what changed); a full refresh recomputes it whole");
+      return Status::InvalidArgument(
+          "reset_checkpoint_selection: flow '" + name + "' computes materialized view " + it->spec->target +
+          ", to which a checkpoint reset does not apply (it keeps no "
+          "checkpoint: an update recomputes what changed); a full refresh recomputes it whole");
     }
     if (it != p.flows.end()) {
       plan->reset[it->index] = true;
@@ -88,11 +92,14 @@ Status PlanCheckpointResets(const Pipeline::Impl& p, const UpdateOptions& option
     std::string names, writers;
     for (const CompiledFlow& f : p.flows) names += (names.empty() ? "" : ", ") + f.spec->name;
     for (const CompiledFlow& f : p.flows) {
-      if (f.spec->target == name || f.spec->target.ends_with("." + name)) writers += (writers.empty() ? "" : ", ") + f.spec->name;
+      if (f.spec->target == name || f.spec->target.ends_with("." + name))
+        writers += (writers.empty() ? "" : ", ") + f.spec->name;
     }
     if (!writers.empty()) {
-      return Status::InvalidArgument("reset_checkpoint_selection: '" + name + "' names a table, not a flow; the flows "
-                                     "writing it: " + writers);
+      return Status::InvalidArgument("reset_checkpoint_selection: '" + name +
+                                     "' names a table, not a flow; the flows "
+                                     "writing it: " +
+                                     writers);
     }
     return Status::InvalidArgument("reset_checkpoint_selection: the pipeline has no flow named '" + name +
                                    "' (its flows: " + names + ")");
@@ -213,8 +220,8 @@ Status Pipeline::Impl::ApplyReset(const RefreshPlan& plan, const std::string& up
     for (const auto& [name, value] : properties) kept[name] = value;
     txn.DropTable(id);
     txn.CreateTable(id, kind, schema, std::move(kept));
-    schema_changes.push_back({{"table", id.ToString()}, {"from", DescribeColumns(table.schema)},
-                              {"to", DescribeColumns(schema)}});
+    schema_changes.push_back(
+        {{"table", id.ToString()}, {"from", DescribeColumns(table.schema)}, {"to", DescribeColumns(schema)}});
     return Status::OK();
   };
   for (size_t d = 0; d < datasets.size(); ++d) {

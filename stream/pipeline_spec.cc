@@ -2,6 +2,7 @@
 #include "spool/stream/pipeline_spec.h"
 
 #include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "json_reader.h"
@@ -39,8 +40,8 @@ std::string AbsolutePath(const std::string& path) {
 }
 
 Status ParseSource(const Reader& r, SourceSpec* source) {
-  SPOOL_RETURN_IF_ERROR(r.CheckObject({"dataset", "skip_change_commits", "files", "topic", "format", "columns",
-                                       "bad_records"}));
+  SPOOL_RETURN_IF_ERROR(
+      r.CheckObject({"dataset", "skip_change_commits", "files", "topic", "format", "columns", "bad_records"}));
   const int kinds = r.Has("dataset") + r.Has("files") + r.Has("topic");
   if (kinds != 1) return r.Error("name exactly one of \"dataset\", \"files\" or \"topic\"");
   if (r.Has("dataset")) {
@@ -60,7 +61,11 @@ Status ParseSource(const Reader& r, SourceSpec* source) {
   SPOOL_RETURN_IF_ERROR(r.String("format", &format, false));
   if (format == "jsonl" || format == "json") source->format = FileFormat::kJsonLines;
   else if (format == "csv" && source->kind == SourceKind::kFiles) source->format = FileFormat::kCsv;
-  else return r.FieldError("format", "'" + format + (source->kind == SourceKind::kFiles ? "' is not jsonl or csv" : "' is not json (topic messages are JSON objects)"));
+  else
+    return r.FieldError("format",
+                        "'" + format +
+                            (source->kind == SourceKind::kFiles ? "' is not jsonl or csv"
+                                                                : "' is not json (topic messages are JSON objects)"));
   std::string bad = "fail";
   SPOOL_RETURN_IF_ERROR(r.String("bad_records", &bad, false));
   if (bad == "fail") source->bad_records = BadRecords::kFail;
@@ -100,7 +105,8 @@ Status ParseAggregate(const Reader& r, AggregateStep* step) {
     SPOOL_RETURN_IF_ERROR(a.String("fn", &fn, true));
     SPOOL_RETURN_IF_ERROR(a.String("expr", &agg.expression, false));
     bool known = false;
-    for (AggregateFn f : {AggregateFn::kCount, AggregateFn::kSum, AggregateFn::kMin, AggregateFn::kMax, AggregateFn::kAvg}) {
+    for (AggregateFn f :
+         {AggregateFn::kCount, AggregateFn::kSum, AggregateFn::kMin, AggregateFn::kMax, AggregateFn::kAvg}) {
       if (fn == AggregateFnName(f)) agg.fn = f, known = true;
     }
     if (!known) return a.FieldError("fn", "'" + fn + "' is not count, sum, min, max or avg");
@@ -178,9 +184,9 @@ Status ParseStreamJoin(const Reader& r, StreamJoinStep* join) {
 }
 
 Status ParseAutoCdc(const Reader& r, AutoCdcStep* cdc) {
-  SPOOL_RETURN_IF_ERROR(r.CheckObject({"keys", "sequence_by", "apply_as_deletes", "column_list",
-                                       "except_column_list", "stored_as_scd_type", "track_history_column_list",
-                                       "track_history_except_column_list"}));
+  SPOOL_RETURN_IF_ERROR(
+      r.CheckObject({"keys", "sequence_by", "apply_as_deletes", "column_list", "except_column_list",
+                     "stored_as_scd_type", "track_history_column_list", "track_history_except_column_list"}));
   SPOOL_RETURN_IF_ERROR(r.Strings("keys", &cdc->keys, true));
   SPOOL_RETURN_IF_ERROR(r.String("sequence_by", &cdc->sequence_by, true));
   SPOOL_RETURN_IF_ERROR(r.String("apply_as_deletes", &cdc->apply_as_deletes, false));
@@ -208,8 +214,9 @@ Status ParseInto(const Reader& r, Status (*parse)(const Reader&, Step*), StepSpe
 
 Status ParseStep(const json& j, const std::string& place, StepSpec* step) {
   if (!j.is_object() || j.size() != 1) {
-    return Status::InvalidArgument(place + ": a step is an object with one key: filter, select, aggregate, dedup, "
-                                           "lookup_join, stream_join or auto_cdc");
+    return Status::InvalidArgument(place +
+                                   ": a step is an object with one key: filter, select, aggregate, dedup, "
+                                   "lookup_join, stream_join or auto_cdc");
   }
   const std::string kind = j.begin().key();
   const json& body = j.begin().value();
@@ -236,7 +243,8 @@ Status ParseStep(const json& j, const std::string& place, StepSpec* step) {
 }
 
 Status ParseFlow(const Reader& r, FlowSpec* flow) {
-  SPOOL_RETURN_IF_ERROR(r.CheckObject({"name", "target", "source", "steps", "once", "max_batch_rows", "max_batch_files"}));
+  SPOOL_RETURN_IF_ERROR(
+      r.CheckObject({"name", "target", "source", "steps", "once", "max_batch_rows", "max_batch_files"}));
   SPOOL_RETURN_IF_ERROR(r.String("target", &flow->target, true));
   if (r.Has("name")) {
     SPOOL_RETURN_IF_ERROR(r.String("name", &flow->name, true));
@@ -321,14 +329,16 @@ struct StepJson {
     }
     json out = {{"group_by", s.group_by}, {"aggregates", aggs}};
     if (s.window) {
-      out["window"] = {{"time", s.window->time_column}, {"size", DurationText(s.window->size_us)},
+      out["window"] = {{"time", s.window->time_column},
+                       {"size", DurationText(s.window->size_us)},
                        {"watermark", DurationText(s.window->watermark_delay_us)}};
     }
     return {{"aggregate", out}};
   }
   json operator()(const DedupStep& s) const {
     json out = {{"keys", s.keys}};
-    if (s.watermark) out["watermark"] = {{"time", s.watermark->time_column}, {"delay", DurationText(s.watermark->delay_us)}};
+    if (s.watermark)
+      out["watermark"] = {{"time", s.watermark->time_column}, {"delay", DurationText(s.watermark->delay_us)}};
     return {{"dedup", out}};
   }
   json operator()(const LookupJoinStep& s) const {
@@ -337,8 +347,11 @@ struct StepJson {
     return {{"lookup_join", out}};
   }
   json operator()(const StreamJoinStep& s) const {
-    json out = {{"right", SourceJson(s.right)}, {"on", JoinKeysJson(s.on)}, {"left_time", s.left_time},
-                {"right_time", s.right_time}, {"within", DurationText(s.within_us)},
+    json out = {{"right", SourceJson(s.right)},
+                {"on", JoinKeysJson(s.on)},
+                {"left_time", s.left_time},
+                {"right_time", s.right_time},
+                {"within", DurationText(s.within_us)},
                 {"watermark", DurationText(s.watermark_delay_us)}};
     if (!s.columns.empty()) out["columns"] = s.columns;
     return {{"stream_join", out}};
@@ -361,11 +374,16 @@ struct StepJson {
 
 std::string_view AggregateFnName(AggregateFn fn) {
   switch (fn) {
-    case AggregateFn::kCount: return "count";
-    case AggregateFn::kSum: return "sum";
-    case AggregateFn::kMin: return "min";
-    case AggregateFn::kMax: return "max";
-    case AggregateFn::kAvg: return "avg";
+    case AggregateFn::kCount:
+      return "count";
+    case AggregateFn::kSum:
+      return "sum";
+    case AggregateFn::kMin:
+      return "min";
+    case AggregateFn::kMax:
+      return "max";
+    case AggregateFn::kAvg:
+      return "avg";
   }
   return "?";
 }
@@ -452,8 +470,8 @@ FlowBuilder& FlowBuilder::FromFiles(std::string dir, std::vector<Column> columns
   return *this;
 }
 FlowBuilder& FlowBuilder::FromTopic(std::string dir, std::vector<Column> columns, BadRecords bad_records) {
-  flow().source = SourceSpec{SourceKind::kTopic, "", false, std::move(dir), std::move(columns), FileFormat::kJsonLines,
-                             bad_records};
+  flow().source = SourceSpec{SourceKind::kTopic,     "",         false, std::move(dir), std::move(columns),
+                             FileFormat::kJsonLines, bad_records};
   return *this;
 }
 FlowBuilder& FlowBuilder::Filter(std::string condition) { return Step(FilterStep{std::move(condition)}); }

@@ -2,17 +2,18 @@
 // before an update writes anything (and by validation), then the tables
 // set up.
 #include <algorithm>
+
 #include <nlohmann/json.hpp>
 
-#include "pipeline_impl.h"
 #include "json_text.h"
+#include "pipeline_impl.h"
 
 namespace spool {
 
 using namespace stream_internal;
 
-Status Pipeline::Impl::PlanTableSetup(const TableId& id, const Schema& schema, bool replaceable, const std::string& place,
-                                      TableSetup* setup, TableInfo* existing) {
+Status Pipeline::Impl::PlanTableSetup(const TableId& id, const Schema& schema, bool replaceable,
+                                      const std::string& place, TableSetup* setup, TableInfo* existing) {
   Status s = store->GetTable(id, existing);
   if (s.IsNotFound()) {
     *setup = TableSetup::kCreate;
@@ -37,9 +38,9 @@ Status Pipeline::Impl::PlanTableSetup(const TableId& id, const Schema& schema, b
     *setup = TableSetup::kReplace;
     return Status::OK();
   }
-  return Status::InvalidArgument(place + ": table " + id.ToString() + " has columns " + DescribeColumns(existing->schema) +
-                                 " but the definition gives " + DescribeColumns(schema) +
-                                 "; a full refresh of it is needed");
+  return Status::InvalidArgument(place + ": table " + id.ToString() + " has columns " +
+                                 DescribeColumns(existing->schema) + " but the definition gives " +
+                                 DescribeColumns(schema) + "; a full refresh of it is needed");
 }
 
 Status Pipeline::Impl::LoadCheckpoints(const RefreshPlan& plan, Checkpoints* checkpoints) {
@@ -75,9 +76,10 @@ Status Pipeline::Impl::CheckDefinition(const RefreshPlan& plan, const Checkpoint
     const bool has_state = checkpoints.found[flow.index] && cp.batch_id > 0 && !flow.materialized;
     *failing = &flow;
     if (has_state && cp.fingerprint != flow.fingerprint) {
-      return Status::InvalidArgument("Flow '" + flow.spec->name + "' has state that its new definition cannot use (was: " +
-                                     cp.fingerprint + "; now: " + flow.fingerprint + "). A full refresh of " +
-                                     flow.spec->target + " or a reset of the flow's checkpoint is needed.");
+      return Status::InvalidArgument("Flow '" + flow.spec->name +
+                                     "' has state that its new definition cannot use (was: " + cp.fingerprint +
+                                     "; now: " + flow.fingerprint + "). A full refresh of " + flow.spec->target +
+                                     " or a reset of the flow's checkpoint is needed.");
     }
     const bool rebuilt = plan.reset[flow.index] || flow.materialized;
     for (const auto& component : flow.state) {
@@ -102,8 +104,9 @@ Status Pipeline::Impl::CheckDefinition(const RefreshPlan& plan, const Checkpoint
 // has refused what it cannot do.
 Status Pipeline::Impl::SetUpTables(const std::string& update_id) {
   Transaction txn = RuntimeTransaction("SETUP TABLES", JsonText(json{{"pipeline", spec.name}}), update_id);
-  auto ensure = [&](const TableId& id, TableKind kind, const Schema& schema, const std::map<std::string, std::string>& props,
-                    const std::string& place, bool replaceable) -> Status {
+  auto ensure = [&](const TableId& id, TableKind kind, const Schema& schema,
+                    const std::map<std::string, std::string>& props, const std::string& place,
+                    bool replaceable) -> Status {
     TableSetup setup;
     TableInfo existing;
     SPOOL_RETURN_IF_ERROR(PlanTableSetup(id, schema, replaceable, place, &setup, &existing));

@@ -6,10 +6,11 @@
 #include <algorithm>
 #include <chrono>
 #include <mutex>
+
 #include <nlohmann/json.hpp>
 
-#include "pipeline_impl.h"
 #include "json_text.h"
+#include "pipeline_impl.h"
 
 namespace spool {
 
@@ -415,7 +416,8 @@ Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
     // so that nobody waits for it. Best effort: the store may be failing.
     if (result->error.empty()) result->error = std::string(s.message());
     result->state = UpdateState::kFailed;
-    (void)RecordUpdateProgress(impl_->store, impl_->pipeline_id, result->update_id, UpdateState::kFailed, result->error);
+    (void)RecordUpdateProgress(impl_->store, impl_->pipeline_id, result->update_id, UpdateState::kFailed,
+                               result->error);
   }
   return s;
 }

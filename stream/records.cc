@@ -19,8 +19,9 @@
 #include <cstring>
 #include <istream>
 #include <limits>
-#include <nlohmann/json.hpp>
 #include <optional>
+
+#include <nlohmann/json.hpp>
 
 #include "csv_reader.h"
 #include "json_text.h"
@@ -54,9 +55,8 @@ bool ParseWhole(std::string_view text, T* out) {
 
 // `text` equals `lower` (lower-case ASCII) but for the case of letters.
 bool EqualsIgnoreCase(std::string_view text, std::string_view lower) {
-  return std::equal(text.begin(), text.end(), lower.begin(), lower.end(), [](char c, char l) {
-    return (c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c) == l;
-  });
+  return std::equal(text.begin(), text.end(), lower.begin(), lower.end(),
+                    [](char c, char l) { return (c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c) == l; });
 }
 
 std::string Shown(std::string_view text) {
@@ -168,29 +168,41 @@ struct JsonScalar {
 JsonScalar ScalarOf(ordered_json& j) {
   using Kind = JsonScalar::Kind;
   switch (j.type()) {
-    case ordered_json::value_t::null: return {};
-    case ordered_json::value_t::boolean: return {.kind = Kind::kBool, .boolean = j.get<bool>()};
-    case ordered_json::value_t::number_integer: return {.kind = Kind::kInteger, .integer = j.get<int64_t>()};
+    case ordered_json::value_t::null:
+      return {};
+    case ordered_json::value_t::boolean:
+      return {.kind = Kind::kBool, .boolean = j.get<bool>()};
+    case ordered_json::value_t::number_integer:
+      return {.kind = Kind::kInteger, .integer = j.get<int64_t>()};
     case ordered_json::value_t::number_unsigned:
       return {.kind = Kind::kUnsigned, .unsigned_integer = j.get<uint64_t>()};
-    case ordered_json::value_t::number_float: return {.kind = Kind::kFloat, .number = j.get<double>()};
+    case ordered_json::value_t::number_float:
+      return {.kind = Kind::kFloat, .number = j.get<double>()};
     case ordered_json::value_t::string: {
       std::string* text = j.get_ptr<std::string*>();
       return {.kind = Kind::kString, .text = *text, .movable = text};
     }
-    default: return {.kind = Kind::kOther, .node = &j};
+    default:
+      return {.kind = Kind::kOther, .node = &j};
   }
 }
 
 ordered_json ScalarJson(const JsonScalar& s) {
   switch (s.kind) {
-    case JsonScalar::Kind::kNull: return nullptr;
-    case JsonScalar::Kind::kBool: return s.boolean;
-    case JsonScalar::Kind::kInteger: return s.integer;
-    case JsonScalar::Kind::kUnsigned: return s.unsigned_integer;
-    case JsonScalar::Kind::kFloat: return s.number;
-    case JsonScalar::Kind::kString: return std::string(s.text);
-    case JsonScalar::Kind::kOther: return *s.node;
+    case JsonScalar::Kind::kNull:
+      return nullptr;
+    case JsonScalar::Kind::kBool:
+      return s.boolean;
+    case JsonScalar::Kind::kInteger:
+      return s.integer;
+    case JsonScalar::Kind::kUnsigned:
+      return s.unsigned_integer;
+    case JsonScalar::Kind::kFloat:
+      return s.number;
+    case JsonScalar::Kind::kString:
+      return std::string(s.text);
+    case JsonScalar::Kind::kOther:
+      return *s.node;
   }
   return nullptr;
 }
@@ -409,7 +421,7 @@ Status RecordRules::Make(const Schema& schema, const RecordOptions& options, std
 }
 
 Status RecordRules::FinishRow(const RecordPlace& at, Row&& values, const ColumnSet& given, Rescued* rescued,
-                               Row* row) const {
+                              Row* row) const {
   if (const Column* missing = MissingColumn(given)) {
     return RecordError(at, "column '" + missing->name + "' is missing and must not be null");
   }
@@ -514,11 +526,20 @@ bool FlatJsonScanner::Scalar(JsonScalar* scalar) {
   using Kind = JsonScalar::Kind;
   if (p_ == end_) return false;
   switch (*p_) {
-    case '"': scalar->kind = Kind::kString; return String(&scalar->text);
-    case 't': *scalar = {.kind = Kind::kBool, .boolean = true}; return Literal("true");
-    case 'f': *scalar = {.kind = Kind::kBool, .boolean = false}; return Literal("false");
-    case 'n': *scalar = {}; return Literal("null");
-    default: return Number(scalar);
+    case '"':
+      scalar->kind = Kind::kString;
+      return String(&scalar->text);
+    case 't':
+      *scalar = {.kind = Kind::kBool, .boolean = true};
+      return Literal("true");
+    case 'f':
+      *scalar = {.kind = Kind::kBool, .boolean = false};
+      return Literal("false");
+    case 'n':
+      *scalar = {};
+      return Literal("null");
+    default:
+      return Number(scalar);
   }
 }
 
@@ -607,14 +628,28 @@ bool FlatJsonScanner::Escape() {
   switch (c) {
     case '"':
     case '\\':
-    case '/': unescaped_.push_back(c); return true;
-    case 'b': unescaped_.push_back('\b'); return true;
-    case 'f': unescaped_.push_back('\f'); return true;
-    case 'n': unescaped_.push_back('\n'); return true;
-    case 'r': unescaped_.push_back('\r'); return true;
-    case 't': unescaped_.push_back('\t'); return true;
-    case 'u': return UnicodeEscape();
-    default: return false;
+    case '/':
+      unescaped_.push_back(c);
+      return true;
+    case 'b':
+      unescaped_.push_back('\b');
+      return true;
+    case 'f':
+      unescaped_.push_back('\f');
+      return true;
+    case 'n':
+      unescaped_.push_back('\n');
+      return true;
+    case 'r':
+      unescaped_.push_back('\r');
+      return true;
+    case 't':
+      unescaped_.push_back('\t');
+      return true;
+    case 'u':
+      return UnicodeEscape();
+    default:
+      return false;
   }
 }
 
@@ -700,9 +735,9 @@ bool EightDigits(uint64_t word) {
 // combined into pairs, pairs into fours, fours into the eight, each step
 // in every lane at once, no lane overflowing into the next.
 uint64_t EightDigitsValue(uint64_t word) {
-  uint64_t d = word - 0x3030303030303030ull;               // each byte 0..9, the first digit lowest
-  d = (d * 10 + (d >> 8)) & 0x00FF00FF00FF00FFull;         // 16-bit lanes: 0..99
-  d = (d * 100 + (d >> 16)) & 0x0000FFFF0000FFFFull;       // 32-bit lanes: 0..9999
+  uint64_t d = word - 0x3030303030303030ull;          // each byte 0..9, the first digit lowest
+  d = (d * 10 + (d >> 8)) & 0x00FF00FF00FF00FFull;    // 16-bit lanes: 0..99
+  d = (d * 100 + (d >> 16)) & 0x0000FFFF0000FFFFull;  // 32-bit lanes: 0..9999
   return (d & 0xFFFF) * 10'000 + (d >> 32);
 }
 
@@ -840,8 +875,7 @@ Status ReadJsonLine(const RecordRules& rules, const RecordPlace& at, std::string
   return emit(std::move(row), at.line);
 }
 
-Status ReadJsonLines(const RecordRules& rules, std::string_view data, std::string_view source,
-                     const RecordSink& emit) {
+Status ReadJsonLines(const RecordRules& rules, std::string_view data, std::string_view source, const RecordSink& emit) {
   RecordPlace at{source, 0};
   for (size_t pos = 0; pos < data.size();) {
     const size_t end = std::min(data.find('\n', pos), data.size());
@@ -885,12 +919,12 @@ Status ReadCsvHeader(const RecordRules& rules, const RecordPlace& at, const CsvR
   return Status::OK();
 }
 
-Status ParseCsvRecord(const RecordRules& rules, const RecordPlace& at, const CsvHeader& header,
-                      const CsvRecord& record, Row* row) {
+Status ParseCsvRecord(const RecordRules& rules, const RecordPlace& at, const CsvHeader& header, const CsvRecord& record,
+                      Row* row) {
   if (record.size != header.columns.size()) {
     if (rules.rescuing()) return rules.CorruptRow(at, record.raw, row);
-    return RecordError(at, std::to_string(record.size) + " field(s), but the header has " +
-                               std::to_string(header.columns.size()));
+    return RecordError(
+        at, std::to_string(record.size) + " field(s), but the header has " + std::to_string(header.columns.size()));
   }
   Row values(rules.schema().columns().size());
   ColumnSet given;
@@ -942,7 +976,7 @@ Status ReadCsv(const RecordRules& rules, std::string_view data, std::string_view
 
 Status ReadAll(const RecordRules& rules, std::string_view data, std::string_view source, const RecordSink& emit) {
   return rules.options().format == RecordFormat::kCsv ? ReadCsv(rules, data, source, emit)
-                                                       : ReadJsonLines(rules, data, source, emit);
+                                                      : ReadJsonLines(rules, data, source, emit);
 }
 
 class RecordParserImpl final : public RecordParser {
@@ -991,13 +1025,24 @@ Status ParseTimestamp(std::string_view text, int64_t* micros) {
 }
 
 Status ParseDuration(std::string_view text, uint64_t* micros) {
-  static constexpr std::pair<std::string_view, uint64_t> kUnits[] = {
-      {"us", 1ull},               {"microsecond", 1ull},          {"microseconds", 1ull},
-      {"ms", 1'000ull},           {"millisecond", 1'000ull},      {"milliseconds", 1'000ull},
-      {"s", 1'000'000ull},        {"second", 1'000'000ull},       {"seconds", 1'000'000ull},
-      {"m", 60'000'000ull},       {"minute", 60'000'000ull},      {"minutes", 60'000'000ull},
-      {"h", 3'600'000'000ull},    {"hour", 3'600'000'000ull},     {"hours", 3'600'000'000ull},
-      {"d", 86'400'000'000ull},   {"day", 86'400'000'000ull},     {"days", 86'400'000'000ull}};
+  static constexpr std::pair<std::string_view, uint64_t> kUnits[] = {{"us", 1ull},
+                                                                     {"microsecond", 1ull},
+                                                                     {"microseconds", 1ull},
+                                                                     {"ms", 1'000ull},
+                                                                     {"millisecond", 1'000ull},
+                                                                     {"milliseconds", 1'000ull},
+                                                                     {"s", 1'000'000ull},
+                                                                     {"second", 1'000'000ull},
+                                                                     {"seconds", 1'000'000ull},
+                                                                     {"m", 60'000'000ull},
+                                                                     {"minute", 60'000'000ull},
+                                                                     {"minutes", 60'000'000ull},
+                                                                     {"h", 3'600'000'000ull},
+                                                                     {"hour", 3'600'000'000ull},
+                                                                     {"hours", 3'600'000'000ull},
+                                                                     {"d", 86'400'000'000ull},
+                                                                     {"day", 86'400'000'000ull},
+                                                                     {"days", 86'400'000'000ull}};
   const size_t digits = std::min(text.find_first_not_of("0123456789"), text.size());
   uint64_t n = 0;
   if (ParseWhole(text.substr(0, digits), &n)) {
@@ -1010,9 +1055,10 @@ Status ParseDuration(std::string_view text, uint64_t* micros) {
       return Status::OK();
     }
   }
-  return Status::InvalidArgument("duration " + Shown(text) +
-                                 " must be a number and a unit: us, ms, s, m, h or d, or the unit as a word (e.g. 168h, "
-                                 "7d, 10 minutes, 1 hour), at most 2^63 microseconds");
+  return Status::InvalidArgument(
+      "duration " + Shown(text) +
+      " must be a number and a unit: us, ms, s, m, h or d, or the unit as a word (e.g. 168h, "
+      "7d, 10 minutes, 1 hour), at most 2^63 microseconds");
 }
 
 std::string EncodeBase64(std::string_view bytes) {
@@ -1051,8 +1097,7 @@ Status DecodeBase64(std::string_view text, std::string* bytes) {
   return Status::OK();
 }
 
-Status ReadRecords(std::string_view data, const Schema& schema, const RecordOptions& options,
-                   const RecordSink& emit) {
+Status ReadRecords(std::string_view data, const Schema& schema, const RecordOptions& options, const RecordSink& emit) {
   std::optional<RecordRules> rules;
   SPOOL_RETURN_IF_ERROR(RecordRules::Make(schema, options, &rules));
   return ReadAll(*rules, data, options.source_name, emit);

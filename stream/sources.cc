@@ -104,9 +104,7 @@ class DatasetSource : public Source {
     committed_ = next_;
     started_ = true;
   }
-  Status ReadAll(BatchContext&, Batch* batch) override {
-    return Snapshot(store_->AvailableVersions().newest, batch);
-  }
+  Status ReadAll(BatchContext&, Batch* batch) override { return Snapshot(store_->AvailableVersions().newest, batch); }
   void set_max_rows(uint64_t rows) { max_rows_ = rows; }
 
  private:
@@ -223,16 +221,19 @@ class DatasetSource : public Source {
     ReadOptions options;
     options.version = version;
     uint64_t read = 0;
-    SPOOL_RETURN_IF_ERROR(store_->Read(id_, options, [&](const Row& row) {
-      Row out = row;
-      if (keyed_) {
-        out.push_back(std::string("insert"));
-        out.push_back(static_cast<int64_t>(version));
-        out.push_back(Timestamp{0});
-      }
-      batch->rows.push_back(std::move(out));
-      return true;
-    }, nullptr, &read));
+    SPOOL_RETURN_IF_ERROR(store_->Read(
+        id_, options,
+        [&](const Row& row) {
+          Row out = row;
+          if (keyed_) {
+            out.push_back(std::string("insert"));
+            out.push_back(static_cast<int64_t>(version));
+            out.push_back(Timestamp{0});
+          }
+          batch->rows.push_back(std::move(out));
+          return true;
+        },
+        nullptr, &read));
     if (keyed_) {
       VersionRange range = store_->AvailableVersions();
       for (Row& row : batch->rows) row.back() = Timestamp{static_cast<int64_t>(range.newest_timestamp_us)};
@@ -362,13 +363,13 @@ class FileSource : public RecordSource {
     }));
     if (gone.empty()) return Status::OK();
     return Status::InvalidArgument("the directory " + spec_.path + " no longer holds " + std::to_string(gone.size()) +
-                                   " file(s) read after the point (" + gone.front() +
-                                   (gone.size() > 1 ? ", …" : "") + "): a replay would lose their rows");
+                                   " file(s) read after the point (" + gone.front() + (gone.size() > 1 ? ", …" : "") +
+                                   "): a replay would lose their rows");
   }
 
   // The files its state table lists were read since the flow's last reset.
-  Status FullRefreshLoss(Store* store, const std::string&, const std::string&, const stream_internal::StateTables& tables,
-                         std::string* loss) override {
+  Status FullRefreshLoss(Store* store, const std::string&, const std::string&,
+                         const stream_internal::StateTables& tables, std::string* loss) override {
     loss->clear();
     TableInfo info;
     if (!store->GetTable(tables.ids[0], &info).ok()) return Status::OK();  // nothing read yet
@@ -399,7 +400,8 @@ class FileSource : public RecordSource {
     std::sort(names.begin(), names.end());
     listed_.clear();
     for (std::string& name : names) {
-      if (!name.empty() && name[0] != '.' && name[0] != '_' && read_.count(name) == 0) listed_.push_back(std::move(name));
+      if (!name.empty() && name[0] != '.' && name[0] != '_' && read_.count(name) == 0)
+        listed_.push_back(std::move(name));
     }
     listed_pos_ = next_pos_ = 0;
     return Status::OK();
@@ -410,8 +412,8 @@ class FileSource : public RecordSource {
     if (listed_pos_ >= listed_.size() && !bounded_) SPOOL_RETURN_IF_ERROR(List());
     size_t pos = listed_pos_;
     for (; pos < listed_.size(); ++pos) {
-      if (bounded && ((max_files_ != 0 && taken_.size() >= max_files_) ||
-                      (max_rows_ != 0 && batch->rows.size() >= max_rows_))) {
+      if (bounded &&
+          ((max_files_ != 0 && taken_.size() >= max_files_) || (max_rows_ != 0 && batch->rows.size() >= max_rows_))) {
         break;
       }
       const std::string& name = listed_[pos];
@@ -451,7 +453,7 @@ class FileSource : public RecordSource {
   size_t listed_pos_ = 0;            // the first not committed since
   size_t next_pos_ = 0;              // after what the last Read took
   bool bounded_ = false;
-  std::vector<std::string> taken_;   // by the last Read
+  std::vector<std::string> taken_;  // by the last Read
   uint64_t committed_files_ = 0;
 };
 
@@ -527,8 +529,8 @@ class TopicSource : public RecordSource {
     const uint64_t gone = std::min(end, kept_from) - from;
     if (gone == 0) return Status::OK();
     *loss = "the topic " + spec_.path + " no longer holds " + std::to_string(gone) + " of the " +
-            std::to_string(end - from) + " records the table was built from (offsets " + std::to_string(from) +
-            " to " + std::to_string(from + gone - 1) + ")";
+            std::to_string(end - from) + " records the table was built from (offsets " + std::to_string(from) + " to " +
+            std::to_string(from + gone - 1) + ")";
     return Status::OK();
   }
 
@@ -609,14 +611,14 @@ class TopicSource : public RecordSource {
   SourceSpec spec_;
   Env* env_ = nullptr;
   uint64_t max_rows_ = 0;
-  std::unique_ptr<Topic> reader_;               // OpenForReading
-  std::unique_ptr<TopicCursor> cursor_;         // of reader_, after the last message read
-  TopicPosition resume_;                        // where the cursor of the last reader stopped
+  std::unique_ptr<Topic> reader_;        // OpenForReading
+  std::unique_ptr<TopicCursor> cursor_;  // of reader_, after the last message read
+  TopicPosition resume_;                 // where the cursor of the last reader stopped
   bool started_ = false;
   uint64_t committed_ = 0;
   uint64_t next_ = 0;
-  uint64_t read_from_ = 0;  // where the last Read began
-  uint64_t left_ = 0;  // messages after the last Read
+  uint64_t read_from_ = 0;                                 // where the last Read began
+  uint64_t left_ = 0;                                      // messages after the last Read
   uint64_t bound_ = std::numeric_limits<uint64_t>::max();  // BoundToNow: no message from this offset on
 };
 
@@ -654,8 +656,8 @@ Status MakeDatasetSource(const SourceSpec& spec, const TableInfo& table, const T
   return Status::OK();
 }
 
-Status MakeFileSource(const SourceSpec& spec, Env* env, const std::string& place, uint64_t max_files,
-                      uint64_t max_rows, std::unique_ptr<Source>* source) {
+Status MakeFileSource(const SourceSpec& spec, Env* env, const std::string& place, uint64_t max_files, uint64_t max_rows,
+                      std::unique_ptr<Source>* source) {
   auto files = std::make_unique<FileSource>();
   SPOOL_RETURN_IF_ERROR(files->Init(spec, env, place, max_files, max_rows));
   *source = std::move(files);

@@ -83,9 +83,10 @@ class StreamJoinOp : public Operator {
 
   std::string Fingerprint() const override {
     // The right source is part of it: its offsets mean nothing to another.
-    std::string f = "stream_join(right=" +
-                    (step_.right.kind == SourceKind::kDataset ? "dataset:" + step_.right.dataset : "topic:" + step_.right.path) +
-                    " on=[";
+    std::string f =
+        "stream_join(right=" +
+        (step_.right.kind == SourceKind::kDataset ? "dataset:" + step_.right.dataset : "topic:" + step_.right.path) +
+        " on=[";
     for (const JoinKey& k : step_.on) f += k.left + "=" + k.right + ",";
     return f + "] times=" + step_.left_time + "," + step_.right_time + ")";
   }

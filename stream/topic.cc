@@ -9,9 +9,9 @@
 #include <mutex>
 #include <vector>
 
+#include "invariant.h"
 #include "spool/txnlog/log.h"
 #include "topic_format.h"
-#include "invariant.h"
 
 namespace spool {
 namespace {
@@ -51,8 +51,12 @@ class TopicCursorImpl;
 class TopicImpl final : public Topic {
  public:
   TopicImpl(Env* env, std::string dir, const TopicConfig& config, std::unique_ptr<Log> log, bool read_only)
-      : env_(env), dir_(std::move(dir)), segment_size_bytes_(config.segment_size_bytes), read_only_(read_only),
-        log_(std::move(log)), config_(config) {}
+      : env_(env),
+        dir_(std::move(dir)),
+        segment_size_bytes_(config.segment_size_bytes),
+        read_only_(read_only),
+        log_(std::move(log)),
+        config_(config) {}
 
   // The offset of the oldest retained record; all a topic opened to read
   // its oldest record (OpenFor::kOldest, not recovered) can answer.
@@ -168,8 +172,9 @@ Status TopicImpl::Refresh(bool* stale) {
   if (oldest.version == 0) SPOOL_RETURN_IF_ERROR(ReadBound(log_->Oldest().version, &oldest));
   if (last.offset < known.offset + known.count) {
     return Status::Corruption("topic " + dir_ + ": the newest record (version " + std::to_string(last.version) +
-                              ") starts at offset " + std::to_string(last.offset) + ", before the end of the one before (" +
-                              std::to_string(known.offset + known.count) + ")");
+                              ") starts at offset " + std::to_string(last.offset) +
+                              ", before the end of the one before (" + std::to_string(known.offset + known.count) +
+                              ")");
   }
   std::lock_guard<std::mutex> lock(mu_);
   oldest_ = oldest;
@@ -234,7 +239,8 @@ Status TopicImpl::WriteGroup(uint64_t base_offset, const std::vector<ProduceRequ
     count += r->batch.size();
     bytes += r->body_bytes;
   }
-  SPOOL_CHECK(count >= 1 && count <= kMaxTopicBatchMessages, "a produce group writes 1 to kMaxTopicBatchMessages messages");
+  SPOOL_CHECK(count >= 1 && count <= kMaxTopicBatchMessages,
+              "a produce group writes 1 to kMaxTopicBatchMessages messages");
   std::string body;
   body.reserve(bytes);
   topicfmt::PutRecordHeader(topicfmt::RecordHeader{base_offset, static_cast<uint32_t>(count)}, &body);
@@ -474,8 +480,8 @@ Status TopicCursorImpl::ReadEntry() {
   if (it_->Next(&entry_)) return Status::OK();
   SPOOL_RETURN_IF_ERROR(IteratorStatus());
   it_.reset();
-  return Status::Corruption("topic " + topic_->dir_ + ": the log ends before version " +
-                            std::to_string(next_version_) + ", which holds offset " + std::to_string(offset_));
+  return Status::Corruption("topic " + topic_->dir_ + ": the log ends before version " + std::to_string(next_version_) +
+                            ", which holds offset " + std::to_string(offset_));
 }
 
 Status TopicCursorImpl::OpenIterator() {

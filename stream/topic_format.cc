@@ -130,9 +130,8 @@ Status DecodeRecord(std::string_view body, RecordHeader* header, std::vector<Mes
 }
 
 std::string EncodeConfig(const TopicConfig& config) {
-  return WithChecksumLine(std::string(kConfigMagic) + "\nretention_age_us " +
-                          std::to_string(config.retention.age_us) + "\nretention_bytes " +
-                          std::to_string(config.retention.bytes) + "\nsegment_size_bytes " +
+  return WithChecksumLine(std::string(kConfigMagic) + "\nretention_age_us " + std::to_string(config.retention.age_us) +
+                          "\nretention_bytes " + std::to_string(config.retention.bytes) + "\nsegment_size_bytes " +
                           std::to_string(config.segment_size_bytes) + "\n");
 }
 
@@ -159,8 +158,8 @@ Status ParseConfig(std::string_view text, TopicConfig* config) {
 
 Status CheckConfig(const TopicConfig& config) {
   if (config.segment_size_bytes < kMinTopicSegmentBytes || config.segment_size_bytes > kMaxTopicSegmentBytes) {
-    return Status::InvalidArgument("segment size " + std::to_string(config.segment_size_bytes) +
-                                   " must be between " + std::to_string(kMinTopicSegmentBytes) + " and " +
+    return Status::InvalidArgument("segment size " + std::to_string(config.segment_size_bytes) + " must be between " +
+                                   std::to_string(kMinTopicSegmentBytes) + " and " +
                                    std::to_string(kMaxTopicSegmentBytes) + " bytes");
   }
   return Status::OK();

@@ -116,9 +116,9 @@ Status OnlyParameters(const Target& t, std::initializer_list<std::string_view> k
     if (std::find(known.begin(), known.end(), name) != known.end()) continue;
     std::string names;
     for (std::string_view k : known) names += (names.empty() ? "" : ", ") + std::string(k);
-    return Status::InvalidArgument("unknown query parameter '" + name + "'" +
-                                   (names.empty() ? std::string(": this endpoint takes none")
-                                                  : " (this endpoint takes " + names + ")"));
+    return Status::InvalidArgument(
+        "unknown query parameter '" + name + "'" +
+        (names.empty() ? std::string(": this endpoint takes none") : " (this endpoint takes " + names + ")"));
   }
   return Status::OK();
 }
@@ -126,7 +126,8 @@ Status OnlyParameters(const Target& t, std::initializer_list<std::string_view> k
 // A row as an object of its columns.
 json RowObject(const Schema& schema, const Row& row) {
   json object = json::object();
-  for (size_t i = 0; i < row.size() && i < schema.columns().size(); ++i) object[schema.columns()[i].name] = ValueJson(row[i]);
+  for (size_t i = 0; i < row.size() && i < schema.columns().size(); ++i)
+    object[schema.columns()[i].name] = ValueJson(row[i]);
   return object;
 }
 
@@ -148,8 +149,8 @@ struct ApiService::Impl {
   // The running update's stop flag (a Pipeline::Stop while none runs would
   // stop the next one instead); cleared as each update starts.
   std::atomic<bool> stop{false};
-  std::thread worker;    // the last update's
-  std::string current;   // the last update's id (guarded by mu)
+  std::thread worker;               // the last update's
+  std::string current;              // the last update's id (guarded by mu)
   bool current_continuous = false;  // it runs until stopped (guarded by mu)
 
   ApiResponse Route(const ApiRequest& request);
@@ -206,7 +207,8 @@ ApiResponse ApiService::Impl::Route(const ApiRequest& request) {
     return Error(404, "ENDPOINT_NOT_FOUND", "no endpoint " + request.method + " " + request.target);
   }
   if (p[3] != pipeline->id()) {
-    return Error(404, "RESOURCE_DOES_NOT_EXIST", "no pipeline has id " + p[3] + " (this server's: " + pipeline->id() + ")");
+    return Error(404, "RESOURCE_DOES_NOT_EXIST",
+                 "no pipeline has id " + p[3] + " (this server's: " + pipeline->id() + ")");
   }
   const std::string& what = p[4];
   const bool get = request.method == "GET", post = request.method == "POST";
@@ -216,7 +218,8 @@ ApiResponse ApiService::Impl::Route(const ApiRequest& request) {
     return handle();
   };
   if (what == "updates" && p.size() == 5 && post) return with({}, [&] { return StartUpdate(request.body); });
-  if (what == "updates" && p.size() == 5 && get) return with({"max_results", "page_token"}, [&] { return ListUpdates(t); });
+  if (what == "updates" && p.size() == 5 && get)
+    return with({"max_results", "page_token"}, [&] { return ListUpdates(t); });
   if (what == "updates" && p.size() == 6 && get) return with({}, [&] { return GetUpdate(p[5]); });
   if (what == "events" && p.size() == 5 && get) {
     return with({"event_type", "level", "start_time", "end_time", "max_results", "page_token"},
@@ -256,8 +259,9 @@ ApiResponse ApiService::Impl::StartUpdate(const std::string& body) {
       idle.wait(lock, [&] { return !running; });
     }
     if (running) {
-      return Error(409, "RESOURCE_CONFLICT", "an update is running on pipeline " + pipeline->id() +
-                                                 ": stop it (POST …/stop) or wait for it to end");
+      return Error(
+          409, "RESOURCE_CONFLICT",
+          "an update is running on pipeline " + pipeline->id() + ": stop it (POST …/stop) or wait for it to end");
     }
     running = true;  // this request's until it is refused or its update ends
   }
@@ -335,9 +339,8 @@ ApiResponse ApiService::Impl::ListUpdates(const Target& t) {
     }
     last = e.sequence;
     const json details = json::parse(e.details_json, nullptr, false);
-    const std::string cause = details.is_object() && details.contains("create_update")
-                                  ? details["create_update"].value("cause", "")
-                                  : "";
+    const std::string cause =
+        details.is_object() && details.contains("create_update") ? details["create_update"].value("cause", "") : "";
     updates.push_back({{"update_id", e.origin.update_id},
                        {"state", states[e.origin.update_id]},
                        {"cause", cause},
@@ -441,11 +444,13 @@ ApiResponse ApiService::Impl::PreviewRewind(const std::string& body) {
   if (!s.ok()) return FromStatus(s);
   json datasets = json::array();
   for (const RewindDataset& d : plan.datasets) {
-    datasets.push_back({{"identifier", d.identifier}, {"cascade", d.cascade}, {"reset_checkpoints", d.reset_checkpoints}});
+    datasets.push_back(
+        {{"identifier", d.identifier}, {"cascade", d.cascade}, {"reset_checkpoints", d.reset_checkpoints}});
   }
-  return Ok(json{{"target", {{"epoch", plan.target.epoch},
-                             {"version", plan.target.version},
-                             {"timestamp", FormatTimestampUtc(plan.target_timestamp_us)}}},
+  return Ok(json{{"target",
+                  {{"epoch", plan.target.epoch},
+                   {"version", plan.target.version},
+                   {"timestamp", FormatTimestampUtc(plan.target_timestamp_us)}}},
                  {"rewind_point_id", plan.point ? plan.point->id : ""},
                  {"whole_pipeline", plan.whole_pipeline},
                  {"by_restore", plan.by_restore},
@@ -487,14 +492,17 @@ ApiResponse ApiService::Impl::TableRows(const TableId& id, const Target& t) {
   json rows = json::array();
   bool more = false;
   if (s.ok()) {
-    s = store->Read(id, options, [&](const Row& row) {
-      if (rows.size() == max) {
-        more = true;
-        return false;
-      }
-      rows.push_back(RowObject(table.schema, row));
-      return true;
-    }, &table, &version);
+    s = store->Read(
+        id, options,
+        [&](const Row& row) {
+          if (rows.size() == max) {
+            more = true;
+            return false;
+          }
+          rows.push_back(RowObject(table.schema, row));
+          return true;
+        },
+        &table, &version);
   }
   if (!s.ok()) return FromStatus(s);
   return Ok(json{{"table", id.ToString()}, {"version", version}, {"rows", rows}, {"truncated", more}});
@@ -511,18 +519,21 @@ ApiResponse ApiService::Impl::TableChanges(const TableId& id, const Target& t) {
   bool more = false;
   TableInfo table;
   if (s.ok()) {
-    s = store->Changes(id, from, to, [&](const ChangeRow& change) {
-      if (changes.size() == max) {
-        more = true;
-        return false;
-      }
-      json object = RowObject(table.schema, change.row);
-      object["_change_type"] = ChangeTypeName(change.change_type);
-      object["_commit_version"] = change.commit_version;
-      object["_commit_timestamp"] = FormatTimestampUtc(change.commit_timestamp_us);
-      changes.push_back(std::move(object));
-      return true;
-    }, &table);
+    s = store->Changes(
+        id, from, to,
+        [&](const ChangeRow& change) {
+          if (changes.size() == max) {
+            more = true;
+            return false;
+          }
+          json object = RowObject(table.schema, change.row);
+          object["_change_type"] = ChangeTypeName(change.change_type);
+          object["_commit_version"] = change.commit_version;
+          object["_commit_timestamp"] = FormatTimestampUtc(change.commit_timestamp_us);
+          changes.push_back(std::move(object));
+          return true;
+        },
+        &table);
   }
   if (!s.ok()) return FromStatus(s);
   return Ok(json{{"table", id.ToString()}, {"changes", changes}, {"truncated", more}});
@@ -545,7 +556,8 @@ ApiResponse ApiService::Impl::Metrics() {
   counter("spool_log_appends_total", "Records appended to the log", static_cast<double>(log_stats.appends));
   counter("spool_log_group_commits_total", "Group commits (one write each)", static_cast<double>(log_stats.groups));
   counter("spool_log_fsyncs_total", "Data syncs of the log", static_cast<double>(log_stats.syncs));
-  counter("spool_log_bytes_total", "Bytes written to the log's segments", static_cast<double>(log_stats.bytes_appended));
+  counter("spool_log_bytes_total", "Bytes written to the log's segments",
+          static_cast<double>(log_stats.bytes_appended));
   prometheus::Histogram::BucketBoundaries bounds;
   for (uint64_t us : kCommitLatencyBoundsUs) bounds.push_back(static_cast<double>(us) / 1e6);
   std::vector<double> buckets;
@@ -581,8 +593,12 @@ ApiResponse ApiService::Impl::Metrics() {
     std::lock_guard lock(mu);
     busy = running;
   }
-  prometheus::BuildGauge().Name("spool_update_running").Help("1 while an update runs").Register(registry).Add({}).Set(
-      busy || !store->RunningUpdate().empty() ? 1 : 0);
+  prometheus::BuildGauge()
+      .Name("spool_update_running")
+      .Help("1 while an update runs")
+      .Register(registry)
+      .Add({})
+      .Set(busy || !store->RunningUpdate().empty() ? 1 : 0);
   return {200, prometheus::TextSerializer().Serialize(registry.Collect()), "text/plain; version=0.0.4"};
 }
 
@@ -617,7 +633,8 @@ Status ApiService::Impl::ParseSince(const std::string& text, uint64_t* since_us)
     *since_us = static_cast<uint64_t>(micros);
     return Status::OK();
   }
-  return Status::InvalidArgument("since: '" + text + "' is neither a duration (7d, 90m) nor a UTC time (yyyy-MM-dd HH:mm:ss)");
+  return Status::InvalidArgument("since: '" + text +
+                                 "' is neither a duration (7d, 90m) nor a UTC time (yyyy-MM-dd HH:mm:ss)");
 }
 
 }  // namespace spool::cli

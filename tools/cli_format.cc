@@ -3,11 +3,11 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <ctime>
 #include <iostream>
+
+#include <fmt/format.h>
 
 #include "commands.h"
 #include "row_format.h"

@@ -22,7 +22,8 @@ namespace spool::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;  // the check or operation found a problem (e.g. corruption)
 inline constexpr int kExitError = 2;    // the command could not run (bad arguments, missing files)
-inline constexpr int kExitUpdateFailed = 3;  // the update ran and ended FAILED (its error is printed and in the event log)
+inline constexpr int kExitUpdateFailed =
+    3;  // the update ran and ended FAILED (its error is printed and in the event log)
 
 // Prints `s` on stderr and returns the exit code for it: kExitFailure for
 // corruption found, kExitError otherwise.

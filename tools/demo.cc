@@ -6,14 +6,14 @@
 // commit, dry-runs a rewind to the point before it, rewinds, deploys the fix
 // and replays; the tables then equal those of a store that never had the
 // bug. The store is left for the user to explore.
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "commands.h"
 #include "spool/storage/store.h"
@@ -106,7 +106,8 @@ class Demo {
 
   int Run() {
     Say("Spool keeps a streaming pipeline's tables, source offsets and operator state in one log.\n"
-        "This demo runs a pipeline in " + dir_ + ", breaks it with a bad deployment, and rewinds it.");
+        "This demo runs a pipeline in " +
+        dir_ + ", breaks it with a bad deployment, and rewinds it.");
     WriteInputs();
     if (!SetUp() || !FirstUpdate() || !BadUpdate() || !FindBadCommit() || !Rewind() || !Replay() ||
         !CompareWithReference() || !ShowHistory()) {
@@ -206,8 +207,9 @@ class Demo {
 
   // Shows the history kept, then the commands to explore it further.
   bool ShowHistory() {
-    Step("8. The history keeps everything: the table's commits, its change feed since the rewind, the event log and\n"
-         "   the cut history in the archive.");
+    Step(
+        "8. The history keeps everything: the table's commits, its change feed since the rewind, the event log and\n"
+        "   the cut history in the archive.");
     std::string archive;
     if (!Run({"history", store_, "main.shop.revenue", "--limit", "6"}) ||
         !Run({"changes", store_, "main.shop.revenue", "--from", std::to_string(rewound_to_ + 1)}) ||

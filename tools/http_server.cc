@@ -3,13 +3,14 @@
 #include <atomic>
 #include <list>
 #include <mutex>
+#include <optional>
+#include <thread>
 #include <utility>  // before Asio: Boost 1.74's awaitable.hpp needs std::exchange
+#include <vector>
+
 #include <boost/asio.hpp>
 #include <boost/beast.hpp>
 #include <nlohmann/json.hpp>
-#include <optional>
-#include <thread>
-#include <vector>
 
 #include "api_service.h"
 #include "json_text.h"
@@ -113,13 +114,15 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     if (ec) {
       if (ec.category() == http::make_error_code(http::error::bad_target).category()) {
-        return Refuse(http::status::bad_request, "MALFORMED_REQUEST", "the request is not well-formed HTTP: " + ec.message());
+        return Refuse(http::status::bad_request, "MALFORMED_REQUEST",
+                      "the request is not well-formed HTTP: " + ec.message());
       }
       return Close();
     }
     http::request<http::string_body> request = parser_->release();
-    const ApiResponse response = shared_->api->Handle({std::string(request.method_string()), std::string(request.target()),
-                                                       std::string(request[http::field::authorization]), request.body()});
+    const ApiResponse response =
+        shared_->api->Handle({std::string(request.method_string()), std::string(request.target()),
+                              std::string(request[http::field::authorization]), request.body()});
     if (response.status != 401 && !Authenticated()) {
       return Refuse(http::status::service_unavailable, "TEMPORARILY_UNAVAILABLE",
                     "too many connections (the limit is " + std::to_string(shared_->options.max_connections) + ")");
@@ -196,7 +199,8 @@ Status HttpServer::Start(const HttpServerOptions& options, ApiService* api, std:
   if (!ec) impl->acceptor.bind(endpoint, ec);
   if (!ec) impl->acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
-    return Status::IOError("cannot listen on " + options.host + ":" + std::to_string(options.port) + ": " + ec.message());
+    return Status::IOError("cannot listen on " + options.host + ":" + std::to_string(options.port) + ": " +
+                           ec.message());
   }
   impl->Accept();
   for (int i = 0; i < std::max(1, options.threads); ++i) impl->threads.emplace_back([io = &impl->ioc] { io->run(); });

@@ -25,7 +25,7 @@ struct HttpServerOptions {
   uint16_t port = 8080;  // 0: any free port (HttpServer::port says which)
   uint64_t max_body_bytes = 1 << 20;
   uint64_t max_connections = 64;
-  std::chrono::seconds timeout{30};  // to read a request's body, or write a response
+  std::chrono::seconds timeout{30};        // to read a request's body, or write a response
   std::chrono::seconds header_timeout{5};  // to read a request's headers
   int threads = 2;
 };

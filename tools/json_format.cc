@@ -42,27 +42,29 @@ nlohmann::ordered_json RewindPointJson(const RewindPoint& p, PointUse use) {
 
 nlohmann::ordered_json ValueJson(const Value& value) {
   switch (value.index()) {
-    case 0: return nullptr;
-    case 1: return std::get<int64_t>(value);
+    case 0:
+      return nullptr;
+    case 1:
+      return std::get<int64_t>(value);
     case 2: {
       const double d = std::get<double>(value);
       return std::isfinite(d) ? nlohmann::ordered_json(d) : nlohmann::ordered_json(ValueText(value));
     }
-    case 3: return std::get<std::string>(value);
-    case 4: return std::get<bool>(value);
-    default: return ValueText(value);  // timestamp, bytes
+    case 3:
+      return std::get<std::string>(value);
+    case 4:
+      return std::get<bool>(value);
+    default:
+      return ValueText(value);  // timestamp, bytes
   }
 }
 
 nlohmann::ordered_json HistoryJson(const HistoryEntry& h) {
   nlohmann::ordered_json parameters = nlohmann::ordered_json::parse(h.parameters_json, nullptr, false);
   if (parameters.is_discarded()) parameters = h.parameters_json;
-  return {{"version", h.version},
-          {"timestamp", FormatTimestamp(h.timestamp_us)},
-          {"operation", h.operation},
-          {"operationParameters", parameters},
-          {"operationMetrics", h.metrics},
-          {"updateId", h.update_id}};
+  return {{"version", h.version},          {"timestamp", FormatTimestamp(h.timestamp_us)},
+          {"operation", h.operation},      {"operationParameters", parameters},
+          {"operationMetrics", h.metrics}, {"updateId", h.update_id}};
 }
 
 }  // namespace spool::cli

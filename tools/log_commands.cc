@@ -1,8 +1,8 @@
 // `spool log inspect | verify | dump | demo`.
+#include <iostream>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-
-#include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli_format.h"
@@ -71,13 +71,15 @@ void PrintInspect(const std::string& dir, Log* log, const LogRecoveryReport& rep
                                      ? fmt::format("(empty, next {})", s.first_version)
                                      : fmt::format("{} .. {}", s.first_version, s.last_version);
     const std::string follows =
-        s.previous_segment == 0 ? "-" : fmt::format("#{} at {}/{}", s.previous_segment, s.previous.epoch, s.previous.version);
+        s.previous_segment == 0 ? "-"
+                                : fmt::format("#{} at {}/{}", s.previous_segment, s.previous.epoch, s.previous.version);
     segments.AddRow({s.file_name, std::to_string(s.epoch), versions, FormatBytes(s.data_end_bytes),
                      FormatBytes(s.file_size_bytes), follows});
   }
   std::cout << segments.ToString() << "\n";
   Table epochs({"epoch", "first version"});
-  for (const LogEpochStart& e : log->EpochHistory()) epochs.AddRow({std::to_string(e.epoch), std::to_string(e.first_version)});
+  for (const LogEpochStart& e : log->EpochHistory())
+    epochs.AddRow({std::to_string(e.epoch), std::to_string(e.first_version)});
   std::cout << epochs.ToString();
   json archive = ArchiveJson(dir);
   if (!archive.empty()) {
@@ -120,8 +122,10 @@ int RunVerify(const std::string& dir, bool as_json) {
   uint64_t records = 0;
   Status s = VerifyLog(Env::Default(), dir, &records);
   if (as_json) {
-    std::cout << JsonText(json{{"dir", dir}, {"intact", s.ok()}, {"records", records}, {"error", s.ok() ? "" : s.ToString()}},
-                          2)
+    std::cout << JsonText(
+                     json{
+                         {"dir", dir}, {"intact", s.ok()}, {"records", records}, {"error", s.ok() ? "" : s.ToString()}},
+                     2)
               << "\n";
     return s.ok() ? kExitOk : (s.IsCorruption() ? kExitFailure : kExitError);
   }
@@ -135,12 +139,9 @@ int RunVerify(const std::string& dir, bool as_json) {
 }
 
 json EntryJson(const LogEntry& e) {
-  return json{{"epoch", e.position.epoch},
-              {"version", e.position.version},
-              {"timestamp_us", e.timestamp_us},
-              {"timestamp", FormatTimestamp(e.timestamp_us)},
-              {"operation", e.operation},
-              {"body_bytes", e.body.size()},
+  return json{{"epoch", e.position.epoch},          {"version", e.position.version},
+              {"timestamp_us", e.timestamp_us},     {"timestamp", FormatTimestamp(e.timestamp_us)},
+              {"operation", e.operation},           {"body_bytes", e.body.size()},
               {"body_preview", Preview(e.body, 64)}};
 }
 
@@ -207,7 +208,8 @@ void RegisterLogCommands(CLI::App& app, int* exit_code) {
   auto demo_options = std::make_shared<LogDemoOptions>();
   CLI::App* demo = log->add_subcommand("demo", "Write commits, cut the power, recover, show what survived");
   demo->add_option("--dir", demo_options->dir, "Directory for the store (default: a new temporary one)");
-  demo->add_option("--commits", demo_options->commits, "Durable commits before the power cut")->check(CLI::Range(1, 10'000'000));
+  demo->add_option("--commits", demo_options->commits, "Durable commits before the power cut")
+      ->check(CLI::Range(1, 10'000'000));
   demo->add_option("--writers", demo_options->writers, "Concurrent writer threads")->check(CLI::Range(1, 64));
   demo->add_option("--seed", demo_options->seed, "Seed for where the power is cut");
   demo->add_flag("--keep", demo_options->keep, "Keep the directory afterwards");

@@ -1,6 +1,5 @@
 #include "log_demo.h"
 
-#include <fmt/format.h>
 #include <stdlib.h>
 
 #include <chrono>
@@ -9,6 +8,8 @@
 #include <mutex>
 #include <random>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "cli_format.h"
 #include "commands.h"
@@ -20,9 +21,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double SecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double SecondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 std::string DemoBody(uint64_t writer, uint64_t i) {
   return fmt::format("{{\"sensor\":\"s-{:02}\",\"seq\":{},\"reading\":{:.2f}}}", writer, i,

@@ -14,7 +14,7 @@ struct LogDemoOptions {
   uint64_t commits = 2000;  // durable commits before the power cut
   int writers = 4;
   uint64_t seed = 42;
-  bool keep = false;        // keep the directory afterwards
+  bool keep = false;  // keep the directory afterwards
 };
 
 int RunLogDemo(const LogDemoOptions& options);

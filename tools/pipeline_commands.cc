@@ -1,14 +1,14 @@
 // `spool pipeline set | show` and `spool update`: define a store's pipeline
 // and run updates of it.
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
 #include <atomic>
 #include <csignal>
 #include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "cli_format.h"
 #include "commands.h"
@@ -63,7 +63,8 @@ int RunShow(const std::string& dir, bool as_json, const std::string& plot) {
   if (!s.ok()) return ReportError(s);
   if (!plot.empty()) {
     GraphNotes notes;
-    notes.title = fmt::format("pipeline {} ({}), definition #{}", spec.name.empty() ? "unnamed" : spec.name, id, number);
+    notes.title =
+        fmt::format("pipeline {} ({}), definition #{}", spec.name.empty() ? "unnamed" : spec.name, id, number);
     s = WritePlot(plot, PipelineGraphSvg(spec, notes));
     return s.ok() ? kExitOk : ReportError(s);
   }
@@ -177,9 +178,9 @@ Status BuildRequest(const UpdateArgs& args, UpdateRequest* request) {
 Status PlotRewindPreview(const Pipeline& pipeline, const RewindPlan& plan, const RewindPoint& point,
                          const std::string& path) {
   GraphNotes notes;
-  notes.title = fmt::format("rewind preview: {} to version {} ({} UTC)",
-                            plan.whole_pipeline ? "the pipeline" : "some datasets", plan.target.version,
-                            FormatTimestamp(plan.target_timestamp_us));
+  notes.title =
+      fmt::format("rewind preview: {} to version {} ({} UTC)", plan.whole_pipeline ? "the pipeline" : "some datasets",
+                  plan.target.version, FormatTimestamp(plan.target_timestamp_us));
   for (const RewindDataset& d : plan.datasets) {
     notes.highlighted.insert(d.identifier);
     for (const RewindPointDataset& at : point.datasets) {
@@ -187,7 +188,8 @@ Status PlotRewindPreview(const Pipeline& pipeline, const RewindPlan& plan, const
       notes.dataset_notes[d.identifier] =
           fmt::format("back to table version {}{}", at.table_version, d.reset_checkpoints ? "" : ", offsets kept");
       if (!d.reset_checkpoints) continue;
-      for (const auto& [flow, checkpoint] : at.checkpoints) notes.flow_notes[flow] = "replays from " + Preview(checkpoint, 36);
+      for (const auto& [flow, checkpoint] : at.checkpoints)
+        notes.flow_notes[flow] = "replays from " + Preview(checkpoint, 36);
     }
   }
   return WritePlot(path, PipelineGraphSvg(pipeline.spec(), notes));
@@ -228,9 +230,10 @@ int RunRequest(Store* store, Pipeline* pipeline, const UpdateRequest& request, U
           s = PlotRewindPreview(*pipeline, plan, *outcome.dry_run_point, plot);
           if (!s.ok()) return ReportError(s);
         }
-        std::cout << fmt::format("dry run: a rewind to {} is valid; nothing was changed.\n"
-                                 "rewind point {} records it: spool rewind {} --point {}\n",
-                                 target, outcome.dry_run_point->id, store->dir(), outcome.dry_run_point->id);
+        std::cout << fmt::format(
+            "dry run: a rewind to {} is valid; nothing was changed.\n"
+            "rewind point {} records it: spool rewind {} --point {}\n",
+            target, outcome.dry_run_point->id, store->dir(), outcome.dry_run_point->id);
         return kExitOk;
       }
       std::string what = "the pipeline";
@@ -242,11 +245,11 @@ int RunRequest(Store* store, Pipeline* pipeline, const UpdateRequest& request, U
                                        [](const RewindDataset& d) { return d.reset_checkpoints; });
       std::string kept;
       for (const std::string& k : plan.kept) kept += (kept.empty() ? "" : ", ") + k;
-      std::cout << fmt::format("rewound {} to {}: {} datasets, with their state{}{}.\n"
-                               "Replay is the next update: spool update {}\n",
-                               what, target, plan.datasets.size(), offsets ? " and offsets" : "",
-                               kept.empty() ? "" : "; kept what changed since outside the pipeline: " + kept,
-                               store->dir());
+      std::cout << fmt::format(
+          "rewound {} to {}: {} datasets, with their state{}{}.\n"
+          "Replay is the next update: spool update {}\n",
+          what, target, plan.datasets.size(), offsets ? " and offsets" : "",
+          kept.empty() ? "" : "; kept what changed since outside the pipeline: " + kept, store->dir());
       return kExitOk;
     }
     case UpdateOutcome::Kind::kValidation:
@@ -263,7 +266,9 @@ int RunRequest(Store* store, Pipeline* pipeline, const UpdateRequest& request, U
   for (const FlowUpdateStats& f : result.flows) {
     table.AddRow({f.flow, FormatCount(f.batches), FormatCount(f.input_rows), FormatCount(f.output_rows),
                   FormatCount(f.deleted_rows), FormatCount(f.late_rows),
-                  f.failed ? "FAILED" : f.skipped ? "skipped" : "ok"});
+                  f.failed    ? "FAILED"
+                  : f.skipped ? "skipped"
+                              : "ok"});
   }
   std::cout << fmt::format("update {} {}\n", result.update_id, UpdateStateName(result.state)) << table.ToString();
   if (result.state == UpdateState::kFailed) {
@@ -310,8 +315,8 @@ struct RewindArgs {
 int RunRewindCommand(const RewindArgs& args) {
   const int targets = !args.point.empty() + !args.timestamp.empty() + args.latest + args.yesterday + args.undo;
   if (targets != 1) {
-    return ReportError(Status::InvalidArgument(
-        "give exactly one of --point, --timestamp, --latest, --yesterday and --undo"));
+    return ReportError(
+        Status::InvalidArgument("give exactly one of --point, --timestamp, --latest, --yesterday and --undo"));
   }
   if (args.undo && (args.dry_run || !args.datasets.empty() || args.keep_checkpoints)) {
     return ReportError(Status::InvalidArgument("--undo takes no other option: it undoes the last rewind as it was"));
@@ -345,7 +350,8 @@ int RunRewindCommand(const RewindArgs& args) {
   }
   if (!args.datasets.empty()) {
     rewind.datasets.emplace();
-    for (const std::string& d : args.datasets) rewind.datasets->push_back(RewindDataset{d, true, !args.keep_checkpoints});
+    for (const std::string& d : args.datasets)
+      rewind.datasets->push_back(RewindDataset{d, true, !args.keep_checkpoints});
   } else if (args.keep_checkpoints) {
     return ReportError(Status::InvalidArgument("--keep-checkpoints applies to the datasets named with --dataset"));
   }
@@ -388,8 +394,8 @@ int RunRewindPoints(const PointsArgs& args) {
     // later rewind, or beyond retention.
     const PointUse use = RewindPointUse(store.get(), p);
     const std::string version = std::to_string(p.position.version) + (use == PointUse::kUsable ? ""
-                                                                      : use == PointUse::kCut ? " (cut)"
-                                                                                              : " (beyond retention)");
+                                                                      : use == PointUse::kCut  ? " (cut)"
+                                                                                               : " (beyond retention)");
     table.AddRow({p.id, FormatTimestamp(p.recorded_us), version, p.dry_run ? "yes" : "no", p.message});
   }
   std::cout << table.ToString();
@@ -482,9 +488,11 @@ void RegisterPipelineDefinition(CLI::App& app, int* exit_code) {
 
 void RegisterUpdate(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<UpdateArgs>();
-  CLI::App* update = app.add_subcommand("update", "Run an update of the pipeline: every flow processes what is available");
+  CLI::App* update =
+      app.add_subcommand("update", "Run an update of the pipeline: every flow processes what is available");
   update->add_option("dir", args->dir, "Store directory")->required();
-  update->add_flag("--continuous", args->continuous, "Keep processing until interrupted (Ctrl-C stops after the batch)");
+  update->add_flag("--continuous", args->continuous,
+                   "Keep processing until interrupted (Ctrl-C stops after the batch)");
   update->add_option("--max-batches", args->max_batches, "Stop after this many micro-batches (0: no bound)");
   update->add_option("--trigger-interval", args->interval, "Continuous mode: wait this long when idle (default 1s)");
   update->add_option("--json", args->json,
@@ -499,7 +507,8 @@ void RegisterUpdate(CLI::App& app, int* exit_code) {
   update->add_flag("--full-refresh", args->full_refresh,
                    "Truncate every dataset, clear every flow's offsets and state, and rebuild from the sources");
   update->add_option("--full-refresh-table", args->full_refresh_tables, "Fully refresh this dataset (repeatable)");
-  update->add_flag("--cascade", args->cascade, "With a full refresh: also the streaming tables downstream of the named ones");
+  update->add_flag("--cascade", args->cascade,
+                   "With a full refresh: also the streaming tables downstream of the named ones");
   update->add_option("--refresh-table", args->refresh_tables, "Run only the flows writing this dataset (repeatable)");
   update->add_flag("--refresh-failed", args->refresh_failed,
                    "Run only the flows that failed in the last update, and those downstream of them");
@@ -511,8 +520,9 @@ void RegisterUpdate(CLI::App& app, int* exit_code) {
 void RegisterRewind(CLI::App& app, int* exit_code) {
   auto rewind_args = std::make_shared<RewindArgs>();
   CLI::App* rewind = app.add_subcommand(
-      "rewind", "Rewind the pipeline (table data, offsets and state) to a point, or undo the last rewind; replay is the "
-                "next update");
+      "rewind",
+      "Rewind the pipeline (table data, offsets and state) to a point, or undo the last rewind; replay is the "
+      "next update");
   rewind->add_option("dir", rewind_args->dir, "Store directory")->required();
   rewind->add_option("--point", rewind_args->point, "To this rewind point (its id, see spool rewind-points)");
   rewind->add_option("--timestamp", rewind_args->timestamp,
@@ -527,9 +537,10 @@ void RegisterRewind(CLI::App& app, int* exit_code) {
                    "With --dataset: restore table data (and operator state) only, keeping source offsets");
   CLI::Option* dry_run =
       rewind->add_flag("--dry-run", rewind_args->dry_run, "Validate and record a rewind point for it; change nothing");
-  rewind->add_option("--plot", rewind_args->plot,
-                     "With --dry-run: draw what the rewind would bring back (datasets, versions, offsets) into this "
-                     "SVG file")
+  rewind
+      ->add_option("--plot", rewind_args->plot,
+                   "With --dry-run: draw what the rewind would bring back (datasets, versions, offsets) into this "
+                   "SVG file")
       ->needs(dry_run);
   rewind->callback([=] { *exit_code = RunRewindCommand(*rewind_args); });
 }

@@ -1,11 +1,11 @@
 #include "plots.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <ctime>
 #include <iostream>
 #include <optional>
+
+#include <fmt/format.h>
 
 #include "spool/storage/table.h"
 #include "spool/txnlog/env.h"
@@ -44,7 +44,8 @@ double NodeY(const Node& n) { return kTop + n.row * kRowGap; }
 std::map<std::string, Node> LayOut(const PipelineSpec& spec) {
   std::map<std::string, Node> nodes;
   for (const FlowSpec& f : spec.flows) {
-    if (f.source.kind != SourceKind::kDataset) nodes[SourceKey(f.source)] = Node{SourceKey(f.source), "external source"};
+    if (f.source.kind != SourceKind::kDataset)
+      nodes[SourceKey(f.source)] = Node{SourceKey(f.source), "external source"};
   }
   for (const DatasetSpec& d : spec.datasets) {
     nodes[d.name] = Node{d.name, std::string(TableKindName(d.kind)), 1, 0, true};
@@ -56,7 +57,8 @@ std::map<std::string, Node> LayOut(const PipelineSpec& spec) {
       const std::string from = f.source.kind == SourceKind::kDataset ? f.source.dataset : SourceKey(f.source);
       auto src = nodes.find(from);
       auto dst = nodes.find(f.target);
-      if (src != nodes.end() && dst != nodes.end()) dst->second.column = std::max(dst->second.column, src->second.column + 1);
+      if (src != nodes.end() && dst != nodes.end())
+        dst->second.column = std::max(dst->second.column, src->second.column + 1);
     }
   }
   std::map<int, int> rows;  // the next free row of each column
@@ -88,7 +90,8 @@ std::string PipelineGraphSvg(const PipelineSpec& spec, const GraphNotes& notes) 
     const double mx = (x1 + x2) / 2, my = (y1 + y2) / 2;
     svg.Text(mx, my - 6, f.name + (f.once ? " (once)" : ""), R"(font-size="11" fill="#333")", "middle");
     auto note = notes.flow_notes.find(f.name);
-    if (note != notes.flow_notes.end()) svg.Text(mx, my + 10, note->second, R"(font-size="10" fill="#b3261e")", "middle");
+    if (note != notes.flow_notes.end())
+      svg.Text(mx, my + 10, note->second, R"(font-size="10" fill="#b3261e")", "middle");
   }
   for (const auto& [key, n] : nodes) {
     const bool touched = notes.highlighted.count(key) > 0;
@@ -142,8 +145,9 @@ std::string Tooltip(const TimelineCommit& c) {
 
 // One commit: its dot, its tooltip, its version under it.
 void DrawCommit(Svg& svg, double x, double y, const TimelineCommit& c, bool cut) {
-  const std::string style = fmt::format(R"(fill="{}" stroke="{}" stroke-width="1.5"{})", cut ? "white" : OperationColor(c.operation),
-                                        OperationColor(c.operation), cut ? R"( stroke-dasharray="2,2")" : "");
+  const std::string style =
+      fmt::format(R"(fill="{}" stroke="{}" stroke-width="1.5"{})", cut ? "white" : OperationColor(c.operation),
+                  OperationColor(c.operation), cut ? R"( stroke-dasharray="2,2")" : "");
   svg.Circle(x, y, 7, style, Tooltip(c));
   svg.Text(x, y + 22, fmt::format("v{}", c.version),
            fmt::format(R"svg(font-size="9" fill="#555" transform="rotate(45 {:.1f} {:.1f})")svg", x, y + 22), "start");
@@ -160,13 +164,15 @@ std::string TimelineSvg(const Timeline& t) {
   for (const TimelineBranch& b : t.branches) {
     auto after = x_of.upper_bound(b.after);
     const double start = after == x_of.begin() ? kLeft : std::prev(after)->second;
-    widest = std::max(widest, static_cast<size_t>((start - kLeft) / kStep) + std::min(b.commits.size(), kBranchMaxCommits) + 2);
+    widest = std::max(widest,
+                      static_cast<size_t>((start - kLeft) / kStep) + std::min(b.commits.size(), kBranchMaxCommits) + 2);
   }
   const double width = kLeft + static_cast<double>(widest) * kStep + 220;
   const double height = kLine + 80 + static_cast<double>(t.branches.size()) * kBranchGap + 60;
   Svg svg(width, height, t.title);
   svg.Text(kLeft - 20, 28, t.title, R"(font-size="15" font-weight="bold")");
-  if (skipped > 0) svg.Text(kLeft - 20, 48, fmt::format("({} older commits not drawn)", skipped), R"(font-size="11" fill="#555")");
+  if (skipped > 0)
+    svg.Text(kLeft - 20, 48, fmt::format("({} older commits not drawn)", skipped), R"(font-size="11" fill="#555")");
   if (!commits.empty()) {
     svg.Line(kLeft, kLine, x_of.rbegin()->second, kLine, R"(stroke="#9aa0a6" stroke-width="2")");
   }
@@ -194,7 +200,8 @@ std::string TimelineSvg(const Timeline& t) {
     const double x_end = x0 + static_cast<double>(drawn) * kStep;
     svg.Line(x0, kLine + 8, x0 + kStep / 2, y, R"(stroke="#9aa0a6" stroke-dasharray="4,3")");
     svg.Line(x0 + kStep / 2, y, x_end, y, R"(stroke="#9aa0a6" stroke-dasharray="4,3")");
-    for (size_t i = 0; i < drawn; ++i) DrawCommit(svg, x0 + kStep * static_cast<double>(i + 1), y, branch.commits[i], true);
+    for (size_t i = 0; i < drawn; ++i)
+      DrawCommit(svg, x0 + kStep * static_cast<double>(i + 1), y, branch.commits[i], true);
     std::string label = branch.name + " (cut by a rewind)";
     if (drawn < branch.commits.size()) label += fmt::format(", {} more commits", branch.commits.size() - drawn);
     svg.Text(x_end + 16, y + 4, label, R"(font-size="11" fill="#555")");

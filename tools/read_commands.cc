@@ -1,10 +1,10 @@
 // `spool read | history | changes | restore | snapshot | vacuum`: time
 // travel, the history and change feed of a table, and the store's upkeep.
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
 #include <filesystem>
 #include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli_format.h"
@@ -62,7 +62,8 @@ Status ReadArchived(Store* store, const ReadArgs& args, const TableId& id, const
   std::string names;
   for (const Store::ArchivedCut& cut : cuts) {
     const std::string name = std::filesystem::path(cut.dir).filename().string();
-    if (cut.dir == args.archive || name == args.archive) return store->ReadArchived(cut, id, args.version, visit, table);
+    if (cut.dir == args.archive || name == args.archive)
+      return store->ReadArchived(cut, id, args.version, visit, table);
     names += (names.empty() ? "" : ", ") + name;
   }
   return Status::NotFound("the archive has no cut " + args.archive + " (its cuts: " + (names.empty() ? "none" : names) +
@@ -131,7 +132,8 @@ Status GatherTimeline(Store* store, const std::string& name, const TableId& id, 
     SPOOL_RETURN_IF_ERROR(store->History(id, &history));
     for (auto it = history.rbegin(); it != history.rend(); ++it) {
       auto rows = it->metrics.find("numOutputRows");
-      t->commits.push_back({it->version, it->timestamp_us, it->operation, rows == it->metrics.end() ? -1 : rows->second});
+      t->commits.push_back(
+          {it->version, it->timestamp_us, it->operation, rows == it->metrics.end() ? -1 : rows->second});
     }
   } else {
     std::unique_ptr<LogIterator> it;
@@ -161,8 +163,9 @@ Status GatherTimeline(Store* store, const std::string& name, const TableId& id, 
 
 int RunHistory(const std::string& dir, const std::string& name, uint64_t limit, bool as_json, const std::string& plot) {
   if (name.empty() && plot.empty()) {
-    return ReportError(Status::InvalidArgument("history: give the table (catalog.schema.table), or --plot FILE to "
-                                               "draw every commit of the store"));
+    return ReportError(
+        Status::InvalidArgument("history: give the table (catalog.schema.table), or --plot FILE to "
+                                "draw every commit of the store"));
   }
   std::unique_ptr<Store> store;
   TableId id;
@@ -184,8 +187,8 @@ int RunHistory(const std::string& dir, const std::string& name, uint64_t limit, 
   }
   Table table({"version", "timestamp (UTC)", "operation", "operationParameters", "operationMetrics", "updateId"});
   for (const HistoryEntry& h : history) {
-    table.AddRow({std::to_string(h.version), FormatTimestamp(h.timestamp_us), h.operation, Preview(h.parameters_json, 80),
-                  MetricsText(h.metrics), h.update_id});
+    table.AddRow({std::to_string(h.version), FormatTimestamp(h.timestamp_us), h.operation,
+                  Preview(h.parameters_json, 80), MetricsText(h.metrics), h.update_id});
   }
   std::cout << table.ToString();
   return kExitOk;
@@ -201,14 +204,17 @@ int RunChanges(const std::string& dir, const std::string& name, uint64_t from, u
   std::vector<Row> rows;
   TableInfo table;
   if (s.ok()) {
-    s = store->Changes(id, from, to, [&](const ChangeRow& change) {
-      Row row = change.row;
-      row.emplace_back(std::string(ChangeTypeName(change.change_type)));
-      row.emplace_back(static_cast<int64_t>(change.commit_version));
-      row.emplace_back(Timestamp{static_cast<int64_t>(change.commit_timestamp_us)});
-      rows.push_back(std::move(row));
-      return true;
-    }, &table);
+    s = store->Changes(
+        id, from, to,
+        [&](const ChangeRow& change) {
+          Row row = change.row;
+          row.emplace_back(std::string(ChangeTypeName(change.change_type)));
+          row.emplace_back(static_cast<int64_t>(change.commit_version));
+          row.emplace_back(Timestamp{static_cast<int64_t>(change.commit_timestamp_us)});
+          rows.push_back(std::move(row));
+          return true;
+        },
+        &table);
   }
   if (!s.ok()) return ReportError(s);
   std::vector<std::string> columns = ColumnNames(table.schema);
@@ -306,7 +312,8 @@ void PrintVacuum(const VacuumReport& r, bool dry_run) {
                            FormatBytes(r.bytes), r.log_segments, r.snapshots, r.archive_files);
   std::cout << fmt::format("floor version {} (held by {})\n", r.floor_version, r.held_by);
   if (r.snapshot_taken) std::cout << (dry_run ? "a base snapshot would be taken\n" : "a base snapshot was taken\n");
-  if (r.history_runs != 0) std::cout << fmt::format("{} history index run(s) dropped (one per commit and table)\n", r.history_runs);
+  if (r.history_runs != 0)
+    std::cout << fmt::format("{} history index run(s) dropped (one per commit and table)\n", r.history_runs);
   for (const std::string& path : r.paths) std::cout << "  " << path << "\n";
 }
 
@@ -333,10 +340,14 @@ int RunVacuum(const VacuumArgs& args) {
     PrintVacuum(report, args.dry_run);
     return kExitOk;
   }
-  ordered_json out{{"dry_run", args.dry_run},         {"floor_version", report.floor_version},
-                   {"held_by", report.held_by},       {"bytes", report.bytes},
-                   {"log_segments", report.log_segments}, {"snapshots", report.snapshots},
-                   {"archive_files", report.archive_files}, {"history_runs", report.history_runs},
+  ordered_json out{{"dry_run", args.dry_run},
+                   {"floor_version", report.floor_version},
+                   {"held_by", report.held_by},
+                   {"bytes", report.bytes},
+                   {"log_segments", report.log_segments},
+                   {"snapshots", report.snapshots},
+                   {"archive_files", report.archive_files},
+                   {"history_runs", report.history_runs},
                    {"snapshot_taken", report.snapshot_taken},
                    {"paths", report.paths}};
   std::cout << JsonText(out, 2) << "\n";
@@ -356,7 +367,8 @@ void RegisterRead(CLI::App& app, int* exit_code) {
   CLI::App* read = app.add_subcommand("read", "Read a table, now or as of a version or timestamp");
   AddTableArgs(read, &args->dir, &args->table);
   CLI::Option* version = read->add_option("--version", args->version, "As of this version");
-  read->add_option("--timestamp", args->timestamp, "As of the latest commit at or before 'yyyy-MM-dd HH:mm:ss[.ffffff]' (UTC)")
+  read->add_option("--timestamp", args->timestamp,
+                   "As of the latest commit at or before 'yyyy-MM-dd HH:mm:ss[.ffffff]' (UTC)")
       ->excludes(version);
   read->add_option("--format", args->format, "table (default), json (JSON lines) or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
@@ -381,9 +393,10 @@ void RegisterHistoryAndChanges(CLI::App& app, int* exit_code) {
   history->add_option("table", args->table, "Table: catalog.schema.table (with --plot, optional: the whole store)");
   history->add_option("--limit", args->limit, "At most this many commits (0: all)");
   CLI::Option* history_json = history->add_flag("--json", args->as_json, "JSON output");
-  history->add_option("--plot", args->plot,
-                      "Draw the timeline into this SVG file: the commits (operation, rows), rewind points, and the "
-                      "histories rewinds cut")
+  history
+      ->add_option("--plot", args->plot,
+                   "Draw the timeline into this SVG file: the commits (operation, rows), rewind points, and the "
+                   "histories rewinds cut")
       ->excludes(history_json);
   history->callback([=] { *exit_code = RunHistory(args->dir, args->table, args->limit, args->as_json, args->plot); });
 
@@ -411,7 +424,8 @@ void RegisterUpkeep(CLI::App& app, int* exit_code) {
   snapshot->add_option("dir", snapshot_args->dir, "Store directory")->required();
   snapshot->add_flag("--list", snapshot_args->list, "List the snapshots instead");
   snapshot->add_flag("--json", snapshot_args->as_json, "JSON output");
-  snapshot->callback([=] { *exit_code = RunSnapshot(snapshot_args->dir, snapshot_args->list, snapshot_args->as_json); });
+  snapshot->callback(
+      [=] { *exit_code = RunSnapshot(snapshot_args->dir, snapshot_args->list, snapshot_args->as_json); });
 
   auto args = std::make_shared<VacuumArgs>();
   CLI::App* vacuum = app.add_subcommand("vacuum", "Delete history older than the retention window");

@@ -2,18 +2,18 @@
 // RowPrinter.
 #include "row_format.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
-#include <nlohmann/json.hpp>
 #include <ostream>
 
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
 #include "cli_format.h"
+#include "invariant.h"
 #include "json_format.h"
 #include "json_text.h"
 #include "spool/stream/records.h"
-#include "invariant.h"
 
 namespace spool::cli {
 namespace {
@@ -54,13 +54,20 @@ std::string CsvQuote(std::string_view text, bool force) {
 
 std::string ValueText(const Value& value) {
   switch (value.index()) {
-    case 0: return "NULL";
-    case 1: return std::to_string(std::get<int64_t>(value));
-    case 2: return DoubleText(std::get<double>(value));
-    case 3: return std::get<std::string>(value);
-    case 4: return std::get<bool>(value) ? "true" : "false";
-    case 5: return FormatTimestampMicros(std::get<Timestamp>(value).micros);
-    default: return EncodeBase64(std::get<Bytes>(value).data);
+    case 0:
+      return "NULL";
+    case 1:
+      return std::to_string(std::get<int64_t>(value));
+    case 2:
+      return DoubleText(std::get<double>(value));
+    case 3:
+      return std::get<std::string>(value);
+    case 4:
+      return std::get<bool>(value) ? "true" : "false";
+    case 5:
+      return FormatTimestampMicros(std::get<Timestamp>(value).micros);
+    default:
+      return EncodeBase64(std::get<Bytes>(value).data);
   }
 }
 
@@ -70,8 +77,12 @@ std::string ValueText(const Value& value) {
 RowPrinter::RowPrinter(OutputFormat format, std::vector<std::string> columns, std::ostream* out)
     : format_(format), columns_(columns.size()), out_(out) {
   switch (format_) {
-    case OutputFormat::kTable: table_ = std::make_unique<Table>(std::move(columns)); break;
-    case OutputFormat::kJsonLines: names_ = std::move(columns); break;
+    case OutputFormat::kTable:
+      table_ = std::make_unique<Table>(std::move(columns));
+      break;
+    case OutputFormat::kJsonLines:
+      names_ = std::move(columns);
+      break;
     case OutputFormat::kCsv: {
       std::string header;
       for (size_t i = 0; i < columns.size(); ++i) header += (i == 0 ? "" : ",") + CsvQuote(columns[i], false);

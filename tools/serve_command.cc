@@ -1,14 +1,14 @@
 // `spool serve DIR`: the reference REST API for the store's pipeline, on
 // loopback by default, until Ctrl-C.
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
 #include <sys/stat.h>
 
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "api_service.h"
 #include "commands.h"
@@ -37,9 +37,10 @@ Status ReadToken(const ServeArgs& args, std::string* token) {
   if (!args.token_file.empty()) {
     struct stat st {};
     if (::stat(args.token_file.c_str(), &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-      return Status::InvalidArgument(fmt::format("the token file {} is open to group or others (mode {:04o}): "
-                                                 "`chmod 600 {}` and start again",
-                                                 args.token_file, st.st_mode & 07777, args.token_file));
+      return Status::InvalidArgument(
+          fmt::format("the token file {} is open to group or others (mode {:04o}): "
+                      "`chmod 600 {}` and start again",
+                      args.token_file, st.st_mode & 07777, args.token_file));
     }
     std::ifstream in(args.token_file);
     if (!in) return Status::NotFound("cannot read the token file " + args.token_file);
@@ -50,7 +51,8 @@ Status ReadToken(const ServeArgs& args, std::string* token) {
   }
   if (token->size() < 8) {
     return Status::InvalidArgument(std::string("a bearer token of at least 8 characters is needed: give --token-file "
-                                               "FILE or set ") + kTokenVariable);
+                                               "FILE or set ") +
+                                   kTokenVariable);
   }
   return Status::OK();
 }
@@ -109,9 +111,9 @@ void RegisterServeCommand(CLI::App& app, int* exit_code) {
   CLI::App* serve = app.add_subcommand("serve", "Serve the reference REST API for the store's pipeline");
   serve->add_option("dir", args->dir, "Store directory")->required();
   serve->add_option("--listen", args->listen, "HOST:PORT to listen on (port 0: any free one)")->capture_default_str();
-  serve->add_option("--token-file", args->token_file,
-                    std::string("The bearer token clients must send, read from this file (default: $") +
-                        kTokenVariable + ")");
+  serve->add_option(
+      "--token-file", args->token_file,
+      std::string("The bearer token clients must send, read from this file (default: $") + kTokenVariable + ")");
   serve->add_option("--max-body", args->max_body_bytes, "Largest request body, in bytes")->capture_default_str();
   serve->add_option("--max-connections", args->max_connections, "Most connections at once")->capture_default_str();
   serve->callback([=] { *exit_code = RunServe(*args); });

@@ -17,7 +17,8 @@ int RunSpool(const std::vector<std::string>& args) {
   app.fallthrough();  // the options below may follow the subcommand
   progress_mode = ProgressMode::kAuto;
   bool progress = false, no_progress = false;
-  CLI::Option* on = app.add_flag("--progress", progress, "Draw progress bars for long work even when stderr is not a terminal");
+  CLI::Option* on =
+      app.add_flag("--progress", progress, "Draw progress bars for long work even when stderr is not a terminal");
   app.add_flag("--no-progress", no_progress, "Never draw progress bars (default: only on a terminal)")->excludes(on);
   app.parse_complete_callback([&] {
     if (progress) progress_mode = ProgressMode::kOn;
@@ -44,6 +45,4 @@ int RunSpool(const std::vector<std::string>& args) {
 
 }  // namespace spool::cli
 
-int main(int argc, char** argv) {
-  return spool::cli::RunSpool(std::vector<std::string>(argv + 1, argv + argc));
-}
+int main(int argc, char** argv) { return spool::cli::RunSpool(std::vector<std::string>(argv + 1, argv + argc)); }

@@ -1,11 +1,11 @@
 // `spool init DIR`, `spool events DIR …`, `spool archive DIR`, `spool verify
 // DIR` and `spool repair DIR`.
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli_format.h"
@@ -130,14 +130,17 @@ int RunVerify(const std::string& dir, bool as_json) {
                            {"intact", f.status.ok()},
                            {"damage", f.status.ok() ? "" : f.status.ToString()}});
     }
-    std::cout << JsonText(json{{"intact", !report.damaged()}, {"bytes", report.bytes()}, {"seconds", seconds},
+    std::cout << JsonText(json{{"intact", !report.damaged()},
+                               {"bytes", report.bytes()},
+                               {"seconds", seconds},
                                {"files", files}},
                           2)
               << "\n";
   } else {
     Table table({"kind", "path", "size", "items", "status"});
     for (const StoreFileCheck& f : report.files) {
-      table.AddRow({f.kind, f.path, FormatBytes(f.bytes), std::to_string(f.items), f.status.ok() ? "intact" : "DAMAGED"});
+      table.AddRow(
+          {f.kind, f.path, FormatBytes(f.bytes), std::to_string(f.items), f.status.ok() ? "intact" : "DAMAGED"});
     }
     std::cout << table.ToString();
     for (const StoreFileCheck& f : report.files) {

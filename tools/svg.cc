@@ -17,11 +17,21 @@ std::string Svg::Escape(std::string_view text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
       default:
         // Control characters are not allowed in XML 1.0.
         if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') out += c;
@@ -41,8 +51,8 @@ void Svg::Circle(double cx, double cy, double r, std::string_view style, std::st
 }
 
 void Svg::Line(double x1, double y1, double x2, double y2, std::string_view style) {
-  body_ += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" {}/>\n", Num(x1), Num(y1), Num(x2), Num(y2),
-                       style);
+  body_ +=
+      fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" {}/>\n", Num(x1), Num(y1), Num(x2), Num(y2), style);
 }
 
 void Svg::Arrow(double x1, double y1, double x2, double y2, std::string_view color) {
@@ -64,9 +74,10 @@ std::string Svg::Finish() {
       "font-family=\"sans-serif\" font-size=\"12\">\n<title>{2}</title>\n",
       Num(width_), Num(height_), Escape(title_));
   if (arrows_) {
-    out += "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"8\" "
-           "markerHeight=\"8\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"#555\"/>"
-           "</marker></defs>\n";
+    out +=
+        "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"8\" "
+        "markerHeight=\"8\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"#555\"/>"
+        "</marker></defs>\n";
   }
   out += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   return out + body_ + "</svg>\n";

@@ -4,12 +4,12 @@
 // ADD COLUMNS / SET TBLPROPERTIES / UNSET TBLPROPERTIES (ALTER TABLE when
 // mixed), DROP TABLE, WRITE, DELETE. Everything a user gives is checked
 // before the commit, so a mistake changes nothing.
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
 #include <fstream>
 #include <iostream>
 #include <set>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli_format.h"
@@ -214,9 +214,9 @@ int RunDrop(const std::string& dir, const std::string& name) {
 ordered_json TableJson(const TableInfo& t) {
   ordered_json columns = ordered_json::array();
   for (const Column& c : t.schema.columns()) columns.push_back(ColumnJson(c));
-  return ordered_json{{"name", t.id.ToString()},        {"kind", TableKindName(t.kind)},
-                      {"columns", columns},             {"key", KeyNames(t.schema)},
-                      {"properties", t.properties},     {"created_version", t.created_version()}};
+  return ordered_json{{"name", t.id.ToString()},    {"kind", TableKindName(t.kind)},
+                      {"columns", columns},         {"key", KeyNames(t.schema)},
+                      {"properties", t.properties}, {"created_version", t.created_version()}};
 }
 
 int RunList(const std::string& dir, bool as_json) {
@@ -251,7 +251,7 @@ int RunList(const std::string& dir, bool as_json) {
 struct WriteArgs {
   std::string dir;
   std::string table;
-  std::string file;  // empty or "-": stdin
+  std::string file;    // empty or "-": stdin
   std::string format;  // empty: from the file name (.csv), else jsonl
   bool delete_keys = false;
 };
@@ -281,8 +281,8 @@ int CommitDeletes(Store* store, const TableId& id, std::vector<Row> keys, std::s
   }
   Transaction txn("DELETE", std::move(parameters));
   for (const Row& key : present) txn.Delete(id, key);
-  return CommitAndReport(store, txn, fmt::format("deleted {} row(s) ({} key(s) given) from {}", present.size(), given,
-                                                 id.ToString()));
+  return CommitAndReport(
+      store, txn, fmt::format("deleted {} row(s) ({} key(s) given) from {}", present.size(), given, id.ToString()));
 }
 
 int RunWrite(const WriteArgs& args) {
@@ -335,8 +335,10 @@ void RegisterTableSubcommands(CLI::App& app, int* exit_code) {
   CLI::App* create = group->add_subcommand("create", "Create a table (one CREATE TABLE commit)");
   create->add_option("dir", create_args->dir, "Store directory")->required();
   create->add_option("table", create_args->table, "Table: catalog.schema.table")->required();
-  create->add_option("--column", create_args->columns,
-                     "NAME:TYPE[:not_null], TYPE one of int64 double string bool timestamp bytes")->required();
+  create
+      ->add_option("--column", create_args->columns,
+                   "NAME:TYPE[:not_null], TYPE one of int64 double string bool timestamp bytes")
+      ->required();
   create->add_option("--key", create_args->key, "Primary key column(s), in key order (NOT NULL); none: append-only");
   create->add_option("--kind", create_args->kind, "streaming_table (default), materialized_view or internal_state");
   create->add_option("--property", create_args->properties, "KEY=VALUE table property");
@@ -370,17 +372,28 @@ void RegisterTableSubcommands(CLI::App& app, int* exit_code) {
 Status WithHint(const Status& s, std::string_view hint) {
   const std::string message = std::string(s.message()) + "; " + std::string(hint);
   switch (s.code()) {
-    case Status::Code::kOk: return s;
-    case Status::Code::kNotFound: return Status::NotFound(message);
-    case Status::Code::kCorruption: return Status::Corruption(message);
-    case Status::Code::kInvalidArgument: return Status::InvalidArgument(message);
-    case Status::Code::kIOError: return Status::IOError(message);
-    case Status::Code::kNoSpace: return Status::NoSpace(message);
-    case Status::Code::kFailed: return Status::Failed(message);
-    case Status::Code::kBusy: return Status::Busy(message);
-    case Status::Code::kAborted: return Status::Aborted(message);
-    case Status::Code::kNotSupported: return Status::NotSupported(message);
-    case Status::Code::kOutOfRange: return Status::OutOfRange(message);
+    case Status::Code::kOk:
+      return s;
+    case Status::Code::kNotFound:
+      return Status::NotFound(message);
+    case Status::Code::kCorruption:
+      return Status::Corruption(message);
+    case Status::Code::kInvalidArgument:
+      return Status::InvalidArgument(message);
+    case Status::Code::kIOError:
+      return Status::IOError(message);
+    case Status::Code::kNoSpace:
+      return Status::NoSpace(message);
+    case Status::Code::kFailed:
+      return Status::Failed(message);
+    case Status::Code::kBusy:
+      return Status::Busy(message);
+    case Status::Code::kAborted:
+      return Status::Aborted(message);
+    case Status::Code::kNotSupported:
+      return Status::NotSupported(message);
+    case Status::Code::kOutOfRange:
+      return Status::OutOfRange(message);
   }
   return s;
 }

@@ -1,12 +1,13 @@
 // `spool topic create | produce | consume | info | retention`: the durable
 // topic of docs/architecture.md (spool/stream/topic.h).
-#include <CLI/CLI.hpp>
 #include <sys/statvfs.h>
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli_format.h"
@@ -115,8 +116,8 @@ struct ProduceArgs {
   std::string dir;
   std::string key;
   std::vector<std::string> messages;
-  std::string file;  // one message a line, instead of stdin
-  uint64_t skip = 0; // the first this many messages are left out (a retry's)
+  std::string file;   // one message a line, instead of stdin
+  uint64_t skip = 0;  // the first this many messages are left out (a retry's)
 };
 
 // Refuses, before anything is written, messages the topic's file system
@@ -131,9 +132,10 @@ Status CheckRoom(const std::string& dir, const std::vector<std::vector<TopicWrit
   if (::statvfs(dir.c_str(), &fs) != 0) return Status::OK();  // not known: the writes will say
   const uint64_t free_bytes = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
   if (free_bytes >= needed) return Status::OK();
-  return Status::NoSpace(fmt::format("no space left on the file system of {}: the messages need about {}, {} is free; "
-                                     "nothing was produced",
-                                     dir, FormatBytes(needed), FormatBytes(free_bytes)));
+  return Status::NoSpace(
+      fmt::format("no space left on the file system of {}: the messages need about {}, {} is free; "
+                  "nothing was produced",
+                  dir, FormatBytes(needed), FormatBytes(free_bytes)));
 }
 
 // Splits `values` into batches within the topic's limits. Errors:
@@ -190,11 +192,12 @@ int RunProduce(const ProduceArgs& args) {
     if (Status s = ReadLines(std::cin, "stdin", &values); !s.ok()) return ReportError(s);
   }
   if (values.empty()) {
-    return ReportError(Status::InvalidArgument("no messages: give them as arguments, in --file or one a line on stdin"));
+    return ReportError(
+        Status::InvalidArgument("no messages: give them as arguments, in --file or one a line on stdin"));
   }
   if (args.skip >= values.size()) {
-    return ReportError(Status::InvalidArgument(fmt::format("--skip {}: there are only {} message(s)", args.skip,
-                                                           values.size())));
+    return ReportError(
+        Status::InvalidArgument(fmt::format("--skip {}: there are only {} message(s)", args.skip, values.size())));
   }
   values.erase(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(args.skip));
   std::vector<std::vector<TopicWrite>> batches;
@@ -389,8 +392,9 @@ void RegisterTopicCommands(CLI::App& app, int* exit_code) {
   produce->add_option("messages", produce_args->messages, "Message values (default: one per line of stdin)");
   produce->add_option("--key", produce_args->key, "The key of every message (default: empty)");
   produce->add_option("--file", produce_args->file, "Read the messages from this file, one a line");
-  produce->add_option("--skip", produce_args->skip,
-                      "Leave out the first N messages (to finish a produce that stopped after N)")
+  produce
+      ->add_option("--skip", produce_args->skip,
+                   "Leave out the first N messages (to finish a produce that stopped after N)")
       ->check(WholeNumber());
   produce->callback([=] { *exit_code = RunProduce(*produce_args); });
 

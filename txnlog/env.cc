@@ -1,5 +1,6 @@
-#include "kill_point.h"
 #include "spool/txnlog/env.h"
+
+#include "kill_point.h"
 
 namespace spool {
 

@@ -41,7 +41,7 @@ struct FileOp {
 struct InodeModel {
   std::string durable;
   std::vector<FileOp> pending;
-  uint64_t size = 0;       // current size, pending ops included
+  uint64_t size = 0;      // current size, pending ops included
   bool diverged = false;  // the base holds bytes a failed Sync dropped
 };
 
@@ -73,7 +73,7 @@ struct DirModel {
 // The disk a crash leaves, before it is written to the base.
 struct Image {
   std::map<uint64_t, std::map<std::string, MaybeEntry>> entries;  // by dir id
-  std::map<uint64_t, std::string> contents;                      // by inode id
+  std::map<uint64_t, std::string> contents;                       // by inode id
 };
 
 std::string BaseName(const std::string& path) {
@@ -161,9 +161,12 @@ void ApplyTorn(std::string* content, const FileOp& op, uint64_t sector, bool gar
 std::string SurvivingContent(const InodeModel& inode, CrashMode mode, std::mt19937_64& rng) {
   const std::vector<FileOp>& ops = inode.pending;
   switch (mode) {
-    case CrashMode::kProcessKill: return ApplyOps(inode.durable, ops, ops.size());
-    case CrashMode::kPowerLoss: return inode.durable;
-    case CrashMode::kPrefix: return ApplyOps(inode.durable, ops, static_cast<size_t>(Below(rng, ops.size() + 1)));
+    case CrashMode::kProcessKill:
+      return ApplyOps(inode.durable, ops, ops.size());
+    case CrashMode::kPowerLoss:
+      return inode.durable;
+    case CrashMode::kPrefix:
+      return ApplyOps(inode.durable, ops, static_cast<size_t>(Below(rng, ops.size() + 1)));
     case CrashMode::kReorder: {
       std::string content = inode.durable;
       for (const FileOp& op : ops) {
@@ -465,7 +468,10 @@ struct FaultEnv::Model {
 class FaultEnv::FaultFile final : public File {
  public:
   FaultFile(std::shared_ptr<Core> core, std::unique_ptr<File> base, std::string path, uint64_t inode_id)
-      : core_(std::move(core)), base_(std::move(base)), path_(std::move(path)), inode_id_(inode_id),
+      : core_(std::move(core)),
+        base_(std::move(base)),
+        path_(std::move(path)),
+        inode_id_(inode_id),
         generation_(core_->generation) {}
 
   Status Read(uint64_t offset, size_t n, std::string* out) override {
@@ -546,13 +552,20 @@ class FaultEnv::FaultFile final : public File {
 
 std::string_view CrashModeName(CrashMode mode) {
   switch (mode) {
-    case CrashMode::kProcessKill: return "process-kill";
-    case CrashMode::kPowerLoss: return "power-loss";
-    case CrashMode::kPrefix: return "prefix";
-    case CrashMode::kReorder: return "reorder";
-    case CrashMode::kTorn512: return "torn-512";
-    case CrashMode::kTorn4K: return "torn-4k";
-    case CrashMode::kGarbage: return "garbage";
+    case CrashMode::kProcessKill:
+      return "process-kill";
+    case CrashMode::kPowerLoss:
+      return "power-loss";
+    case CrashMode::kPrefix:
+      return "prefix";
+    case CrashMode::kReorder:
+      return "reorder";
+    case CrashMode::kTorn512:
+      return "torn-512";
+    case CrashMode::kTorn4K:
+      return "torn-4k";
+    case CrashMode::kGarbage:
+      return "garbage";
   }
   return "unknown";
 }

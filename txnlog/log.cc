@@ -4,11 +4,11 @@
 #include <chrono>
 #include <thread>
 
+#include "invariant.h"
 #include "kill_point.h"
 #include "log_impl.h"
 #include "payload.h"
 #include "record_scanner.h"
-#include "invariant.h"
 
 namespace spool {
 
@@ -20,8 +20,8 @@ struct LogImpl::Op {
   uint8_t flags = 0;
   flatbuffers::DetachedBuffer entry;  // the payload uncompressed, until the leader compresses it
   bool payload_ready = true;          // payload and flags are made
-  bool sync = true;  // LogWrite::sync
-  bool async = false;  // AppendAsync's: no thread waits to lead it
+  bool sync = true;                   // LogWrite::sync
+  bool async = false;                 // AppendAsync's: no thread waits to lead it
   uint64_t payload_bytes = 0;
   LogCommit* commit = nullptr;
   // kTruncate (with `payload`, `flags` and `commit` of its first commit
@@ -180,8 +180,8 @@ Status LogImpl::Submit(Op* op) {
   SPOOL_RETURN_IF_ERROR(CheckWritable());
   Enqueue(op, lock);
   if (queue_.front() != op) {
-    const uint64_t spin_us = std::min<uint64_t>(2 * sync_micros_average_.load(std::memory_order_relaxed),
-                                                kMaxSpinMicros);
+    const uint64_t spin_us =
+        std::min<uint64_t>(2 * sync_micros_average_.load(std::memory_order_relaxed), kMaxSpinMicros);
     lock.unlock();
     SpinUntil([op] { return op->woken.load(std::memory_order_acquire); }, spin_us);
     lock.lock();
@@ -346,7 +346,8 @@ Status LogImpl::RunExclusiveOp(Op* op) {
     case Op::Kind::kTruncate:
       return DoTruncate(op->version, op->discard, op->new_head, op->first ? &op->payload : nullptr, op->flags,
                         op->commit);
-    case Op::Kind::kRetention: return DoRetention(op->version, op->deleted);
+    case Op::Kind::kRetention:
+      return DoRetention(op->version, op->deleted);
     case Op::Kind::kFlush: {
       if (!unsynced_data_) return Status::OK();
       Status s = segments_.back()->file->Sync();
@@ -357,7 +358,8 @@ Status LogImpl::RunExclusiveOp(Op* op) {
       stats_.syncs += 1;
       return Status::OK();
     }
-    case Op::Kind::kAppend: break;
+    case Op::Kind::kAppend:
+      break;
   }
   SPOOL_UNREACHABLE("appends run in groups, never as an exclusive op");
 }

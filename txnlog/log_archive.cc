@@ -4,10 +4,10 @@
 #include <optional>
 
 #include "cut_manifest.h"
-#include "spool/txnlog/checksum.h"
 #include "log_format.h"
 #include "payload.h"
 #include "record_scanner.h"
+#include "spool/txnlog/checksum.h"
 #include "spool/txnlog/log.h"
 
 namespace spool {

@@ -1,10 +1,11 @@
 #include "log_format.h"
-#include "invariant.h"
 
 #include <xxhash.h>
 
 #include <cstdio>
 #include <cstring>
+
+#include "invariant.h"
 
 namespace spool::logfmt {
 
@@ -61,12 +62,18 @@ void AppendRecord(uint64_t store_id, RecordHeader header, std::string_view paylo
 
 std::string_view RecordCheckName(RecordCheck check) {
   switch (check) {
-    case RecordCheck::kValid: return "valid";
-    case RecordCheck::kShort: return "record runs past the end of the data";
-    case RecordCheck::kBadLength: return "record length out of bounds";
-    case RecordCheck::kBadChecksum: return "checksum mismatch";
-    case RecordCheck::kBadType: return "unknown record type or flags";
-    case RecordCheck::kUnexpected: return "record out of sequence (epoch or version)";
+    case RecordCheck::kValid:
+      return "valid";
+    case RecordCheck::kShort:
+      return "record runs past the end of the data";
+    case RecordCheck::kBadLength:
+      return "record length out of bounds";
+    case RecordCheck::kBadChecksum:
+      return "checksum mismatch";
+    case RecordCheck::kBadType:
+      return "unknown record type or flags";
+    case RecordCheck::kUnexpected:
+      return "record out of sequence (epoch or version)";
   }
   return "unknown";
 }
@@ -120,9 +127,9 @@ Status DecodeSegmentHeader(std::string_view bytes, SegmentHeader* h) {
   }
   if (LoadFixed32(p + 8) != kFormatVersion) return Status::Corruption("unsupported segment format version");
   if (LoadFixed32(p + 12) != kSegmentHeaderBytes) return Status::Corruption("unexpected segment header size");
-  uint64_t* fields[] = {&h->store_id, &h->number, &h->epoch, &h->first_version, &h->prev_number,
-                        &h->prev_epoch, &h->prev_last_version, &h->prev_end_offset,
-                        &h->prev_last_timestamp_us};
+  uint64_t* fields[] = {&h->store_id,          &h->number,          &h->epoch,
+                        &h->first_version,     &h->prev_number,     &h->prev_epoch,
+                        &h->prev_last_version, &h->prev_end_offset, &h->prev_last_timestamp_us};
   const char* field = p + 16;
   for (uint64_t* f : fields) {
     *f = LoadFixed64(field);

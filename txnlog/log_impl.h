@@ -145,8 +145,7 @@ class LogImpl final : public Log {
   Status OpenDirectory();
   Status LoadSegments(std::vector<FoundSegment>* found);
   void RemoveOrphanIndexes(const std::vector<std::string>& index_files, const std::vector<FoundSegment>& found);
-  Status BuildChain(std::vector<FoundSegment>& found, std::vector<FoundSegment*>* chain,
-                    std::vector<uint64_t>* cut);
+  Status BuildChain(std::vector<FoundSegment>& found, std::vector<FoundSegment*>* chain, std::vector<uint64_t>* cut);
   Status AdoptChain(const std::vector<FoundSegment*>& chain);
   Status StartFirstSegment(LogRecoveryReport* report);
   Status AssumeActiveRecords();
@@ -188,16 +187,16 @@ class LogImpl final : public Log {
   logfmt::Meta meta_;
 
   std::mutex mu_;
-  std::condition_variable room_cv_;   // queue_ has room
+  std::condition_variable room_cv_;  // queue_ has room
   std::deque<Op*> queue_;
-  Status poisoned_;                   // first fatal error; sticky
+  Status poisoned_;                                 // first fatal error; sticky
   std::vector<std::shared_ptr<Segment>> segments_;  // the live chain
   uint64_t epoch_ = 1;
   LogStats stats_;
 
   // Owned by the leader (the Op at the front of queue_).
   uint64_t next_segment_number_ = 1;
-  uint64_t allocated_end_ = 0;        // active segment zero-filled up to here
+  uint64_t allocated_end_ = 0;  // active segment zero-filled up to here
   bool previous_group_synced_ = true;
   bool unsynced_data_ = false;
   uint64_t previous_group_size_ = 0;

@@ -2,10 +2,10 @@
 // reading one commit, iterating, and finding the version of a timestamp.
 #include <algorithm>
 
+#include "invariant.h"
 #include "log_impl.h"
 #include "payload.h"
 #include "record_scanner.h"
-#include "invariant.h"
 
 namespace spool {
 namespace {
@@ -99,7 +99,8 @@ std::shared_ptr<Segment> LogImpl::NextSegment(const Segment& segment) {
 void LogImpl::AddIndexEntry(Segment* segment, const IndexEntry& entry) {
   std::lock_guard<std::mutex> lock(segment->index_mu);
   if (segment->index.empty() || entry.offset >= segment->index.back().offset + logfmt::kIndexIntervalBytes) {
-    SPOOL_CHECK(segment->index.empty() || entry.version > segment->index.back().version, "a segment's index grows in version order");
+    SPOOL_CHECK(segment->index.empty() || entry.version > segment->index.back().version,
+                "a segment's index grows in version order");
     segment->index.push_back(entry);
   }
 }

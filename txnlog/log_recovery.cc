@@ -84,9 +84,8 @@ Status LogImpl::OpenDirectory() {
 void LogImpl::RemoveOrphanIndexes(const std::vector<std::string>& index_files, const std::vector<FoundSegment>& found) {
   if (options_.read_only) return;
   for (const std::string& name : index_files) {
-    const bool orphan = std::none_of(found.begin(), found.end(), [&](const FoundSegment& f) {
-      return IndexFileName(f.header.number) == name;
-    });
+    const bool orphan = std::none_of(found.begin(), found.end(),
+                                     [&](const FoundSegment& f) { return IndexFileName(f.header.number) == name; });
     if (orphan) (void)options_.env->RemoveFile(JoinPath(dir_, name));
   }
 }
@@ -155,13 +154,13 @@ Status LogImpl::BuildChain(std::vector<FoundSegment>& found, std::vector<FoundSe
     const logfmt::SegmentHeader& h = current->header;
     FoundSegment* prev = find(h.prev_number);
     if (prev == nullptr) {
-      return Status::Corruption("segment " + logfmt::SegmentFileName(h.prev_number) + " is missing (" +
-                                current->path + " follows it)");
+      return Status::Corruption("segment " + logfmt::SegmentFileName(h.prev_number) + " is missing (" + current->path +
+                                " follows it)");
     }
     // Versions go on where the predecessor ends, or (a new epoch: the
     // versions a truncation cut are never used again) past it.
-    const bool continues = h.epoch > h.prev_epoch ? h.first_version > h.prev_last_version
-                                                  : h.first_version == h.prev_last_version + 1;
+    const bool continues =
+        h.epoch > h.prev_epoch ? h.first_version > h.prev_last_version : h.first_version == h.prev_last_version + 1;
     if (prev->header.epoch != h.prev_epoch || !continues || prev->header.first_version > h.prev_last_version + 1 ||
         h.epoch < h.prev_epoch) {
       return Status::Corruption("segment " + current->path + " does not continue " + prev->path +

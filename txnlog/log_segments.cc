@@ -104,8 +104,8 @@ Status LogImpl::Preallocate(uint64_t end) {
     allocated_end_ = end;
     return Status::OK();
   }
-  const uint64_t target = std::min((end + chunk + kPageBytes - 1) / kPageBytes * kPageBytes,
-                                   std::max(options_.segment_size_bytes, end));
+  const uint64_t target =
+      std::min((end + chunk + kPageBytes - 1) / kPageBytes * kPageBytes, std::max(options_.segment_size_bytes, end));
   static const std::string zeros(kZeroChunkBytes, '\0');
   File* file = segments_.back()->file.get();
   for (uint64_t offset = std::max(allocated_end_, data_end); offset < target;) {

@@ -25,7 +25,9 @@
 
 namespace spool {
 
-std::string LogImpl::CutDir(uint64_t new_epoch) const { return JoinPath(archive_dir(), cutfmt::ArchiveName(new_epoch)); }
+std::string LogImpl::CutDir(uint64_t new_epoch) const {
+  return JoinPath(archive_dir(), cutfmt::ArchiveName(new_epoch));
+}
 
 Status LogImpl::WriteMeta() {
   return WriteFileAtomically(options_.env, JoinPath(dir_, logfmt::kMetaFileName), logfmt::EncodeMeta(meta_));

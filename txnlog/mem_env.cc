@@ -148,8 +148,7 @@ class MemFile final : public File {
 
 class MemLock final : public FileLock {
  public:
-  MemLock(std::shared_ptr<MemState> state, std::string path)
-      : state_(std::move(state)), path_(std::move(path)) {}
+  MemLock(std::shared_ptr<MemState> state, std::string path) : state_(std::move(state)), path_(std::move(path)) {}
   ~MemLock() override {
     std::lock_guard<std::mutex> lock(state_->mu);
     state_->locks.erase(path_);

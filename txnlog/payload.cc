@@ -47,7 +47,8 @@ ZstdContexts& Contexts() {
 bool CompressFrame(ZSTD_CCtx* cctx, std::string_view src, std::string* out) {
   const size_t at = out->size();
   out->resize(at + ZSTD_compressBound(src.size()));
-  const size_t n = ZSTD_compressCCtx(cctx, out->data() + at, out->size() - at, src.data(), src.size(), kCompressionLevel);
+  const size_t n =
+      ZSTD_compressCCtx(cctx, out->data() + at, out->size() - at, src.data(), src.size(), kCompressionLevel);
   if (ZSTD_isError(n)) return false;
   out->resize(at + n);
   return true;
@@ -131,8 +132,8 @@ char* DecompressBuffer(size_t size, std::unique_ptr<char[]>* own) {
 Status WrapPayload(const LogWrite& write, flatbuffers::DetachedBuffer* entry) {
   if (write.operation.size() + write.body.size() > logfmt::kMaxPayloadBytes) {
     return Status::InvalidArgument("commit of " + std::to_string(write.body.size()) +
-                                   " bytes exceeds the record limit of " +
-                                   std::to_string(logfmt::kMaxPayloadBytes) + " bytes");
+                                   " bytes exceeds the record limit of " + std::to_string(logfmt::kMaxPayloadBytes) +
+                                   " bytes");
   }
   flatbuffers::FlatBufferBuilder fbb(write.operation.size() + write.body.size() + 64);
   auto operation = fbb.CreateString(write.operation.data(), write.operation.size());

@@ -107,10 +107,18 @@ class PosixEnv final : public Env {
   Status OpenFile(const std::string& path, OpenMode mode, std::unique_ptr<File>* file) override {
     int flags = O_CLOEXEC;
     switch (mode) {
-      case OpenMode::kReadOnly: flags |= O_RDONLY; break;
-      case OpenMode::kReadWrite: flags |= O_RDWR; break;
-      case OpenMode::kCreate: flags |= O_RDWR | O_CREAT; break;
-      case OpenMode::kTruncate: flags |= O_RDWR | O_CREAT | O_TRUNC; break;
+      case OpenMode::kReadOnly:
+        flags |= O_RDONLY;
+        break;
+      case OpenMode::kReadWrite:
+        flags |= O_RDWR;
+        break;
+      case OpenMode::kCreate:
+        flags |= O_RDWR | O_CREAT;
+        break;
+      case OpenMode::kTruncate:
+        flags |= O_RDWR | O_CREAT | O_TRUNC;
+        break;
     }
     int fd = ::open(path.c_str(), flags, 0644);
     if (fd < 0) return ErrnoStatus("open", path, errno);

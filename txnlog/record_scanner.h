@@ -16,8 +16,7 @@ class RecordScanner {
  public:
   // Scans `file` from `offset` up to `limit` (exclusive) expecting records
   // of `epoch` numbered from `next_version`. `*file` must outlive the scanner.
-  RecordScanner(File* file, uint64_t store_id, uint64_t epoch, uint64_t offset, uint64_t limit,
-                uint64_t next_version);
+  RecordScanner(File* file, uint64_t store_id, uint64_t epoch, uint64_t offset, uint64_t limit, uint64_t next_version);
 
   // Reads the next record. Returns false at `limit`, at the first record
   // that is not valid (see stop()), or on an I/O error (see status()). The

@@ -50,11 +50,11 @@ Status DecodeIndexFile(std::string_view bytes, const IndexIdentity& identity, st
   for (uint64_t i = 0; i < count; ++i) {
     const char* e = p + kIndexHeaderBytes + i * kIndexEntryBytes;
     IndexEntry entry{logfmt::LoadFixed64(e), logfmt::LoadFixed64(e + 8), logfmt::LoadFixed64(e + 16)};
-    const bool first_ok = !entries->empty() || (entry.version == identity.first_version &&
-                                                entry.offset == logfmt::kSegmentHeaderBytes);
-    const bool ordered = entries->empty() || (entry.version > entries->back().version &&
-                                              entry.offset > entries->back().offset &&
-                                              entry.timestamp_us > entries->back().timestamp_us);
+    const bool first_ok =
+        !entries->empty() || (entry.version == identity.first_version && entry.offset == logfmt::kSegmentHeaderBytes);
+    const bool ordered =
+        entries->empty() || (entry.version > entries->back().version && entry.offset > entries->back().offset &&
+                             entry.timestamp_us > entries->back().timestamp_us);
     if (!first_ok || !ordered || entry.offset >= identity.data_end) {
       return Status::Corruption("index file entries are out of order");
     }

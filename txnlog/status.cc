@@ -15,17 +15,28 @@ Status& Status::operator=(const Status& other) {
 
 std::string_view Status::CodeName(Code code) {
   switch (code) {
-    case Code::kOk: return "OK";
-    case Code::kNotFound: return "NotFound";
-    case Code::kCorruption: return "Corruption";
-    case Code::kInvalidArgument: return "InvalidArgument";
-    case Code::kIOError: return "IOError";
-    case Code::kNoSpace: return "NoSpace";
-    case Code::kFailed: return "Failed";
-    case Code::kBusy: return "Busy";
-    case Code::kAborted: return "Aborted";
-    case Code::kNotSupported: return "NotSupported";
-    case Code::kOutOfRange: return "OutOfRange";
+    case Code::kOk:
+      return "OK";
+    case Code::kNotFound:
+      return "NotFound";
+    case Code::kCorruption:
+      return "Corruption";
+    case Code::kInvalidArgument:
+      return "InvalidArgument";
+    case Code::kIOError:
+      return "IOError";
+    case Code::kNoSpace:
+      return "NoSpace";
+    case Code::kFailed:
+      return "Failed";
+    case Code::kBusy:
+      return "Busy";
+    case Code::kAborted:
+      return "Aborted";
+    case Code::kNotSupported:
+      return "NotSupported";
+    case Code::kOutOfRange:
+      return "OutOfRange";
   }
   return "Unknown";
 }

@@ -126,9 +126,9 @@ int RunBlackboxChild(const std::string& dir, uint64_t seed, uint64_t max_ops) {
     for (int t = 0; t < kTables; ++t) {
       if (after.count(t) != 0) continue;
       Schema schema;
-      (void)Schema::Make({{"id", ColumnType::kInt64, false}, {"v", ColumnType::kString, false},
-                          {"n", ColumnType::kInt64, false}},
-                         {"id"}, &schema);
+      (void)Schema::Make(
+          {{"id", ColumnType::kInt64, false}, {"v", ColumnType::kString, false}, {"n", ColumnType::kInt64, false}},
+          {"id"}, &schema);
       create.CreateTable(Table(t), TableKind::kStreamingTable, schema);
       after[t];
     }
@@ -225,7 +225,8 @@ struct Model {
   uint64_t acked = 0;                                   // the newest acknowledged version
 };
 
-void Violate(BlackboxFigures* figures, const std::string& where, const std::string& invariant, const std::string& what) {
+void Violate(BlackboxFigures* figures, const std::string& where, const std::string& invariant,
+             const std::string& what) {
   ++figures->crash.violations;
   if (figures->crash.failures.size() < 20) figures->crash.failures.push_back(where + ": " + invariant + ": " + what);
 }
@@ -360,8 +361,13 @@ Child Spawn(const BlackboxOptions& options, uint64_t seed, const std::vector<std
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
   posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
-  std::vector<std::string> args = {options.self,    "--blackbox-child", options.dir, "--seed", std::to_string(seed),
-                                   "--max-ops", std::to_string(options.max_ops)};
+  std::vector<std::string> args = {options.self,
+                                   "--blackbox-child",
+                                   options.dir,
+                                   "--seed",
+                                   std::to_string(seed),
+                                   "--max-ops",
+                                   std::to_string(options.max_ops)};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -425,7 +431,8 @@ BlackboxFigures RunBlackbox(const BlackboxOptions& options) {
     // The parent kills after a random number of acknowledgements (unless a
     // kill point or the end of the child's work comes first).
     // One run in eight is left to end by itself.
-    const uint64_t kill_after = rng() % 8 == 0 ? UINT64_MAX : 1 + rng() % std::max<uint64_t>(1, options.max_ops * 3 / 4);
+    const uint64_t kill_after =
+        rng() % 8 == 0 ? UINT64_MAX : 1 + rng() % std::max<uint64_t>(1, options.max_ops * 3 / 4);
     uint64_t acks = 0;
     bool killed_by_parent = false;
     std::string pending;

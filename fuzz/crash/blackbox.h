@@ -30,16 +30,16 @@
 namespace spool::crashtest {
 
 struct BlackboxOptions {
-  std::string dir;              // wiped first; holds the store and the kill-point counts
-  std::string self;             // the executable to run as the child
+  std::string dir;   // wiped first; holds the store and the kill-point counts
+  std::string self;  // the executable to run as the child
   uint64_t first_seed = 1;
-  uint64_t cycles = 0;          // child runs (each ends in a kill or a clean exit)
-  double duration_s = 0;        // or run until this much time has passed
-  uint64_t max_ops = 400;       // a child exits cleanly after this many operations
+  uint64_t cycles = 0;     // child runs (each ends in a kill or a clean exit)
+  double duration_s = 0;   // or run until this much time has passed
+  uint64_t max_ops = 400;  // a child exits cleanly after this many operations
 };
 
 struct BlackboxFigures {
-  CrashFigures crash;           // workload "blackbox"; crash points = kills
+  CrashFigures crash;  // workload "blackbox"; crash points = kills
   uint64_t killed_by_parent = 0;
   uint64_t killed_at_points = 0;
   uint64_t clean_exits = 0;
@@ -47,8 +47,8 @@ struct BlackboxFigures {
   uint64_t versions_checked = 0;  // as-of reads compared with their digest
   // Kill points (0 when the build has none).
   uint64_t points_defined = 0;
-  uint64_t points_hit = 0;      // reached at least once in some child
-  uint64_t points_killed = 0;   // a child was killed there at least once
+  uint64_t points_hit = 0;     // reached at least once in some child
+  uint64_t points_killed = 0;  // a child was killed there at least once
   std::vector<std::string> points_never_hit;
 };
 

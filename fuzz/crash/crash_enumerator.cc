@@ -151,7 +151,8 @@ void CheckRecovered(const LogWorkload& workload, FaultEnv* env, LogModel* model,
   std::vector<LogEntry> second;
   if (s.ok()) s = ReadEntries(log.get(), &second);
   if (!s.ok() || second.size() != first.size() ||
-      (!first.empty() && (first.back().position != second.back().position || first.back().body != second.back().body))) {
+      (!first.empty() &&
+       (first.back().position != second.back().position || first.back().body != second.back().body))) {
     return result->violations.push_back({"idempotent", "a second recovery differs: " + s.ToString()});
   }
   // The next version: past every one the log ever held (a truncation's
@@ -190,14 +191,16 @@ void RecordResult(const std::string& description, const StateResult& result, Cra
 
 void PrintFigures(const std::string& family, const CrashFigures& f, bool campaign) {
   RecordFigures(family, f, campaign);
-  std::printf("[crash] %-28s crash points %5llu  states %7llu  recovery-crash states %6llu  recoveries %7llu  violations %llu\n",
-              f.workload.c_str(), static_cast<unsigned long long>(f.crash_points),
-              static_cast<unsigned long long>(f.states_checked),
-              static_cast<unsigned long long>(f.recovery_crash_states),
-              static_cast<unsigned long long>(f.recoveries), static_cast<unsigned long long>(f.violations));
+  std::printf(
+      "[crash] %-28s crash points %5llu  states %7llu  recovery-crash states %6llu  recoveries %7llu  violations "
+      "%llu\n",
+      f.workload.c_str(), static_cast<unsigned long long>(f.crash_points),
+      static_cast<unsigned long long>(f.states_checked), static_cast<unsigned long long>(f.recovery_crash_states),
+      static_cast<unsigned long long>(f.recoveries), static_cast<unsigned long long>(f.violations));
   if (f.media_faults > 0) {
     std::printf("[crash] %-28s media faults %llu: detected %llu, torn tail dropped %llu, no effect %llu\n", "",
-                static_cast<unsigned long long>(f.media_faults), static_cast<unsigned long long>(f.media_faults_detected),
+                static_cast<unsigned long long>(f.media_faults),
+                static_cast<unsigned long long>(f.media_faults_detected),
                 static_cast<unsigned long long>(f.media_faults_tail_dropped),
                 static_cast<unsigned long long>(f.media_faults_no_effect));
   }
@@ -207,8 +210,8 @@ void PrintFigures(const std::string& family, const CrashFigures& f, bool campaig
 std::string DescribeState(const LogWorkload& workload, const CrashState& s) { return DescribeCrash(workload.name, s); }
 
 std::string DescribeCrash(const std::string& workload, const CrashState& s) {
-  std::string out = workload + " call=" + std::to_string(s.crash_call) + " mode=" +
-                    std::string(CrashModeName(s.mode)) + " seed=" + std::to_string(s.seed);
+  std::string out = workload + " call=" + std::to_string(s.crash_call) + " mode=" + std::string(CrashModeName(s.mode)) +
+                    " seed=" + std::to_string(s.seed);
   if (s.recovery_crash_call != 0) out += " recovery-call=" + std::to_string(s.recovery_crash_call);
   if (s.flip_bit) out += " flip-bit";
   if (s.fail_sync_call != 0) out += " fail-sync=" + std::to_string(s.fail_sync_call);
@@ -363,8 +366,12 @@ CrashFigures RunCheckedCampaign(const std::string& name, const CheckFunction& ch
   for (uint64_t seed = first_seed; seed < first_seed + cycles; ++seed) {
     bar.Update(seed - first_seed, cycles);
     std::mt19937_64 rng(Mix(seed, salt));
-    CrashState state{1 + rng() % std::max<uint64_t>(calls, 1), kAllCrashModes[rng() % std::size(kAllCrashModes)],
-                     rng(), 0, false, 0};
+    CrashState state{1 + rng() % std::max<uint64_t>(calls, 1),
+                     kAllCrashModes[rng() % std::size(kAllCrashModes)],
+                     rng(),
+                     0,
+                     false,
+                     0};
     if (rng() % nest_one_in == 0) state.recovery_crash_call = 1 + rng() % max_recovery_call;
     StateResult result = check(state);
     if (!result.reached && state.recovery_crash_call != 0) {  // recovery was shorter: crash it at its end

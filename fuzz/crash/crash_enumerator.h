@@ -19,7 +19,7 @@ namespace spool::crashtest {
 
 // One crash state to check.
 struct CrashState {
-  uint64_t crash_call = 0;     // 0: run to the end, then crash
+  uint64_t crash_call = 0;  // 0: run to the end, then crash
   CrashMode mode = CrashMode::kPowerLoss;
   uint64_t seed = 0;
   uint64_t recovery_crash_call = 0;  // 0: recovery is not interrupted
@@ -30,21 +30,21 @@ struct CrashState {
 // What a flipped bit in a durable segment did (the crash tests' media faults),
 // against a recovery of the same crash without the flip.
 enum class MediaFault {
-  kNone,        // none injected (or no durable segment byte to flip)
-  kNoEffect,    // the log reads back as without it: the byte was in a torn
-                // tail or past the records, which recovery drops anyway
-  kDetected,    // opening or reading failed with Corruption
-  kTailDropped, // its checksum failed in the log's last group commit,
-                // which recovery took for a torn write and dropped
-  kUndetected,  // anything else: a violation
+  kNone,         // none injected (or no durable segment byte to flip)
+  kNoEffect,     // the log reads back as without it: the byte was in a torn
+                 // tail or past the records, which recovery drops anyway
+  kDetected,     // opening or reading failed with Corruption
+  kTailDropped,  // its checksum failed in the log's last group commit,
+                 // which recovery took for a torn write and dropped
+  kUndetected,   // anything else: a violation
 };
 
 struct StateResult {
-  bool reached = true;           // the crash (and recovery crash) points were reached
+  bool reached = true;  // the crash (and recovery crash) points were reached
   MediaFault media_fault = MediaFault::kNone;
-  uint64_t workload_calls = 0;   // I/O calls the workload made
-  uint64_t recovery_calls = 0;   // I/O calls of the final recovery
-  uint64_t recoveries = 0;       // opens performed while checking
+  uint64_t workload_calls = 0;  // I/O calls the workload made
+  uint64_t recovery_calls = 0;  // I/O calls of the final recovery
+  uint64_t recoveries = 0;      // opens performed while checking
   std::vector<Violation> violations;
 };
 

@@ -13,19 +13,19 @@
 //
 // Exit: 0 no violation, 1 violations (each printed with its replay line),
 // 2 bad arguments.
-#include <CLI/CLI.hpp>
-
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <optional>
 #include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "blackbox.h"
 #include "crash_enumerator.h"
@@ -94,11 +94,12 @@ std::vector<Family> AllFamilies() {
                    if (!SeedOf(name, "random-", &seed)) return nullptr;
                    return [w = RandomWorkload(seed)](const CrashState& s) { return CheckState(w, s); };
                  }});
-  out.push_back({"store", RunStoreCampaign, [](const std::string& name) -> std::function<StateResult(const CrashState&)> {
-                   uint64_t seed = 0;
-                   if (!SeedOf(name, "random-", &seed)) return nullptr;
-                   return [w = RandomStoreWorkload(seed)](const CrashState& s) { return CheckStoreState(w, s); };
-                 }});
+  out.push_back(
+      {"store", RunStoreCampaign, [](const std::string& name) -> std::function<StateResult(const CrashState&)> {
+         uint64_t seed = 0;
+         if (!SeedOf(name, "random-", &seed)) return nullptr;
+         return [w = RandomStoreWorkload(seed)](const CrashState& s) { return CheckStoreState(w, s); };
+       }});
   out.push_back({"pipeline", RunPipelineCampaign, nullptr});
   out.push_back({"rewind",
                  [](uint64_t first, uint64_t cycles) {
@@ -110,11 +111,12 @@ std::vector<Family> AllFamilies() {
                    return all;
                  },
                  nullptr});
-  out.push_back({"mixed", RunMixedCampaign, [](const std::string& name) -> std::function<StateResult(const CrashState&)> {
-                   uint64_t seed = 0;
-                   if (!SeedOf(name, "mixed-", &seed)) return nullptr;
-                   return [seed](const CrashState& s) { return CheckMixedState(seed, s); };
-                 }});
+  out.push_back(
+      {"mixed", RunMixedCampaign, [](const std::string& name) -> std::function<StateResult(const CrashState&)> {
+         uint64_t seed = 0;
+         if (!SeedOf(name, "mixed-", &seed)) return nullptr;
+         return [seed](const CrashState& s) { return CheckMixedState(seed, s); };
+       }});
   return out;
 }
 
@@ -219,7 +221,8 @@ int Replay(const std::string& line) {
   const StateResult result = check(state);
   std::printf("replayed %s %s: crash point %s, %llu I/O calls in the workload, %llu recoveries\n", family.c_str(),
               DescribeCrash(name, state).c_str(), result.reached ? "reached" : "not reached",
-              static_cast<unsigned long long>(result.workload_calls), static_cast<unsigned long long>(result.recoveries));
+              static_cast<unsigned long long>(result.workload_calls),
+              static_cast<unsigned long long>(result.recoveries));
   for (const Violation& v : result.violations) std::printf("VIOLATION %s: %s\n", v.invariant.c_str(), v.detail.c_str());
   std::printf("%zu violation(s)\n", result.violations.size());
   return result.violations.empty() ? 0 : kExitViolations;
@@ -251,13 +254,17 @@ std::string SelfPath() {
 
 int main(int argc, char** argv) {
   using namespace spool::crashtest;
-  CLI::App app{"spool-crashfuzz: crash-point fuzzing of every Spool layer against its model (the README's crash-safety section)"};
+  CLI::App app{
+      "spool-crashfuzz: crash-point fuzzing of every Spool layer against its model (the README's crash-safety "
+      "section)"};
   bool enumerate = false, random = false, blackbox = false;
   std::string replay, json_path, duration, dir = "/tmp/spool-crashfuzz-blackbox", child_dir;
   uint64_t seed = 1, cycles = 0, max_ops = 300;
   std::vector<std::string> families;
-  app.add_flag("--enumerate", enumerate, "Every crash point × every crash mode of every workload, and crashes in recovery");
-  app.add_flag("--random", random, "Random campaigns: random workloads, crash points, modes, media faults, failed syncs");
+  app.add_flag("--enumerate", enumerate,
+               "Every crash point × every crash mode of every workload, and crashes in recovery");
+  app.add_flag("--random", random,
+               "Random campaigns: random workloads, crash points, modes, media faults, failed syncs");
   app.add_flag("--blackbox", blackbox,
                "A store on the real file system, written by a child process killed with SIGKILL at random times "
                "(and at kill points, when built in); checked after every restart");
@@ -281,7 +288,8 @@ int main(int argc, char** argv) {
   if (merge->parsed()) return Merge(merge_files, json_path);
   if (!child_dir.empty()) return RunBlackboxChild(child_dir, seed, max_ops);
   if (enumerate + random + blackbox + !replay.empty() != 1) {
-    std::fprintf(stderr, "spool-crashfuzz: give exactly one of --enumerate, --random, --blackbox, --replay, or merge\n");
+    std::fprintf(stderr,
+                 "spool-crashfuzz: give exactly one of --enumerate, --random, --blackbox, --replay, or merge\n");
     return kExitUsage;
   }
   if (!replay.empty()) return Replay(replay);

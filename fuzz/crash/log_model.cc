@@ -90,7 +90,8 @@ void LogModel::CheckEntries(const std::vector<LogEntry>& entries, uint64_t oldes
         !(e.position.epoch > entries[i - 1].position.epoch && v > entries[i - 1].position.version)) {
       Add(violations, "prefix", "hole before version " + std::to_string(v));
     }
-    if (!seen.insert(e.body).second) Add(violations, "no phantom", "a body appears twice, again at " + std::to_string(v));
+    if (!seen.insert(e.body).second)
+      Add(violations, "no phantom", "a body appears twice, again at " + std::to_string(v));
     auto acked = live_.find(v);
     if (acked != live_.end() && v <= cut) {
       if (acked->second.body != e.body || acked->second.epoch != e.position.epoch) {
@@ -107,7 +108,9 @@ void LogModel::CheckEntries(const std::vector<LogEntry>& entries, uint64_t oldes
   for (auto it = live_.begin(); it != live_.end() && it->first <= cut; ++it) {
     const uint64_t v = it->first;
     if (v < oldest) {
-      if (v >= max_pinned_) Add(violations, "durable", "acknowledged version " + std::to_string(v) + " was deleted by retention before its pin");
+      if (v >= max_pinned_)
+        Add(violations, "durable",
+            "acknowledged version " + std::to_string(v) + " was deleted by retention before its pin");
       continue;
     }
     if (v > newest) Add(violations, "durable", "acknowledged version " + std::to_string(v) + " is lost");
@@ -134,15 +137,17 @@ void LogModel::CheckArchive(Env* env, const std::string& archive_dir, uint64_t e
     const uint64_t expected = i == 0 ? cut.version + 1 : entries[i - 1].position.version + 1;
     const bool jump = e.position.version > expected && (i == 0 || e.position.epoch > entries[i - 1].position.epoch);
     if (e.position.version != expected && !jump) {
-      return Add(violations, "archived", dir + " holds version " + std::to_string(e.position.version) + " where " +
-                                             std::to_string(expected) + " belongs");
+      return Add(violations, "archived",
+                 dir + " holds version " + std::to_string(e.position.version) + " where " + std::to_string(expected) +
+                     " belongs");
     }
     archived.insert(e.position.version);
     auto acked = cut.acked.find(e.position.version);
     const bool right = acked != cut.acked.end()
                            ? acked->second.body == e.body && acked->second.epoch == e.position.epoch
                            : attempted_.count(e.body) != 0;
-    if (!right) Add(violations, "archived", dir + ": version " + std::to_string(e.position.version) + " is not what was written");
+    if (!right)
+      Add(violations, "archived", dir + ": version " + std::to_string(e.position.version) + " is not what was written");
   }
   for (const auto& [version, acked] : cut.acked) {
     if (archived.count(version) == 0) {
@@ -183,7 +188,8 @@ void LogModel::Check(Log* log, Env* env, const std::string& archive_dir, bool me
     return;
   }
   if (epoch != acked_epoch_ && !(truncate_in_flight_ && epoch == acked_epoch_ + 1)) {
-    Add(violations, "truncation", "epoch " + std::to_string(epoch) + " but " + std::to_string(acked_epoch_) + " expected");
+    Add(violations, "truncation",
+        "epoch " + std::to_string(epoch) + " but " + std::to_string(acked_epoch_) + " expected");
   }
   if (truncated) {
     for (const LogEntry& e : entries) {
@@ -192,9 +198,11 @@ void LogModel::Check(Log* log, Env* env, const std::string& archive_dir, bool me
       }
     }
     // The cut took effect: its first commit with it.
-    auto first = std::find_if(entries.begin(), entries.end(), [&](const LogEntry& e) { return e.position.epoch == epoch; });
+    auto first =
+        std::find_if(entries.begin(), entries.end(), [&](const LogEntry& e) { return e.position.epoch == epoch; });
     if (!pending_first_.empty() && (first == entries.end() || first->body != pending_first_)) {
-      Add(violations, "truncation", "the truncation to epoch " + std::to_string(epoch) + " took effect without its first commit");
+      Add(violations, "truncation",
+          "the truncation to epoch " + std::to_string(epoch) + " took effect without its first commit");
     }
   }
   CheckEntries(entries, log->Oldest().version, truncated, violations);
@@ -208,8 +216,9 @@ void LogModel::Check(Log* log, Env* env, const std::string& archive_dir, bool me
   }
   const LogPosition newest = log->Newest();
   if (!entries.empty() && newest.version != entries.back().position.version) {
-    Add(violations, "prefix", "Newest() says " + std::to_string(newest.version) + " but the log ends at " +
-                                  std::to_string(entries.back().position.version));
+    Add(violations, "prefix",
+        "Newest() says " + std::to_string(newest.version) + " but the log ends at " +
+            std::to_string(entries.back().position.version));
   }
 }
 

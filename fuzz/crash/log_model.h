@@ -80,16 +80,16 @@ class LogModel {
                         std::vector<Violation>* violations) const;
 
   mutable std::mutex mu_;
-  std::map<uint64_t, Acked> live_;          // acknowledged and not cut by an acknowledged truncation
-  std::set<std::string> attempted_;         // every body an append was given
+  std::map<uint64_t, Acked> live_;   // acknowledged and not cut by an acknowledged truncation
+  std::set<std::string> attempted_;  // every body an append was given
   std::set<std::string> acked_bodies_;
-  uint64_t acked_epoch_ = 1;                // the epoch of the last acknowledged truncation
+  uint64_t acked_epoch_ = 1;  // the epoch of the last acknowledged truncation
   bool truncate_in_flight_ = false;
   uint64_t truncate_version_ = 0;
-  Cut pending_cut_;                         // of the truncation in flight
-  std::string pending_first_;               // its first commit's body, if any
-  std::map<uint64_t, Cut> cuts_;            // by the epoch their truncation started
-  uint64_t max_pinned_ = 0;                 // the highest retention pin attempted
+  Cut pending_cut_;               // of the truncation in flight
+  std::string pending_first_;     // its first commit's body, if any
+  std::map<uint64_t, Cut> cuts_;  // by the epoch their truncation started
+  uint64_t max_pinned_ = 0;       // the highest retention pin attempted
 };
 
 // Reads every retained entry. Returns the iterator's status.

@@ -120,27 +120,26 @@ std::vector<LogWorkload> StandardWorkloads() {
                                  return ConcurrentAppends(log, model, "concurrent", 4, 4, 100);
                                }}));
   workloads.push_back(Sequence("segment-roll", BaseOptions(), {Appends("roll", 24, 6000, false)}));
-  workloads.push_back(Sequence("truncate-and-retry", BaseOptions(),
-                               {Appends("before-cut", 20, 4000, false),
-                                [](Log* log, LogModel* model) { return Truncate(log, model, 8); },
-                                Appends("after-cut", 4, 300, false)}));
+  workloads.push_back(Sequence(
+      "truncate-and-retry", BaseOptions(),
+      {Appends("before-cut", 20, 4000, false), [](Log* log, LogModel* model) { return Truncate(log, model, 8); },
+       Appends("after-cut", 4, 300, false)}));
   // The second cut falls in the segment the first one kept: the first
   // cut's archive (a link to that segment) must stay whole.
-  workloads.push_back(Sequence("truncate-twice-in-one-segment", BaseOptions(),
-                               {Appends("first", 12, 200, false),
-                                [](Log* log, LogModel* model) { return Truncate(log, model, 9); },
-                                Appends("second", 2, 200, false),
-                                [](Log* log, LogModel* model) { return Truncate(log, model, 5); },
-                                Appends("third", 2, 200, false)}));
+  workloads.push_back(
+      Sequence("truncate-twice-in-one-segment", BaseOptions(),
+               {Appends("first", 12, 200, false), [](Log* log, LogModel* model) { return Truncate(log, model, 9); },
+                Appends("second", 2, 200, false), [](Log* log, LogModel* model) { return Truncate(log, model, 5); },
+                Appends("third", 2, 200, false)}));
   // A store's rewind: the cut and the new epoch's first commit in one step.
   workloads.push_back(Sequence("truncate-with-first-commit", BaseOptions(),
                                {Appends("before-cut", 20, 4000, false),
                                 [](Log* log, LogModel* model) { return Truncate(log, model, 8, "first-of-epoch-2"); },
                                 Appends("after-cut", 3, 300, false)}));
-  workloads.push_back(Sequence("retention", BaseOptions(),
-                               {Appends("old", 36, 4000, false),
-                                [](Log* log, LogModel* model) { return Retain(log, model, 20); },
-                                Appends("new", 3, 300, false)}));
+  workloads.push_back(
+      Sequence("retention", BaseOptions(),
+               {Appends("old", 36, 4000, false), [](Log* log, LogModel* model) { return Retain(log, model, 20); },
+                Appends("new", 3, 300, false)}));
   return workloads;
 }
 
@@ -166,7 +165,8 @@ LogWorkload RandomWorkload(uint64_t seed) {
       const int writers = 2 + static_cast<int>(rng() % 3);
       const uint64_t each = 1 + rng() % 4;
       const size_t bytes = 16 + rng() % 3000;
-      steps.push_back([=](Log* log, LogModel* model) { return ConcurrentAppends(log, model, tag, writers, each, bytes); });
+      steps.push_back(
+          [=](Log* log, LogModel* model) { return ConcurrentAppends(log, model, tag, writers, each, bytes); });
       appended += each * static_cast<uint64_t>(writers);
     } else if (kind < 8 && appended > 0) {
       const uint64_t fraction = rng() % 100;
@@ -181,7 +181,8 @@ LogWorkload RandomWorkload(uint64_t seed) {
       });
     } else if (kind < 9) {
       const uint64_t fraction = rng() % 100;
-      steps.push_back([=](Log* log, LogModel* model) { return Retain(log, model, log->Newest().version * fraction / 100); });
+      steps.push_back(
+          [=](Log* log, LogModel* model) { return Retain(log, model, log->Newest().version * fraction / 100); });
     } else {
       steps.push_back([](Log* log, LogModel*) { return log->Flush().ok(); });
     }

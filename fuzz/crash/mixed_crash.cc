@@ -169,7 +169,8 @@ Status RunOp(const Op& op, Run* run, bool again, uint64_t began) {
       }
       return RunCrashRequest(store.get(), pipeline.get(), request);
     }
-    case OpKind::kInput: break;
+    case OpKind::kInput:
+      break;
   }
   return Status::OK();
 }
@@ -309,9 +310,9 @@ StateResult CheckMixed(uint64_t seed, const CrashState& state, const Reference& 
   if (result.reached && result.violations.empty()) {
     for (size_t i = 0; i < ops.size(); ++i) {
       if (run.succeeded[i] != reference.succeeded[i]) {
-        result.violations.push_back({"same outcome", "op " + std::to_string(i) + (run.succeeded[i] ? " succeeded" : " failed") +
-                                                         " where the crash-free run's " +
-                                                         (reference.succeeded[i] ? "succeeded" : "failed")});
+        result.violations.push_back(
+            {"same outcome", "op " + std::to_string(i) + (run.succeeded[i] ? " succeeded" : " failed") +
+                                 " where the crash-free run's " + (reference.succeeded[i] ? "succeeded" : "failed")});
       }
     }
     CrashTables got;

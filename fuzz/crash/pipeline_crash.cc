@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <map>
 
-#include "spool/storage/store.h"
 #include "spool/rewind/updates.h"
+#include "spool/storage/store.h"
 #include "spool/stream/pipeline.h"
 #include "spool/stream/topic.h"
 #include "spool/testing/fault_env.h"
@@ -16,7 +16,7 @@ namespace spool::crashtest {
 constexpr char kFilesDir[] = "/in";
 constexpr char kTopicDir[] = "/topic";
 
-const char* const kDatasets[] = {"main.s.orders", "main.s.events", "main.s.revenue", "main.s.unique",
+const char* const kDatasets[] = {"main.s.orders",   "main.s.events", "main.s.revenue", "main.s.unique",
                                  "main.s.enriched", "main.s.latest", "main.s.per_key"};
 
 const char* const kCountries[] = {"de", "fr", "it"};
@@ -27,14 +27,14 @@ Status WriteOrderFiles(Env* env, int first, int count) {
   for (int f = first; f < first + count; ++f) {
     std::string text;
     for (int line = 0; line < 5; ++line, ++id) {
-      const int amount = (id * 7) % 11 - 2;  // some filtered out
+      const int amount = (id * 7) % 11 - 2;       // some filtered out
       const int dup = id % 4 == 3 ? id - 1 : id;  // duplicates for the dedup
-      text += "{\"id\": " + std::to_string(dup) + ", \"country\": \"" + kCountries[id % 3] + "\", \"amount\": " +
-              std::to_string(amount) + "}\n";
+      text += "{\"id\": " + std::to_string(dup) + ", \"country\": \"" + kCountries[id % 3] +
+              "\", \"amount\": " + std::to_string(amount) + "}\n";
     }
     std::unique_ptr<File> file;
-    SPOOL_RETURN_IF_ERROR(env->OpenFile(std::string(kFilesDir) + "/orders-" + std::to_string(f) + ".jsonl",
-                                        OpenMode::kTruncate, &file));
+    SPOOL_RETURN_IF_ERROR(
+        env->OpenFile(std::string(kFilesDir) + "/orders-" + std::to_string(f) + ".jsonl", OpenMode::kTruncate, &file));
     SPOOL_RETURN_IF_ERROR(file->Write(0, text));
     SPOOL_RETURN_IF_ERROR(file->Sync());
   }
@@ -83,10 +83,7 @@ PipelineSpec CrashPipelineSpec(bool redefined) {
                                              {"seq", ColumnType::kInt64, false},
                                              {"country", ColumnType::kString, true},
                                              {"op", ColumnType::kString, true}};
-  b.Flow("events")
-      .FromTopic(kTopicDir, event_columns)
-      .MaxBatchRows(7)
-      .Into("main.s.events");
+  b.Flow("events").FromTopic(kTopicDir, event_columns).MaxBatchRows(7).Into("main.s.events");
   // Reads and aggregates its next batch while one commits (its state ahead
   // of the store's until the commit lands).
   b.Flow("per_key")
@@ -229,7 +226,8 @@ Status WriteCrashOrderFiles(Env* env, int first, int count) {
 std::string TempCrashDir() {
   const std::filesystem::path shm = "/dev/shm";
   std::error_code ec;
-  const std::filesystem::path root = std::filesystem::is_directory(shm, ec) ? shm : std::filesystem::temp_directory_path();
+  const std::filesystem::path root =
+      std::filesystem::is_directory(shm, ec) ? shm : std::filesystem::temp_directory_path();
   std::string dir = (root / "spool-pipeline-crash-XXXXXX").string();
   return mkdtemp(dir.data()) != nullptr ? dir : std::string();
 }
@@ -261,7 +259,8 @@ StateResult CheckPipelineState(const CrashState& state) {
   const bool finished = RunCrashUpdate(&env, state_dir, &error);
   result.workload_calls = env.io_calls();
   result.reached = state.crash_call == 0 || env.crashed();
-  if (state.crash_call == 0 && !finished) result.violations.push_back({"workload", "the crash-free run failed: " + error});
+  if (state.crash_call == 0 && !finished)
+    result.violations.push_back({"workload", "the crash-free run failed: " + error});
   env.SimulateCrash(state.mode, state.seed);
   if (state.recovery_crash_call != 0 && result.reached) {
     env.CrashAtCall(env.io_calls() + state.recovery_crash_call);
@@ -280,7 +279,8 @@ StateResult CheckPipelineState(const CrashState& state) {
         result.violations.push_back({"exactly-once", "reading the datasets failed: " + s.ToString()});
       }
       for (const auto& [name, rows] : reference) {
-        if (got[name] != rows) result.violations.push_back({"exactly-once", name + ": " + ClassifyRows(rows, got[name])});
+        if (got[name] != rows)
+          result.violations.push_back({"exactly-once", name + ": " + ClassifyRows(rows, got[name])});
       }
     }
   }

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "crash_enumerator.h"
-#include "spool/storage/store.h"
 #include "spool/rewind/update_request.h"
+#include "spool/storage/store.h"
 #include "spool/stream/pipeline.h"
 
 namespace spool::crashtest {

@@ -20,7 +20,9 @@ constexpr uint64_t kPointTimeUs = 1790671000ull * 1000000;
 constexpr uint64_t kMinuteUs = 60ull * 1000000;
 
 bool IsSubset(RewindScope scope) { return scope == RewindScope::kSubset || scope == RewindScope::kSubsetTimestamp; }
-bool ByTimestamp(RewindScope scope) { return scope == RewindScope::kTimestamp || scope == RewindScope::kSubsetTimestamp; }
+bool ByTimestamp(RewindScope scope) {
+  return scope == RewindScope::kTimestamp || scope == RewindScope::kSubsetTimestamp;
+}
 bool IsRefresh(RewindScope scope) {
   return scope == RewindScope::kFullRefresh || scope == RewindScope::kCheckpointReset ||
          scope == RewindScope::kFullRefreshRedefined;
@@ -33,8 +35,8 @@ bool IsCut(RewindScope scope) { return scope == RewindScope::kWholePipeline || s
 // The store before the rewind: part of the input, a rewind point, the rest.
 struct Setup {
   RewindPoint point;
-  LogPosition newest;    // before the rewind
-  uint64_t epoch = 0;    // the log's current epoch before the rewind
+  LogPosition newest;  // before the rewind
+  uint64_t epoch = 0;  // the log's current epoch before the rewind
 };
 
 bool Rewind(RewindScope scope, Env* env, const std::string& state_dir, const RewindPoint& point, std::string* error);
@@ -184,7 +186,8 @@ References MakeReferences(RewindScope scope) {
   MemEnv mem;
   Setup setup;
   std::string error;
-  Status s = dir.empty() ? Status::IOError("no temporary directory") : CopyPrepared(scope, &mem, dir + "/state", &setup);
+  Status s =
+      dir.empty() ? Status::IOError("no temporary directory") : CopyPrepared(scope, &mem, dir + "/state", &setup);
   if (s.ok()) s = ReadCrashTables(&mem, dir + "/state", &r.before);
   if (s.ok() && !Rewind(scope, &mem, dir + "/state", setup.point, &error)) s = Status::Aborted(error);
   if (s.ok()) s = ReadCrashTables(&mem, dir + "/state", &r.at_point);
@@ -263,8 +266,8 @@ void CheckAfterUndoCrash(Env* env, const std::string& state_dir, StateResult* re
   CrashTables tables;
   if ((s = ReadCrashTables(store.get(), &tables)).ok()) {
     const References& expected = Expected(RewindScope::kUndo);
-    CompareTables(completed ? "atomic: undone" : "atomic: still rewound", completed ? expected.at_point : expected.before,
-                  tables, result);
+    CompareTables(completed ? "atomic: undone" : "atomic: still rewound",
+                  completed ? expected.at_point : expected.before, tables, result);
   } else {
     result->violations.push_back({"atomic", s.ToString()});
   }
@@ -285,12 +288,13 @@ void CheckAfterCrash(RewindScope scope, Env* env, const std::string& state_dir, 
     // The cut and its RESTORE commit (at the version after every one used
     // before) come together.
     LogEntry restore;
-    const bool whole = newest.version == setup.newest.version + 1 && store->log()->Read(newest.version, &restore).ok() &&
-                       restore.operation == "RESTORE";
+    const bool whole = newest.version == setup.newest.version + 1 &&
+                       store->log()->Read(newest.version, &restore).ok() && restore.operation == "RESTORE";
     if (cut ? !whole : !(newest == setup.newest)) {
-      result->violations.push_back({"atomic", "newest version " + std::to_string(newest.version) + " in epoch " +
-                                                  std::to_string(store->log()->CurrentEpoch()) +
-                                                  ": neither the store before the rewind nor the cut with its RESTORE"});
+      result->violations.push_back(
+          {"atomic", "newest version " + std::to_string(newest.version) + " in epoch " +
+                         std::to_string(store->log()->CurrentEpoch()) +
+                         ": neither the store before the rewind nor the cut with its RESTORE"});
     }
   } else {
     rewound = newest.version == setup.newest.version + 1;
@@ -321,9 +325,11 @@ void CheckAfterCrash(RewindScope scope, Env* env, const std::string& state_dir, 
   if (!started.empty() && !incomplete) {  // completed: the store must be at the point
     if (!rewound) result->violations.push_back({"guard", "rewind_completed was written but the store was not rewound"});
     CrashTables tables;
-    if ((s = ReadCrashTables(store.get(), &tables)).ok()) CompareTables("completed at the point", expected.at_point, tables, result);
+    if ((s = ReadCrashTables(store.get(), &tables)).ok())
+      CompareTables("completed at the point", expected.at_point, tables, result);
   }
-  if (rewound && started.empty()) result->violations.push_back({"guard", "the store was rewound without rewind_started"});
+  if (rewound && started.empty())
+    result->violations.push_back({"guard", "the store was rewound without rewind_started"});
 }
 
 // What a user does after the crash: a rewind or undo is run again; a
@@ -370,7 +376,8 @@ StateResult CheckRewindState(RewindScope scope, const CrashState& state) {
   const bool finished = Rewind(scope, &env, state_dir, setup.point, &error);
   result.workload_calls = env.io_calls();
   result.reached = state.crash_call == 0 || env.crashed();
-  if (state.crash_call == 0 && !finished) result.violations.push_back({"workload", "the crash-free rewind failed: " + error});
+  if (state.crash_call == 0 && !finished)
+    result.violations.push_back({"workload", "the crash-free rewind failed: " + error});
   env.SimulateCrash(state.mode, state.seed);
   if (result.reached) {
     if (IsRefresh(scope)) {
@@ -421,14 +428,22 @@ StateResult CheckRewindState(RewindScope scope, const CrashState& state) {
 
 const char* RewindScopeName(RewindScope scope) {
   switch (scope) {
-    case RewindScope::kWholePipeline: return "rewind";
-    case RewindScope::kSubset: return "rewind-subset";
-    case RewindScope::kUndo: return "rewind-undo";
-    case RewindScope::kTimestamp: return "rewind-timestamp";
-    case RewindScope::kSubsetTimestamp: return "rewind-subset-timestamp";
-    case RewindScope::kFullRefresh: return "full-refresh";
-    case RewindScope::kCheckpointReset: return "checkpoint-reset";
-    case RewindScope::kFullRefreshRedefined: return "full-refresh-redefined";
+    case RewindScope::kWholePipeline:
+      return "rewind";
+    case RewindScope::kSubset:
+      return "rewind-subset";
+    case RewindScope::kUndo:
+      return "rewind-undo";
+    case RewindScope::kTimestamp:
+      return "rewind-timestamp";
+    case RewindScope::kSubsetTimestamp:
+      return "rewind-subset-timestamp";
+    case RewindScope::kFullRefresh:
+      return "full-refresh";
+    case RewindScope::kCheckpointReset:
+      return "checkpoint-reset";
+    case RewindScope::kFullRefreshRedefined:
+      return "full-refresh-redefined";
   }
   return "?";
 }

@@ -55,10 +55,14 @@ enum class RewindScope {
   kCheckpointReset,
   kFullRefreshRedefined,
 };
-inline constexpr RewindScope kAllRewindScopes[] = {
-    RewindScope::kWholePipeline,    RewindScope::kSubset,      RewindScope::kUndo,
-    RewindScope::kTimestamp,        RewindScope::kSubsetTimestamp, RewindScope::kFullRefresh,
-    RewindScope::kCheckpointReset, RewindScope::kFullRefreshRedefined};
+inline constexpr RewindScope kAllRewindScopes[] = {RewindScope::kWholePipeline,
+                                                   RewindScope::kSubset,
+                                                   RewindScope::kUndo,
+                                                   RewindScope::kTimestamp,
+                                                   RewindScope::kSubsetTimestamp,
+                                                   RewindScope::kFullRefresh,
+                                                   RewindScope::kCheckpointReset,
+                                                   RewindScope::kFullRefreshRedefined};
 // "rewind", "rewind-subset", "rewind-undo", "rewind-timestamp",
 // "rewind-subset-timestamp", "full-refresh", "checkpoint-reset",
 // "full-refresh-redefined": how figures name the workload.

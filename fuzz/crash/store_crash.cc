@@ -113,19 +113,19 @@ std::vector<StoreWorkload> MakeWorkloads() {
 
   workloads.push_back({"rewind", base, [](StoreRunner& r) {
                          if (!r.Open()) return;
-                         CreateBoth(r);                       // version 1
+                         CreateBoth(r);                           // version 1
                          for (int i = 0; i < 6; ++i) Step(r, i);  // 2..7
-                         r.Snapshot();                        // at 7
+                         r.Snapshot();                            // at 7
                          r.AddPin("late", 6);
-                         Step(r, 6);                          // 8
-                         r.RewindTo(5);                       // before the snapshot: rebuilt from the log; RESTORE 9
-                         Step(r, 7);                          // 10
-                         r.RewindTo(10);                      // to the newest: nothing cut but a RESTORE, 11
-                         Step(r, 8);                          // 12
-                         r.Snapshot();                        // at 12, new epoch
-                         Step(r, 9);                          // 13
-                         r.RewindTo(12);                      // from that snapshot; RESTORE 14
-                         Step(r, 10);                         // 15
+                         Step(r, 6);      // 8
+                         r.RewindTo(5);   // before the snapshot: rebuilt from the log; RESTORE 9
+                         Step(r, 7);      // 10
+                         r.RewindTo(10);  // to the newest: nothing cut but a RESTORE, 11
+                         Step(r, 8);      // 12
+                         r.Snapshot();    // at 12, new epoch
+                         Step(r, 9);      // 13
+                         r.RewindTo(12);  // from that snapshot; RESTORE 14
+                         Step(r, 10);     // 15
                        }});
 
   StoreOptions inline_apply = base;
@@ -166,8 +166,8 @@ void CheckRecovered(const StoreOptions& options, const StoreRunner& runner, Stor
     acked = newest;
   }
   if (newest < acked) {
-    return violation("durable", "newest version " + std::to_string(newest) + " but " + std::to_string(acked) +
-                                    " were acknowledged");
+    return violation(
+        "durable", "newest version " + std::to_string(newest) + " but " + std::to_string(acked) + " were acknowledged");
   }
   if (newest > model->newest()) {
     return violation("no phantom", "newest version " + std::to_string(newest) + " but only " +
@@ -179,8 +179,8 @@ void CheckRecovered(const StoreOptions& options, const StoreRunner& runner, Stor
   const std::vector<uint64_t> history = model->versions();
   for (const auto& [name, version] : runner.pins()) {
     if (std::binary_search(history.begin(), history.end(), version) && oldest > version) {
-      violation("vacuum keeps pins", "oldest version " + std::to_string(oldest) + " is past the pin at " +
-                                         std::to_string(version));
+      violation("vacuum keeps pins",
+                "oldest version " + std::to_string(oldest) + " is past the pin at " + std::to_string(version));
       break;
     }
   }
@@ -217,7 +217,8 @@ void CheckRecovered(const StoreOptions& options, const StoreRunner& runner, Stor
   std::optional<ModelState> next = model->Apply(after);
   CommitResult commit;
   s = store->Commit(after, &commit);
-  if (!s.ok() || !next || commit.version != newest + 1) return violation("writable", "commit after recovery: " + s.ToString());
+  if (!s.ok() || !next || commit.version != newest + 1)
+    return violation("writable", "commit after recovery: " + s.ToString());
   model->Push(std::move(*next));
   model->CheckCurrent(store.get(), &result->violations);
 }
@@ -355,8 +356,8 @@ void StoreRunner::WithReader(uint64_t version, const std::function<void()>& inne
   // While the pin is held, nothing it needs may go, crash or no crash.
   if (!dead_ && store_->log()->Oldest().version > version) {
     violations_->push_back({"vacuum keeps live readers", "oldest version " +
-                                                              std::to_string(store_->log()->Oldest().version) +
-                                                              " is past a reader at " + std::to_string(version)});
+                                                             std::to_string(store_->log()->Oldest().version) +
+                                                             " is past a reader at " + std::to_string(version)});
   }
 }
 
@@ -426,8 +427,12 @@ CrashFigures RunStoreCampaign(uint64_t first_seed, uint64_t cycles) {
     const StoreWorkload workload = RandomStoreWorkload(seed);
     const uint64_t calls = CheckStoreState(workload, CrashState{}).workload_calls;
     std::mt19937_64 rng(Mix(seed, 0xca5e));
-    CrashState state{1 + rng() % std::max<uint64_t>(calls, 1), kAllCrashModes[rng() % std::size(kAllCrashModes)],
-                     rng(), 0, false, 0};
+    CrashState state{1 + rng() % std::max<uint64_t>(calls, 1),
+                     kAllCrashModes[rng() % std::size(kAllCrashModes)],
+                     rng(),
+                     0,
+                     false,
+                     0};
     if (rng() % 5 == 0) state.recovery_crash_call = 1 + rng() % 12;
     if (rng() % 10 == 0) state.fail_sync_call = 1 + rng() % std::max<uint64_t>(calls, 1);
     StateResult result = CheckStoreState(workload, state);
@@ -454,7 +459,8 @@ StateResult CheckStoreState(const StoreWorkload& workload, const CrashState& sta
   // LMDB's own fsyncs are not what this checks: on tmpfs they cost nothing.
   const std::filesystem::path shm = "/dev/shm";
   std::error_code ec;
-  const std::filesystem::path root = std::filesystem::is_directory(shm, ec) ? shm : std::filesystem::temp_directory_path();
+  const std::filesystem::path root =
+      std::filesystem::is_directory(shm, ec) ? shm : std::filesystem::temp_directory_path();
   std::string state_dir = (root / "spool-crash-XXXXXX").string();
   if (mkdtemp(state_dir.data()) == nullptr) {
     result.violations.push_back({"setup", "cannot make a temporary directory"});
@@ -516,7 +522,8 @@ CrashFigures EnumerateStoreCrashes(const StoreWorkload& workload, bool crash_rec
       // Recovery's own I/O (the first open after the crash), crashed in the
       // modes that lose the most of it: every unsynced write, any subset of
       // them, or sectors turned to garbage.
-      if (!crash_recovery || (mode != CrashMode::kPowerLoss && mode != CrashMode::kReorder && mode != CrashMode::kGarbage)) {
+      if (!crash_recovery ||
+          (mode != CrashMode::kPowerLoss && mode != CrashMode::kReorder && mode != CrashMode::kGarbage)) {
         continue;
       }
       for (uint64_t r = 1;; ++r) {

@@ -25,10 +25,9 @@
 #include <string>
 #include <vector>
 
-#include "spool/testing/mem_env.h"
-
 #include "crash_enumerator.h"
 #include "spool/storage/store.h"
+#include "spool/testing/mem_env.h"
 #include "store_model.h"
 
 namespace spool::crashtest {

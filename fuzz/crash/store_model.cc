@@ -182,10 +182,13 @@ void StoreModel::CheckVersion(Store* store, uint64_t v, std::vector<Violation>* 
     options.version = v;
     std::vector<Row> rows;
     TableInfo info;
-    Status s = store->Read(id, options, [&](const Row& r) {
-      rows.push_back(r);
-      return true;
-    }, &info);
+    Status s = store->Read(
+        id, options,
+        [&](const Row& r) {
+          rows.push_back(r);
+          return true;
+        },
+        &info);
     auto it = state.tables.find(name);
     if (it == state.tables.end()) {
       if (!s.IsNotFound()) fail(name + " should not exist, read gave " + s.ToString());
@@ -202,9 +205,8 @@ void StoreModel::CheckVersion(Store* store, uint64_t v, std::vector<Violation>* 
       size_t i = 0;
       while (i < rows.size() && i < expected.size() && rows[i] == expected[i]) ++i;
       fail(name + ": " + std::to_string(rows.size()) + " rows, expected " + std::to_string(expected.size()) +
-           "; first difference at row " + std::to_string(i) + ": " +
-           (i < rows.size() ? DescribeRow(rows[i]) : "none") + " vs " +
-           (i < expected.size() ? DescribeRow(expected[i]) : "none"));
+           "; first difference at row " + std::to_string(i) + ": " + (i < rows.size() ? DescribeRow(rows[i]) : "none") +
+           " vs " + (i < expected.size() ? DescribeRow(expected[i]) : "none"));
     }
   }
   // By timestamp: the commit's own timestamp finds the commit.
@@ -214,7 +216,8 @@ void StoreModel::CheckVersion(Store* store, uint64_t v, std::vector<Violation>* 
     ReadOptions options;
     options.timestamp_us = state.timestamp_us;
     uint64_t read = 0;
-    Status s = store->Read(id, options, [](const Row&) { return false; }, nullptr, &read);
+    Status s = store->Read(
+        id, options, [](const Row&) { return false; }, nullptr, &read);
     if (!s.ok() || read != v) {
       violations->push_back({"timestamp resolves to its commit", "timestamp of version " + std::to_string(v) +
                                                                      " read version " + std::to_string(read) + ": " +
@@ -227,8 +230,8 @@ void StoreModel::CheckCurrent(Store* store, std::vector<Violation>* violations) 
   const ModelState& state = newest_state();
   const std::vector<TableInfo> tables = store->ListTables();
   if (tables.size() != state.tables.size()) {
-    violations->push_back({"catalog", std::to_string(tables.size()) + " tables, expected " +
-                                          std::to_string(state.tables.size())});
+    violations->push_back(
+        {"catalog", std::to_string(tables.size()) + " tables, expected " + std::to_string(state.tables.size())});
   }
   for (const auto& [flow, data] : state.checkpoints) {
     std::string got;
@@ -244,12 +247,12 @@ void StoreModel::CheckCurrent(Store* store, std::vector<Violation>* violations) 
 void StoreModel::CheckFeed(Store* store, uint64_t from, uint64_t to, std::vector<Violation>* violations) const {
   for (const auto& [name, table] : states_.at(to).tables) {
     auto fail = [&, n = name](const std::string& detail) {
-      violations->push_back({"feed = difference of states", n + " (" + std::to_string(from) + ", " +
-                                                                std::to_string(to) + "]: " + detail});
+      violations->push_back({"feed = difference of states",
+                             n + " (" + std::to_string(from) + ", " + std::to_string(to) + "]: " + detail});
     };
     const Schema& schema = table.info.schema;
     const size_t width = schema.columns().size();
-    std::map<std::string, Row> keyed;  // keyed tables
+    std::map<std::string, Row> keyed;             // keyed tables
     std::multiset<std::vector<std::string>> bag;  // keyless: rows as described values
     auto as_bag = [](const Row& row) {
       std::vector<std::string> out;
@@ -268,7 +271,8 @@ void StoreModel::CheckFeed(Store* store, uint64_t from, uint64_t to, std::vector
     if (!TableId::Parse(name, &id).ok()) continue;
     std::string problem;
     Status s = store->Changes(id, from + 1, to, [&](const ChangeRow& c) {
-      if (c.commit_version <= from || c.commit_version > to) problem = "change of version " + std::to_string(c.commit_version);
+      if (c.commit_version <= from || c.commit_version > to)
+        problem = "change of version " + std::to_string(c.commit_version);
       if (!schema.has_key()) {
         if (c.change_type == ChangeType::kInsert) {
           bag.insert(as_bag(c.row));
@@ -292,8 +296,8 @@ void StoreModel::CheckFeed(Store* store, uint64_t from, uint64_t to, std::vector
         case ChangeType::kUpdatePreimage:
         case ChangeType::kDelete:
           if (it == keyed.end() || it->second != c.row) {
-            problem = "pre-image " + DescribeRow(c.row) + " is not the row there: " +
-                      (it == keyed.end() ? "none" : DescribeRow(it->second));
+            problem = "pre-image " + DescribeRow(c.row) +
+                      " is not the row there: " + (it == keyed.end() ? "none" : DescribeRow(it->second));
           }
           if (c.change_type == ChangeType::kDelete) keyed.erase(key);
           break;
@@ -314,13 +318,15 @@ void StoreModel::CheckFeed(Store* store, uint64_t from, uint64_t to, std::vector
     if (schema.has_key()) {
       std::map<std::string, Row> expected;
       for (const auto& [key, row] : table.rows) expected[key] = row;
-      if (keyed != expected) fail("replayed feed gives " + std::to_string(keyed.size()) + " rows, expected " +
-                                  std::to_string(expected.size()) + " (or different values)");
+      if (keyed != expected)
+        fail("replayed feed gives " + std::to_string(keyed.size()) + " rows, expected " +
+             std::to_string(expected.size()) + " (or different values)");
     } else {
       std::multiset<std::vector<std::string>> expected;
       for (const auto& [key, row] : table.rows) expected.insert(as_bag(row));
-      if (bag != expected) fail("replayed feed gives " + std::to_string(bag.size()) + " rows, expected " +
-                                std::to_string(expected.size()) + " (or different values)");
+      if (bag != expected)
+        fail("replayed feed gives " + std::to_string(bag.size()) + " rows, expected " +
+             std::to_string(expected.size()) + " (or different values)");
     }
   }
 }
@@ -329,7 +335,8 @@ Transaction RandomTransactions::Next(const ModelState& state) {
   Transaction txn("WRITE");
   const int ops = 1 + Uniform(4);
   for (int i = 0; i < ops; ++i) AddOp(state, &txn);
-  if (Uniform(10) == 0) txn.SetCheckpoint("flow" + std::to_string(Uniform(3)), "offset-" + std::to_string(Uniform(1000)));
+  if (Uniform(10) == 0)
+    txn.SetCheckpoint("flow" + std::to_string(Uniform(3)), "offset-" + std::to_string(Uniform(1000)));
   return txn;
 }
 
@@ -341,8 +348,8 @@ void RandomTransactions::AddOp(const ModelState& state, Transaction* txn) {
   if (it == state.tables.end() || roll < 2) {
     Schema schema;
     const bool keyed = Uniform(3) != 0;
-    std::vector<Column> columns{{"k", ColumnType::kInt64, !keyed}, {"v", ColumnType::kString, true},
-                                {"d", ColumnType::kDouble, true}};
+    std::vector<Column> columns{
+        {"k", ColumnType::kInt64, !keyed}, {"v", ColumnType::kString, true}, {"d", ColumnType::kDouble, true}};
     (void)Schema::Make(columns, keyed ? std::vector<std::string>{"k"} : std::vector<std::string>{}, &schema);
     txn->CreateTable(id, keyed ? TableKind::kStreamingTable : TableKind::kMaterializedView, schema,
                      {{"pipelines.reset.allowed", Uniform(2) ? "true" : "false"}});
@@ -371,12 +378,24 @@ Row RandomTransactions::RandomRow(const Schema& schema) {
       continue;
     }
     switch (c.type) {
-      case ColumnType::kInt64: row.push_back(int64_t{Uniform(30)}); break;
-      case ColumnType::kDouble: row.push_back(Uniform(100) / 4.0); break;
-      case ColumnType::kString: row.push_back(std::string(static_cast<size_t>(Uniform(20)), static_cast<char>('a' + Uniform(26)))); break;
-      case ColumnType::kBool: row.push_back(Uniform(2) == 1); break;
-      case ColumnType::kTimestamp: row.push_back(Timestamp{Uniform(1000000)}); break;
-      case ColumnType::kBytes: row.push_back(Bytes{std::string(static_cast<size_t>(Uniform(8)), '\0')}); break;
+      case ColumnType::kInt64:
+        row.push_back(int64_t{Uniform(30)});
+        break;
+      case ColumnType::kDouble:
+        row.push_back(Uniform(100) / 4.0);
+        break;
+      case ColumnType::kString:
+        row.push_back(std::string(static_cast<size_t>(Uniform(20)), static_cast<char>('a' + Uniform(26))));
+        break;
+      case ColumnType::kBool:
+        row.push_back(Uniform(2) == 1);
+        break;
+      case ColumnType::kTimestamp:
+        row.push_back(Timestamp{Uniform(1000000)});
+        break;
+      case ColumnType::kBytes:
+        row.push_back(Bytes{std::string(static_cast<size_t>(Uniform(8)), '\0')});
+        break;
     }
   }
   return row;

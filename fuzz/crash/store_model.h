@@ -22,14 +22,14 @@
 namespace spool::crashtest {
 
 struct ModelTable {
-  TableInfo info;                        // uid is not modelled
-  std::map<std::string, Row> rows;       // keyed: encoded key; keyless: append order
+  TableInfo info;                   // uid is not modelled
+  std::map<std::string, Row> rows;  // keyed: encoded key; keyless: append order
   uint64_t next_append = 0;
   friend bool operator==(const ModelTable&, const ModelTable&) = default;
 };
 
 struct ModelState {
-  std::map<std::string, ModelTable> tables;       // by name
+  std::map<std::string, ModelTable> tables;        // by name
   std::map<std::string, std::string> checkpoints;  // by flow
   uint64_t timestamp_us = 0;
 };

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+
 #include <nlohmann/json.hpp>
 
 namespace spool::crashtest {
@@ -48,7 +49,9 @@ CrashFigures Total(const Summary& summary) {
 // changed what recovery read; 1 when none did.
 double DetectionRate(const CrashFigures& f) {
   const uint64_t effective = f.media_faults - f.media_faults_no_effect;
-  return effective == 0 ? 1.0 : static_cast<double>(f.media_faults_detected + f.media_faults_tail_dropped) / static_cast<double>(effective);
+  return effective == 0 ? 1.0
+                        : static_cast<double>(f.media_faults_detected + f.media_faults_tail_dropped) /
+                              static_cast<double>(effective);
 }
 
 ordered_json ToJson(const Summary& summary) {
@@ -120,7 +123,6 @@ void Accumulate(const CrashFigures& f, const std::string& prefix, CrashFigures* 
   }
 }
 
-
 void AddToSummary(Summary* summary, const std::string& family, const CrashFigures& f) {
   CrashFigures& into = summary->by_workload[family + "/" + f.workload];
   into.workload = f.workload;
@@ -148,21 +150,22 @@ int ReportSummary(const Summary& summary, const std::string& json_path) {
   }
   const CrashFigures total = Total(summary);
   if (total.media_faults > 0) {
-    std::printf("media faults injected: %llu; detected %llu (an error %llu, a dropped torn tail %llu), no effect %llu "
-                "(the flipped byte was never read); detection %.1f%%\n",
-                static_cast<unsigned long long>(total.media_faults),
-                static_cast<unsigned long long>(total.media_faults_detected + total.media_faults_tail_dropped),
-                static_cast<unsigned long long>(total.media_faults_detected),
-                static_cast<unsigned long long>(total.media_faults_tail_dropped),
-                static_cast<unsigned long long>(total.media_faults_no_effect), 100.0 * DetectionRate(total));
+    std::printf(
+        "media faults injected: %llu; detected %llu (an error %llu, a dropped torn tail %llu), no effect %llu "
+        "(the flipped byte was never read); detection %.1f%%\n",
+        static_cast<unsigned long long>(total.media_faults),
+        static_cast<unsigned long long>(total.media_faults_detected + total.media_faults_tail_dropped),
+        static_cast<unsigned long long>(total.media_faults_detected),
+        static_cast<unsigned long long>(total.media_faults_tail_dropped),
+        static_cast<unsigned long long>(total.media_faults_no_effect), 100.0 * DetectionRate(total));
   }
   if (const auto& b = summary.blackbox) {
-    std::printf("blackbox: %llu restarts (killed by the parent %llu, at a kill point %llu, clean exits %llu), "
-                "%llu commits acknowledged, %llu retained versions read back\n",
-                static_cast<unsigned long long>(b->crash.crash_points), static_cast<unsigned long long>(b->killed_by_parent),
-                static_cast<unsigned long long>(b->killed_at_points), static_cast<unsigned long long>(b->clean_exits),
-                static_cast<unsigned long long>(b->commits_acknowledged),
-                static_cast<unsigned long long>(b->versions_checked));
+    std::printf(
+        "blackbox: %llu restarts (killed by the parent %llu, at a kill point %llu, clean exits %llu), "
+        "%llu commits acknowledged, %llu retained versions read back\n",
+        static_cast<unsigned long long>(b->crash.crash_points), static_cast<unsigned long long>(b->killed_by_parent),
+        static_cast<unsigned long long>(b->killed_at_points), static_cast<unsigned long long>(b->clean_exits),
+        static_cast<unsigned long long>(b->commits_acknowledged), static_cast<unsigned long long>(b->versions_checked));
     if (b->points_defined == 0) {
       std::printf("kill points: not in this build (configure with -DSPOOL_KILL_POINTS=ON)\n");
     } else {
@@ -195,7 +198,6 @@ int ReportSummary(const Summary& summary, const std::string& json_path) {
   }
   return violations == 0 ? 0 : 1;
 }
-
 
 void RecordFigures(const std::string& family, const CrashFigures& figures, bool campaign) {
   const char* dir = std::getenv("SPOOL_CRASH_FIGURES_DIR");

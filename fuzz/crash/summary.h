@@ -21,7 +21,7 @@ struct Summary {
   std::map<std::string, CrashFigures> by_workload;  // key: "family/workload"
   uint64_t cycles = 0;                              // random cycles run
   double seconds = 0;
-  std::optional<BlackboxFigures> blackbox;          // --blackbox's own figures
+  std::optional<BlackboxFigures> blackbox;  // --blackbox's own figures
 };
 
 // Adds `f`'s counts to `*into`, and its first failures, each after `prefix`.

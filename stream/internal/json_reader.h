@@ -6,10 +6,11 @@
 #include <initializer_list>
 #include <map>
 #include <set>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "spool/stream/records.h"
 #include "spool/txnlog/status.h"

@@ -112,7 +112,8 @@ TEST_F(AnswersConformance, FullRefresh_AfterAColumnTypeChangeRebuildsTheTables) 
 // The shop's spec as JSON with one more aggregate in the revenue flow.
 json WithMaxAmount(Shop& shop) {
   json spec = json::parse(ShopSpec(shop.topic_dir(), shop.customers_dir(), shop.spec_options()));
-  spec["flows"][2]["steps"][0]["aggregate"]["aggregates"].push_back({{"name", "max_amount"}, {"fn", "max"}, {"expr", "amount"}});
+  spec["flows"][2]["steps"][0]["aggregate"]["aggregates"].push_back(
+      {{"name", "max_amount"}, {"fn", "max"}, {"expr", "amount"}});
   return spec;
 }
 
@@ -128,7 +129,8 @@ TEST_F(AnswersConformance, StatefulChange_ACheckpointResetLetsTheFlowGoOnKeeping
   ASSERT_EQ(shop->Run(), "COMPLETED");
   shop->DeploySpec(WithMaxAmount(*shop).dump());
   std::string id;
-  ASSERT_EQ(shop->Run(R"({"reset_checkpoint_selection": ["main.shop.revenue"]})", &id), "COMPLETED") << shop->Errors(id);
+  ASSERT_EQ(shop->Run(R"({"reset_checkpoint_selection": ["main.shop.revenue"]})", &id), "COMPLETED")
+      << shop->Errors(id);
   // Orders 1..5: de has order 3 (13), fr orders 1, 2, 4, 5 (11, 12, 14, 15).
   EXPECT_EQ(shop->Rows("main.shop.revenue"), (std::vector<std::string>{R"(["de",1,13,13])", R"(["fr",4,52,15])"}));
 }
@@ -170,7 +172,8 @@ TEST_F(AnswersConformance, FullRefresh_WarnsOnlyOfTheRecordsTheTableWasBuiltFrom
   ASSERT_EQ(shop->Run(R"({"validate_only": true, "full_refresh": true})", &id), "COMPLETED");
   const json warnings = shop->GetUpdate(id)["warnings"];
   ASSERT_EQ(warnings.size(), 1u) << shop->GetUpdate(id).dump();
-  EXPECT_NE(warnings[0].get<std::string>().find("no longer holds 1510 of the 1520 records the table was built from"), std::string::npos)
+  EXPECT_NE(warnings[0].get<std::string>().find("no longer holds 1510 of the 1520 records the table was built from"),
+            std::string::npos)
       << warnings.dump();
 }
 
@@ -315,7 +318,8 @@ TEST_F(AnswersConformance, Http_AnUnknownQueryParameterIsRefused) {
 // right after the update_retry event, within the retry's 1 s wait.)
 TEST_F(AnswersConformance, Retries_AnUpdateWaitingForItsRetryIsNotFailed) {
   auto shop = MakeShop("shop");
-  shop->AddCustomers("c1.jsonl", R"({"customer_id": 1, "name": "ada", "seq": 1})" "\n");
+  shop->AddCustomers("c1.jsonl", R"({"customer_id": 1, "name": "ada", "seq": 1})"
+                                 "\n");
   shop->sources().Fail("c1.jsonl", 1);
   const std::string id = shop->Start();
   bool retrying = false;
@@ -329,7 +333,8 @@ TEST_F(AnswersConformance, Retries_AnUpdateWaitingForItsRetryIsNotFailed) {
 // its own create_update event). An update has one entry in the updates list.
 TEST_F(AnswersConformance, Retries_ARetriedUpdateIsListedOnce) {
   auto shop = MakeShop("shop");
-  shop->AddCustomers("c1.jsonl", R"({"customer_id": 1, "name": "ada", "seq": 1})" "\n");
+  shop->AddCustomers("c1.jsonl", R"({"customer_id": 1, "name": "ada", "seq": 1})"
+                                 "\n");
   shop->sources().Fail("c1.jsonl", 1);
   const std::string id = shop->Start();
   ASSERT_EQ(shop->Await(id), "COMPLETED");
@@ -344,7 +349,8 @@ TEST_F(AnswersConformance, Retries_ARetriedUpdateIsListedOnce) {
 // continuous pipelines) retry; only the UI's "start now" fails fast.
 TEST_F(AnswersConformance, Retries_AnUpdateStartedThroughTheApiRetriesWhateverItsCause) {
   auto shop = MakeShop("shop");
-  shop->AddCustomers("c1.jsonl", R"({"customer_id": 1, "name": "ada", "seq": 1})" "\n");
+  shop->AddCustomers("c1.jsonl", R"({"customer_id": 1, "name": "ada", "seq": 1})"
+                                 "\n");
   shop->sources().Fail("c1.jsonl", 1);
   const std::string id = shop->Start(R"({"cause": "USER_ACTION"})");
   EXPECT_EQ(shop->Await(id), "COMPLETED");
@@ -356,7 +362,8 @@ TEST_F(AnswersConformance, Retries_AnUpdateStartedThroughTheApiRetriesWhateverIt
 // docs/http_api.md: "a failure's error".
 TEST_F(AnswersConformance, Updates_AFailedUpdateCarriesItsError) {
   auto shop = MakeShop("shop");
-  shop->AddCustomers("bad.jsonl", R"({"customer_id": "one", "name": "ada", "seq": 1})" "\n");
+  shop->AddCustomers("bad.jsonl", R"({"customer_id": "one", "name": "ada", "seq": 1})"
+                                  "\n");
   std::string id;
   ASSERT_EQ(shop->Run("{}", &id), "FAILED");
   EXPECT_NE(shop->GetUpdate(id).value("error", "").find("bad.jsonl"), std::string::npos) << shop->GetUpdate(id).dump();
@@ -438,7 +445,8 @@ TEST_F(AnswersConformance, InternalTables_CannotBeWritten) {
   ASSERT_EQ(shop->Run(), "COMPLETED");
   const StoreFingerprint before = shop->Fingerprint();
   const std::string file = dir_.Sub("row.jsonl");
-  std::ofstream(file) << R"({"pipeline_id": "x", "number": 99, "name": "evil", "spec": "{}"})" << "\n";
+  std::ofstream(file) << R"({"pipeline_id": "x", "number": 99, "name": "evil", "spec": "{}"})"
+                      << "\n";
   const CliResult r = RunCliOn(*shop, {"write", "DIR", "__spool.pipeline.definition", "--file", file});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_UNCHANGED(*shop, before);
@@ -455,7 +463,8 @@ TEST_F(AnswersConformance, Rewind_OfTheWholePipelineLeavesTablesOutsideThePipeli
   TableId notes;
   ASSERT_TRUE(TableId::Parse("main.other.notes", &notes).ok());
   Schema schema;
-  ASSERT_TRUE(Schema::Make({{"id", ColumnType::kInt64, false}, {"text", ColumnType::kString, true}}, {"id"}, &schema).ok());
+  ASSERT_TRUE(
+      Schema::Make({{"id", ColumnType::kInt64, false}, {"text", ColumnType::kString, true}}, {"id"}, &schema).ok());
   Transaction create("CREATE TABLE");
   create.CreateTable(notes, TableKind::kStreamingTable, schema);
   create.Write(notes, {int64_t{1}, std::string("before the point")});

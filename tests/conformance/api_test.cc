@@ -13,7 +13,8 @@ namespace {
 
 using ApiConformance = ConformanceTest;
 
-const char kCustomers[] = R"({"customer_id": 1, "name": "ada", "seq": 1})" "\n";
+const char kCustomers[] = R"({"customer_id": 1, "name": "ada", "seq": 1})"
+                          "\n";
 
 bool Terminal(const std::string& state) { return state == "COMPLETED" || state == "FAILED" || state == "CANCELED"; }
 
@@ -156,7 +157,8 @@ TEST_F(ApiConformance, Updates_MalformedJsonIsRefused) {
 TEST_F(ApiConformance, Updates_AFieldOfTheWrongTypeIsRefused) {
   auto shop = MakeShop("shop");
   ExpectRefused(*shop, "POST", "/updates", R"({"full_refresh": "yes"})", 400, "INVALID_PARAMETER_VALUE");
-  ExpectRefused(*shop, "POST", "/updates", R"({"reset_checkpoint_selection": "ingest"})", 400, "INVALID_PARAMETER_VALUE");
+  ExpectRefused(*shop, "POST", "/updates", R"({"reset_checkpoint_selection": "ingest"})", 400,
+                "INVALID_PARAMETER_VALUE");
 }
 
 TEST_F(ApiConformance, Updates_AnUnknownUpdateIsNotFound) {
@@ -201,7 +203,8 @@ TEST_F(ApiConformance, Updates_ReadsAreAnsweredWhileAnUpdateRuns) {
 
 TEST_F(ApiConformance, Updates_AFailedUpdateEndsFailedAndTheEventLogNamesTheFlowAndTheCause) {
   auto shop = MakeShop("shop");
-  shop->AddCustomers("bad.jsonl", R"({"customer_id": "one", "name": "ada", "seq": 1})" "\n");
+  shop->AddCustomers("bad.jsonl", R"({"customer_id": "one", "name": "ada", "seq": 1})"
+                                  "\n");
   std::string id;
   ASSERT_EQ(shop->Run("{}", &id), "FAILED");
   const json errors = shop->Get("/events?level=ERROR").Json()["events"];
@@ -217,7 +220,8 @@ TEST_F(ApiConformance, Updates_AFailedUpdateEndsFailedAndTheEventLogNamesTheFlow
 
 TEST_F(ApiConformance, Updates_AFailedFlowStopsOnlyItselfAndWhatIsDownstreamOfIt) {
   auto shop = MakeShop("shop");
-  shop->AddCustomers("bad.jsonl", R"({"customer_id": "one", "name": "ada", "seq": 1})" "\n");
+  shop->AddCustomers("bad.jsonl", R"({"customer_id": "one", "name": "ada", "seq": 1})"
+                                  "\n");
   shop->Produce(1, 5);
   ASSERT_EQ(shop->Run(), "FAILED");
   EXPECT_EQ(shop->Rows("main.shop.orders").size(), 5u);  // not downstream of the failed flow
@@ -258,7 +262,8 @@ TEST_F(ApiConformance, Events_AreListedNewestFirst) {
 TEST_F(ApiConformance, Events_CanBeFilteredByTypeAndLevel) {
   auto shop = MakeShop("shop");
   ASSERT_EQ(shop->Run(), "COMPLETED");
-  shop->AddCustomers("bad.jsonl", R"({"customer_id": "one", "name": "ada", "seq": 1})" "\n");
+  shop->AddCustomers("bad.jsonl", R"({"customer_id": "one", "name": "ada", "seq": 1})"
+                                  "\n");
   ASSERT_EQ(shop->Run(), "FAILED");
   const json created = shop->Get("/events?event_type=create_update").Json()["events"];
   ASSERT_EQ(created.size(), 2u);
@@ -368,9 +373,12 @@ TEST_F(ApiConformance, Http_ABodyOverTheLimitIsRefusedAndChangesNothing) {
   auto shop = MakeShop("shop");
   const StoreFingerprint before = shop->Fingerprint();
   // The header announces more than the server takes (64 KiB here).
-  const Http r = HttpRaw(shop->port(), "POST " + shop->api() + "/updates HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                                       "Authorization: Bearer " + kToken + "\r\nContent-Type: application/json\r\n"
-                                       "Content-Length: 1000000\r\n\r\n");
+  const Http r = HttpRaw(shop->port(), "POST " + shop->api() +
+                                           "/updates HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                           "Authorization: Bearer " +
+                                           kToken +
+                                           "\r\nContent-Type: application/json\r\n"
+                                           "Content-Length: 1000000\r\n\r\n");
   EXPECT_EQ(r.status, 413) << r.body;
   EXPECT_EQ(r.ErrorCode(), "REQUEST_LIMIT_EXCEEDED") << r.body;
   EXPECT_UNCHANGED(*shop, before);
@@ -422,7 +430,8 @@ TEST_F(RetriesConformance, Retries_AnUpdateStartedByAJobRetriesATransientFailure
 
 TEST_F(RetriesConformance, Retries_AFailureARetryWouldMeetAgainIsNotRetried) {
   auto shop = MakeShop("shop");
-  shop->AddCustomers("bad.jsonl", R"({"customer_id": "one", "name": "ada", "seq": 1})" "\n");
+  shop->AddCustomers("bad.jsonl", R"({"customer_id": "one", "name": "ada", "seq": 1})"
+                                  "\n");
   std::string id;
   ASSERT_EQ(shop->Run("{}", &id), "FAILED");
   EXPECT_EQ(RetryEvents(*shop), 0u);

@@ -181,10 +181,11 @@ TEST_F(CampaignTest, RewindReplayRefreshAndDefinitionChangesEqualTheStoreThatNev
   }
   ASSERT_NO_FATAL_FAILURE(ExpectLikeTheReference());
   ASSERT_NO_FATAL_FAILURE(ExpectReadersEqualTheTables(rng));
-  std::printf("[campaign] %llu steps: %llu rewinds, %llu comparisons with the store that never had the bug, "
-              "version %llu\n",
-              static_cast<unsigned long long>(steps_), static_cast<unsigned long long>(rewinds_),
-              static_cast<unsigned long long>(compared_), static_cast<unsigned long long>(shop_->Newest()));
+  std::printf(
+      "[campaign] %llu steps: %llu rewinds, %llu comparisons with the store that never had the bug, "
+      "version %llu\n",
+      static_cast<unsigned long long>(steps_), static_cast<unsigned long long>(rewinds_),
+      static_cast<unsigned long long>(compared_), static_cast<unsigned long long>(shop_->Newest()));
   EXPECT_GT(rewinds_, 0u);
   EXPECT_GT(compared_, 1u);
 }

@@ -15,7 +15,8 @@ namespace {
 
 using CliConformance = ConformanceTest;
 
-const char kBadCustomers[] = R"({"customer_id": "one", "name": "ada", "seq": 1})" "\n";
+const char kBadCustomers[] = R"({"customer_id": "one", "name": "ada", "seq": 1})"
+                             "\n";
 
 TEST_F(CliConformance, Cli_AnUpdateRecordsAPeriodicRewindPointWithTheDocumentedMessage) {
   auto shop = MakeShop("shop");
@@ -162,7 +163,8 @@ TEST_F(CliConformance, Cli_RefreshingTheFailedTablesRunsOnlyThemAndWhatIsDownstr
   shop->Produce(1, 5);
   ASSERT_EQ(shop->Run(), "FAILED");  // customers failed; the orders went through
   std::filesystem::remove(shop->customers_dir() + "/c1.jsonl");
-  shop->AddCustomers("c1.jsonl", R"({"customer_id": 1, "name": "ada", "seq": 1})" "\n");
+  shop->AddCustomers("c1.jsonl", R"({"customer_id": 1, "name": "ada", "seq": 1})"
+                                 "\n");
   shop->Produce(6, 5);  // waits: its flows did not fail
   const CliResult r = RunCliOn(*shop, {"update", "DIR", "--refresh-failed"});
   ASSERT_EQ(r.exit_code, 0) << r.output;

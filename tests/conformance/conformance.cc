@@ -10,6 +10,7 @@
 #include <random>
 #include <sstream>
 #include <utility>  // before Asio: Boost 1.74's awaitable.hpp needs std::exchange
+
 #include <boost/asio.hpp>
 #include <boost/beast.hpp>
 
@@ -79,7 +80,7 @@ json Http::Field(const std::string& key) const {
 std::string Http::ErrorCode() const {
   const json j = Json();
   return j.is_object() && j.contains("error_code") && j["error_code"].is_string() ? j["error_code"].get<std::string>()
-                                                                                   : "";
+                                                                                  : "";
 }
 
 namespace {
@@ -97,8 +98,7 @@ Http ReadResponse(beast::tcp_stream& stream) {
   http::read(stream, buffer, parser, ec);
   if (ec) return Http{-1, "reading the response: " + ec.message(), ""};
   const http::response<http::string_body>& response = parser.get();
-  Http out{static_cast<int>(response.result_int()), response.body(),
-           std::string(response[http::field::content_type])};
+  Http out{static_cast<int>(response.result_int()), response.body(), std::string(response[http::field::content_type])};
   stream.socket().shutdown(tcp::socket::shutdown_both, ec);
   return out;
 }
@@ -286,13 +286,12 @@ std::string ShopSpec(const std::string& topic_dir, const std::string& customers_
   clean_steps.push_back({{"select", json::array({"id", "country", {{"name", "amount"}, {"expr", o.amount_expr}}})}});
   json spec = {
       {"name", "shop"},
-      {"datasets",
-       json::array({{{"name", "main.shop.raw"}},
-                    orders,
-                    {{"name", "main.shop.revenue"}},
-                    {{"name", "main.shop.big_orders"}},
-                    {{"name", "main.shop.by_country"}, {"kind", "materialized_view"}},
-                    {{"name", "main.shop.customers"}, {"primary_key", json::array({"customer_id"})}}})},
+      {"datasets", json::array({{{"name", "main.shop.raw"}},
+                                orders,
+                                {{"name", "main.shop.revenue"}},
+                                {{"name", "main.shop.big_orders"}},
+                                {{"name", "main.shop.by_country"}, {"kind", "materialized_view"}},
+                                {{"name", "main.shop.customers"}, {"primary_key", json::array({"customer_id"})}}})},
       {"flows",
        json::array({
            {{"name", "ingest"},
@@ -311,8 +310,9 @@ std::string ShopSpec(const std::string& topic_dir, const std::string& customers_
             {"source", {{"dataset", "main.shop.orders"}}},
             {"steps", json::array({{{"aggregate",
                                      {{"group_by", o.revenue_group_by},
-                                      {"aggregates", json::array({{{"name", "orders"}, {"fn", "count"}},
-                                                                  {{"name", "revenue"}, {"fn", "sum"}, {"expr", "amount"}}})}}}}})}},
+                                      {"aggregates",
+                                       json::array({{{"name", "orders"}, {"fn", "count"}},
+                                                    {{"name", "revenue"}, {"fn", "sum"}, {"expr", "amount"}}})}}}}})}},
            {{"name", "big_orders_flow"},
             {"target", "main.shop.big_orders"},
             {"source", {{"dataset", "main.shop.orders"}, {"skip_change_commits", o.big_orders_skip_change_commits}}},
@@ -320,9 +320,11 @@ std::string ShopSpec(const std::string& topic_dir, const std::string& customers_
            {{"name", "by_country"},
             {"target", "main.shop.by_country"},
             {"source", {{"dataset", "main.shop.orders"}}},
-            {"steps", json::array({{{"aggregate",
-                                     {{"group_by", json::array({"country"})},
-                                      {"aggregates", json::array({{{"name", "avg_amount"}, {"fn", "avg"}, {"expr", "amount"}}})}}}}})}},
+            {"steps",
+             json::array(
+                 {{{"aggregate",
+                    {{"group_by", json::array({"country"})},
+                     {"aggregates", json::array({{{"name", "avg_amount"}, {"fn", "avg"}, {"expr", "amount"}}})}}}}})}},
            {{"name", "customers"},
             {"target", "main.shop.customers"},
             {"source",
@@ -629,22 +631,27 @@ std::string Shop::RewindBody(const std::string& target_field, const std::string&
   return R"({
   "cause": "USER_ACTION",
   "rewind_spec": {
-    ")" + target_field + R"(": ")" + target + R"(",
+    ")" + target_field +
+         R"(": ")" + target + R"(",
     "datasets": [
       {
-        "identifier": ")" + identifier + R"(",
+        "identifier": ")" +
+         identifier + R"(",
         "cascade": true,
         "reset_checkpoints": true
       }
     ],
-    "dry_run": )" + (dry_run ? "true" : "false") + R"(
+    "dry_run": )" +
+         (dry_run ? "true" : "false") + R"(
   }
 })";
 }
 
 RewindPoint GoodThenBad(Shop& shop, std::string* between, uint64_t gap_seconds) {
-  shop.AddCustomers("c1.jsonl", R"({"customer_id": 1, "name": "ada", "seq": 1})" "\n"
-                                R"({"customer_id": 2, "name": "grace", "seq": 1})" "\n");
+  shop.AddCustomers("c1.jsonl", R"({"customer_id": 1, "name": "ada", "seq": 1})"
+                                "\n"
+                                R"({"customer_id": 2, "name": "grace", "seq": 1})"
+                                "\n");
   shop.Produce(1, 10);
   EXPECT_EQ(shop.Run(), "COMPLETED");
   const RewindPoint point = shop.RecordPeriodicPoint();
@@ -653,8 +660,10 @@ RewindPoint GoodThenBad(Shop& shop, std::string* between, uint64_t gap_seconds) 
   ShopSpecOptions bad = shop.spec_options();
   bad.amount_expr = "amount * 2";
   shop.Deploy(bad);
-  shop.AddCustomers("c2.jsonl", R"({"customer_id": 2, "name": "grace hopper", "seq": 2})" "\n"
-                                R"({"customer_id": 3, "name": "edsger", "seq": 1})" "\n");
+  shop.AddCustomers("c2.jsonl", R"({"customer_id": 2, "name": "grace hopper", "seq": 2})"
+                                "\n"
+                                R"({"customer_id": 3, "name": "edsger", "seq": 1})"
+                                "\n");
   shop.Produce(11, 10);
   EXPECT_EQ(shop.Run(), "COMPLETED");
   return point;
@@ -668,12 +677,16 @@ void DeployFix(Shop& shop) {
 
 std::unique_ptr<Shop> RunWithoutTheBug(const TempDir& root, const std::string& name) {
   auto shop = std::make_unique<Shop>(root, name);
-  shop->AddCustomers("c1.jsonl", R"({"customer_id": 1, "name": "ada", "seq": 1})" "\n"
-                                 R"({"customer_id": 2, "name": "grace", "seq": 1})" "\n");
+  shop->AddCustomers("c1.jsonl", R"({"customer_id": 1, "name": "ada", "seq": 1})"
+                                 "\n"
+                                 R"({"customer_id": 2, "name": "grace", "seq": 1})"
+                                 "\n");
   shop->Produce(1, 10);
   EXPECT_EQ(shop->Run(), "COMPLETED");
-  shop->AddCustomers("c2.jsonl", R"({"customer_id": 2, "name": "grace hopper", "seq": 2})" "\n"
-                                 R"({"customer_id": 3, "name": "edsger", "seq": 1})" "\n");
+  shop->AddCustomers("c2.jsonl", R"({"customer_id": 2, "name": "grace hopper", "seq": 2})"
+                                 "\n"
+                                 R"({"customer_id": 3, "name": "edsger", "seq": 1})"
+                                 "\n");
   shop->Produce(11, 10);
   EXPECT_EQ(shop->Run(), "COMPLETED");
   return shop;

@@ -15,9 +15,6 @@
 // `customers`).
 #pragma once
 
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -27,6 +24,9 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "api_service.h"
 #include "http_server.h"
@@ -280,14 +280,16 @@ class ConformanceTest : public ::testing::Test {
 
 // The tables a user reads (not the internal ones).
 inline const std::vector<std::string>& ShopTables() {
-  static const std::vector<std::string> tables = {"main.shop.raw",        "main.shop.orders",     "main.shop.revenue",
-                                                  "main.shop.big_orders", "main.shop.by_country", "main.shop.customers"};
+  static const std::vector<std::string> tables = {"main.shop.raw",        "main.shop.orders",
+                                                  "main.shop.revenue",    "main.shop.big_orders",
+                                                  "main.shop.by_country", "main.shop.customers"};
   return tables;
 }
 
 }  // namespace spool::conformance
 
 // Fails the test, with a readable difference, when the store changed.
-#define EXPECT_UNCHANGED(shop, before) EXPECT_EQ(::spool::conformance::FingerprintDiff((before), (shop).Fingerprint()), "")
+#define EXPECT_UNCHANGED(shop, before) \
+  EXPECT_EQ(::spool::conformance::FingerprintDiff((before), (shop).Fingerprint()), "")
 #define EXPECT_DATA_UNCHANGED(shop, before) \
   EXPECT_EQ(::spool::conformance::FingerprintDiff((before), (shop).Fingerprint(), /*ignore_events=*/true), "")

@@ -15,10 +15,14 @@ namespace {
 
 using RefreshConformance = ConformanceTest;
 
-const char kCustomersC1[] = R"({"customer_id": 1, "name": "ada", "seq": 1})" "\n"
-                            R"({"customer_id": 2, "name": "grace", "seq": 1})" "\n";
-const char kCustomersC2[] = R"({"customer_id": 2, "name": "grace hopper", "seq": 2})" "\n"
-                            R"({"customer_id": 3, "name": "edsger", "seq": 1})" "\n";
+const char kCustomersC1[] = R"({"customer_id": 1, "name": "ada", "seq": 1})"
+                            "\n"
+                            R"({"customer_id": 2, "name": "grace", "seq": 1})"
+                            "\n";
+const char kCustomersC2[] = R"({"customer_id": 2, "name": "grace hopper", "seq": 2})"
+                            "\n"
+                            R"({"customer_id": 3, "name": "edsger", "seq": 1})"
+                            "\n";
 
 // A request that must not be carried out: refused (400) or, if it was
 // started, ended without completing; either way nothing at all changed (no
@@ -150,7 +154,8 @@ TEST_F(RefreshConformance, FullRefresh_TruncatesTheStreamingTablesAndRebuildsThe
   ASSERT_EQ(shop->Run(R"({"full_refresh": true})", &id), "COMPLETED");
   EXPECT_EQ(DifferingTables(*shop, *reference), "");
   bool truncated = false;
-  for (const HistoryEntry& h : shop->History("main.shop.orders")) truncated = truncated || h.operation == "FULL REFRESH";
+  for (const HistoryEntry& h : shop->History("main.shop.orders"))
+    truncated = truncated || h.operation == "FULL REFRESH";
   EXPECT_TRUE(truncated);
   EXPECT_EQ(shop->InputRows(id, "ingest"), 20u);  // every record the topic holds, again
 }
@@ -235,7 +240,8 @@ TEST_F(RefreshConformance, FullRefresh_ValidationWarnsOfTheRecordsATopicNoLonger
   const std::string warning = warnings[0];
   EXPECT_NE(warning.find("main.shop.raw"), std::string::npos) << warning;
   EXPECT_NE(warning.find(shop->topic_dir()), std::string::npos) << warning;
-  EXPECT_NE(warning.find("no longer holds 1500 of the 1510 records the table was built from"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("no longer holds 1500 of the 1510 records the table was built from"), std::string::npos)
+      << warning;
 }
 
 TEST_F(RefreshConformance, FullRefresh_RecordsWhatItLosesAsWarningEvents) {
@@ -250,7 +256,8 @@ TEST_F(RefreshConformance, FullRefresh_RecordsWhatItLosesAsWarningEvents) {
   const json warnings = shop->Get("/events?level=WARN").Json()["events"];
   ASSERT_EQ(warnings.size(), 1u) << warnings.dump();
   EXPECT_EQ(warnings[0]["origin"]["update_id"], id);
-  EXPECT_NE(warnings[0]["message"].get<std::string>().find("no longer holds 1500 of the 1510 records the table was built from"),
+  EXPECT_NE(warnings[0]["message"].get<std::string>().find(
+                "no longer holds 1500 of the 1510 records the table was built from"),
             std::string::npos)
       << warnings.dump();
 }
@@ -305,8 +312,10 @@ TEST_F(RefreshConformance, FullRefreshSelection_WithItsStreamingDownstreamNamedT
   ASSERT_EQ(shop->Run(), "COMPLETED");
   const std::vector<std::string> by_country = shop->Rows("main.shop.by_country");
   std::string id;
-  ASSERT_EQ(shop->Run(R"({"full_refresh_selection": ["main.shop.orders", "main.shop.revenue", "main.shop.big_orders"]})", &id),
-            "COMPLETED");
+  ASSERT_EQ(
+      shop->Run(R"({"full_refresh_selection": ["main.shop.orders", "main.shop.revenue", "main.shop.big_orders"]})",
+                &id),
+      "COMPLETED");
   EXPECT_EQ(shop->InputRows(id, "clean"), 10u);
   EXPECT_EQ(shop->InputRows(id, "ingest"), 0u);  // raw was not refreshed
   EXPECT_EQ(shop->Rows("main.shop.orders").size(), 10u);
@@ -396,7 +405,8 @@ json SpecOf(Shop& shop) { return json::parse(ShopSpec(shop.topic_dir(), shop.cus
 // The revenue flow (flows[2]) with one more aggregate.
 json WithMaxAmount(Shop& shop) {
   json spec = SpecOf(shop);
-  spec["flows"][2]["steps"][0]["aggregate"]["aggregates"].push_back({{"name", "max_amount"}, {"fn", "max"}, {"expr", "amount"}});
+  spec["flows"][2]["steps"][0]["aggregate"]["aggregates"].push_back(
+      {{"name", "max_amount"}, {"fn", "max"}, {"expr", "amount"}});
   return spec;
 }
 
@@ -449,18 +459,22 @@ TEST_F(RefreshConformance, AppendOnce_ABackfillFlowRunsOnceAndAgainOnAFullRefres
   auto shop = MakeShop("shop");
   const std::string history = dir_.Sub("history");
   std::filesystem::create_directories(history);
-  std::ofstream(history + "/h1.jsonl") << R"({"id": 1001, "country": "de", "amount": 1})" "\n"
-                                         R"({"id": 1002, "country": "fr", "amount": 2})" "\n";
+  std::ofstream(history + "/h1.jsonl") << R"({"id": 1001, "country": "de", "amount": 1})"
+                                          "\n"
+                                          R"({"id": 1002, "country": "fr", "amount": 2})"
+                                          "\n";
   json spec = SpecOf(*shop);
-  spec["flows"].push_back({{"name", "backfill"},
-                           {"target", "main.shop.raw"},
-                           {"once", true},
-                           {"source", {{"files", history}, {"format", "jsonl"}, {"columns", spec["flows"][0]["source"]["columns"]}}}});
+  spec["flows"].push_back(
+      {{"name", "backfill"},
+       {"target", "main.shop.raw"},
+       {"once", true},
+       {"source", {{"files", history}, {"format", "jsonl"}, {"columns", spec["flows"][0]["source"]["columns"]}}}});
   shop->DeploySpec(spec.dump());
   shop->Produce(1, 5);
   ASSERT_EQ(shop->Run(), "COMPLETED");
   EXPECT_EQ(shop->Rows("main.shop.raw").size(), 7u);
-  std::ofstream(history + "/h2.jsonl") << R"({"id": 1003, "country": "de", "amount": 3})" "\n";
+  std::ofstream(history + "/h2.jsonl") << R"({"id": 1003, "country": "de", "amount": 3})"
+                                          "\n";
   ASSERT_EQ(shop->Run(), "COMPLETED");
   EXPECT_EQ(shop->Rows("main.shop.raw").size(), 7u);  // it ran once
   ASSERT_EQ(shop->Run(R"({"full_refresh": true})"), "COMPLETED");
@@ -477,7 +491,9 @@ TEST_F(RefreshConformance, ResetCheckpointSelection_AnUnnamedFlowIsNamedByItsTab
   std::string id;
   ASSERT_EQ(shop->Run(R"({
   "reset_checkpoint_selection": ["main.shop.revenue"]
-})", &id), "COMPLETED");
+})",
+                      &id),
+            "COMPLETED");
   EXPECT_EQ(shop->InputRows(id, "main.shop.revenue"), 10u);  // every order again
   EXPECT_EQ(shop->Rows("main.shop.revenue"), revenue);       // counted afresh into the kept rows
 }
@@ -491,7 +507,9 @@ TEST_F(RefreshConformance, ResetCheckpointSelection_KeepsTheTablesDataAndReproce
   // A flow with a name of its own is reset by that name.
   ASSERT_EQ(shop->Run(R"({
   "reset_checkpoint_selection": ["big_orders_flow"]
-})", &id), "COMPLETED");
+})",
+                      &id),
+            "COMPLETED");
   EXPECT_EQ(shop->InputRows(id, "big_orders_flow"), 10u);
   // Nothing was truncated: the rows are kept, and reprocessing appends them
   // again (the duplicates the reference documents warn of).
@@ -539,9 +557,10 @@ TEST_F(RefreshConformance, ResetCheckpointSelection_WithARefreshSelectionRunsOnl
   ASSERT_EQ(shop->Run(), "COMPLETED");
   shop->Produce(11, 5);
   std::string id;
-  ASSERT_EQ(shop->Run(R"({"reset_checkpoint_selection": ["big_orders_flow"], "refresh_selection": ["main.shop.big_orders"]})",
-                      &id),
-            "COMPLETED");
+  ASSERT_EQ(
+      shop->Run(R"({"reset_checkpoint_selection": ["big_orders_flow"], "refresh_selection": ["main.shop.big_orders"]})",
+                &id),
+      "COMPLETED");
   EXPECT_EQ(shop->InputRows(id, "big_orders_flow"), 10u);
   EXPECT_EQ(shop->InputRows(id, "ingest"), 0u);  // not selected: the new orders wait
   EXPECT_EQ(shop->Rows("main.shop.raw").size(), 10u);
@@ -580,8 +599,9 @@ TEST_F(RefreshConformance, RefreshSelection_WithAFullRefreshSelectionRefreshesBo
   ASSERT_EQ(shop->Run(), "COMPLETED");
   shop->Produce(11, 5);
   std::string id;
-  ASSERT_EQ(shop->Run(R"({"refresh_selection": ["main.shop.raw"], "full_refresh_selection": ["main.shop.customers"]})", &id),
-            "COMPLETED");
+  ASSERT_EQ(
+      shop->Run(R"({"refresh_selection": ["main.shop.raw"], "full_refresh_selection": ["main.shop.customers"]})", &id),
+      "COMPLETED");
   EXPECT_EQ(shop->InputRows(id, "ingest"), 5u);     // refreshed: what is new
   EXPECT_EQ(shop->InputRows(id, "customers"), 2u);  // fully refreshed: everything
   EXPECT_EQ(shop->InputRows(id, "clean"), 0u);      // neither

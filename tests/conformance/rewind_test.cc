@@ -95,7 +95,8 @@ TEST_F(RewindConformance, RewindPoints_EachIsARewindSummaryEventWhoseIdIsTheRewi
 
 TEST_F(RewindConformance, RewindPoints_RecordTheCurrentVersionOfEveryTableOfThePipeline) {
   auto shop = MakeShop("shop");
-  shop->AddCustomers("c1.jsonl", R"({"customer_id": 1, "name": "ada", "seq": 1})" "\n");
+  shop->AddCustomers("c1.jsonl", R"({"customer_id": 1, "name": "ada", "seq": 1})"
+                                 "\n");
   shop->Produce(1, 10);
   ASSERT_EQ(shop->Run(), "COMPLETED");
   const RewindPoint recorded_point = shop->RecordPeriodicPoint();
@@ -160,8 +161,7 @@ TEST_F(RewindConformance, RewindSpec_TheReferenceBodyWithATimestampRewindsToTheL
   auto shop = MakeShop("shop");
   std::string between;
   const RewindPoint point = GoodThenBad(*shop, &between);
-  const Http preview =
-      shop->Post("/rewind-preview", Shop::RewindBody("rewind_timestamp", between, "main.shop.orders"));
+  const Http preview = shop->Post("/rewind-preview", Shop::RewindBody("rewind_timestamp", between, "main.shop.orders"));
   ASSERT_EQ(preview.status, 200) << preview.body;
   EXPECT_EQ(preview.Json()["target"]["version"], point.position.version) << preview.body;
   ASSERT_EQ(shop->Run(Shop::RewindBody("rewind_timestamp", between, "main.shop.orders")), "COMPLETED");
@@ -218,7 +218,8 @@ TEST_F(RewindConformance, RewindSpec_ATimestampBeforeTheRetainedHistoryIsBeyondR
   auto shop = MakeShop("shop");
   GoodThenBad(*shop);
   const StoreFingerprint before = shop->Fingerprint();
-  const Http r = shop->Post("/updates", Shop::RewindBody("rewind_timestamp", "2001-01-01 00:00:00", "main.shop.orders"));
+  const Http r =
+      shop->Post("/updates", Shop::RewindBody("rewind_timestamp", "2001-01-01 00:00:00", "main.shop.orders"));
   EXPECT_EQ(r.status, 400) << r.body;
   EXPECT_EQ(r.ErrorCode(), "INVALID_REWIND_SPECIFICATION.BEYOND_RETENTION") << r.body;
   // It names the oldest point one can go back to.
@@ -242,8 +243,9 @@ TEST_F(RewindConformance, RewindSpec_AMalformedSpecIsRefusedNamingTheField) {
   auto shop = MakeShop("shop");
   const RewindPoint point = GoodThenBad(*shop);
   const StoreFingerprint before = shop->Fingerprint();
-  const Http r = shop->Post("/updates", Spec(R"({"rewind_point_id": ")" + point.id +
-                                             R"(", "datasets": [{"identifier": "main.shop.orders", "cascade": "yes"}]})"));
+  const Http r =
+      shop->Post("/updates", Spec(R"({"rewind_point_id": ")" + point.id +
+                                  R"(", "datasets": [{"identifier": "main.shop.orders", "cascade": "yes"}]})"));
   EXPECT_EQ(r.status, 400) << r.body;
   EXPECT_EQ(r.ErrorCode(), "INVALID_PARAMETER_VALUE");
   EXPECT_NE(r.body.find("rewind_spec.datasets[0].cascade"), std::string::npos) << r.body;
@@ -288,7 +290,8 @@ TEST_F(RewindConformance, RewindSpec_CascadeRewindsEveryDatasetDownstreamInThePi
                                              "main.shop.raw", "main.shop.revenue"}));
   const std::vector<std::string> customers = shop->Rows("main.shop.customers");
   ASSERT_EQ(shop->Run(ByPoint(point.id, "main.shop.raw")), "COMPLETED");
-  for (const std::string& table : named) EXPECT_EQ(shop->Rows(table), shop->RowsAt(table, point.position.version)) << table;
+  for (const std::string& table : named)
+    EXPECT_EQ(shop->Rows(table), shop->RowsAt(table, point.position.version)) << table;
   EXPECT_EQ(shop->Rows("main.shop.customers"), customers);  // not downstream of raw
 }
 
@@ -296,9 +299,11 @@ TEST_F(RewindConformance, RewindSpec_WithoutCascadeOnlyTheNamedDatasetIsRewound)
   auto shop = MakeShop("shop");
   const RewindPoint point = GoodThenBad(*shop);
   const std::vector<std::string> revenue = shop->Rows("main.shop.revenue"), big = shop->Rows("main.shop.big_orders");
-  ASSERT_EQ(shop->Run(Spec(R"({"rewind_point_id": ")" + point.id +
-                           R"(", "datasets": [{"identifier": "main.shop.orders", "cascade": false, "reset_checkpoints": true}]})")),
-            "COMPLETED");
+  ASSERT_EQ(
+      shop->Run(
+          Spec(R"({"rewind_point_id": ")" + point.id +
+               R"(", "datasets": [{"identifier": "main.shop.orders", "cascade": false, "reset_checkpoints": true}]})")),
+      "COMPLETED");
   EXPECT_EQ(shop->Rows("main.shop.orders"), shop->RowsAt("main.shop.orders", point.position.version));
   EXPECT_EQ(shop->Rows("main.shop.revenue"), revenue);
   EXPECT_EQ(shop->Rows("main.shop.big_orders"), big);
@@ -307,8 +312,8 @@ TEST_F(RewindConformance, RewindSpec_WithoutCascadeOnlyTheNamedDatasetIsRewound)
 TEST_F(RewindConformance, RewindSpec_ResetCheckpointsDefaultsToTrue) {
   auto shop = MakeShop("shop");
   const RewindPoint point = GoodThenBad(*shop);
-  const std::string body =
-      Spec(R"({"rewind_point_id": ")" + point.id + R"(", "datasets": [{"identifier": "main.shop.orders", "cascade": true}]})");
+  const std::string body = Spec(R"({"rewind_point_id": ")" + point.id +
+                                R"(", "datasets": [{"identifier": "main.shop.orders", "cascade": true}]})");
   const Http preview = shop->Post("/rewind-preview", body);
   ASSERT_EQ(preview.status, 200) << preview.body;
   for (const json& d : preview.Field("datasets")) EXPECT_EQ(d["reset_checkpoints"], true) << d.dump();
@@ -324,20 +329,24 @@ TEST_F(RewindConformance, RewindSpec_DryRunDefaultsToFalse) {
   auto shop = MakeShop("shop");
   const RewindPoint point = GoodThenBad(*shop);
   const std::vector<std::string> bad = shop->Rows("main.shop.orders");
-  ASSERT_EQ(shop->Run(Spec(R"({"rewind_point_id": ")" + point.id +
-                           R"(", "datasets": [{"identifier": "main.shop.orders", "cascade": true, "reset_checkpoints": true}]})")),
+  ASSERT_EQ(shop->Run(Spec(
+                R"({"rewind_point_id": ")" + point.id +
+                R"(", "datasets": [{"identifier": "main.shop.orders", "cascade": true, "reset_checkpoints": true}]})")),
             "COMPLETED");
   EXPECT_NE(shop->Rows("main.shop.orders"), bad);
   EXPECT_EQ(shop->Rows("main.shop.orders"), shop->RowsAt("main.shop.orders", point.position.version));
 }
 
-TEST_F(RewindConformance, RewindSpec_WithoutResettingCheckpointsADatasetNoStreamingFlowReadsGetsItsDataBackAndNothingIsReprocessed) {
+TEST_F(RewindConformance,
+       RewindSpec_WithoutResettingCheckpointsADatasetNoStreamingFlowReadsGetsItsDataBackAndNothingIsReprocessed) {
   auto shop = MakeShop("shop");
   const RewindPoint point = GoodThenBad(*shop);
   const std::vector<std::string> then = shop->RowsAt("main.shop.revenue", point.position.version);
-  ASSERT_EQ(shop->Run(Spec(R"({"rewind_point_id": ")" + point.id +
-                           R"(", "datasets": [{"identifier": "main.shop.revenue", "cascade": true, "reset_checkpoints": false}]})")),
-            "COMPLETED");
+  ASSERT_EQ(
+      shop->Run(Spec(
+          R"({"rewind_point_id": ")" + point.id +
+          R"(", "datasets": [{"identifier": "main.shop.revenue", "cascade": true, "reset_checkpoints": false}]})")),
+      "COMPLETED");
   EXPECT_EQ(shop->Rows("main.shop.revenue"), then);
   // Its flow goes on from where it was: what it read after the point is
   // not read again.
@@ -348,37 +357,41 @@ TEST_F(RewindConformance, RewindSpec_WithoutResettingCheckpointsADatasetNoStream
 TEST_F(RewindConformance, RewindSpec_NotResettingTheCheckpointsOfADatasetReadFromATopicIsRefused) {
   auto shop = MakeShop("shop");
   const RewindPoint point = GoodThenBad(*shop);
-  ExpectRefused(*shop,
-                Spec(R"({"rewind_point_id": ")" + point.id +
-                     R"(", "datasets": [{"identifier": "main.shop.raw", "cascade": true, "reset_checkpoints": false}]})"),
-                "INVALID_REWIND_SPECIFICATION.EXTERNAL_SOURCE_REQUIRES_CHECKPOINT_RESET");
+  ExpectRefused(
+      *shop,
+      Spec(R"({"rewind_point_id": ")" + point.id +
+           R"(", "datasets": [{"identifier": "main.shop.raw", "cascade": true, "reset_checkpoints": false}]})"),
+      "INVALID_REWIND_SPECIFICATION.EXTERNAL_SOURCE_REQUIRES_CHECKPOINT_RESET");
 }
 
 TEST_F(RewindConformance, RewindSpec_NotResettingTheCheckpointsOfADatasetReadFromFilesIsRefused) {
   auto shop = MakeShop("shop");
   const RewindPoint point = GoodThenBad(*shop);
-  ExpectRefused(*shop,
-                Spec(R"({"rewind_point_id": ")" + point.id +
-                     R"(", "datasets": [{"identifier": "main.shop.customers", "cascade": true, "reset_checkpoints": false}]})"),
-                "INVALID_REWIND_SPECIFICATION.EXTERNAL_SOURCE_REQUIRES_CHECKPOINT_RESET");
+  ExpectRefused(
+      *shop,
+      Spec(R"({"rewind_point_id": ")" + point.id +
+           R"(", "datasets": [{"identifier": "main.shop.customers", "cascade": true, "reset_checkpoints": false}]})"),
+      "INVALID_REWIND_SPECIFICATION.EXTERNAL_SOURCE_REQUIRES_CHECKPOINT_RESET");
 }
 
 TEST_F(RewindConformance, RewindSpec_ATableAndItsUpstreamMustAgreeOnResettingCheckpoints) {
   auto shop = MakeShop("shop");
   const RewindPoint point = GoodThenBad(*shop);
-  ExpectRefused(*shop,
-                Spec(R"({"rewind_point_id": ")" + point.id +
-                     R"(", "datasets": [{"identifier": "main.shop.orders", "cascade": false, "reset_checkpoints": false},
+  ExpectRefused(
+      *shop,
+      Spec(R"({"rewind_point_id": ")" + point.id +
+           R"(", "datasets": [{"identifier": "main.shop.orders", "cascade": false, "reset_checkpoints": false},
                                          {"identifier": "main.shop.revenue", "cascade": false, "reset_checkpoints": true}]})"),
-                "INVALID_REWIND_SPECIFICATION.INCONSISTENT_UPSTREAM_CHECKPOINT_RESET");
+      "INVALID_REWIND_SPECIFICATION.INCONSISTENT_UPSTREAM_CHECKPOINT_RESET");
 }
 
 TEST_F(RewindConformance, RewindSpec_DatasetsACascadeReachesTakeTheSettingOfTheDatasetNamed) {
   auto shop = MakeShop("shop");
   const RewindPoint point = GoodThenBad(*shop);
-  const Http preview =
-      shop->Post("/rewind-preview", Spec(R"({"rewind_point_id": ")" + point.id +
-                                         R"(", "datasets": [{"identifier": "main.shop.orders", "cascade": true, "reset_checkpoints": false}]})"));
+  const Http preview = shop->Post(
+      "/rewind-preview",
+      Spec(R"({"rewind_point_id": ")" + point.id +
+           R"(", "datasets": [{"identifier": "main.shop.orders", "cascade": true, "reset_checkpoints": false}]})"));
   ASSERT_EQ(preview.status, 200) << preview.body;
   ASSERT_EQ(preview.Json()["datasets"].size(), 4u) << preview.body;
   for (const json& d : preview.Field("datasets")) EXPECT_EQ(d["reset_checkpoints"], false) << d.dump();
@@ -415,7 +428,8 @@ TEST_F(RewindConformance, DryRun_RecordsARewindPointAndChangesNoTable) {
   std::string between;
   const RewindPoint point = GoodThenBad(*shop, &between);
   const StoreFingerprint before = shop->Fingerprint();
-  ASSERT_EQ(shop->Run(Shop::RewindBody("rewind_timestamp", between, "main.shop.orders", /*dry_run=*/true)), "COMPLETED");
+  ASSERT_EQ(shop->Run(Shop::RewindBody("rewind_timestamp", between, "main.shop.orders", /*dry_run=*/true)),
+            "COMPLETED");
   EXPECT_DATA_UNCHANGED(*shop, before);
   json validated;
   for (const json& p : shop->Get("/rewind-points").Field("rewind_points")) {
@@ -440,7 +454,8 @@ TEST_F(RewindConformance, DryRun_ItsRecordedPointIdCanBeUsedAsTheRewindPointId) 
   auto shop = MakeShop("shop");
   std::string between;
   const RewindPoint periodic = GoodThenBad(*shop, &between);
-  ASSERT_EQ(shop->Run(Shop::RewindBody("rewind_timestamp", between, "main.shop.orders", /*dry_run=*/true)), "COMPLETED");
+  ASSERT_EQ(shop->Run(Shop::RewindBody("rewind_timestamp", between, "main.shop.orders", /*dry_run=*/true)),
+            "COMPLETED");
   json validated;
   for (const json& p : shop->Get("/rewind-points").Field("rewind_points")) {
     if (p["dry_run"] == true) validated = p;
@@ -559,7 +574,8 @@ TEST_F(RewindConformance, Rewind_LeavesTheDataBeforeThePointUntouched) {
   for (const std::string& table : ShopTables()) {
     then[table] = shop->RowsAt(table, point.position.version);
     for (const HistoryEntry& h : shop->History(table)) {
-      if (h.version <= point.position.version) history_then[table].push_back(std::to_string(h.version) + " " + h.operation);
+      if (h.version <= point.position.version)
+        history_then[table].push_back(std::to_string(h.version) + " " + h.operation);
     }
   }
   ASSERT_EQ(shop->Run(ByPoint(point.id)), "COMPLETED");

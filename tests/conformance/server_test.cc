@@ -3,11 +3,12 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 
+#include <memory>
 #include <utility>  // before Asio: Boost 1.74's awaitable.hpp needs std::exchange
+#include <vector>
+
 #include <boost/asio.hpp>
 #include <boost/beast.hpp>
-#include <memory>
-#include <vector>
 
 #include "conformance.h"
 

@@ -5,11 +5,11 @@
 // FAILED state until no retry is left.
 #include "spool/rewind/retries.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+
+#include <gtest/gtest.h>
 
 #include "temp_dir.h"
 
@@ -117,10 +117,13 @@ TEST_F(RetriesTest, AnApiUpdateRetriesATransientFailureUntilItPasses) {
   std::vector<Row> rows;
   TableId id;
   ASSERT_TRUE(TableId::Parse("main.s.t", &id).ok());
-  ASSERT_TRUE(store_->Read(id, {}, [&](const Row& row) {
-                        rows.push_back(row);
-                        return true;
-                      }).ok());
+  ASSERT_TRUE(store_
+                  ->Read(id, {},
+                         [&](const Row& row) {
+                           rows.push_back(row);
+                           return true;
+                         })
+                  .ok());
   EXPECT_EQ(rows, (std::vector<Row>{{int64_t{1}}}));
 }
 

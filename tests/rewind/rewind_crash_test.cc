@@ -6,13 +6,14 @@
 // incomplete-rewind record told the truth, carrying on gave the
 // uninterrupted operation's tables, and the replay gave the tables of a
 // run without any rewind (rewind_crash.h says exactly what is checked).
-#include <gtest/gtest.h>
+#include "rewind_crash.h"
 
 #include <cctype>
 #include <string>
 
+#include <gtest/gtest.h>
+
 #include "mixed_crash.h"
-#include "rewind_crash.h"
 
 namespace spool::crashtest {
 namespace {
@@ -52,8 +53,7 @@ TEST_P(RewindCrashTest, RandomCampaignConvergesAndReplaysExactlyOnce) {
   EXPECT_EQ(f.violations, 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Scopes, RewindCrashTest,
-                         ::testing::ValuesIn(kAllRewindScopes),
+INSTANTIATE_TEST_SUITE_P(Scopes, RewindCrashTest, ::testing::ValuesIn(kAllRewindScopes),
                          [](const ::testing::TestParamInfo<RewindScope>& param) { return Name(param.param); });
 
 // The mixed workload (mixed_crash.h): random sequences of updates, points,
@@ -94,7 +94,8 @@ TEST(MixedCrashTest, CarryingOnAnOpDoesWhatTheCrashFreeRunDid) {
   for (const Case& c : cases) {
     const StateResult result = CheckMixedState(c.workload_seed, c.state);
     EXPECT_TRUE(result.reached) << MixedWorkloadName(c.workload_seed);
-    for (const auto& v : result.violations) ADD_FAILURE() << MixedWorkloadName(c.workload_seed) << ": " << v.invariant << ": " << v.detail;
+    for (const auto& v : result.violations)
+      ADD_FAILURE() << MixedWorkloadName(c.workload_seed) << ": " << v.invariant << ": " << v.detail;
   }
 }
 

@@ -8,19 +8,19 @@
 // validation codes, repeated rewinds, one update at a time and the
 // incomplete-rewind record.
 #include "spool/rewind/rewind.h"
-#include "spool/rewind/updates.h"
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <thread>
 
+#include <gtest/gtest.h>
+
+#include "spool/rewind/updates.h"
 #include "spool/stream/topic.h"
 #include "spool/testing/mem_env.h"
 #include "temp_dir.h"
@@ -31,7 +31,8 @@ namespace {
 constexpr uint64_t kSecond = 1000000;
 
 std::vector<Column> OrderColumns() {
-  return {{"id", ColumnType::kInt64, false}, {"country", ColumnType::kString, false}, {"amount", ColumnType::kInt64, true}};
+  return {
+      {"id", ColumnType::kInt64, false}, {"country", ColumnType::kString, false}, {"amount", ColumnType::kInt64, true}};
 }
 
 // Where the shop's orders come from.
@@ -152,10 +153,13 @@ class Shop {
     TableId id;
     EXPECT_TRUE(TableId::Parse(table, &id).ok());
     std::vector<Row> rows;
-    EXPECT_TRUE(store_->Read(id, {}, [&](const Row& row) {
-                        rows.push_back(row);
-                        return true;
-                      }).ok());
+    EXPECT_TRUE(store_
+                    ->Read(id, {},
+                           [&](const Row& row) {
+                             rows.push_back(row);
+                             return true;
+                           })
+                    .ok());
     return rows;
   }
   Status Rewind(const RewindSpec& spec, RewindPoint* dry_run_point = nullptr) {
@@ -212,9 +216,7 @@ std::unique_ptr<Shop> RunWithoutTheBug(TempDir* dir, const ShopOptions& options 
 
 class RewindTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    reference_ = RunWithoutTheBug(&dir_);
-  }
+  void SetUp() override { reference_ = RunWithoutTheBug(&dir_); }
   void ExpectLikeTheReference(Shop& shop) {
     for (const char* table : {"main.shop.orders", "main.shop.revenue"}) {
       EXPECT_EQ(shop.Rows(table), reference_->Rows(table)) << table;
@@ -631,9 +633,12 @@ TEST_F(RewindTest, APointWhoseOffsetsTheTopicNoLongerRetainsIsRefused) {
   std::vector<std::string> warnings;
   ASSERT_TRUE(shop.pipeline_->Validate(refresh, &warnings).ok());
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_EQ(warnings[0], "a full refresh of main.shop.orders would lose rows it was built from: flow 'ingest': the "
-                         "topic " + shop.topic_dir_ + " no longer holds 10 of the 10 records the table was built "
-                         "from (offsets 0 to 9)");
+  EXPECT_EQ(warnings[0],
+            "a full refresh of main.shop.orders would lose rows it was built from: flow 'ingest': the "
+            "topic " +
+                shop.topic_dir_ +
+                " no longer holds 10 of the 10 records the table was built "
+                "from (offsets 0 to 9)");
   EXPECT_EQ(shop.store_->log()->Newest(), before);
   // Once refreshed, the table is built from what the topic still holds: a
   // second full refresh would lose nothing, however many records the flow
@@ -681,7 +686,8 @@ TEST_F(RewindTest, OneUpdateRunsAtATimeASecondIsRefusedWithAConflict) {
   const RewindPoint point = shop.Point();
   shop.Produce(10, 10);
   std::unique_ptr<Pipeline> second;
-  ASSERT_TRUE(Pipeline::Open(shop.store_.get(), ShopPipeline(shop.topic_dir_, Input::kTopic, kGood, false), &second).ok());
+  ASSERT_TRUE(
+      Pipeline::Open(shop.store_.get(), ShopPipeline(shop.topic_dir_, Input::kTopic, kGood, false), &second).ok());
   UpdateOptions options;
   options.update_id = "first-update";
   std::vector<Status> refused;
@@ -762,7 +768,8 @@ TEST_F(RewindTest, ReferenceBodiesRunThroughOneCall) {
   EXPECT_EQ(outcome.kind, UpdateOutcome::Kind::kValidation);
   EXPECT_EQ(shop.store_->log()->Newest(), before);
   // A rewind, then the fix replayed by an update.
-  ASSERT_TRUE(run(R"({"cause": "USER_ACTION", "rewind_spec": {"rewind_point_id": ")" + point.id + R"("}})", &outcome).ok());
+  ASSERT_TRUE(
+      run(R"({"cause": "USER_ACTION", "rewind_spec": {"rewind_point_id": ")" + point.id + R"("}})", &outcome).ok());
   EXPECT_EQ(outcome.kind, UpdateOutcome::Kind::kRewind);
   ASSERT_TRUE(outcome.rewind.has_value());
   EXPECT_EQ(outcome.rewind->target, point.position);
@@ -863,7 +870,8 @@ std::map<std::string, std::vector<Row>> Tables(Shop& shop) {
 }
 
 // The names of the tables that differ between two Tables() results.
-std::string Differing(const std::map<std::string, std::vector<Row>>& a, const std::map<std::string, std::vector<Row>>& b) {
+std::string Differing(const std::map<std::string, std::vector<Row>>& a,
+                      const std::map<std::string, std::vector<Row>>& b) {
   std::string names;
   for (const auto& [name, rows] : a) {
     auto it = b.find(name);
@@ -977,10 +985,13 @@ TEST_F(SubsetRewindTest, ACascadeRewindsDownstreamInOneCommitLeavesUpstreamAlone
     ReadOptions at;
     at.version = point.position.version;
     std::vector<Row> then;
-    ASSERT_TRUE(shop.store_->Read(id, at, [&](const Row& row) {
-                        then.push_back(row);
-                        return true;
-                      }).ok());
+    ASSERT_TRUE(shop.store_
+                    ->Read(id, at,
+                           [&](const Row& row) {
+                             then.push_back(row);
+                             return true;
+                           })
+                    .ok());
     EXPECT_EQ(shop.Rows(table), then) << table;
   }
   // The fix, then replay: clean reads raw again from the point; revenue
@@ -1058,7 +1069,8 @@ TEST_F(SubsetRewindTest, ATableAndItsUpstreamMustAgreeOnResettingCheckpoints) {
   shop.Update(kGood);
   const RewindPoint point = shop.Point();
   const LogPosition before = shop.store_->log()->Newest();
-  const Status s = shop.Rewind(Datasets(point, {{"main.shop.orders", false, false}, {"main.shop.revenue", false, true}}));
+  const Status s =
+      shop.Rewind(Datasets(point, {{"main.shop.orders", false, false}, {"main.shop.revenue", false, true}}));
   EXPECT_EQ(ErrorCode(s), rewind_error::kInconsistentUpstreamReset) << s.ToString();
   EXPECT_EQ(shop.store_->log()->Newest(), before);
 }

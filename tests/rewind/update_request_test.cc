@@ -124,8 +124,7 @@ TEST(UpdateRequestTest, FieldsThatContradictOneAnotherAreRefusedWithACode) {
       {R"({"full_refresh": true, "reset_checkpoint_selection": ["f"]})", update_error::kConflictingFields},
       {R"({"refresh_selection": ["main.s.a", "main.s.b"], "full_refresh_selection": ["main.s.b"]})",
        update_error::kOverlappingSelections},
-      {R"({"rewind_spec": {"rewind_timestamp": "2026-09-29 08:36:55", "datasets": []}})",
-       rewind_error::kEmptyDatasets},
+      {R"({"rewind_spec": {"rewind_timestamp": "2026-09-29 08:36:55", "datasets": []}})", rewind_error::kEmptyDatasets},
       {R"({"rewind_spec": {"rewind_point_id": "p", "datasets": [{"identifier": "main.s.a", "cascade": true},
                                                                {"identifier": "main.s.a", "cascade": false}]}})",
        rewind_error::kDuplicateDataset},
@@ -140,14 +139,15 @@ TEST(UpdateRequestTest, FieldsThatContradictOneAnotherAreRefusedWithACode) {
     EXPECT_EQ(request, UpdateRequest{}) << c.body;
   }
   // What goes together.
-  for (std::string_view body : {
-           R"({"validate_only": true, "full_refresh": true})",
-           R"({"validate_only": true, "refresh_selection": ["main.s.a"], "reset_checkpoint_selection": ["f"]})",
-           R"({"refresh_selection": ["main.s.a"], "full_refresh_selection": ["main.s.b"]})",
-           R"({"full_refresh_selection": ["main.s.a"], "reset_checkpoint_selection": ["f"]})",
-           R"({"rewind_spec": {"rewind_point_id": "p", "datasets": [{"identifier": "main.s.a"}, {"identifier": "main.s.a"}]}})",
-           R"({"rewind_spec": {"rewind_point_id": "p", "dry_run": true}})",
-       }) {
+  for (
+      std::string_view body : {
+          R"({"validate_only": true, "full_refresh": true})",
+          R"({"validate_only": true, "refresh_selection": ["main.s.a"], "reset_checkpoint_selection": ["f"]})",
+          R"({"refresh_selection": ["main.s.a"], "full_refresh_selection": ["main.s.b"]})",
+          R"({"full_refresh_selection": ["main.s.a"], "reset_checkpoint_selection": ["f"]})",
+          R"({"rewind_spec": {"rewind_point_id": "p", "datasets": [{"identifier": "main.s.a"}, {"identifier": "main.s.a"}]}})",
+          R"({"rewind_spec": {"rewind_point_id": "p", "dry_run": true}})",
+      }) {
     UpdateRequest request;
     EXPECT_TRUE(ParseUpdateRequest(body, &request).ok()) << body;
   }
@@ -167,11 +167,13 @@ TEST(UpdateRequestTest, MalformedBodiesNameTheFieldAndWhatIsWrong) {
   EXPECT_EQ(Error(R"({"rewind_spec": {"rewind_point_id": "a", "rewind_point_id": "b"}})"),
             "update request: field 'rewind_point_id' is given twice in one object");
   UpdateRequest request;  // the same key in two objects is fine
-  EXPECT_TRUE(ParseUpdateRequest(R"({"rewind_spec": {"datasets": [{"identifier": "main.s.a"}, {"identifier": "main.s.b"}]}})",
-                                 &request)
-                  .ok());
+  EXPECT_TRUE(
+      ParseUpdateRequest(R"({"rewind_spec": {"datasets": [{"identifier": "main.s.a"}, {"identifier": "main.s.b"}]}})",
+                         &request)
+          .ok());
   EXPECT_EQ(Error("[]"), "update request: expected a JSON object, got array");
-  EXPECT_NE(Error(R"({"full_refresh": true, "fullrefresh": true})").find("unknown field 'fullrefresh'"), std::string::npos);
+  EXPECT_NE(Error(R"({"full_refresh": true, "fullrefresh": true})").find("unknown field 'fullrefresh'"),
+            std::string::npos);
   EXPECT_EQ(Error(R"({"full_refresh": "yes"})"), "update request.full_refresh: expected true or false");
   EXPECT_NE(Error(R"({"cause": "BECAUSE"})").find("update request.cause: unknown cause 'BECAUSE' (known: USER_ACTION"),
             std::string::npos);
@@ -179,26 +181,31 @@ TEST(UpdateRequestTest, MalformedBodiesNameTheFieldAndWhatIsWrong) {
             std::string::npos);
   EXPECT_EQ(Error(R"({"reset_checkpoint_selection": "flow"})"),
             "update request.reset_checkpoint_selection: expected a list of strings");
-  EXPECT_NE(Error(R"({"rewind_spec": {"rewind_point": "p"}})").find("update request.rewind_spec: unknown field 'rewind_point'"),
+  EXPECT_NE(Error(R"({"rewind_spec": {"rewind_point": "p"}})")
+                .find("update request.rewind_spec: unknown field 'rewind_point'"),
             std::string::npos);
-  EXPECT_EQ(Error(R"({"rewind_spec": {"rewind_point_id": 7}})"), "update request.rewind_spec.rewind_point_id: expected a string");
+  EXPECT_EQ(Error(R"({"rewind_spec": {"rewind_point_id": 7}})"),
+            "update request.rewind_spec.rewind_point_id: expected a string");
   EXPECT_EQ(Error(R"({"rewind_spec": {"rewind_point_id": ""}})"),
             "update request.rewind_spec.rewind_point_id: must not be empty");
-  EXPECT_EQ(Error(R"({"rewind_spec": {"datasets": {"identifier": "main.s.t"}}})"),
-            "update request.rewind_spec.datasets: expected a list of {\"identifier\", \"cascade\", \"reset_checkpoints\"}");
+  EXPECT_EQ(
+      Error(R"({"rewind_spec": {"datasets": {"identifier": "main.s.t"}}})"),
+      "update request.rewind_spec.datasets: expected a list of {\"identifier\", \"cascade\", \"reset_checkpoints\"}");
   EXPECT_EQ(Error(R"({"rewind_spec": {"datasets": [{"cascade": true}]}})"),
             "update request.rewind_spec.datasets[0].identifier: missing");
   EXPECT_EQ(Error(R"({"rewind_spec": {"datasets": [{"identifier": "main.s.t", "cascade": 1}]}})"),
             "update request.rewind_spec.datasets[0].cascade: expected true or false");
-  EXPECT_NE(Error(R"({"rewind_spec": {"datasets": [{"identifier": "table"}]}})").find("update request.rewind_spec.datasets[0].identifier: "),
+  EXPECT_NE(Error(R"({"rewind_spec": {"datasets": [{"identifier": "table"}]}})")
+                .find("update request.rewind_spec.datasets[0].identifier: "),
             std::string::npos);
-  EXPECT_EQ(Error(R"({"rewind_spec": {"dry_run": null}})"), "update request.rewind_spec.dry_run: expected true or false");
+  EXPECT_EQ(Error(R"({"rewind_spec": {"dry_run": null}})"),
+            "update request.rewind_spec.dry_run: expected true or false");
 }
 
 TEST(UpdateRequestTest, CausesRoundTripByName) {
-  for (UpdateCause cause : {UpdateCause::kUserAction, UpdateCause::kApiCall, UpdateCause::kJobTask,
-                            UpdateCause::kRetryOnFailure, UpdateCause::kSchemaChange, UpdateCause::kServiceUpgrade,
-                            UpdateCause::kInfrastructureMaintenance}) {
+  for (UpdateCause cause :
+       {UpdateCause::kUserAction, UpdateCause::kApiCall, UpdateCause::kJobTask, UpdateCause::kRetryOnFailure,
+        UpdateCause::kSchemaChange, UpdateCause::kServiceUpgrade, UpdateCause::kInfrastructureMaintenance}) {
     UpdateCause parsed{};
     ASSERT_TRUE(ParseUpdateCause(UpdateCauseName(cause), &parsed).ok());
     EXPECT_EQ(parsed, cause);
@@ -211,8 +218,9 @@ TEST(UpdateRequestTest, RewindTimestampsAreUtcSecondsInTheReferenceForm) {
   EXPECT_EQ(micros, 1790671015000000);  // date -u -d '2026-09-29 08:36:55' +%s
   ASSERT_TRUE(ParseRewindTimestamp("1970-01-01 00:00:00", &micros).ok());
   EXPECT_EQ(micros, 0);
-  for (std::string_view bad : {"2026-09-29T08:36:55", "2026-09-29 08:36", "2026-09-29 08:36:55.5", "2026-13-01 00:00:00",
-                               "2026-02-30 00:00:00", "2026-09-29 24:00:00", "yesterday", "", "1790671015000000"}) {
+  for (std::string_view bad :
+       {"2026-09-29T08:36:55", "2026-09-29 08:36", "2026-09-29 08:36:55.5", "2026-13-01 00:00:00",
+        "2026-02-30 00:00:00", "2026-09-29 24:00:00", "yesterday", "", "1790671015000000"}) {
     Status s = ParseRewindTimestamp(bad, &micros);
     EXPECT_TRUE(s.IsInvalidArgument()) << bad;
     EXPECT_NE(s.ToString().find("yyyy-MM-dd HH:mm:ss"), std::string::npos) << s.ToString();

@@ -2,12 +2,13 @@
 // change round-trips through the packed run EncodeCommit writes, records of
 // the older encoding (a RowChange table per change) still decode, and a
 // damaged packed run is Corruption, never a record.
-#include <gtest/gtest.h>
+#include "commit_codec.h"
 
 #include <string>
 #include <vector>
 
-#include "commit_codec.h"
+#include <gtest/gtest.h>
+
 #include "commit_generated.h"
 
 namespace spool {
@@ -59,7 +60,9 @@ std::string RawCommit(const std::string* packed, const std::vector<RowChangeReco
   if (packed != nullptr) run = fbb.CreateVector(reinterpret_cast<const uint8_t*>(packed->data()), packed->size());
   flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::RowChange>>> changes = 0;
   if (legacy != nullptr) {
-    auto bytes = [&](const std::string& s) { return fbb.CreateVector(reinterpret_cast<const uint8_t*>(s.data()), s.size()); };
+    auto bytes = [&](const std::string& s) {
+      return fbb.CreateVector(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+    };
     std::vector<flatbuffers::Offset<fb::RowChange>> offsets;
     for (const RowChangeRecord& r : *legacy) {
       auto key = r.key.empty() ? 0 : bytes(r.key);
@@ -70,7 +73,8 @@ std::string RawCommit(const std::string* packed, const std::vector<RowChangeReco
     changes = fbb.CreateVector(offsets);
   }
   std::vector<flatbuffers::Offset<fb::TableChanges>> tables{fb::CreateTableChanges(fbb, 4097, changes, run)};
-  auto record = fb::CreateCommitRecord(fbb, fbb.CreateString("{}"), fbb.CreateString(""), 0, 0, 0, fbb.CreateVector(tables));
+  auto record =
+      fb::CreateCommitRecord(fbb, fbb.CreateString("{}"), fbb.CreateString(""), 0, 0, 0, fbb.CreateVector(tables));
   fbb.Finish(record, fb::CommitRecordIdentifier());
   return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
 }
@@ -140,8 +144,16 @@ TEST(CommitCodecTest, ADamagedPackedRunIsCorruption) {
   const std::vector<std::pair<std::string, std::string>> damaged = {
       {std::string("\x09\x01k", 3), "unknown kind"},
       {std::string("\x00\x01k\x01x", 5), "unknown kind"},
-      {std::string("\x02\x00\x07\x02" "ab" "\x02" "cd", 9), "without the images or key"},
-      {std::string("\x03\x00\x07\x02" "ab", 6), "without the images or key"},
+      {std::string("\x02\x00\x07\x02"
+                   "ab"
+                   "\x02"
+                   "cd",
+                   9),
+       "without the images or key"},
+      {std::string("\x03\x00\x07\x02"
+                   "ab",
+                   6),
+       "without the images or key"},
       {std::string("\x01\x05k", 3), "truncated"},
       {std::string("\x02\x01k\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", 14), "truncated"},
   };

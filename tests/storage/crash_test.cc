@@ -2,10 +2,10 @@
 // of each store workload in every crash mode, and crashes during recovery.
 // Each test prints its figures; violations must be 0, and a failure prints
 // the state that replays it exactly.
-#include <gtest/gtest.h>
-
 #include <cstdio>
 #include <cstdlib>
+
+#include <gtest/gtest.h>
 
 #include "store_crash.h"
 

@@ -6,9 +6,9 @@
 // by timestamp — through the state's history index, and again after a
 // rebuild without it — and the feed between versions must equal the
 // difference of their states.
-#include <gtest/gtest.h>
-
 #include <filesystem>
+
+#include <gtest/gtest.h>
 
 #include "spool/testing/mem_env.h"
 #include "store_model.h"

@@ -2,12 +2,13 @@
 // as an I/O error; the state store says "no space left" and where, and
 // keeps every staged commit readable. The test mounts a small tmpfs, and is
 // skipped where it cannot.
-#include <gtest/gtest.h>
 #include <sys/mount.h>
 
 #include <cerrno>
 #include <cstring>
 #include <random>
+
+#include <gtest/gtest.h>
 
 #include "state_store.h"
 #include "temp_dir.h"

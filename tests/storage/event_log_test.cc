@@ -87,7 +87,8 @@ TEST_F(EventLogTest, AQueryByTypeFindsExactlyTheEventsAScanFinds) {
   const char* types[] = {"create_update", "flow_progress", "rewind_summary"};
   auto append = [&](int n) {
     for (int i = 0; i < n; ++i) {
-      Event e = Make(types[(i * 7) % 3], i % 5 == 0 ? EventLevel::kWarn : EventLevel::kInfo, "f" + std::to_string(i % 2));
+      Event e =
+          Make(types[(i * 7) % 3], i % 5 == 0 ? EventLevel::kWarn : EventLevel::kInfo, "f" + std::to_string(i % 2));
       ASSERT_TRUE(events_->Append(&e).ok());
     }
   };
@@ -112,7 +113,7 @@ TEST_F(EventLogTest, AQueryByTypeFindsExactlyTheEventsAScanFinds) {
     EXPECT_EQ(Query(limited).size(), 2u);
   };
   append(20);
-  check();   // builds the index
+  check();    // builds the index
   append(9);  // indexed as they are appended
   check();
   Open();  // the index starts over

@@ -10,10 +10,10 @@
 //    exactly as before and verifies intact.
 // A violation of any of these fails the test; the figures join the crash
 // figures CI prints (family "media").
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <random>
+
+#include <gtest/gtest.h>
 
 #include "crash_enumerator.h"
 #include "spool/stream/topic.h"

@@ -1,10 +1,10 @@
 // Store::RewindTo: the whole store back to a version by cutting the log,
 // with the state rebuilt from what LMDB applied or from a snapshot.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <map>
+
+#include <gtest/gtest.h>
 
 #include "table_fixture.h"
 
@@ -130,10 +130,13 @@ TEST_F(RewindStoreTest, ACutHistoryIsReadAsOfItsVersionsEvenAfterALaterRewindCut
   // Time travel into the cut: every version of it as it was.
   for (uint64_t v = 7; v <= 11; ++v) {
     std::vector<Row> rows;
-    ASSERT_TRUE(store_->ReadArchived(cut, users_, v, [&](const Row& row) {
-                          rows.push_back(row);
-                          return true;
-                        }).ok());
+    ASSERT_TRUE(store_
+                    ->ReadArchived(cut, users_, v,
+                                   [&](const Row& row) {
+                                     rows.push_back(row);
+                                     return true;
+                                   })
+                    .ok());
     EXPECT_EQ(rows, then[v]) << v;
   }
   const auto none = [](const Row&) { return true; };
@@ -156,10 +159,10 @@ TEST_F(RewindStoreTest, ACutHistoryIsReadAsOfItsVersionsEvenAfterALaterRewindCut
 }
 
 TEST_F(RewindStoreTest, StateAppliedPastThePointIsRebuiltFromASnapshot) {
-  for (int i = 0; i < 5; ++i) Step(i);  // versions 2..6
+  for (int i = 0; i < 5; ++i) Step(i);       // versions 2..6
   ASSERT_TRUE(store_->TakeSnapshot().ok());  // at 6
-  for (int i = 5; i < 20; ++i) Step(i);  // versions 7..21
-  ASSERT_TRUE(store_->FlushState().ok());  // LMDB now holds version 21
+  for (int i = 5; i < 20; ++i) Step(i);      // versions 7..21
+  ASSERT_TRUE(store_->FlushState().ok());    // LMDB now holds version 21
   const std::vector<Row> at9 = RowsAt(9);
   const std::vector<Row> at7 = RowsAt(7);
   ASSERT_TRUE(store_->RewindTo(9).ok());
@@ -267,8 +270,8 @@ TEST_F(RewindStoreTest, SeveralTablesAndCheckpointsComeBackInOneRestoreCommit) {
   Transaction create("CREATE TABLE");
   create.CreateTable(events_, TableKind::kStreamingTable, EventsSchema());
   create.Write(events_, Row{std::string("later")});
-  Commit(create);                        // version 6: a table that did not exist at 5
-  for (int i = 4; i < 8; ++i) Step(i);   // versions 7..10
+  Commit(create);                       // version 6: a table that did not exist at 5
+  for (int i = 4; i < 8; ++i) Step(i);  // versions 7..10
   CommitResult result;
   ASSERT_TRUE(store_->RestoreTables({users_, events_}, {"flow"}, 5, &result).ok());
   EXPECT_EQ(result.version, 11u);
@@ -283,7 +286,14 @@ TEST_F(RewindStoreTest, SeveralTablesAndCheckpointsComeBackInOneRestoreCommit) {
     EXPECT_EQ(history.front().operation, "RESTORE");
   }
   // Time travel still reads the versions in between.
-  EXPECT_EQ(ReadAll(events_, [] { ReadOptions at; at.version = 6; return at; }()).size(), 1u);
+  EXPECT_EQ(ReadAll(events_,
+                    [] {
+                      ReadOptions at;
+                      at.version = 6;
+                      return at;
+                    }())
+                .size(),
+            1u);
 }
 
 TEST_F(RewindStoreTest, PinsPastThePointAreDropped) {
@@ -306,9 +316,9 @@ TEST_F(RewindStoreTest, VacuumKeepsWhatARewindToAPinnedVersionRebuildsFrom) {
     w.Write(users_, User(i % 7, std::string(1000, static_cast<char>('a' + i % 26))));
     Commit(w);
   };
-  for (int i = 0; i < 40; ++i) write(i);   // versions 2..41
+  for (int i = 0; i < 40; ++i) write(i);     // versions 2..41
   ASSERT_TRUE(store_->TakeSnapshot().ok());  // at 41
-  for (int i = 40; i < 200; ++i) write(i);  // versions 42..201
+  for (int i = 40; i < 200; ++i) write(i);   // versions 42..201
   ASSERT_TRUE(store_->AddPin("point", 120).ok());
   const std::vector<Row> at120 = RowsAt(120);
   env_.SetNowMicros(env_.NowMicros() + 1000 * kHour);
@@ -342,7 +352,8 @@ TEST_F(RewindStoreTest, APointThatCannotBeRebuiltIsRefusedAndNothingChanges) {
 
   Status s = store_->RewindTo(oldest - 1);
   EXPECT_TRUE(s.IsNotFound()) << s.ToString();
-  EXPECT_NE(s.ToString().find("oldest version the log keeps is " + std::to_string(oldest)), std::string::npos) << s.ToString();
+  EXPECT_NE(s.ToString().find("oldest version the log keeps is " + std::to_string(oldest)), std::string::npos)
+      << s.ToString();
   // Retained, but the only snapshot (the vacuum's, at the oldest version)
   // is gone: nothing to rebuild from.
   std::vector<SnapshotInfo> snapshots;

@@ -2,13 +2,12 @@
 // refused, and key bytes sort exactly like key values.
 #include "row_codec.h"
 
-#include <gtest/gtest.h>
-
 #include <bit>
-
 #include <cmath>
 #include <limits>
 #include <random>
+
+#include <gtest/gtest.h>
 
 namespace spool {
 namespace {
@@ -29,22 +28,32 @@ Schema AllTypes(bool keyed) {
 Value RandomValue(ColumnType type, std::mt19937_64& rng, bool nullable) {
   if (nullable && rng() % 5 == 0) return Value{};
   switch (type) {
-    case ColumnType::kInt64: return static_cast<int64_t>(rng());
+    case ColumnType::kInt64:
+      return static_cast<int64_t>(rng());
     case ColumnType::kDouble: {
-      const double specials[] = {0.0, -0.0, 1.5, -1.5, std::numeric_limits<double>::infinity(),
-                                 -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::denorm_min()};
+      const double specials[] = {0.0,
+                                 -0.0,
+                                 1.5,
+                                 -1.5,
+                                 std::numeric_limits<double>::infinity(),
+                                 -std::numeric_limits<double>::infinity(),
+                                 std::numeric_limits<double>::denorm_min()};
       if (rng() % 4 == 0) return specials[rng() % std::size(specials)];
       return std::ldexp(static_cast<double>(static_cast<int64_t>(rng() >> 11)), static_cast<int>(rng() % 80) - 40);
     }
     case ColumnType::kString:
     case ColumnType::kBytes: {
       std::string s(rng() % 6, '\0');
-      for (char& c : s) c = "\x00\x01\xff" "ab"[rng() % 5];
+      for (char& c : s)
+        c = "\x00\x01\xff"
+            "ab"[rng() % 5];
       if (type == ColumnType::kString) return s;
       return Bytes{s};
     }
-    case ColumnType::kBool: return rng() % 2 == 0;
-    case ColumnType::kTimestamp: return Timestamp{static_cast<int64_t>(rng())};
+    case ColumnType::kBool:
+      return rng() % 2 == 0;
+    case ColumnType::kTimestamp:
+      return Timestamp{static_cast<int64_t>(rng())};
   }
   return Value{};
 }
@@ -137,7 +146,9 @@ TEST(RowCodecTest, RowsKeepTheByteFormatTheyAreStoredIn) {
   const Schema schema = AllTypes(/*keyed=*/false);
   std::string bytes = "~";  // appended after what is there
   EncodeRow(schema, Row{int64_t{-1}, 1.0, std::string("ab"), true, Timestamp{300}, Bytes{"\0"s}}, &bytes);
-  EXPECT_EQ(bytes, "~\x06\x00\x01\0\0\0\0\0\0\xf0\x3f\x02" "ab\x01\xd8\x04\x01\0"s);
+  EXPECT_EQ(bytes,
+            "~\x06\x00\x01\0\0\0\0\0\0\xf0\x3f\x02"
+            "ab\x01\xd8\x04\x01\0"s);
   bytes.clear();
   EncodeRow(schema, Row{Value(), 0.0, Value(), false, Value(), Value()}, &bytes);
   EXPECT_EQ(bytes, "\x06\x35\0\0\0\0\0\0\0\0\x00"s);
@@ -219,10 +230,10 @@ TEST(RowCodecTest, KeyBytesSortLikeKeyValues) {
 
 TEST(RowCodecTest, StringKeysWithEmbeddedZerosAndPrefixesSortCorrectly) {
   Schema schema;
-  ASSERT_TRUE(Schema::Make({{"k", ColumnType::kString, false}, {"n", ColumnType::kInt64, false}}, {"k", "n"}, &schema)
-                  .ok());
-  const std::vector<std::string> ordered = {"", std::string("\0", 1), std::string("\0\0", 2), std::string("\0a", 2),
-                                            "a", std::string("a\0", 2), "ab", "b"};
+  ASSERT_TRUE(
+      Schema::Make({{"k", ColumnType::kString, false}, {"n", ColumnType::kInt64, false}}, {"k", "n"}, &schema).ok());
+  const std::vector<std::string> ordered = {
+      "", std::string("\0", 1), std::string("\0\0", 2), std::string("\0a", 2), "a", std::string("a\0", 2), "ab", "b"};
   std::string previous;
   for (size_t i = 0; i < ordered.size(); ++i) {
     std::string key;

@@ -65,8 +65,8 @@ TEST(SchemaTest, MakeRefusesBadColumnsAndKeys) {
 
 TEST(SchemaTest, KeyColumnsFollowTheKeyOrder) {
   Schema schema;
-  ASSERT_TRUE(Schema::Make({{"a", ColumnType::kInt64, false}, {"b", ColumnType::kString, false}}, {"b", "a"}, &schema)
-                  .ok());
+  ASSERT_TRUE(
+      Schema::Make({{"a", ColumnType::kInt64, false}, {"b", ColumnType::kString, false}}, {"b", "a"}, &schema).ok());
   EXPECT_EQ(schema.key_columns(), (std::vector<size_t>{1, 0}));
   EXPECT_TRUE(schema.has_key());
 }

@@ -2,9 +2,9 @@
 // foreign or misordered is Corruption naming the file and what is wrong.
 #include "snapshot_file.h"
 
-#include <gtest/gtest.h>
-
 #include <map>
+
+#include <gtest/gtest.h>
 
 #include "spool/testing/mem_env.h"
 

@@ -4,13 +4,14 @@
 // value, never a crash (state_check.h).
 #include "state_check.h"
 
-#include <gtest/gtest.h>
 #include <lmdb.h>
 
 #include <fstream>
 #include <map>
 #include <random>
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 #include "state_store.h"
 #include "temp_dir.h"
@@ -179,8 +180,7 @@ TEST_F(StateCheckTest, AZeroedPageIsFoundOrChangesNothingReadable) {
 
 TEST_F(StateCheckTest, ACutFileIsFound) {
   for (size_t size : {size_t{100}, size_t{4096}, size_t{8192 + 7}, image_->size() / 2}) {
-    EXPECT_EQ(Try(std::string_view(*image_).substr(0, size), "cut at " + std::to_string(size)),
-              Outcome::kFoundByCheck)
+    EXPECT_EQ(Try(std::string_view(*image_).substr(0, size), "cut at " + std::to_string(size)), Outcome::kFoundByCheck)
         << size;
   }
   // Cut page by page from the end: found, or only free pages went.
@@ -245,8 +245,8 @@ void WriteUnsealedState(const std::string& dir, const std::string& position) {
   ASSERT_EQ(mdb_txn_begin(env, nullptr, 0, &txn), 0);
   ASSERT_EQ(mdb_dbi_open(txn, nullptr, 0, &dbi), 0);
   const std::string row_key = StateRowKey(5, "alice");
-  for (const auto& [key, value] : {std::pair<std::string, std::string>{std::string(kStatePositionKey), position},
-                                   {row_key, "an unsealed row"}}) {
+  for (const auto& [key, value] :
+       {std::pair<std::string, std::string>{std::string(kStatePositionKey), position}, {row_key, "an unsealed row"}}) {
     MDB_val k{key.size(), const_cast<char*>(key.data())}, v{value.size(), const_cast<char*>(value.data())};
     ASSERT_EQ(mdb_put(txn, dbi, &k, &v, 0), 0);
   }

@@ -1,10 +1,10 @@
 // The staged state (StateOverlay) against a std::map model: point reads,
 // reads in key order over ranges within one table's keys and across
 // families, and merging, with deletes.
-#include <gtest/gtest.h>
-
 #include <map>
 #include <random>
+
+#include <gtest/gtest.h>
 
 #include "state_store.h"
 
@@ -16,10 +16,14 @@ using Model = std::map<std::string, StateValue>;
 // Keys of every family, so that ranges cross the overlay's per-table groups.
 std::string RandomKey(std::mt19937_64& rng) {
   switch (rng() % 5) {
-    case 0: return StateRowKey(rng() % 3, std::string(1 + rng() % 3, static_cast<char>('a' + rng() % 4)));
-    case 1: return StateHistoryPrefix(rng() % 3) + std::string(1, static_cast<char>(rng() % 256));
-    case 2: return StateCatalogKey(rng() % 3);
-    case 3: return StateCheckpointKey(std::string(1 + rng() % 2, static_cast<char>('f' + rng() % 3)));
+    case 0:
+      return StateRowKey(rng() % 3, std::string(1 + rng() % 3, static_cast<char>('a' + rng() % 4)));
+    case 1:
+      return StateHistoryPrefix(rng() % 3) + std::string(1, static_cast<char>(rng() % 256));
+    case 2:
+      return StateCatalogKey(rng() % 3);
+    case 3:
+      return StateCheckpointKey(std::string(1 + rng() % 2, static_cast<char>('f' + rng() % 3)));
     default: {  // odd short keys of the other families ("r" and "h" keys always hold a table's prefix)
       char c = static_cast<char>(rng() % 256);
       if (c == 'r' || c == 'h') c = 'x';

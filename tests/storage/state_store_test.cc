@@ -3,9 +3,9 @@
 // disturbed.
 #include "state_store.h"
 
-#include <gtest/gtest.h>
-
 #include <filesystem>
+
+#include <gtest/gtest.h>
 
 #include "temp_dir.h"
 #include "varint.h"

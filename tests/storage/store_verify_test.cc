@@ -1,10 +1,10 @@
 // VerifyStore and RepairStore: damage to any file of a closed store is
 // reported, file by file; a damaged state fails Open and is rebuilt by a
 // repair from the newest intact snapshot and the log, equal to what it was.
-#include <gtest/gtest.h>
-
 #include <fstream>
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 #include "table_fixture.h"
 

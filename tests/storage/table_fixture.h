@@ -3,11 +3,11 @@
 // tables, users (keyed) and events (keyless).
 #pragma once
 
-#include <gtest/gtest.h>
-
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "spool/storage/store.h"
 #include "spool/testing/mem_env.h"
@@ -25,7 +25,8 @@ inline TableId Id(const std::string& text) {
 
 inline Schema UsersSchema() {
   Schema schema;
-  EXPECT_TRUE(Schema::Make({{"id", ColumnType::kInt64, false}, {"name", ColumnType::kString, true}}, {"id"}, &schema).ok());
+  EXPECT_TRUE(
+      Schema::Make({{"id", ColumnType::kInt64, false}, {"name", ColumnType::kString, true}}, {"id"}, &schema).ok());
   return schema;
 }
 

@@ -1,7 +1,5 @@
 // Versioned tables through the Store API: commits, reads, time travel,
 // history, the change data feed, restore, checkpoints, snapshots, vacuum.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
@@ -9,6 +7,8 @@
 #include <set>
 #include <thread>
 #include <tuple>
+
+#include <gtest/gtest.h>
 
 #include "gated_sync_env.h"
 #include "spool/testing/fault_env.h"
@@ -202,7 +202,15 @@ TEST_F(TableTest, TimeTravelByVersionAndTimestamp) {
   by_time.timestamp_us = stamps[2] + 1;  // between v4 and v5
   uint64_t version_read = 0;
   std::vector<Row> rows;
-  ASSERT_TRUE(store_->Read(users_, by_time, [&](const Row& r) { rows.push_back(r); return true; }, nullptr, &version_read).ok());
+  ASSERT_TRUE(store_
+                  ->Read(
+                      users_, by_time,
+                      [&](const Row& r) {
+                        rows.push_back(r);
+                        return true;
+                      },
+                      nullptr, &version_read)
+                  .ok());
   EXPECT_EQ(version_read, 4u);
   EXPECT_EQ(rows, (std::vector<Row>{User(0, "v2"), User(1, "v1")}));
   // The same after the state is applied to LMDB and the store reopened.
@@ -280,7 +288,8 @@ TEST_F(TableTest, TimeTravelOrdersKeysChangedInDifferentCommits) {
   // history runs and must keep key order.
   const TableId fruit = Id("main.default.fruit");
   Schema schema;
-  ASSERT_TRUE(Schema::Make({{"name", ColumnType::kString, false}, {"n", ColumnType::kInt64, true}}, {"name"}, &schema).ok());
+  ASSERT_TRUE(
+      Schema::Make({{"name", ColumnType::kString, false}, {"n", ColumnType::kInt64, true}}, {"name"}, &schema).ok());
   Transaction create("CREATE TABLE");
   create.CreateTable(fruit, TableKind::kStreamingTable, schema);
   Commit(create);
@@ -320,7 +329,15 @@ TEST_F(TableTest, AddColumnKeepsOldRowsAndOldVersionsKeepTheOldSchema) {
   at.version = 2;
   TableInfo then;
   std::vector<Row> rows;
-  ASSERT_TRUE(store_->Read(users_, at, [&](const Row& r) { rows.push_back(r); return true; }, &then).ok());
+  ASSERT_TRUE(store_
+                  ->Read(
+                      users_, at,
+                      [&](const Row& r) {
+                        rows.push_back(r);
+                        return true;
+                      },
+                      &then)
+                  .ok());
   EXPECT_EQ(then.schema.columns().size(), 2u);
   EXPECT_EQ(rows, (std::vector<Row>{User(1, "a")}));
 
@@ -602,8 +619,9 @@ TEST_F(TableTest, ADamagedPinsFileIsReportedNotReadAsFewerPins) {
     ASSERT_TRUE(env_.OpenFile("/s/PINS", OpenMode::kTruncate, &file).ok());
     ASSERT_TRUE(file->Write(0, bytes).ok());
   };
-  for (const std::string& damaged : {pins.substr(0, pins.size() - 4),  // cut at the end of the first pin's line
-                                     pins.substr(0, pins.find('\n') + 1), std::string(pins).replace(pins.size() - 2, 1, "7")}) {
+  for (const std::string& damaged :
+       {pins.substr(0, pins.size() - 4),  // cut at the end of the first pin's line
+        pins.substr(0, pins.find('\n') + 1), std::string(pins).replace(pins.size() - 2, 1, "7")}) {
     write(damaged);
     std::unique_ptr<Store> store;
     Status s = Store::Open(Options(), "/s", &store);
@@ -1022,7 +1040,8 @@ TEST_F(TableTest, QueuedCommitsBuildOnEachOtherAndShowOnceDurable) {
   EXPECT_EQ(ReadAll(users_, at), (std::vector<Row>{User(1, "anna")}));
   // The third commit's pre-image of row 1 is the queued second's row.
   std::vector<std::tuple<ChangeType, uint64_t, Row>> feed;
-  for (const ChangeRow& c : Feed(users_, result2.version, result3.version)) feed.emplace_back(c.change_type, c.commit_version, c.row);
+  for (const ChangeRow& c : Feed(users_, result2.version, result3.version))
+    feed.emplace_back(c.change_type, c.commit_version, c.row);
   const std::vector<std::tuple<ChangeType, uint64_t, Row>> expected = {
       {ChangeType::kUpdatePreimage, result2.version, User(1, "ann")},
       {ChangeType::kUpdatePostimage, result2.version, User(1, "anna")},
@@ -1057,14 +1076,14 @@ TEST_F(TableTest, RowsWrittenAfterATruncateInTheSameTransactionAreInserts) {
   for (const ChangeRow& c : Feed(users_, v, v)) feed.emplace_back(c.change_type, c.row);
   using C = ChangeType;
   EXPECT_EQ(feed, (std::vector<std::pair<ChangeType, Row>>{{C::kUpdatePreimage, User(2, "a")},
-                                                          {C::kUpdatePostimage, User(2, "b")},
-                                                          {C::kDelete, User(1, "a")},
-                                                          {C::kDelete, User(2, "b")},
-                                                          {C::kDelete, User(3, "a")},
-                                                          {C::kDelete, User(4, "a")},
-                                                          {C::kInsert, User(1, "c")},
-                                                          {C::kInsert, User(5, "c")},
-                                                          {C::kInsert, User(2, "c")}}));
+                                                           {C::kUpdatePostimage, User(2, "b")},
+                                                           {C::kDelete, User(1, "a")},
+                                                           {C::kDelete, User(2, "b")},
+                                                           {C::kDelete, User(3, "a")},
+                                                           {C::kDelete, User(4, "a")},
+                                                           {C::kInsert, User(1, "c")},
+                                                           {C::kInsert, User(5, "c")},
+                                                           {C::kInsert, User(2, "c")}}));
 }
 
 // The state's LMDB map is as big as StoreOptions::state_map_bytes says: a

@@ -4,11 +4,11 @@
 // from whatever version its reader had read last — one a later rewind cut
 // included. Random writes, truncations (a full refresh's), restores and
 // rewinds, checked after every step.
-#include <gtest/gtest.h>
-
 #include <map>
 #include <random>
 #include <set>
+
+#include <gtest/gtest.h>
 
 #include "table_fixture.h"
 
@@ -65,7 +65,9 @@ class VersionFeedTest : public TableTest, public ::testing::WithParamInterface<u
       const std::string& name = std::get<std::string>(c.row[1]);
       switch (c.change_type) {
         case ChangeType::kInsert:
-        case ChangeType::kUpdatePostimage: content->users[id] = name; break;
+        case ChangeType::kUpdatePostimage:
+          content->users[id] = name;
+          break;
         case ChangeType::kUpdatePreimage:
           EXPECT_EQ(content->users[id], name) << "update pre-image of user " << id << " at " << c.commit_version;
           break;
@@ -162,9 +164,9 @@ class VersionFeedTest : public TableTest, public ::testing::WithParamInterface<u
     }
   }
 
-  std::map<uint64_t, Content> named_;   // every version ever made: what it names
-  std::vector<uint64_t> history_;       // the versions of the current history
-  Content follower_;                    // kept only from the feed
+  std::map<uint64_t, Content> named_;  // every version ever made: what it names
+  std::vector<uint64_t> history_;      // the versions of the current history
+  Content follower_;                   // kept only from the feed
   uint64_t follower_at_ = 0;
 };
 

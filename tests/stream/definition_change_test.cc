@@ -7,14 +7,13 @@
 //    the tables equal to those of a store that only ever ran the new
 //    definition (new schema and key, fresh operator state, rebuilt from the
 //    source), with the schema change in the table's history.
-#include "spool/stream/pipeline.h"
-
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <fstream>
 #include <random>
 
+#include <gtest/gtest.h>
+
+#include "spool/stream/pipeline.h"
 #include "temp_dir.h"
 
 namespace spool {
@@ -23,7 +22,7 @@ namespace {
 // One definition of the pipeline: orders from files, revenue aggregated
 // from orders. Each field is a change the reference documents name.
 struct Definition {
-  int orders_select = 0;  // 0: as read; 1: + a nullable column; 2: amount as double; 3: without `note`
+  int orders_select = 0;      // 0: as read; 1: + a nullable column; 2: amount as double; 3: without `note`
   bool orders_keyed = false;  // primary key (id)
   bool orders_filtered = false;
   bool group_by_note = false;  // group_by country (, note)
@@ -41,18 +40,19 @@ struct Definition {
     std::string steps = std::string(orders_filtered ? R"({"filter": "amount > 1"},)" : "") + kSelects[orders_select];
     if (!steps.empty()) steps.pop_back();  // the last comma
     const bool note = orders_select != 3 && group_by_note;
-    return std::string(R"({"name": "shop", "datasets": [)") +
-           R"({"name": "main.shop.orders")" + (orders_keyed ? R"(, "primary_key": ["id"])" : "") + "}," +
-           R"({"name": "main.shop.revenue"}],)" + R"("flows": [)" +
-           R"({"name": "ingest", "target": "main.shop.orders", "source": {"files": ")" + in +
+    return std::string(R"({"name": "shop", "datasets": [)") + R"({"name": "main.shop.orders")" +
+           (orders_keyed ? R"(, "primary_key": ["id"])" : "") + "}," + R"({"name": "main.shop.revenue"}],)" +
+           R"("flows": [)" + R"({"name": "ingest", "target": "main.shop.orders", "source": {"files": ")" + in +
            R"(", "columns": [{"name": "id", "type": "int64", "nullable": false},
                {"name": "country", "type": "string", "nullable": false},
                {"name": "amount", "type": "int64", "nullable": false}, {"name": "note", "type": "string", "nullable": false}]},
-              "steps": [)" + steps + "]}," +
+              "steps": [)" +
+           steps + "]}," +
            R"({"name": "revenue", "target": "main.shop.revenue", "source": {"dataset": "main.shop.orders"},
-              "steps": [{"aggregate": {"group_by": ["country")" + (note ? R"(, "note")" : "") +
-           R"(], "aggregates": [)" + (with_count ? R"({"name": "n", "fn": "count"}, )" : "") +
-           R"({"name": "revenue", "fn": ")" + kFns[revenue_fn] + R"(", "expr": "amount"}]}}]}]})";
+              "steps": [{"aggregate": {"group_by": ["country")" +
+           (note ? R"(, "note")" : "") + R"(], "aggregates": [)" +
+           (with_count ? R"({"name": "n", "fn": "count"}, )" : "") + R"({"name": "revenue", "fn": ")" +
+           kFns[revenue_fn] + R"(", "expr": "amount"}]}}]}]})";
   }
 
   static Definition Random(std::mt19937& rng) {
@@ -88,7 +88,10 @@ class DefinitionChangeTest : public ::testing::Test {
     {
       std::ofstream out(tmp);
       for (int id = first; id < first + count; ++id) {
-        out << R"({"id": )" << id << R"(, "country": ")" << (id % 3 == 0 ? "de" : id % 3 == 1 ? "fr" : "it")
+        out << R"({"id": )" << id << R"(, "country": ")"
+            << (id % 3 == 0   ? "de"
+                : id % 3 == 1 ? "fr"
+                              : "it")
             << R"(", "amount": )" << id % 7 << R"(, "note": ")" << (id % 2 ? "a" : "b") << "\"}\n";
       }
     }
@@ -121,12 +124,15 @@ class DefinitionChangeTest : public ::testing::Test {
     EXPECT_TRUE(TableId::Parse(name, &id).ok());
     TableInfo table;
     std::vector<std::string> rows;
-    const Status s = store_->Read(id, {}, [&](const Row& row) {
-      std::string text;
-      for (const Value& v : row) text += Text(v) + ",";
-      rows.push_back(text);
-      return true;
-    }, &table);
+    const Status s = store_->Read(
+        id, {},
+        [&](const Row& row) {
+          std::string text;
+          for (const Value& v : row) text += Text(v) + ",";
+          rows.push_back(text);
+          return true;
+        },
+        &table);
     EXPECT_TRUE(s.ok()) << s.ToString();
     std::sort(rows.begin(), rows.end());
     std::string out;
@@ -170,9 +176,10 @@ TEST_F(DefinitionChangeTest, AFullRefreshAdoptsEachChangeThatNeedsOne) {
   grouped.group_by_note = true;
   outputs.with_count = true;
   outputs.revenue_fn = 2;
-  const std::vector<Change> changes = {{"a column's type", type_change, false}, {"a column added", added, true},
-                                       {"a column dropped", dropped, false},    {"the key", keyed, true},
-                                       {"the group_by", grouped, false},       {"the aggregate's outputs", outputs, true}};
+  const std::vector<Change> changes = {
+      {"a column's type", type_change, false}, {"a column added", added, true},
+      {"a column dropped", dropped, false},    {"the key", keyed, true},
+      {"the group_by", grouped, false},        {"the aggregate's outputs", outputs, true}};
   int round = 0;
   for (const Change& change : changes) {
     SCOPED_TRACE(change.name);
@@ -228,8 +235,8 @@ TEST_F(DefinitionChangeTest, TheSchemaChangeIsInTheTablesHistory) {
   ASSERT_TRUE(TableId::Parse("main.shop.orders", &id).ok());
   std::vector<HistoryEntry> history;
   ASSERT_TRUE(store_->History(id, &history).ok());
-  auto refresh_entry = std::find_if(history.begin(), history.end(),
-                                    [](const HistoryEntry& h) { return h.operation == "FULL REFRESH"; });
+  auto refresh_entry =
+      std::find_if(history.begin(), history.end(), [](const HistoryEntry& h) { return h.operation == "FULL REFRESH"; });
   ASSERT_NE(refresh_entry, history.end());
   EXPECT_NE(refresh_entry->parameters_json.find("schema_changes"), std::string::npos) << refresh_entry->parameters_json;
   EXPECT_NE(refresh_entry->parameters_json.find("amount double"), std::string::npos) << refresh_entry->parameters_json;
@@ -245,7 +252,8 @@ TEST_F(DefinitionChangeTest, AFullRefreshThatFailsPartWayCompletesWhenRunAgain) 
   typed.orders_select = 2;
   typed.revenue_fn = 2;
   std::unique_ptr<Pipeline> after = Open(typed);
-  std::ofstream(dir_.Sub("in/2.jsonl")) << R"({"id": "seven", "country": "de", "amount": 1})" << "\n";
+  std::ofstream(dir_.Sub("in/2.jsonl")) << R"({"id": "seven", "country": "de", "amount": 1})"
+                                        << "\n";
   UpdateOptions refresh;
   refresh.full_refresh = true;
   const UpdateResult failed = Update(after.get(), refresh);
@@ -273,7 +281,7 @@ TEST_F(DefinitionChangeTest, AFlowWhoseStateTableIsGoneFailsWithANamedErrorUntil
   Transaction by_hand("DROP TABLE");
   by_hand.DropTable(state);
   EXPECT_TRUE(store_->Commit(by_hand).IsInvalidArgument());  // refused by hand
-  by_hand.AllowSpoolTables();  // as damage would leave it
+  by_hand.AllowSpoolTables();                                // as damage would leave it
   ASSERT_TRUE(store_->Commit(by_hand).ok());
   AddFile("2.jsonl", 40, 10);
   std::vector<std::string> warnings;

@@ -3,9 +3,9 @@
 // expression refused with the column and the reason.
 #include "spool/stream/expression.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
+
+#include <gtest/gtest.h>
 
 namespace spool {
 namespace {
@@ -29,8 +29,8 @@ constexpr int64_t kAt = 1767323045678901;
 
 Row Full() { return Row{int64_t{42}, std::string("Ada"), 2.5, true, Timestamp{kAt}, Bytes{"xyz"}, int64_t{7}}; }
 Row Nulls() {
-  return Row{int64_t{42}, std::monostate{}, std::monostate{}, std::monostate{}, std::monostate{}, std::monostate{},
-             std::monostate{}};
+  return Row{int64_t{42},      std::monostate{}, std::monostate{}, std::monostate{},
+             std::monostate{}, std::monostate{}, std::monostate{}};
 }
 
 Value Eval(std::string_view text, const Row& row) {
@@ -257,7 +257,8 @@ TEST(ExpressionTest, EvaluationErrorsNameTheColumn) {
       {"CAST(1e300 AS int64)", "at column 1: cannot cast '1e+300' to int64"},
       {"round(9223372036854775807, -1)", "at column 1: int64 overflow in round(9223372036854775807, -1)"},
       {"round(-9223372036854775807 - 1, -1)", "at column 1: int64 overflow in round(-9223372036854775808, -1)"},
-      {"date_trunc('day', CAST(-9223372036854775807 - 1 AS timestamp))", "at column 1: timestamp overflow in date_trunc"},
+      {"date_trunc('day', CAST(-9223372036854775807 - 1 AS timestamp))",
+       "at column 1: timestamp overflow in date_trunc"},
   };
   for (const Bad& c : cases) {
     Expression e;

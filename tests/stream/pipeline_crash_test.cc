@@ -3,11 +3,11 @@
 // an AUTO CDC target, crashed at every I/O call in every crash mode (and in
 // the recovery after some of them), then in a seeded random campaign. After
 // each recovery and a rerun every dataset equals the crash-free run's.
-#include <gtest/gtest.h>
+#include "pipeline_crash.h"
 
 #include <cstdlib>
 
-#include "pipeline_crash.h"
+#include <gtest/gtest.h>
 
 namespace spool::crashtest {
 namespace {

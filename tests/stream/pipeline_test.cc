@@ -3,17 +3,17 @@
 // independently on random inputs split into micro-batches, materialized
 // views, exactly-once reruns and the compatibility check.
 #include "spool/stream/pipeline.h"
-#include "spool/stream/topic.h"
-
-#include <gtest/gtest.h>
 
 #include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
 #include "flow_parts.h"
+#include "spool/stream/topic.h"
 #include "temp_dir.h"
 
 namespace spool {
@@ -98,11 +98,13 @@ class PipelineTest : public ::testing::Test {
 };
 
 std::vector<Column> OrderColumns() {
-  return {{"id", ColumnType::kInt64, false}, {"country", ColumnType::kString, false}, {"amount", ColumnType::kInt64, true}};
+  return {
+      {"id", ColumnType::kInt64, false}, {"country", ColumnType::kString, false}, {"amount", ColumnType::kInt64, true}};
 }
 
 std::string Order(int64_t id, const std::string& country, int64_t amount) {
-  return "{\"id\": " + std::to_string(id) + ", \"country\": \"" + country + "\", \"amount\": " + std::to_string(amount) + "}\n";
+  return "{\"id\": " + std::to_string(id) + ", \"country\": \"" + country +
+         "\", \"amount\": " + std::to_string(amount) + "}\n";
 }
 
 PipelineSpec OrdersPipeline(const std::string& dir, uint64_t max_files = 1000) {
@@ -135,7 +137,9 @@ TEST(GroupKeyBytesTest, EachTypeHasTheFormatItWasStoredIn) {
   EXPECT_EQ(bytes(int64_t{-2}), "~1\xff\xff\xff\xff\xff\xff\xff\xfe"s);
   EXPECT_EQ(bytes(int64_t{258}), "~1\0\0\0\0\0\0\x01\x02"s);
   EXPECT_EQ(bytes(1.5), "~2\x3f\xf8\0\0\0\0\0\0"s);
-  EXPECT_EQ(bytes(std::string("ab")), "~3\0\0\0\0\0\0\0\x02" "ab"s);
+  EXPECT_EQ(bytes(std::string("ab")),
+            "~3\0\0\0\0\0\0\0\x02"
+            "ab"s);
   EXPECT_EQ(bytes(true), "~41");
   EXPECT_EQ(bytes(false), "~40");
   EXPECT_EQ(bytes(Timestamp{7}), "~5\0\0\0\0\0\0\0\x07"s);
@@ -173,7 +177,8 @@ TEST_F(PipelineTest, FilesFilterAndAggregateExactlyOnceAcrossUpdates) {
   std::vector<std::string> states;
   for (const Event& e : Events("update_progress")) {
     const size_t at = e.details_json.find("\"state\":\"");
-    if (at != std::string::npos) states.push_back(e.details_json.substr(at + 9, e.details_json.find('"', at + 9) - at - 9));
+    if (at != std::string::npos)
+      states.push_back(e.details_json.substr(at + 9, e.details_json.find('"', at + 9) - at - 9));
   }
   ASSERT_GE(states.size(), 5u);  // the last update's, after the others'
   EXPECT_EQ(std::vector<std::string>(states.end() - 5, states.end()),
@@ -359,8 +364,8 @@ std::vector<Event3> RandomEvents(uint32_t seed, size_t n, int64_t keys, int64_t 
 }
 
 std::string EventLine(const Event3& e) {
-  return "{\"k\": " + std::to_string(e.key) + ", \"v\": " + std::to_string(e.value) + ", \"t\": " +
-         std::to_string(e.time * 1000000) + "}\n";
+  return "{\"k\": " + std::to_string(e.key) + ", \"v\": " + std::to_string(e.value) +
+         ", \"t\": " + std::to_string(e.time * 1000000) + "}\n";
 }
 
 std::vector<Column> EventColumns() {
@@ -402,7 +407,9 @@ TEST_F(PipelineTest, GroupedAggregateMatchesReference) {
     ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
     EXPECT_GT(r.batches, 10u);
 
-    struct Ref { int64_t n = 0, sum = 0, lo = INT64_MAX, hi = INT64_MIN; };
+    struct Ref {
+      int64_t n = 0, sum = 0, lo = INT64_MAX, hi = INT64_MIN;
+    };
     std::map<int64_t, Ref> ref;
     for (const Event3& e : events) {
       Ref& g = ref[e.key];
@@ -561,7 +568,7 @@ TEST_F(AggregateStateTest, AnAggregateMovesItsGroupsOutWhenItsTargetCanNoLongerH
     PipelineSpec changed = Totals(in(), second_writer ? "total" : "sum");
     if (!second_writer) {  // the target declared: its columns so far, and the new one
       const auto n = [](const char* name, bool nullable) { return Column{name, ColumnType::kInt64, nullable}; };
-      changed.datasets[0].columns = {n("k", false), n("n", false),  n("values", false), n("total", true),
+      changed.datasets[0].columns = {n("k", false), n("n", false), n("values", false), n("total", true),
                                      n("lo", true), n("hi", true), n("sum", true)};
       changed.datasets[0].primary_key = {"k"};
     } else {
@@ -686,7 +693,8 @@ TEST_F(PipelineTest, WindowedAggregateAndDedupWithLateDataMatchReference) {
                           std::get<int64_t>(row[3]), std::get<int64_t>(row[4])});
     }
     for (const Row& row : Rows("main.s.unique")) {
-      got_unique.insert({std::get<int64_t>(row[0]), std::get<int64_t>(row[1]), std::get<Timestamp>(row[2]).micros / 1000000});
+      got_unique.insert(
+          {std::get<int64_t>(row[0]), std::get<int64_t>(row[1]), std::get<Timestamp>(row[2]).micros / 1000000});
     }
     EXPECT_GT(late, 0u) << "the input should have late rows";
     EXPECT_FALSE(windows.empty());
@@ -728,7 +736,8 @@ TEST_F(PipelineTest, MaterializedViewFollowsItsSourceThroughUpdatesAndDeletes) {
   AddFile("c.jsonl", Order(4, "fr", 2) + Order(5, "de", 1));
   r = Run(b.Build());
   ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
-  EXPECT_EQ(Rows("main.s.by_country"), (std::vector<Row>{{std::string("de"), int64_t{16}}, {std::string("fr"), int64_t{2}}}));
+  EXPECT_EQ(Rows("main.s.by_country"),
+            (std::vector<Row>{{std::string("de"), int64_t{16}}, {std::string("fr"), int64_t{2}}}));
   TableId view;
   ASSERT_TRUE(TableId::Parse("main.s.by_country", &view).ok());
   std::vector<HistoryEntry> history;
@@ -785,7 +794,10 @@ TEST_F(PipelineTest, SeveralFlowsAppendToOneStreamingTable) {
   PipelineBuilder b("append_flows");
   b.StreamingTable("main.s.all");
   b.Flow("eu").FromFiles(in(), OrderColumns()).Into("main.s.all");
-  b.Flow("us").FromFiles(Dir("us"), OrderColumns()).Select({{"id", "id + 1000"}, {"country", "country"}}).Into("main.s.all");
+  b.Flow("us")
+      .FromFiles(Dir("us"), OrderColumns())
+      .Select({{"id", "id + 1000"}, {"country", "country"}})
+      .Into("main.s.all");
   AddFile("a.jsonl", Order(1, "de", 1) + Order(2, "fr", 2));
   std::ofstream(Dir("us") + "/u.jsonl") << Order(1, "us", 3);
   const UpdateResult r = Run(b.Build());
@@ -825,7 +837,8 @@ std::vector<CdcEvent> RandomCdcEvents(uint32_t seed, size_t n) {
       events.push_back(events[rng() % events.size()]);  // a redelivery
       continue;
     }
-    events.push_back({static_cast<int64_t>(rng() % 8), static_cast<int64_t>(rng() % 150), names[rng() % 3], rng() % 5 == 0});
+    events.push_back(
+        {static_cast<int64_t>(rng() % 8), static_cast<int64_t>(rng() % 150), names[rng() % 3], rng() % 5 == 0});
   }
   return events;
 }
@@ -843,8 +856,10 @@ TEST_F(PipelineTest, AutoCdcScd1AndScd2MatchReferenceWithOutOfOrderDuplicateAndD
     PipelineBuilder b("cdc");
     b.StreamingTable("main.s.scd1");
     b.StreamingTable("main.s.scd2");
-    std::vector<Column> columns = {{"id", ColumnType::kInt64, false}, {"seq", ColumnType::kInt64, false},
-                                   {"name", ColumnType::kString, true}, {"op", ColumnType::kString, true}};
+    std::vector<Column> columns = {{"id", ColumnType::kInt64, false},
+                                   {"seq", ColumnType::kInt64, false},
+                                   {"name", ColumnType::kString, true},
+                                   {"op", ColumnType::kString, true}};
     AutoCdcStep scd1;
     scd1.keys = {"id"};
     scd1.sequence_by = "seq";
@@ -944,7 +959,8 @@ TEST_F(PipelineTest, StreamStreamJoinMatchesReferenceWithLateRows) {
     std::multiset<std::vector<int64_t>> want, got;
     for (const Event3& l : on_time[0]) {
       for (const Event3& rr : on_time[1]) {
-        if (l.key == rr.key && std::llabs(l.time - rr.time) <= within) want.insert({l.key, l.value, l.time, rr.value, rr.time});
+        if (l.key == rr.key && std::llabs(l.time - rr.time) <= within)
+          want.insert({l.key, l.value, l.time, rr.value, rr.time});
       }
     }
     for (const Row& row : Rows("main.s.joined")) {
@@ -975,11 +991,13 @@ TEST_F(PipelineTest, LookupJoinsMatchReference) {
     std::ofstream(Dir("c") + "/c.jsonl") << customers;
     std::vector<std::pair<int64_t, int64_t>> stream;  // id, cid (cid may be missing from the table)
     for (int64_t id = 0; id < 200; ++id) stream.emplace_back(id, static_cast<int64_t>(rng() % 36));
-    for (const auto& [id, cid] : stream) orders += "{\"id\": " + std::to_string(id) + ", \"ocid\": " + std::to_string(cid) + "}\n";
+    for (const auto& [id, cid] : stream)
+      orders += "{\"id\": " + std::to_string(id) + ", \"ocid\": " + std::to_string(cid) + "}\n";
     AddFile("o.jsonl", orders);
     PipelineBuilder b("lookups");
     b.StreamingTable("main.s.customers").PrimaryKey({"cid"});
-    for (const char* t : {"by_key_inner", "by_key_left", "by_region_inner", "by_region_left"}) b.StreamingTable(std::string("main.s.") + t);
+    for (const char* t : {"by_key_inner", "by_key_left", "by_region_inner", "by_region_left"})
+      b.StreamingTable(std::string("main.s.") + t);
     b.Flow("customers")
         .FromFiles(Dir("c"), {{"cid", ColumnType::kInt64, false}, {"region", ColumnType::kInt64, false}})
         .Into("main.s.customers");
@@ -1060,7 +1078,8 @@ TEST_F(PipelineTest, MalformedSpecsAreRefusedNamingThePlace) {
   const std::string ds = R"("datasets": [{"name": "main.s.t"}])";
   const std::string files = R"("source": {"files": "/tmp", "columns": [{"name": "a", "type": "int64"}]})";
   const SpecCase cases[] = {
-      {R"({"name": "a", "name": "b", "datasets": [], "flows": []})", "pipeline spec: field 'name' is given twice in one object"},
+      {R"({"name": "a", "name": "b", "datasets": [], "flows": []})",
+       "pipeline spec: field 'name' is given twice in one object"},
       {"{", "not valid JSON"},
       {"[]", "spec: expected a JSON object"},
       {R"({"datasets": [], "flows": [], "extra": 1})", "unknown field 'extra'"},
@@ -1072,11 +1091,14 @@ TEST_F(PipelineTest, MalformedSpecsAreRefusedNamingThePlace) {
       {"{" + ds + R"(, "flows": [{"name": "f", "target": "main.s.t"}]})", "flows[0].source: missing"},
       {"{" + ds + R"(, "flows": [{"name": "f", "target": "main.s.t", "source": {"files": "/x", "topic": "/y"}}]})",
        "flows[0].source: name exactly one"},
-      {"{" + ds + R"(, "flows": [{"name": "f", "target": "main.s.t", )" + files + R"(, "steps": [{"fliter": "a > 1"}]}]})",
+      {"{" + ds + R"(, "flows": [{"name": "f", "target": "main.s.t", )" + files +
+           R"(, "steps": [{"fliter": "a > 1"}]}]})",
        "flows[0].steps[0]: unknown step 'fliter'"},
-      {"{" + ds + R"(, "flows": [{"name": "f", "target": "main.s.t", )" + files + R"(, "steps": [{"aggregate": {"group_by": ["a"], "aggregates": [{"name": "x", "fn": "median", "expr": "a"}]}}]}]})",
+      {"{" + ds + R"(, "flows": [{"name": "f", "target": "main.s.t", )" + files +
+           R"(, "steps": [{"aggregate": {"group_by": ["a"], "aggregates": [{"name": "x", "fn": "median", "expr": "a"}]}}]}]})",
        "flows[0].steps[0].aggregate.aggregates[0].fn: 'median'"},
-      {"{" + ds + R"(, "flows": [{"name": "f", "target": "main.s.t", )" + files + R"(, "steps": [{"aggregate": {"group_by": ["a"], "aggregates": [{"name": "x", "fn": "sum", "expr": "a"}], "window": {"time": "a", "size": "ten minutes"}}}]}]})",
+      {"{" + ds + R"(, "flows": [{"name": "f", "target": "main.s.t", )" + files +
+           R"(, "steps": [{"aggregate": {"group_by": ["a"], "aggregates": [{"name": "x", "fn": "sum", "expr": "a"}], "window": {"time": "a", "size": "ten minutes"}}}]}]})",
        "window.size"},
       {"{" + ds + R"(, "flows": [{"name": "f", "target": "main.s.t", )" + files + R"(, "steps": [{"map": "mine"}]}]})",
        "C++ code"},
@@ -1104,29 +1126,36 @@ TEST_F(PipelineTest, InconsistentPipelinesAreRefusedBeforeAnythingRuns) {
       {R"({"datasets": [{"name": "main.s.t"}], "flows": [{"name": "f", "target": "main.s.t", "source": {"dataset": "main.s.nope"}}]})",
        "flows[0] \"f\".source.dataset: no dataset"},
       {"{\"datasets\": [{\"name\": \"main.s.t\"}], \"flows\": [{\"name\": \"f\", \"target\": \"main.s.t\", " + files +
-        ", \"steps\": [{\"filter\": \"s + 1 > 2\"}]}]}",
+           ", \"steps\": [{\"filter\": \"s + 1 > 2\"}]}]}",
        "flows[0] \"f\".steps[0].filter: at column"},
       {"{\"datasets\": [{\"name\": \"main.s.t\", \"columns\": [{\"name\": \"a\", \"type\": \"string\"}]}], \"flows\": "
-        "[{\"name\": \"f\", \"target\": \"main.s.t\", " + files + ", \"steps\": [{\"select\": [\"a\"]}]}]}",
+       "[{\"name\": \"f\", \"target\": \"main.s.t\", " +
+           files + ", \"steps\": [{\"select\": [\"a\"]}]}]}",
        "column 'a' is int64 in the flow but string in the target"},
-      {"{\"datasets\": [{\"name\": \"main.s.t\", \"kind\": \"materialized_view\"}, {\"name\": \"main.s.u\"}], \"flows\": ["
-        "{\"name\": \"u\", \"target\": \"main.s.u\", " + files + "},"
-        "{\"name\": \"f\", \"target\": \"main.s.t\", \"source\": {\"dataset\": \"main.s.u\"}},"
-        "{\"name\": \"g\", \"target\": \"main.s.t\", \"source\": {\"dataset\": \"main.s.u\"}}]}",
+      {"{\"datasets\": [{\"name\": \"main.s.t\", \"kind\": \"materialized_view\"}, {\"name\": \"main.s.u\"}], "
+       "\"flows\": ["
+       "{\"name\": \"u\", \"target\": \"main.s.u\", " +
+           files +
+           "},"
+           "{\"name\": \"f\", \"target\": \"main.s.t\", \"source\": {\"dataset\": \"main.s.u\"}},"
+           "{\"name\": \"g\", \"target\": \"main.s.t\", \"source\": {\"dataset\": \"main.s.u\"}}]}",
        "flows[2] \"g\".target: materialized view main.s.t already has flow \"f\""},
       {"{\"datasets\": [{\"name\": \"main.s.t\"}], \"flows\": [{\"name\": \"f\", \"target\": \"main.s.t\", " + files +
-        ", \"steps\": [{\"aggregate\": {\"group_by\": [\"a\"], \"aggregates\": [{\"name\": \"n\", \"fn\": \"count\"}]}}, {\"filter\": \"n > 1\"}]}]}",
+           ", \"steps\": [{\"aggregate\": {\"group_by\": [\"a\"], \"aggregates\": [{\"name\": \"n\", \"fn\": "
+           "\"count\"}]}}, {\"filter\": \"n > 1\"}]}]}",
        "steps[1]: follows a step that updates rows by key"},
       {"{\"datasets\": [{\"name\": \"main.s.t\"}], \"flows\": [{\"name\": \"f\", \"target\": \"main.s.t\", " + files +
-        ", \"steps\": [{\"aggregate\": {\"group_by\": [\"s\"], \"aggregates\": [{\"name\": \"n\", \"fn\": \"count\"}]}}]}]}",
+           ", \"steps\": [{\"aggregate\": {\"group_by\": [\"s\"], \"aggregates\": [{\"name\": \"n\", \"fn\": "
+           "\"count\"}]}}]}]}",
        "group_by column 's' can be NULL"},
       // The change feed's own column names, declared or written by a flow.
       {"{\"datasets\": [{\"name\": \"main.s.t\", \"columns\": [{\"name\": \"a\", \"type\": \"int64\"}, "
-        "{\"name\": \"_change_type\", \"type\": \"string\"}]}], \"flows\": [{\"name\": \"f\", \"target\": \"main.s.t\", " +
-        files + ", \"steps\": [{\"select\": [\"a\"]}]}]}",
+       "{\"name\": \"_change_type\", \"type\": \"string\"}]}], \"flows\": [{\"name\": \"f\", \"target\": "
+       "\"main.s.t\", " +
+           files + ", \"steps\": [{\"select\": [\"a\"]}]}]}",
        "datasets[0] \"main.s.t\": column name '_change_type' is reserved"},
       {"{\"datasets\": [{\"name\": \"main.s.t\"}], \"flows\": [{\"name\": \"f\", \"target\": \"main.s.t\", " + files +
-        ", \"steps\": [{\"select\": [\"a\", {\"name\": \"_commit_version\", \"expr\": \"a\"}]}]}]}",
+           ", \"steps\": [{\"select\": [\"a\", {\"name\": \"_commit_version\", \"expr\": \"a\"}]}]}]}",
        "column name '_commit_version' is reserved"},
   };
   for (const SpecCase& c : cases) {
@@ -1184,11 +1213,14 @@ TEST_F(PipelineTest, AutoCdcDeletesByTheTargetsKeyOrder) {
   cdc.apply_as_deletes = "op = 'D'";
   cdc.except_column_list = {"op"};
   b.Flow("cdc")
-      .FromFiles(in(), {{"a", ColumnType::kInt64, false}, {"b", ColumnType::kInt64, false},
-                        {"seq", ColumnType::kInt64, false}, {"op", ColumnType::kString, true}})
+      .FromFiles(in(), {{"a", ColumnType::kInt64, false},
+                        {"b", ColumnType::kInt64, false},
+                        {"seq", ColumnType::kInt64, false},
+                        {"op", ColumnType::kString, true}})
       .Step(cdc)
       .Into("main.s.t");
-  AddFile("1.jsonl", "{\"a\": 1, \"b\": 2, \"seq\": 1, \"op\": \"U\"}\n{\"a\": 2, \"b\": 1, \"seq\": 1, \"op\": \"U\"}\n");
+  AddFile("1.jsonl",
+          "{\"a\": 1, \"b\": 2, \"seq\": 1, \"op\": \"U\"}\n{\"a\": 2, \"b\": 1, \"seq\": 1, \"op\": \"U\"}\n");
   ASSERT_EQ(Run(b.Build()).state, UpdateState::kCompleted);
   AddFile("2.jsonl", "{\"a\": 1, \"b\": 2, \"seq\": 2, \"op\": \"D\"}\n");
   ASSERT_EQ(Run(b.Build()).state, UpdateState::kCompleted);
@@ -1203,7 +1235,10 @@ TEST_F(PipelineTest, OnePipelineRunsManyUpdatesFromWhatTheStoreHolds) {
   b.MaterializedView("main.s.total");
   b.StreamingTable("main.s.windows");
   b.Flow("ingest").FromFiles(in(), OrderColumns()).Into("main.s.orders");
-  b.Flow("total").FromDataset("main.s.orders").Aggregate({"country"}, {{"sum", AggregateFn::kSum, "amount"}}).Into("main.s.total");
+  b.Flow("total")
+      .FromDataset("main.s.orders")
+      .Aggregate({"country"}, {{"sum", AggregateFn::kSum, "amount"}})
+      .Into("main.s.total");
   b.Flow("windows")
       .FromFiles(Dir("w"), EventColumns())
       .Aggregate({"k"}, {{"n", AggregateFn::kCount, ""}}, WindowSpec{"t", 10000000, 0})
@@ -1220,7 +1255,8 @@ TEST_F(PipelineTest, OnePipelineRunsManyUpdatesFromWhatTheStoreHolds) {
   };
   AddFile("a.jsonl", Order(1, "de", 10));
   // Window [0, 10 s) closes with one row: 10 / 0 fails the batch.
-  std::ofstream(Dir("w") + "/1.jsonl") << "{\"k\": 1, \"v\": 0, \"t\": 1000000}\n{\"k\": 1, \"v\": 0, \"t\": 20000000}\n";
+  std::ofstream(Dir("w") + "/1.jsonl")
+      << "{\"k\": 1, \"v\": 0, \"t\": 1000000}\n{\"k\": 1, \"v\": 0, \"t\": 20000000}\n";
   EXPECT_EQ(update().state, UpdateState::kFailed);
   std::filesystem::remove(Dir("w") + "/1.jsonl");
   std::ofstream(Dir("w") + "/2.jsonl") << "{\"k\": 1, \"v\": 0, \"t\": 5000000}\n{\"k\": 1, \"v\": 0, \"t\": 6000000}\n"
@@ -1275,7 +1311,8 @@ TEST_F(PipelineTest, RecordedDefinitionsKeepEveryDurationAndRefuseUserOperators)
   timed.flows.back().source.kind = SourceKind::kFiles;
   timed.flows.back().source.path = Dir("w");
   timed.flows.back().source.columns = EventColumns();
-  timed.flows.back().steps.push_back(AggregateStep{{"k"}, {{"n", AggregateFn::kCount, ""}}, WindowSpec{"t", 1500, 250}});
+  timed.flows.back().steps.push_back(
+      AggregateStep{{"k"}, {{"n", AggregateFn::kCount, ""}}, WindowSpec{"t", 1500, 250}});
   ASSERT_TRUE(SetPipelineDefinition(store_.get(), timed).ok());
   PipelineSpec loaded;
   int64_t number = 0;
@@ -1392,7 +1429,10 @@ TEST_F(PipelineTest, AFlowThatCannotReadItsSourceStopsOnlyItselfAndDownstream) {
 TEST_F(PipelineTest, StepsThatCannotRunAreRefusedWhenCompiled) {
   PipelineBuilder b("bad");
   b.StreamingTable("main.s.w");
-  b.Flow("w").FromFiles(in(), EventColumns()).Aggregate({"k"}, {{"n", AggregateFn::kCount, ""}}, WindowSpec{"t", 0, 0}).Into("main.s.w");
+  b.Flow("w")
+      .FromFiles(in(), EventColumns())
+      .Aggregate({"k"}, {{"n", AggregateFn::kCount, ""}}, WindowSpec{"t", 0, 0})
+      .Into("main.s.w");
   std::unique_ptr<Pipeline> pipeline;
   Status s = Pipeline::Open(store_.get(), b.Build(), &pipeline);
   EXPECT_NE(s.ToString().find("size must be longer than zero"), std::string::npos) << s.ToString();
@@ -1556,7 +1596,9 @@ TEST_F(PipelineTest, ATopicThatNoLongerRetainsTheFlowsOffsetFailsTheFlowSayingSo
   ASSERT_TRUE(Topic::Create(Env::Default(), dir, config).ok());
   PipelineBuilder b("retention");
   b.StreamingTable("main.s.t");
-  b.Flow("ingest").FromTopic(dir, {{"id", ColumnType::kInt64, false}, {"pad", ColumnType::kString, true}}).Into("main.s.t");
+  b.Flow("ingest")
+      .FromTopic(dir, {{"id", ColumnType::kInt64, false}, {"pad", ColumnType::kString, true}})
+      .Into("main.s.t");
   std::mt19937 rng(3);
   auto produce = [&](int64_t first, int64_t count) {
     std::unique_ptr<Topic> topic;
@@ -1688,12 +1730,13 @@ TEST_F(RefreshTest, AFullRefreshRebuildsFromTheSourcesAndUnblocksAnIncompatibleC
   ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
   // As a fresh run of the new definition over the files still there.
   EXPECT_EQ(Rows("main.shop.orders").size(), 3u);
-  EXPECT_EQ(Rows("main.shop.revenue"),
-            (std::vector<Row>{{std::string("de"), int64_t{2}, int64_t{10}}, {std::string("fr"), int64_t{1}, int64_t{5}}}));
+  EXPECT_EQ(Rows("main.shop.revenue"), (std::vector<Row>{{std::string("de"), int64_t{2}, int64_t{10}},
+                                                         {std::string("fr"), int64_t{1}, int64_t{5}}}));
   // Both its tables emptied, the aggregate keeps its groups in its target again.
   EXPECT_EQ(Rows("__spool.state.revenue__state0_aggregate").size(), 1u);
   bool resetting = false;
-  for (const Event& e : Events("update_progress")) resetting = resetting || e.details_json.find("RESETTING") != std::string::npos;
+  for (const Event& e : Events("update_progress"))
+    resetting = resetting || e.details_json.find("RESETTING") != std::string::npos;
   EXPECT_TRUE(resetting);
   std::vector<HistoryEntry> history;
   TableId orders;
@@ -1714,8 +1757,8 @@ TEST_F(RefreshTest, ASelectedStreamingTableTakesItsDownstreamStreamingTablesAlon
   });
   ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
   EXPECT_EQ(Rows("main.shop.orders").size(), 3u);  // rebuilt once, not doubled
-  EXPECT_EQ(Rows("main.shop.revenue"),
-            (std::vector<Row>{{std::string("de"), int64_t{2}, int64_t{17}}, {std::string("fr"), int64_t{1}, int64_t{5}}}));
+  EXPECT_EQ(Rows("main.shop.revenue"), (std::vector<Row>{{std::string("de"), int64_t{2}, int64_t{17}},
+                                                         {std::string("fr"), int64_t{1}, int64_t{5}}}));
 }
 
 TEST_F(RefreshTest, ATableThatForbidsResetsIsNotRefreshed) {
@@ -1736,25 +1779,28 @@ TEST_F(RefreshTest, ATableThatForbidsResetsIsNotRefreshed) {
 TEST_F(RefreshTest, AResetCheckpointReprocessesTheSourceAndKeepsTheRows) {
   // The orders flow starts over: its append-only table gets the files' rows
   // again; the revenue aggregate, fed by them, counts them again.
-  const UpdateResult r = RunWith(OrdersPipeline(in()), [](UpdateOptions& o) { o.reset_checkpoint_selection = {"ingest"}; });
+  const UpdateResult r =
+      RunWith(OrdersPipeline(in()), [](UpdateOptions& o) { o.reset_checkpoint_selection = {"ingest"}; });
   ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
   EXPECT_EQ(Rows("main.shop.orders").size(), 2u + 3u);
   // Its keyed aggregate started over from its source, the orders table:
   // counted once, whatever the table held before.
   EXPECT_EQ(Rows("__spool.state.revenue__state0_aggregate").size(), 1u);  // the groups in the target: its marker
-  const UpdateResult again = RunWith(OrdersPipeline(in()), [](UpdateOptions& o) { o.reset_checkpoint_selection = {"revenue"}; });
+  const UpdateResult again =
+      RunWith(OrdersPipeline(in()), [](UpdateOptions& o) { o.reset_checkpoint_selection = {"revenue"}; });
   ASSERT_EQ(again.state, UpdateState::kCompleted) << again.error;
-  EXPECT_EQ(Rows("main.shop.revenue"),
-            (std::vector<Row>{{std::string("de"), int64_t{3}, int64_t{27}}, {std::string("fr"), int64_t{2}, int64_t{10}}}));
+  EXPECT_EQ(Rows("main.shop.revenue"), (std::vector<Row>{{std::string("de"), int64_t{3}, int64_t{27}},
+                                                         {std::string("fr"), int64_t{2}, int64_t{10}}}));
   // The reset emptied the state and kept the target's rows: the groups are
   // in the state table from then on, and go on from there.
   EXPECT_EQ(Rows("__spool.state.revenue__state0_aggregate").size(), 2u);
   AddFile("c.jsonl", Order(6, "fr", 1));
   ASSERT_EQ(Run(OrdersPipeline(in())).state, UpdateState::kCompleted);
-  EXPECT_EQ(Rows("main.shop.revenue"),
-            (std::vector<Row>{{std::string("de"), int64_t{3}, int64_t{27}}, {std::string("fr"), int64_t{3}, int64_t{11}}}));
+  EXPECT_EQ(Rows("main.shop.revenue"), (std::vector<Row>{{std::string("de"), int64_t{3}, int64_t{27}},
+                                                         {std::string("fr"), int64_t{3}, int64_t{11}}}));
   Status s = Refused([](UpdateOptions& o) { o.reset_checkpoint_selection = {"revenue2"}; });
-  EXPECT_NE(s.ToString().find("no flow named 'revenue2' (its flows: ingest, revenue)"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.ToString().find("no flow named 'revenue2' (its flows: ingest, revenue)"), std::string::npos)
+      << s.ToString();
   s = Refused([](UpdateOptions& o) { o.reset_checkpoint_selection = {"orders"}; });
   EXPECT_NE(s.ToString().find("'orders' names a table, not a flow; the flows writing it: ingest"), std::string::npos)
       << s.ToString();
@@ -1777,13 +1823,14 @@ TEST_F(RefreshTest, AFlowWithoutANameIsNamedAfterItsTargetsFullIdentifier) {
   ASSERT_TRUE(store_->GetCheckpoint("main.shop.revenue", &checkpoint, &found).ok());
   EXPECT_TRUE(found);
   bool state_table = false;
-  for (const TableInfo& t : store_->ListTables()) state_table = state_table || t.id.ToString().starts_with("__spool.state.revenue_");
+  for (const TableInfo& t : store_->ListTables())
+    state_table = state_table || t.id.ToString().starts_with("__spool.state.revenue_");
   EXPECT_TRUE(state_table);
   // A reset names it so; the bare table name is refused, saying which flow.
   ASSERT_EQ(RunWith(spec, [](UpdateOptions& o) { o.reset_checkpoint_selection = {"main.shop.revenue"}; }).state,
             UpdateState::kCompleted);
-  EXPECT_EQ(Rows("main.shop.revenue"),
-            (std::vector<Row>{{std::string("de"), int64_t{2}, int64_t{17}}, {std::string("fr"), int64_t{1}, int64_t{5}}}));
+  EXPECT_EQ(Rows("main.shop.revenue"), (std::vector<Row>{{std::string("de"), int64_t{2}, int64_t{17}},
+                                                         {std::string("fr"), int64_t{1}, int64_t{5}}}));
   std::unique_ptr<Pipeline> pipeline;
   ASSERT_TRUE(Pipeline::Open(store_.get(), spec, &pipeline).ok());
   UpdateOptions options;
@@ -1834,7 +1881,8 @@ TEST_F(RefreshTest, ACheckpointWatermarkKeyThatIsNotAStepFailsTheUpdateNamingIt)
 }
 
 TEST_F(RefreshTest, ARefreshSelectionRunsOnlyTheFlowsOfTheNamedTables) {
-  const UpdateResult r = RunWith(OrdersPipeline(in()), [](UpdateOptions& o) { o.refresh_selection = {"main.shop.orders"}; });
+  const UpdateResult r =
+      RunWith(OrdersPipeline(in()), [](UpdateOptions& o) { o.refresh_selection = {"main.shop.orders"}; });
   ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
   EXPECT_EQ(Rows("main.shop.orders").size(), 3u);
   EXPECT_TRUE(r.flows[1].skipped);
@@ -1865,7 +1913,8 @@ TEST_F(PipelineTest, SourcesSayWhetherTheyStillHoldWhatAReplayFromAVersionReads)
   std::filesystem::remove(dir_->Sub("in/b.jsonl"));
   Status s = pipeline->CheckSourcesRetain(point);
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
-  EXPECT_NE(s.ToString().find("flow 'ingest': the directory " + in() + " no longer holds 1 file(s) read after the point (b.jsonl)"),
+  EXPECT_NE(s.ToString().find("flow 'ingest': the directory " + in() +
+                              " no longer holds 1 file(s) read after the point (b.jsonl)"),
             std::string::npos)
       << s.ToString();
   // A file read before the point may go: the replay does not read it.
@@ -1882,8 +1931,10 @@ TEST_F(PipelineTest, SourcesSayWhetherTheyStillHoldWhatAReplayFromAVersionReads)
   ASSERT_TRUE(pipeline->Validate(refresh, &warnings).ok());
   EXPECT_EQ(store_->log()->Newest().version, before);
   ASSERT_EQ(warnings.size(), 1u);
-  const std::string loss = "a full refresh of main.shop.orders would lose rows it was built from: flow 'ingest': the "
-                           "directory " + in() + " no longer holds 1 of the 2 files read (a.jsonl)";
+  const std::string loss =
+      "a full refresh of main.shop.orders would lose rows it was built from: flow 'ingest': the "
+      "directory " +
+      in() + " no longer holds 1 of the 2 files read (a.jsonl)";
   EXPECT_EQ(warnings[0], loss);
   refresh.full_refresh = false;
   refresh.refresh_selection = {"main.shop.revenue"};
@@ -1921,7 +1972,7 @@ TEST_F(PipelineTest, ARefreshOfFailedTablesRunsTheFailedFlowsAndThoseDownstreamO
   UpdateResult r = Run(spec);
   ExpectFailed(r, "ingest");
   EXPECT_EQ(Rows("main.shop.returns").size(), 1u);  // the other branch ran
-  AddFile("a.jsonl", Order(1, "de", 10));         // the fix
+  AddFile("a.jsonl", Order(1, "de", 10));           // the fix
   std::ofstream(returns_dir + "/r2.jsonl") << "{\"id\": 8}\n";
   UpdateOptions options;
   options.refresh_failed = true;

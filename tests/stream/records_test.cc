@@ -5,8 +5,6 @@
 // on their own.
 #include "spool/stream/records.h"
 
-#include <gtest/gtest.h>
-
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -16,6 +14,8 @@
 #include <streambuf>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "records_internal.h"
 
@@ -53,8 +53,7 @@ Schema Rescuing() {
                     {});
 }
 
-RecordOptions Options(RecordFormat format, std::string source,
-                      BadRecordPolicy policy = BadRecordPolicy::kFail) {
+RecordOptions Options(RecordFormat format, std::string source, BadRecordPolicy policy = BadRecordPolicy::kFail) {
   RecordOptions options;
   options.format = format;
   options.bad_records = policy;
@@ -141,7 +140,8 @@ TEST(RecordsTest, EveryTypeFromCsv) {
 }
 
 TEST(RecordsTest, QuotedCsvFieldsHoldCommasQuotesAndLineBreaks) {
-  const Result r = Read("name,id\n\"a, b\",1\n\"say \"\"hi\"\"\",2\n\"two\nlines\",3\nplain,4\n\"\"\"\",5", Typed(), Csv());
+  const Result r =
+      Read("name,id\n\"a, b\",1\n\"say \"\"hi\"\"\",2\n\"two\nlines\",3\nplain,4\n\"\"\"\",5", Typed(), Csv());
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   ASSERT_EQ(r.rows.size(), 5u);
   EXPECT_EQ(r.rows[0][1], Value(std::string("a, b")));
@@ -220,7 +220,8 @@ TEST(RecordsTest, AnAbsentNullableColumnIsNull) {
 }
 
 TEST(RecordsTest, ARepeatedJsonKeyKeepsItsLastValue) {
-  const Result r = Read("{\"id\":1,\"name\":5,\"name\":\"y\"}\n{\"id\":2,\"name\":\"x\",\"name\":\"z\"}", Typed(), Json());
+  const Result r =
+      Read("{\"id\":1,\"name\":5,\"name\":\"y\"}\n{\"id\":2,\"name\":\"x\",\"name\":\"z\"}", Typed(), Json());
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   EXPECT_EQ(r.rows[0][1], Value(std::string("y")));
   EXPECT_EQ(r.rows[1][1], Value(std::string("z")));
@@ -232,7 +233,8 @@ TEST(RecordsTest, KeysOnlyReadsTheKeyAndSkipsOtherColumns) {
   Result r = Read("{\"name\":[\"nested\"],\"price\":\"not read\",\"id\":5}", Typed(), options);
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   EXPECT_EQ(r.rows, (std::vector<Row>{{int64_t{5}}}));
-  EXPECT_EQ(ErrorOf("{\"name\":\"x\"}", Typed(), options), "in.jsonl line 1: column 'id' is missing and must not be null");
+  EXPECT_EQ(ErrorOf("{\"name\":\"x\"}", Typed(), options),
+            "in.jsonl line 1: column 'id' is missing and must not be null");
   EXPECT_EQ(ErrorOf("{\"id\":5,\"colour\":1}", Typed(), options),
             "in.jsonl line 1: unknown column 'colour' (the table has: id, name, price, ok, at, data)");
   options.format = RecordFormat::kCsv;
@@ -263,14 +265,17 @@ TEST(RecordsTest, MalformedJsonLinesNameLineAndColumn) {
       {"{\"id\":1e999}", "in.jsonl line 1: malformed JSON: number overflow parsing '1e999'"},
       {"[1,2]", "in.jsonl line 1: expected a JSON object, got array"},
       {"42", "in.jsonl line 1: expected a JSON object, got number"},
-      {"{\"id\":1,\"colour\":\"red\"}", "in.jsonl line 1: unknown column 'colour' (the table has: id, name, price, ok, at, data)"},
+      {"{\"id\":1,\"colour\":\"red\"}",
+       "in.jsonl line 1: unknown column 'colour' (the table has: id, name, price, ok, at, data)"},
       {"{\"name\":\"x\"}", "in.jsonl line 1: column 'id' is missing and must not be null"},
       {"{\"id\":null}", "in.jsonl line 1: column 'id': must not be null"},
       {"{\"id\":\"7\"}", "in.jsonl line 1: column 'id': expected an int64, got \"7\""},
       {"{\"id\":1.5}", "in.jsonl line 1: column 'id': expected an int64, got 1.5"},
-      {"{\"id\":18446744073709551615}", "in.jsonl line 1: column 'id': expected an int64 in range, got 18446744073709551615"},
+      {"{\"id\":18446744073709551615}",
+       "in.jsonl line 1: column 'id': expected an int64 in range, got 18446744073709551615"},
       {"{\"id\":1,\"name\":5}", "in.jsonl line 1: column 'name': expected a string, got 5"},
-      {"{\"id\":1,\"name\":[\"a\",{\"b\":null}]}", "in.jsonl line 1: column 'name': expected a string, got [\"a\",{\"b\":null}]"},
+      {"{\"id\":1,\"name\":[\"a\",{\"b\":null}]}",
+       "in.jsonl line 1: column 'name': expected a string, got [\"a\",{\"b\":null}]"},
       {"{\"id\":1,\"price\":\"cheap\"}",
        "in.jsonl line 1: column 'price': expected a number (or \"NaN\", \"Infinity\", \"-Infinity\"), got \"cheap\""},
       {"{\"id\":1,\"price\":true}",
@@ -278,10 +283,12 @@ TEST(RecordsTest, MalformedJsonLinesNameLineAndColumn) {
       {"{\"id\":1,\"ok\":1}", "in.jsonl line 1: column 'ok': expected true or false, got 1"},
       {"{\"id\":1,\"ok\":\"true\"}", "in.jsonl line 1: column 'ok': expected true or false, got \"true\""},
       {"{\"id\":1,\"at\":\"2024-02-30 10:00:00\"}",
-       "in.jsonl line 1: column 'at': timestamp '2024-02-30 10:00:00' must be 'yyyy-MM-dd HH:mm:ss[.ffffff]' (UTC) or an "
+       "in.jsonl line 1: column 'at': timestamp '2024-02-30 10:00:00' must be 'yyyy-MM-dd HH:mm:ss[.ffffff]' (UTC) or "
+       "an "
        "integer of microseconds"},
       {"{\"id\":1,\"at\":1.5}", "in.jsonl line 1: column 'at': expected a timestamp, got 1.5"},
-      {"{\"id\":1,\"data\":\"a\"}", "in.jsonl line 1: column 'data': expected base64 (RFC 4648, with padding), got 'a'"},
+      {"{\"id\":1,\"data\":\"a\"}",
+       "in.jsonl line 1: column 'data': expected base64 (RFC 4648, with padding), got 'a'"},
       {"{\"id\":1,\"data\":5}", "in.jsonl line 1: column 'data': expected a base64 string, got 5"},
       {"{\"id\":1,\"name\":" + std::string(300, '[') + std::string(300, ']') + "}",
        "in.jsonl line 1: JSON nested deeper than 256 levels"},
@@ -304,7 +311,8 @@ TEST(RecordsTest, MalformedCsvNamesLineAndColumn) {
       {"id,price\n1,1.2.3\n", "in.csv line 2: column 'price': expected a double, got '1.2.3'"},
       {"id,ok\n1,maybe\n", "in.csv line 2: column 'ok': expected true or false, got 'maybe'"},
       {"id,at\n1,yesterday\n",
-       "in.csv line 2: column 'at': timestamp 'yesterday' must be 'yyyy-MM-dd HH:mm:ss[.ffffff]' (UTC) or an integer of "
+       "in.csv line 2: column 'at': timestamp 'yesterday' must be 'yyyy-MM-dd HH:mm:ss[.ffffff]' (UTC) or an integer "
+       "of "
        "microseconds"},
       {"id,data\n1,Zg=\n", "in.csv line 2: column 'data': expected base64 (RFC 4648, with padding), got 'Zg='"},
       {"id,name\n,x\n",
@@ -326,8 +334,8 @@ TEST(RecordsTest, RowsBeforeAnErrorStayEmitted) {
 }
 
 TEST(RecordsTest, AnErrorFromEmitStopsTheRead) {
-  for (const auto& [data, options] : {std::pair{std::string("{\"id\":1}\n{\"id\":2}\n"), Json()},
-                                      std::pair{std::string("id\n1\n2\n"), Csv()}}) {
+  for (const auto& [data, options] :
+       {std::pair{std::string("{\"id\":1}\n{\"id\":2}\n"), Json()}, std::pair{std::string("id\n1\n2\n"), Csv()}}) {
     int calls = 0;
     const Status s = ReadRecords(data, Typed(), options, [&calls](Row&&, uint64_t) {
       ++calls;
@@ -339,9 +347,8 @@ TEST(RecordsTest, AnErrorFromEmitStopsTheRead) {
 }
 
 TEST(RecordsTest, TheStreamReaderGivesWhatTheBufferReaderGives) {
-  for (const auto& [data, options] :
-       {std::pair{std::string("{\"id\":1,\"name\":\"a\"}\r\n\n{\"id\":2}"), Json()},
-        std::pair{std::string("id,name\n1,\"x\ny\"\n2,b"), Csv()}}) {
+  for (const auto& [data, options] : {std::pair{std::string("{\"id\":1,\"name\":\"a\"}\r\n\n{\"id\":2}"), Json()},
+                                      std::pair{std::string("id,name\n1,\"x\ny\"\n2,b"), Csv()}}) {
     const Result buffered = Read(data, Typed(), options);
     ASSERT_TRUE(buffered.status.ok());
     std::istringstream in(data);
@@ -398,11 +405,13 @@ TEST(RecordsTest, RescueKeepsWhatParsedAndRescuesTheRestFromJson) {
   EXPECT_EQ(r.rows[0], (Row{int64_t{1}, std::string("a"), kNull, kNull}));  // a null unknown field: nothing to rescue
   EXPECT_EQ(r.rows[1], (Row{kNull, std::string("b"), 2.0, std::string(R"({"id":"x","_file_path":"in.jsonl"})")}));
   EXPECT_EQ(r.rows[2], (Row{int64_t{3}, kNull, kNull, std::string(R"({"colour":{"r":1},"_file_path":"in.jsonl"})")}));
-  EXPECT_EQ(r.rows[3], (Row{kNull, kNull, kNull, std::string(R"({"_corrupt_record":"[1,2]","_file_path":"in.jsonl"})")}));
+  EXPECT_EQ(r.rows[3],
+            (Row{kNull, kNull, kNull, std::string(R"({"_corrupt_record":"[1,2]","_file_path":"in.jsonl"})")}));
   EXPECT_EQ(Rescued(r.rows[4]), R"({"_corrupt_record":"{\"id\":","_file_path":"in.jsonl"})");
-  EXPECT_EQ(r.rows[5], (Row{int64_t{4}, kNull, kNull, std::string(R"({"_rescued_data":"mine","_file_path":"in.jsonl"})")}));
-  EXPECT_EQ(r.rows[6], (Row{int64_t{6}, kNull, kNull,
-                            std::string(R"({"price":"cheap","name":[],"_file_path":"in.jsonl"})")}));
+  EXPECT_EQ(r.rows[5],
+            (Row{int64_t{4}, kNull, kNull, std::string(R"({"_rescued_data":"mine","_file_path":"in.jsonl"})")}));
+  EXPECT_EQ(r.rows[6],
+            (Row{int64_t{6}, kNull, kNull, std::string(R"({"price":"cheap","name":[],"_file_path":"in.jsonl"})")}));
   EXPECT_EQ(r.lines, (std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 7}));
 }
 
@@ -411,14 +420,17 @@ TEST(RecordsTest, RescueKeepsWhatParsedAndRescuesTheRestFromCsv) {
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   ASSERT_EQ(r.rows.size(), 4u);
   EXPECT_EQ(r.rows[0], (Row{int64_t{1}, std::string("a"), kNull, kNull}));
-  EXPECT_EQ(r.rows[1], (Row{kNull, std::string("b"), kNull, std::string(R"({"id":"x","colour":"red","_file_path":"in.csv"})")}));
-  EXPECT_EQ(r.rows[2], (Row{kNull, kNull, kNull, std::string(R"({"_corrupt_record":"2,c,d,e","_file_path":"in.csv"})")}));
+  EXPECT_EQ(r.rows[1],
+            (Row{kNull, std::string("b"), kNull, std::string(R"({"id":"x","colour":"red","_file_path":"in.csv"})")}));
+  EXPECT_EQ(r.rows[2],
+            (Row{kNull, kNull, kNull, std::string(R"({"_corrupt_record":"2,c,d,e","_file_path":"in.csv"})")}));
   EXPECT_EQ(r.rows[3], (Row{int64_t{3}, kNull, kNull, std::string(R"({"colour":"","_file_path":"in.csv"})")}));
   EXPECT_EQ(r.lines, (std::vector<uint64_t>{2, 3, 4, 5}));
 }
 
 TEST(RecordsTest, RescueTakesUnsplittableCsvALineAtATime) {
-  const Result r = Read("id,name,id\n1,a\"b,\n2,\"x\"y,\n3,\"unclosed,\n4,ok,9\n", Rescuing(), Csv(BadRecordPolicy::kRescue));
+  const Result r =
+      Read("id,name,id\n1,a\"b,\n2,\"x\"y,\n3,\"unclosed,\n4,ok,9\n", Rescuing(), Csv(BadRecordPolicy::kRescue));
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   ASSERT_EQ(r.rows.size(), 4u);
   EXPECT_EQ(Rescued(r.rows[0]), R"({"_corrupt_record":"1,a\"b,","_file_path":"in.csv"})");
@@ -438,12 +450,15 @@ TEST(RecordsTest, RescueNeedsANullableStringColumnAndNullableColumns) {
   const RecordOptions rescue = Json(BadRecordPolicy::kRescue);
   EXPECT_EQ(ErrorOf("{}", Typed(), rescue),
             "rescuing bad records needs a nullable string column '_rescued_data' in the schema to hold them");
-  EXPECT_EQ(ErrorOf("{}", MakeSchema({{"id", ColumnType::kInt64, true}, {"_rescued_data", ColumnType::kBytes, true}}, {}), rescue),
-            "rescuing bad records needs a nullable string column '_rescued_data' in the schema to hold them");
-  EXPECT_EQ(ErrorOf("{}", MakeSchema({{"id", ColumnType::kInt64, false}, {"_rescued_data", ColumnType::kString, true}}, {}),
-                    rescue),
-            "column 'id' must be nullable when bad records are rescued (a record whose value for it does not parse is "
-            "still a row)");
+  EXPECT_EQ(
+      ErrorOf("{}", MakeSchema({{"id", ColumnType::kInt64, true}, {"_rescued_data", ColumnType::kBytes, true}}, {}),
+              rescue),
+      "rescuing bad records needs a nullable string column '_rescued_data' in the schema to hold them");
+  EXPECT_EQ(
+      ErrorOf("{}", MakeSchema({{"id", ColumnType::kInt64, false}, {"_rescued_data", ColumnType::kString, true}}, {}),
+              rescue),
+      "column 'id' must be nullable when bad records are rescued (a record whose value for it does not parse is "
+      "still a row)");
   RecordOptions keys = rescue;
   keys.keys_only = true;
   EXPECT_EQ(ErrorOf("{}", Rescuing(), keys),
@@ -479,9 +494,10 @@ TEST(RecordsTest, ParseJsonRecordReadsOneObject) {
   Status s = ParseJsonRecord(R"({"id":"x"})", Typed(), options, &row);
   EXPECT_EQ(s.message(), "topic orders offset 7: column 'id': expected an int64, got \"x\"");
   s = ParseJsonRecord("", Typed(), options, &row);
-  EXPECT_EQ(s.message(),
-            "topic orders offset 7: malformed JSON: parse error at column 1: syntax error while parsing value - unexpected "
-            "end of input; expected '[', '{', or a literal");
+  EXPECT_EQ(
+      s.message(),
+      "topic orders offset 7: malformed JSON: parse error at column 1: syntax error while parsing value - unexpected "
+      "end of input; expected '[', '{', or a literal");
   options.source_name.clear();
   s = ParseJsonRecord(R"({"name":"a"})", Typed(), options, &row);
   EXPECT_EQ(s.message(), "column 'id' is missing and must not be null");
@@ -602,7 +618,8 @@ TEST(RecordsTest, NumbersOfEveryLengthReadAsTheReferenceDoes) {
   for (int length = 1; length <= 22; ++length) {
     for (int trial = 0; trial < 40; ++trial) {
       std::string digits;
-      for (int i = 0; i < length; ++i) digits += static_cast<char>('0' + (i == 0 && length > 1 ? 1 + rng() % 9 : rng() % 10));
+      for (int i = 0; i < length; ++i)
+        digits += static_cast<char>('0' + (i == 0 && length > 1 ? 1 + rng() % 9 : rng() % 10));
       if (trial < 10) digits[rng() % digits.size()] = static_cast<char>('0' + trial % 10);
       if (length > 1 && digits[0] == '0') digits[0] = '9';
       const std::string number = (rng() % 2 == 0 ? "-" : "") + digits;
@@ -620,31 +637,47 @@ TEST(RecordsTest, NumbersOfEveryLengthReadAsTheReferenceDoes) {
 TEST(RecordsTest, FastPathGivesUpWhatItDoesNotReadExactlyAsTheReference) {
   const auto parser = MakeParser(Typed(), Json());
   const std::vector<std::string> given_up = {
-      R"({"id":1,"name":"a","name":"b"})",          // a repeated key: the last one wins
-      R"({"id":1,"colour":"red"})",                 // an unknown column
-      R"({"id":1,"name":["a"]})",                   // nested
+      R"({"id":1,"name":"a","name":"b"})",  // a repeated key: the last one wins
+      R"({"id":1,"colour":"red"})",         // an unknown column
+      R"({"id":1,"name":["a"]})",           // nested
       R"({"id":1,"name":{}})",
-      "\xef\xbb\xbf{\"id\":1}",                     // a byte order mark, which nlohmann skips
-      std::string("{\"id\":1}\0trailing", 17),      // nlohmann ends the text at a NUL byte
-      R"({"id":1,"price":9223372036854775808000})", // an integer overflow, which nlohmann reads as a double
+      "\xef\xbb\xbf{\"id\":1}",                      // a byte order mark, which nlohmann skips
+      std::string("{\"id\":1}\0trailing", 17),       // nlohmann ends the text at a NUL byte
+      R"({"id":1,"price":9223372036854775808000})",  // an integer overflow, which nlohmann reads as a double
       R"({"id":1,"price":-9223372036854775809})",
-      R"({"id":1,"price":1e-400})",                 // underflow to zero
-      R"({"id":1,"price":1e999})",                  // overflow: an error
-      R"({"id":1,"name":"\ud83d"})",                // a high surrogate alone
+      R"({"id":1,"price":1e-400})",   // underflow to zero
+      R"({"id":1,"price":1e999})",    // overflow: an error
+      R"({"id":1,"name":"\ud83d"})",  // a high surrogate alone
       R"({"id":1,"name":"\ude00\ud83d"})",
       R"({"id":1,"name":"\u12"})",
       R"({"id":1,"name":"\x"})",
-      "{\"id\":1,\"name\":\"\xc0\xaf\"}",           // overlong forms
+      "{\"id\":1,\"name\":\"\xc0\xaf\"}",  // overlong forms
       "{\"id\":1,\"name\":\"\xe0\x80\xaf\"}",
       "{\"id\":1,\"name\":\"\xf0\x80\x80\xaf\"}",
-      "{\"id\":1,\"name\":\"\xed\xa0\x80\"}",       // an encoded surrogate
-      "{\"id\":1,\"name\":\"\xf4\x90\x80\x80\"}",   // past U+10FFFF
-      "{\"id\":1,\"name\":\"\xe2\x82\"}",           // a truncated sequence
-      "{\"id\":1,\"name\":\"tab\there\"}",          // a raw control character
-      R"({"id":01})", R"({"id":1.})", R"({"id":.5})", R"({"id":+1})", R"({"id":-})", R"({"id":1e})",
-      R"({"id":1,})", R"({"id":1)", R"({"id" 1})", R"({id:1})", R"({"id":1}})", R"({"id":1} x)", "{\"id\":1}\f",
-      R"({"id":tru})", R"({"id":nul})", R"([{"id":1}])", R"("id")", "", "   ",
-      R"({"id":"7"})",                              // a value that does not convert
+      "{\"id\":1,\"name\":\"\xed\xa0\x80\"}",      // an encoded surrogate
+      "{\"id\":1,\"name\":\"\xf4\x90\x80\x80\"}",  // past U+10FFFF
+      "{\"id\":1,\"name\":\"\xe2\x82\"}",          // a truncated sequence
+      "{\"id\":1,\"name\":\"tab\there\"}",         // a raw control character
+      R"({"id":01})",
+      R"({"id":1.})",
+      R"({"id":.5})",
+      R"({"id":+1})",
+      R"({"id":-})",
+      R"({"id":1e})",
+      R"({"id":1,})",
+      R"({"id":1)",
+      R"({"id" 1})",
+      R"({id:1})",
+      R"({"id":1}})",
+      R"({"id":1} x)",
+      "{\"id\":1}\f",
+      R"({"id":tru})",
+      R"({"id":nul})",
+      R"([{"id":1}])",
+      R"("id")",
+      "",
+      "   ",
+      R"({"id":"7"})",  // a value that does not convert
       R"({"id":1,"ok":1})",
   };
   for (const std::string& text : given_up) {
@@ -674,12 +707,14 @@ class JsonRecordGenerator {
  private:
   size_t Pick(size_t n) { return static_cast<size_t>(rng_() % n); }
   template <typename T>
-  const T& OneOf(const std::vector<T>& choices) { return choices[Pick(choices.size())]; }
+  const T& OneOf(const std::vector<T>& choices) {
+    return choices[Pick(choices.size())];
+  }
 
   std::string Space() { return OneOf<std::string>({"", "", "", " ", "\n\t ", "\r\n"}); }
   // A key and, three times in four, a value of its column's type.
   std::string Field() {
-    static const std::string kKeys[] = {R"("id")", R"("name")",   R"("price")",         R"("ok")",   R"("at")",
+    static const std::string kKeys[] = {R"("id")",   R"("name")",   R"("price")",         R"("ok")",   R"("at")",
                                         R"("data")", R"("colour")", R"("_rescued_data")", R"("na\me")"};
     const size_t column = Pick(std::size(kKeys));
     const std::string key = column == 0 && Pick(4) == 0 ? R"("\u0069d")" : kKeys[column];
@@ -687,51 +722,86 @@ class JsonRecordGenerator {
   }
   std::string ValueFor(size_t column) {
     switch (column) {
-      case 0: return Integer();
-      case 2: return Pick(2) == 0 ? Float() : Integer();
-      case 3: return Literal();
-      case 4: return Pick(2) == 0 ? Integer() : OneOf<std::string>({R"("2026-01-02 03:04:05")", R"("17673230456789")"});
-      case 5: return OneOf<std::string>({R"("eHl6")", R"("Zg==")", R"("")", R"("Zg=")"});
-      default: return String();
+      case 0:
+        return Integer();
+      case 2:
+        return Pick(2) == 0 ? Float() : Integer();
+      case 3:
+        return Literal();
+      case 4:
+        return Pick(2) == 0 ? Integer() : OneOf<std::string>({R"("2026-01-02 03:04:05")", R"("17673230456789")"});
+      case 5:
+        return OneOf<std::string>({R"("eHl6")", R"("Zg==")", R"("")", R"("Zg=")"});
+      default:
+        return String();
     }
   }
   std::string Scalar() {
     switch (Pick(5)) {
-      case 0: return Integer();
-      case 1: return Float();
-      case 2: return String();
-      case 3: return Literal();
-      default: return OneOf<std::string>({R"("NaN")", R"("-Infinity")", R"("Infinity")", "[1]", "{\"a\":1}", "[]"});
+      case 0:
+        return Integer();
+      case 1:
+        return Float();
+      case 2:
+        return String();
+      case 3:
+        return Literal();
+      default:
+        return OneOf<std::string>({R"("NaN")", R"("-Infinity")", R"("Infinity")", "[1]", "{\"a\":1}", "[]"});
     }
   }
   std::string Literal() { return OneOf<std::string>({"true", "false", "null", "true", "false", "tru", "nulll"}); }
   std::string Integer() {
     const std::string sign = Pick(2) == 0 ? "-" : "";
     switch (Pick(4)) {
-      case 0: return sign + std::to_string(rng_() >> Pick(64));
-      case 1: return sign + OneOf<std::string>({"0", "9223372036854775807", "9223372036854775808",
-                                                "18446744073709551615", "18446744073709551616", "01", "", "00"});
-      case 2: return sign + std::to_string(rng_()) + std::to_string(rng_() % 1000);
-      default: return std::to_string(static_cast<int64_t>(rng_()));
+      case 0:
+        return sign + std::to_string(rng_() >> Pick(64));
+      case 1:
+        return sign + OneOf<std::string>({"0", "9223372036854775807", "9223372036854775808", "18446744073709551615",
+                                          "18446744073709551616", "01", "", "00"});
+      case 2:
+        return sign + std::to_string(rng_()) + std::to_string(rng_() % 1000);
+      default:
+        return std::to_string(static_cast<int64_t>(rng_()));
     }
   }
   std::string Float() {
     std::string digits = std::to_string(rng_() >> Pick(64));
     if (Pick(2) == 0) digits.insert(1, ".");
-    const std::string exponent = Pick(2) == 0 ? "" : OneOf<std::string>({"e", "E", "e+", "e-", "E-"}) +
-                                                          std::to_string(Pick(2) == 0 ? Pick(20) : Pick(700));
+    const std::string exponent = Pick(2) == 0 ? ""
+                                              : OneOf<std::string>({"e", "E", "e+", "e-", "E-"}) +
+                                                    std::to_string(Pick(2) == 0 ? Pick(20) : Pick(700));
     const std::string special = OneOf<std::string>({"1.", ".5", "1e", "-0.0", "2.2250738585072011e-308", "4.9e-324"});
     return Pick(8) == 0 ? special : (Pick(2) == 0 ? "-" : "") + digits + exponent;
   }
   // Two strings in three of well-formed pieces only.
   std::string String() {
-    static const std::vector<std::string> kGood = {
-        "a", "Z", " ", "\\\"", "\\\\", "\\/", "\\b", "\\f", "\\n", "\\r", "\\t", "\\u00e9", "\\u0000", "\\u20AC",
-        "\\uD83D\\uDE00", "\\udbff\\udfff", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xe0\xa0\x80",
-        "\xed\x9f\xbf", "\xf4\x8f\xbf\xbf", "\x7f"};
+    static const std::vector<std::string> kGood = {"a",
+                                                   "Z",
+                                                   " ",
+                                                   "\\\"",
+                                                   "\\\\",
+                                                   "\\/",
+                                                   "\\b",
+                                                   "\\f",
+                                                   "\\n",
+                                                   "\\r",
+                                                   "\\t",
+                                                   "\\u00e9",
+                                                   "\\u0000",
+                                                   "\\u20AC",
+                                                   "\\uD83D\\uDE00",
+                                                   "\\udbff\\udfff",
+                                                   "\xc3\xa9",
+                                                   "\xe2\x82\xac",
+                                                   "\xf0\x9f\x98\x80",
+                                                   "\xe0\xa0\x80",
+                                                   "\xed\x9f\xbf",
+                                                   "\xf4\x8f\xbf\xbf",
+                                                   "\x7f"};
     static const std::vector<std::string> kBad = {
-        "\\ud83d", "\\ude00", "\\u12", "\\q", "\xc0\xaf", "\xe0\x80\xaf", "\xf0\x80\x80\xaf", "\xed\xa0\x80",
-        "\xf4\x90\x80\x80", "\xff", "\xe2\x82", "\x01", std::string(1, '\0')};
+        "\\ud83d",      "\\ude00",          "\\u12", "\\q",      "\xc0\xaf", "\xe0\x80\xaf",      "\xf0\x80\x80\xaf",
+        "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xff",  "\xe2\x82", "\x01",     std::string(1, '\0')};
     const bool clean = Pick(3) != 0;
     std::string text = "\"";
     for (size_t i = Pick(12); i > 0; --i) text += clean || Pick(2) == 0 ? OneOf(kGood) : OneOf(kBad);
@@ -741,10 +811,18 @@ class JsonRecordGenerator {
     if (text.empty()) return text;
     const size_t at = Pick(text.size());
     switch (Pick(4)) {
-      case 0: text[at] = static_cast<char>(rng_()); break;
-      case 1: text.erase(at, 1); break;
-      case 2: text.insert(at, 1, OneOf<char>({'"', '\\', ',', ':', '{', '}', '[', '0', '\0', '\xe9'})); break;
-      default: text.resize(at); break;
+      case 0:
+        text[at] = static_cast<char>(rng_());
+        break;
+      case 1:
+        text.erase(at, 1);
+        break;
+      case 2:
+        text.insert(at, 1, OneOf<char>({'"', '\\', ',', ':', '{', '}', '[', '0', '\0', '\xe9'}));
+        break;
+      default:
+        text.resize(at);
+        break;
     }
     return text;
   }
@@ -777,10 +855,9 @@ TEST(RecordsTest, ColumnsLeftNullAreCheckedAsBeforeButNotKept) {
     RecordOptions options;
     std::vector<bool> leave_null;
   };
-  const std::vector<Setup> setups = {
-      {Typed(), Json(), {false, true, false, true, true, true}},  // id and price kept
-      {Typed(), Json(), {true, false, true, false, false, false}},
-      {Rescuing(), Json(BadRecordPolicy::kRescue), {true, true, false, false}}};
+  const std::vector<Setup> setups = {{Typed(), Json(), {false, true, false, true, true, true}},  // id and price kept
+                                     {Typed(), Json(), {true, false, true, false, false, false}},
+                                     {Rescuing(), Json(BadRecordPolicy::kRescue), {true, true, false, false}}};
   for (size_t k = 0; k < setups.size(); ++k) {
     const Setup& setup = setups[k];
     RecordOptions leaving = setup.options;
@@ -845,8 +922,8 @@ TEST(RecordsTest, ColumnsToLeaveNullMustFitTheSchemaAndTheOptions) {
 }
 
 TEST(RecordsTest, FastPathReadsEveryNumberAsTheReferenceDoes) {
-  const auto parser = MakeParser(MakeSchema({{"n", ColumnType::kDouble, true}, {"i", ColumnType::kInt64, true}}, {}),
-                                 Json());
+  const auto parser =
+      MakeParser(MakeSchema({{"n", ColumnType::kDouble, true}, {"i", ColumnType::kInt64, true}}, {}), Json());
   std::mt19937_64 rng(11);
   size_t taken = 0;
   for (int i = 0; i < 50'000; ++i) {
@@ -868,9 +945,13 @@ TEST(RecordsTest, FastPathReadsEveryNumberAsTheReferenceDoes) {
 // std::from_chars beyond: both sides of the boundary read as the reference.
 TEST(RecordsTest, FastPathFindsEveryStopByteWhereverItFallsAndReadsIntegersOfEveryLength) {
   const auto parser = MakeParser(Typed(), Json());
-  const std::vector<std::string> stops = {"\\\"", "\\\\", "\\u00e9", "\x01", "\x1f", std::string(1, '\0'),
-                                          "\x7f", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xff",
-                                          "\xc3", "\x80", "\""};
+  const std::vector<std::string> stops = {"\\\"",         "\\\\",
+                                          "\\u00e9",      "\x01",
+                                          "\x1f",         std::string(1, '\0'),
+                                          "\x7f",         "\xc3\xa9",
+                                          "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+                                          "\xff",         "\xc3",
+                                          "\x80",         "\""};
   size_t taken = 0;
   for (const std::string& stop : stops) {
     for (size_t before = 0; before <= 17; ++before) {
@@ -884,9 +965,9 @@ TEST(RecordsTest, FastPathFindsEveryStopByteWhereverItFallsAndReadsIntegersOfEve
   EXPECT_GT(taken, 1'000u);
   // Those beyond int64 the fast path leaves to the reference (which reads
   // them as doubles, and refuses them for the int64 column).
-  for (const std::string digits : {"1", "12", "999999999999999999", "1000000000000000000", "9223372036854775807",
-                                   "9223372036854775808", "18446744073709551615", "18446744073709551616",
-                                   "123456789012345678901234567890"}) {
+  for (const std::string digits :
+       {"1", "12", "999999999999999999", "1000000000000000000", "9223372036854775807", "9223372036854775808",
+        "18446744073709551615", "18446744073709551616", "123456789012345678901234567890"}) {
     for (const std::string sign : {"", "-"}) {
       const std::string number = sign + digits;
       int64_t value = 0;

@@ -4,11 +4,11 @@
 // damaged byte refused with a clear status.
 #include "spool/stream/topic.h"
 
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <random>
 #include <thread>
+
+#include <gtest/gtest.h>
 
 #include "gated_sync_env.h"
 #include "spool/testing/fault_env.h"
@@ -224,10 +224,13 @@ TEST_F(TopicTest, CursorLimitsAndStopsAsReadDoesAndMovesPastWhatItVisited) {
   EXPECT_EQ(got.size(), 2u) << "one message at least";
   ASSERT_TRUE(ReadOn(cursor.get(), &got, TopicReadLimits{0, UINT64_MAX}).ok());
   EXPECT_EQ(got.size(), 2u);
-  ASSERT_TRUE(cursor->Read({}, [&](const TopicMessage& m) {
-                got.push_back(m);
-                return false;
-              }).ok());
+  ASSERT_TRUE(cursor
+                  ->Read({},
+                         [&](const TopicMessage& m) {
+                           got.push_back(m);
+                           return false;
+                         })
+                  .ok());
   EXPECT_EQ(cursor->position().offset, 3u) << "past the message visit returned false for";
   ASSERT_TRUE(ReadOn(cursor.get(), &got).ok());
   ExpectMessages(got, model_, 0);

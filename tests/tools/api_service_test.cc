@@ -2,13 +2,13 @@
 // reference endpoints, their errors, authentication, one update at a time.
 #include "api_service.h"
 
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include <atomic>
 #include <fstream>
 #include <thread>
 #include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "spool/rewind/rewind_points.h"
 #include "spool/storage/store.h"
@@ -26,13 +26,17 @@ class ApiServiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::filesystem::create_directories(dir_.Sub("in"));
-    AddFile("a.jsonl", R"({"id": 1, "country": "de", "amount": 10})" "\n" R"({"id": 2, "country": "fr", "amount": 5})" "\n");
+    AddFile("a.jsonl", R"({"id": 1, "country": "de", "amount": 10})"
+                       "\n"
+                       R"({"id": 2, "country": "fr", "amount": 5})"
+                       "\n");
     ASSERT_TRUE(Store::Open(StoreOptions{}, dir_.Sub("store"), &store_).ok());
     PipelineBuilder b("shop");
     b.StreamingTable("main.shop.orders");
     b.StreamingTable("main.shop.revenue");
     b.Flow("ingest")
-        .FromFiles(dir_.Sub("in"), {{"id", ColumnType::kInt64, false}, {"country", ColumnType::kString, false},
+        .FromFiles(dir_.Sub("in"), {{"id", ColumnType::kInt64, false},
+                                    {"country", ColumnType::kString, false},
                                     {"amount", ColumnType::kInt64, true}})
         .Into("main.shop.orders");
     b.Flow("revenue")
@@ -74,7 +78,8 @@ class ApiServiceTest : public ::testing::Test {
     Update();
     RewindPoint point;
     EXPECT_TRUE(RecordRewindPoint(store_.get(), *pipeline_, "before b", false, &point).ok());
-    AddFile("b.jsonl", R"({"id": 3, "country": "de", "amount": 7})" "\n");
+    AddFile("b.jsonl", R"({"id": 3, "country": "de", "amount": 7})"
+                       "\n");
     Update();
     return point;
   }
@@ -141,8 +146,8 @@ TEST_F(ApiServiceTest, UpdatesAndEventsArePagedNewestFirstAndEventsFiltered) {
   json events = Json(Call("GET", "/events?event_type=create_update&max_results=2"));
   ASSERT_EQ(events["events"].size(), 2u);
   EXPECT_EQ(events["events"][0]["origin"]["update_id"], third);
-  events = Json(Call("GET", "/events?event_type=create_update&page_token=" +
-                            events["next_page_token"].get<std::string>()));
+  events =
+      Json(Call("GET", "/events?event_type=create_update&page_token=" + events["next_page_token"].get<std::string>()));
   ASSERT_EQ(events["events"].size(), 1u);
   EXPECT_EQ(events["events"][0]["origin"]["update_id"], first);
   EXPECT_EQ(Json(Call("GET", "/events?level=ERROR"))["events"].size(), 0u);
@@ -176,7 +181,8 @@ TEST_F(ApiServiceTest, TheReferenceRewindBodyRewindsAndItsErrorsCarryTheirCodes)
 TEST_F(ApiServiceTest, TablesReadAsOfAVersionWithTheirHistoryAndChangeFeed) {
   Update();
   const uint64_t first = Newest();
-  AddFile("b.jsonl", R"({"id": 3, "country": "de", "amount": 7})" "\n");
+  AddFile("b.jsonl", R"({"id": 3, "country": "de", "amount": 7})"
+                     "\n");
   Update();
   json rows = Json(Call("GET", "/tables/main.shop.revenue/rows"));
   ASSERT_EQ(rows["rows"].size(), 2u);
@@ -203,8 +209,9 @@ TEST_F(ApiServiceTest, ARewindPreviewSaysWhatTheRewindWouldDoAndChangesNothing) 
   const RewindPoint point = PointThenMore();
   const uint64_t before = Newest();
   const size_t points = Json(Call("GET", "/rewind-points"))["rewind_points"].size();
-  const json preview = Json(Call("POST", "/rewind-preview", R"({"rewind_spec": {"rewind_point_id": ")" + point.id +
-                                                                R"(", "datasets": [{"identifier": "main.shop.revenue",
+  const json preview = Json(Call("POST", "/rewind-preview",
+                                 R"({"rewind_spec": {"rewind_point_id": ")" + point.id +
+                                     R"(", "datasets": [{"identifier": "main.shop.revenue",
                                                                 "cascade": true, "reset_checkpoints": true}]}})"));
   EXPECT_EQ(preview["target"]["version"], point.position.version);
   EXPECT_EQ(preview["whole_pipeline"], false);
@@ -280,7 +287,8 @@ TEST_F(ApiServiceTest, BadRequestsAreRefusedWithTheirStatusAndChangeNothing) {
 // An update that was accepted and failed is one entry in the updates list,
 // FAILED with its error, in the event log — after a restart too.
 TEST_F(ApiServiceTest, AnAcceptedUpdateThatFailedShowsItsErrorAfterARestart) {
-  AddFile("bad.jsonl", R"({"id": "one", "country": "de", "amount": 1})" "\n");
+  AddFile("bad.jsonl", R"({"id": "one", "country": "de", "amount": 1})"
+                       "\n");
   const std::string id = Update();
   service_.reset();  // a restart of the server
   service_ = std::make_unique<ApiService>(store_.get(), pipeline_.get(), kToken);

@@ -2,9 +2,9 @@
 // columns.
 #include "cli_format.h"
 
-#include <gtest/gtest.h>
-
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 namespace spool::cli {
 namespace {

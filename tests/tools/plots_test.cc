@@ -2,11 +2,11 @@
 // holding the elements the data asks for, with text escaped.
 #include "plots.h"
 
-#include <gtest/gtest.h>
+#include <sstream>
 
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
-#include <sstream>
+#include <gtest/gtest.h>
 
 namespace spool::cli {
 namespace {
@@ -59,8 +59,8 @@ TEST(PlotsTest, APipelineGraphHasABoxPerSourceAndDatasetAndAnArrowPerFlow) {
   EXPECT_EQ(svg.Count("rect"), 1u + 1 + 3);  // the background, the topic, three datasets
   EXPECT_EQ(svg.Count("line"), 3u);          // one arrow per flow
   const std::string texts = svg.Texts();
-  for (const char* want : {"pipeline shop", "topic /data/orders", "main.shop.orders", "main.shop.top",
-                           "materialized_view", "revenue"}) {
+  for (const char* want :
+       {"pipeline shop", "topic /data/orders", "main.shop.orders", "main.shop.top", "materialized_view", "revenue"}) {
     EXPECT_NE(texts.find(want), std::string::npos) << want << " in\n" << texts;
   }
 }
@@ -86,7 +86,8 @@ TEST(PlotsTest, ARewindPreviewMarksWhatItTouchesAndEscapesItsNotes) {
 TEST(PlotsTest, ATimelineDrawsCommitsPointsAndCutBranches) {
   Timeline t;
   t.title = "history of main.shop.revenue";
-  for (uint64_t v = 1; v <= 5; ++v) t.commits.push_back({v, 1764547200000000 + v, v == 1 ? "CREATE TABLE" : "WRITE", 10});
+  for (uint64_t v = 1; v <= 5; ++v)
+    t.commits.push_back({v, 1764547200000000 + v, v == 1 ? "CREATE TABLE" : "WRITE", 10});
   t.points.push_back({"6f5ee29a-0000-4000-8000-000000000000", 3});
   t.branches.push_back({"epoch-000002", 3, {{4, 0, "WRITE", 2}, {5, 0, "WRITE", 2}}});
   const Parsed svg = Parse(TimelineSvg(t));

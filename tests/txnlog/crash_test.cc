@@ -2,9 +2,9 @@
 // campaign (layer 3) over the log. Each test prints its figures: crash
 // points, states checked, recoveries and violations (which must be 0). A
 // failure prints the state that replays it exactly.
-#include <gtest/gtest.h>
-
 #include <cstdio>
+
+#include <gtest/gtest.h>
 
 #include "crash_enumerator.h"
 

@@ -4,14 +4,14 @@
 // MemEnv base and without timing.
 #include "spool/testing/fault_env.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <bit>
 #include <map>
 #include <random>
 #include <set>
 #include <thread>
+
+#include <gtest/gtest.h>
 
 #include "spool/testing/mem_env.h"
 
@@ -74,9 +74,7 @@ std::map<std::string, std::string> Snapshot(Env* env) {
   return out;
 }
 
-bool AllBytesAre(std::string_view bytes, char c) {
-  return bytes.find_first_not_of(c) == std::string_view::npos;
-}
+bool AllBytesAre(std::string_view bytes, char c) { return bytes.find_first_not_of(c) == std::string_view::npos; }
 
 // Most tests start from a durable directory "db" in a FaultEnv over a MemEnv.
 class FaultEnvDirTest : public ::testing::Test {
@@ -162,7 +160,7 @@ TEST_F(FaultEnvDirTest, ALinkIsASecondNameDurableOnceItsDirIsSynced) {
   ASSERT_TRUE(MakeDurableFile(&env, "db/a", "data").ok());
   ASSERT_TRUE(env.LinkFile("db/a", "db/b").ok());
   ASSERT_TRUE(WriteAt(&env, "db/a", 4, "+more").ok());
-  EXPECT_EQ(Contents(&env, "db/b"), "data+more");  // one file, two names
+  EXPECT_EQ(Contents(&env, "db/b"), "data+more");   // one file, two names
   EXPECT_FALSE(env.LinkFile("db/a", "db/b").ok());  // the name is taken
   env.SimulateCrash(CrashMode::kPowerLoss, 1);
   EXPECT_FALSE(base.FileExists("db/b"));
@@ -485,7 +483,8 @@ TEST(FaultEnvTest, SameSeedSameImage) {
     EXPECT_TRUE(MakeDurableDir(&env).ok());
     for (int i = 0; i < 6; ++i) {
       const std::string path = "db/f" + std::to_string(i % 3);
-      EXPECT_TRUE(WriteAt(&env, path, static_cast<uint64_t>(i) * 1000, std::string(1500, static_cast<char>('a' + i))).ok());
+      EXPECT_TRUE(
+          WriteAt(&env, path, static_cast<uint64_t>(i) * 1000, std::string(1500, static_cast<char>('a' + i))).ok());
     }
     EXPECT_TRUE(env.RenameFile("db/f0", "db/g").ok());
     env.SimulateCrash(mode, seed);
@@ -672,13 +671,26 @@ void RandomWorkload(Env* env, uint64_t seed) {
     std::unique_ptr<File>& file = open[name];
     Status s;
     switch (rng() % 8) {
-      case 0: s = env->OpenFile(name, rng() % 4 == 0 ? OpenMode::kTruncate : OpenMode::kCreate, &file); break;
-      case 1: s = env->RenameFile(name, other); break;
-      case 2: s = env->RemoveFile(name); break;
-      case 3: s = env->SyncDir("db"); break;
-      case 4: s = file ? file->Truncate(offset) : Status::OK(); break;
-      case 5: s = file ? file->Sync() : Status::OK(); break;
-      default: s = file ? file->Write(offset, std::string(rng() % 3000, static_cast<char>('a' + step % 26))) : Status::OK();
+      case 0:
+        s = env->OpenFile(name, rng() % 4 == 0 ? OpenMode::kTruncate : OpenMode::kCreate, &file);
+        break;
+      case 1:
+        s = env->RenameFile(name, other);
+        break;
+      case 2:
+        s = env->RemoveFile(name);
+        break;
+      case 3:
+        s = env->SyncDir("db");
+        break;
+      case 4:
+        s = file ? file->Truncate(offset) : Status::OK();
+        break;
+      case 5:
+        s = file ? file->Sync() : Status::OK();
+        break;
+      default:
+        s = file ? file->Write(offset, std::string(rng() % 3000, static_cast<char>('a' + step % 26))) : Status::OK();
     }
     if (s.IsAborted()) return;
   }
@@ -723,7 +735,7 @@ TEST_F(FaultEnvDirTest, FailedSyncDropsPendingData) {
   EXPECT_EQ(env.sync_calls(), syncs);
   std::string out;
   ASSERT_TRUE(file->Read(0, 100, &out).ok());
-  EXPECT_EQ(out, "old+lost");  // still readable until the crash
+  EXPECT_EQ(out, "old+lost");      // still readable until the crash
   ASSERT_TRUE(file->Sync().ok());  // a retry "succeeds" but saves nothing
   env.SimulateCrash(CrashMode::kPowerLoss, 1);
   EXPECT_EQ(Contents(&base, "db/a"), "old");

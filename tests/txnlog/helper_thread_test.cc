@@ -1,12 +1,12 @@
 #include "helper_thread.h"
 
-#include <gtest/gtest.h>
-
 #include <pthread.h>
 
 #include <future>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace spool {
 namespace {
@@ -39,7 +39,7 @@ TEST(HelperThreadTest, WaitForAJobDoesNotWaitForTheJobsAfterIt) {
   const uint64_t ticket = helper.Start([&first] { first = 1; });
   EXPECT_EQ(ticket, 1u);
   EXPECT_EQ(helper.Start([released] { released.wait(); }), 2u);  // runs until released
-  helper.WaitFor(ticket);  // waiting for the second job too would never return
+  helper.WaitFor(ticket);                                        // waiting for the second job too would never return
   EXPECT_EQ(first, 1);
   release.set_value();
   EXPECT_EQ(helper.Start([&first] { first = 3; }), 3u);

@@ -1,14 +1,14 @@
 // Unit tests of the log, each named for the failure it pins down.
 #include "spool/txnlog/log.h"
 
-#include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <map>
 #include <mutex>
 #include <thread>
+
+#include <gtest/gtest.h>
 
 #include "gated_sync_env.h"
 #include "log_format.h"
@@ -21,9 +21,9 @@ namespace spool {
 namespace {
 
 using testing::AppendBody;
-using testing::ReadAll;
 using testing::CommitBody;
 using testing::GatedSyncEnv;
+using testing::ReadAll;
 using testing::TestOptions;
 
 constexpr char kDir[] = "/log";
@@ -528,7 +528,6 @@ TEST_F(LogTest, ATruncationCanWriteTheNewEpochsFirstCommitWithTheCut) {
   EXPECT_EQ(cut[10].position, (LogPosition{2, 51}));
 }
 
-
 TEST(LogArchiveTest, ACutIsArchivedByLinkingNotCopying) {
   TempDir temp;
   const std::string dir = temp.Sub("log");
@@ -540,7 +539,8 @@ TEST(LogArchiveTest, ACutIsArchivedByLinkingNotCopying) {
   struct stat before {};
   ASSERT_EQ(::stat((dir + "/000000000001.seg").c_str(), &before), 0);
   ASSERT_TRUE(log->TruncateAfter(40, /*discard_suffix=*/false, nullptr).ok());
-  struct stat kept {}, archived {};
+  struct stat kept {
+  }, archived{};
   ASSERT_EQ(::stat((dir + "/000000000001.seg").c_str(), &kept), 0);
   ASSERT_EQ(::stat((dir + "/archive/epoch-000002/000000000001.seg").c_str(), &archived), 0);
   EXPECT_EQ(kept.st_ino, archived.st_ino);  // one file, two names
@@ -718,9 +718,9 @@ TEST_F(LogTest, TruncateRejectsVersionsOutsideTheLog) {
   Open();
   EXPECT_EQ(ReadAll(log_.get()).size(), 2u);
   EXPECT_EQ(log_->Oldest().version, 11u);
-  EXPECT_EQ(log_->BeforeOldest().version, 0u);  // nothing before it was ever deleted
+  EXPECT_EQ(log_->BeforeOldest().version, 0u);                      // nothing before it was ever deleted
   EXPECT_TRUE(log_->TruncateAfter(5, true, nullptr).IsNotFound());  // cut already
-  ASSERT_TRUE(log_->TruncateAfter(0, true, nullptr).ok());  // still whole: everything can go
+  ASSERT_TRUE(log_->TruncateAfter(0, true, nullptr).ok());          // still whole: everything can go
 }
 
 TEST_F(LogTest, FailedFsyncIsSticky) {
@@ -1058,7 +1058,7 @@ TEST_F(LogTest, AnAsyncAppendReturnsBeforeItsSyncAndIsSeenOnceDurable) {
   const std::string body2 = CommitBody(2), body3 = CommitBody(3);
   ASSERT_TRUE(log_->AppendAsync(LogWrite{"WRITE", body2}, &second).ok());
   ASSERT_TRUE(log_->AppendAsync(LogWrite{"WRITE", body3}, &third).ok());
-  gated.WaitForBlockedSyncs(1);  // the log's thread is inside the sync of version 2
+  gated.WaitForBlockedSyncs(1);           // the log's thread is inside the sync of version 2
   EXPECT_EQ(log_->Newest().version, 1u);  // nothing unsynced is visible
   EXPECT_EQ(ReadAll(log_.get()).size(), 1u);
   gated.Open();
@@ -1125,7 +1125,8 @@ TEST_F(LogTest, APowerLossKeepsAPrefixOfTheAsyncAppends) {
   std::vector<std::string> bodies;
   for (uint64_t i = 1; i <= 40; ++i) bodies.push_back(CommitBody(i));
   std::vector<std::unique_ptr<PendingAppend>> pending(bodies.size());
-  for (size_t i = 0; i < bodies.size(); ++i) ASSERT_TRUE(log_->AppendAsync(LogWrite{"WRITE", bodies[i]}, &pending[i]).ok());
+  for (size_t i = 0; i < bodies.size(); ++i)
+    ASSERT_TRUE(log_->AppendAsync(LogWrite{"WRITE", bodies[i]}, &pending[i]).ok());
   LogCommit commit;
   ASSERT_TRUE(pending[19]->Wait(&commit).ok());  // acknowledged: versions 1..20 are durable
   fault.CrashAtCall(fault.io_calls() + 1);

@@ -1,11 +1,11 @@
 // Helpers shared by the log's tests.
 #pragma once
 
-#include <gtest/gtest.h>
-
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "spool/testing/mem_env.h"
 #include "spool/txnlog/log.h"

@@ -3,9 +3,9 @@
 // rename-over, handles that outlive their names, exclusive locks.
 #include "spool/testing/mem_env.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+
+#include <gtest/gtest.h>
 
 namespace spool {
 namespace {

@@ -2,12 +2,13 @@
 // zstd frames, one per core, and every payload reads back as written.
 #include "payload.h"
 
-#include <gtest/gtest.h>
 #include <zstd.h>
 
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "log_format.h"
 
@@ -18,7 +19,8 @@ namespace {
 std::string Rows(size_t bytes, int seed) {
   std::string body;
   for (int row = 0; body.size() < bytes; ++row) {
-    body += "seed=" + std::to_string(seed) + ",row=" + std::to_string(row) + ",value=" + std::to_string(row * 7919 % 1000) + ";";
+    body += "seed=" + std::to_string(seed) + ",row=" + std::to_string(row) +
+            ",value=" + std::to_string(row * 7919 % 1000) + ";";
   }
   body.resize(bytes);
   return body;
@@ -75,7 +77,7 @@ TEST(PayloadTest, PayloadUnderTheSplitSizeIsOneFrame) {
 // on one thread, each read back whole, a smaller one after a bigger one
 // too (nothing of the one before shows through).
 TEST(PayloadTest, PayloadsOfEverySizeDecodedInTurnReadBackAsWritten) {
-  const std::vector<std::string> bodies = {Rows(300 << 10, 10), Rows(3 << 20, 11), Rows(100 << 10, 12),
+  const std::vector<std::string> bodies = {Rows(300 << 10, 10),     Rows(3 << 20, 11),   Rows(100 << 10, 12),
                                            Rows((1 << 20) + 1, 13), Rows(900 << 10, 14), Rows(40 << 10, 15)};
   for (int round = 0; round < 2; ++round) {
     for (const std::string& body : bodies) {

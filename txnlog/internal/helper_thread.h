@@ -52,8 +52,8 @@ class HelperThread {
   std::mutex mu_;
   std::condition_variable cv_;
   std::function<void()> job_;  // set: waiting to run or running
-  uint64_t started_ = 0;   // jobs started
-  uint64_t finished_ = 0;  // jobs done
+  uint64_t started_ = 0;       // jobs started
+  uint64_t finished_ = 0;      // jobs done
   bool quit_ = false;
   const std::string name_;
   std::thread thread_;

@@ -23,11 +23,11 @@ namespace spool::internal {
 
 }  // namespace spool::internal
 
-#define SPOOL_CHECK(condition, invariant)                                                   \
-  do {                                                                                      \
-    if (__builtin_expect(!(condition), 0)) {                                                \
-      ::spool::internal::InvariantViolated(invariant, #condition, __FILE__, __LINE__);      \
-    }                                                                                       \
+#define SPOOL_CHECK(condition, invariant)                                              \
+  do {                                                                                 \
+    if (__builtin_expect(!(condition), 0)) {                                           \
+      ::spool::internal::InvariantViolated(invariant, #condition, __FILE__, __LINE__); \
+    }                                                                                  \
   } while (false)
 
 // Stops the process where control cannot reach unless an invariant broke.

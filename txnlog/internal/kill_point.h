@@ -27,10 +27,10 @@
 #include <vector>
 
 #if defined(SPOOL_KILL_POINTS)
-#define SPOOL_KILL_POINT(name)                                                                       \
-  do {                                                                                               \
+#define SPOOL_KILL_POINT(name)                                                                          \
+  do {                                                                                                  \
     [[gnu::used, gnu::section("spool_kill_points")]] static const char* const spool_kill_point_ = name; \
-    ::spool::kill_point::Hit(spool_kill_point_);                                                     \
+    ::spool::kill_point::Hit(spool_kill_point_);                                                        \
   } while (0)
 #else
 #define SPOOL_KILL_POINT(name) \

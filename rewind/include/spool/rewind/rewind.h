@@ -65,9 +65,9 @@ inline constexpr std::string_view kUndoNotPossible = "REWIND_UNDO_NOT_POSSIBLE";
 
 // A validated rewind.
 struct RewindPlan {
-  LogPosition target;                 // the store's position to go back to
-  uint64_t target_timestamp_us = 0;   // that commit's time
-  std::optional<RewindPoint> point;   // given by rewind_point_id
+  LogPosition target;                   // the store's position to go back to
+  uint64_t target_timestamp_us = 0;     // that commit's time
+  std::optional<RewindPoint> point;     // given by rewind_point_id
   std::vector<RewindDataset> datasets;  // every dataset rewound, cascades resolved
   bool whole_pipeline = true;
   // A whole-pipeline rewind done as one RESTORE commit, as a rewind of
@@ -112,9 +112,9 @@ struct UndoPlan {
   std::string rewind_update_id;  // the rewind undone
   LogPosition target;            // where it went
   bool whole_pipeline = true;
-  uint64_t version = 0;          // the newest version before it: restored
+  uint64_t version = 0;  // the newest version before it: restored
   std::vector<RewindDataset> datasets;
-  bool resume = false;           // carrying on an interrupted undo
+  bool resume = false;  // carrying on an interrupted undo
 };
 // Errors: InvalidArgument starting with kUndoNotPossible (never rewound,
 // undone already, something committed since, the cut vacuumed, the last

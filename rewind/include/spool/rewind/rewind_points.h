@@ -34,7 +34,7 @@ namespace spool {
 
 inline constexpr std::string_view kPeriodicRewindPointMessage =
     "Periodic rewind summary capturing current table versions.";
-inline constexpr uint64_t kDefaultRewindPointIntervalUs = 3600ull * 1000000;         // 1 hour
+inline constexpr uint64_t kDefaultRewindPointIntervalUs = 3600ull * 1000000;            // 1 hour
 inline constexpr uint64_t kDefaultRewindPointRetentionUs = 7 * 24 * 3600ull * 1000000;  // 7 days
 
 // The interval and retention of a pipeline's periodic points: its
@@ -48,14 +48,14 @@ struct RewindPointSettings {
 Status GetRewindPointSettings(const PipelineSpec& spec, RewindPointSettings* settings);
 
 struct RewindPointDataset {
-  std::string identifier;  // catalog.schema.table
-  uint64_t table_version = 0;  // its newest commit at the point; 0: none yet
+  std::string identifier;                          // catalog.schema.table
+  uint64_t table_version = 0;                      // its newest commit at the point; 0: none yet
   std::map<std::string, std::string> checkpoints;  // flow -> checkpoint there
   friend bool operator==(const RewindPointDataset&, const RewindPointDataset&) = default;
 };
 
 struct RewindPoint {
-  std::string id;  // the rewind_summary event's id: the rewind_point_id
+  std::string id;            // the rewind_summary event's id: the rewind_point_id
   uint64_t recorded_us = 0;  // when the event was written
   std::string update_id;     // the update that recorded it (its event's origin); empty: none
   std::string message;
@@ -113,8 +113,7 @@ struct BadCommit {
   uint64_t first_bad_timestamp_us = 0;
   uint64_t matching_rows = 0;  // of that commit
 };
-Status FindFirstBadCommit(Store* store, const TableId& table, std::string_view predicate, bool deletes,
-                          BadCommit* bad);
+Status FindFirstBadCommit(Store* store, const TableId& table, std::string_view predicate, bool deletes, BadCommit* bad);
 
 // Whether a rewind can still go to a point: usable; cut (a later rewind
 // went back before it, its history is in the archive); or beyond retention

@@ -36,10 +36,10 @@ struct UpdateOutcome {
   enum class Kind { kUpdate, kRewind, kValidation };
   Kind kind = Kind::kUpdate;
   std::string update_id;
-  UpdateResult result;                      // an update's: its state, flows and error
-  std::optional<RewindPlan> rewind;         // a rewind's, as validated and carried out
+  UpdateResult result;                       // an update's: its state, flows and error
+  std::optional<RewindPlan> rewind;          // a rewind's, as validated and carried out
   std::optional<RewindPoint> dry_run_point;  // a rewind's dry run records one
-  std::vector<std::string> warnings;        // a validation's (what a full refresh would lose)
+  std::vector<std::string> warnings;         // a validation's (what a full refresh would lose)
 };
 
 // What refuses `request` before anything runs, checked without writing

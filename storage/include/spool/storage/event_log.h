@@ -39,8 +39,8 @@ struct EventOrigin {
 };
 
 struct Event {
-  std::string id;          // a UUID, assigned by Append
-  uint64_t sequence = 0;   // assigned by Append: 1, 2, 3, …
+  std::string id;         // a UUID, assigned by Append
+  uint64_t sequence = 0;  // assigned by Append: 1, 2, 3, …
   EventOrigin origin;
   uint64_t timestamp_us = 0;  // assigned by Append
   EventLevel level = EventLevel::kInfo;

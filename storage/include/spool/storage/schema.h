@@ -72,13 +72,14 @@ struct Bytes {
 // One cell: null or a value of one of the column types.
 using Value = std::variant<std::monostate, int64_t, double, std::string, bool, Timestamp, Bytes>;
 using Row = std::vector<Value>;
-static_assert(std::is_same_v<std::variant_alternative_t<static_cast<size_t>(ColumnType::kInt64), Value>, int64_t> &&
-              std::is_same_v<std::variant_alternative_t<static_cast<size_t>(ColumnType::kDouble), Value>, double> &&
-              std::is_same_v<std::variant_alternative_t<static_cast<size_t>(ColumnType::kString), Value>, std::string> &&
-              std::is_same_v<std::variant_alternative_t<static_cast<size_t>(ColumnType::kBool), Value>, bool> &&
-              std::is_same_v<std::variant_alternative_t<static_cast<size_t>(ColumnType::kTimestamp), Value>, Timestamp> &&
-              std::is_same_v<std::variant_alternative_t<static_cast<size_t>(ColumnType::kBytes), Value>, Bytes>,
-              "Value's alternatives after monostate are in ColumnType's order (TypeOf)");
+static_assert(
+    std::is_same_v<std::variant_alternative_t<static_cast<size_t>(ColumnType::kInt64), Value>, int64_t> &&
+        std::is_same_v<std::variant_alternative_t<static_cast<size_t>(ColumnType::kDouble), Value>, double> &&
+        std::is_same_v<std::variant_alternative_t<static_cast<size_t>(ColumnType::kString), Value>, std::string> &&
+        std::is_same_v<std::variant_alternative_t<static_cast<size_t>(ColumnType::kBool), Value>, bool> &&
+        std::is_same_v<std::variant_alternative_t<static_cast<size_t>(ColumnType::kTimestamp), Value>, Timestamp> &&
+        std::is_same_v<std::variant_alternative_t<static_cast<size_t>(ColumnType::kBytes), Value>, Bytes>,
+    "Value's alternatives after monostate are in ColumnType's order (TypeOf)");
 
 // Both inline: rows are checked and encoded value by value, millions a second.
 inline bool IsNull(const Value& value) { return std::holds_alternative<std::monostate>(value); }

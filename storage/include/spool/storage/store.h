@@ -117,9 +117,9 @@ struct VacuumReport {
   uint64_t log_segments = 0;
   uint64_t snapshots = 0;
   uint64_t archive_files = 0;
-  uint64_t history_runs = 0;       // history index runs dropped, one per commit and table (not in a dry run)
-  bool snapshot_taken = false;     // a base snapshot was taken (or would be)
-  std::string held_by;             // what set the floor: "retention", "pin NAME", …
+  uint64_t history_runs = 0;    // history index runs dropped, one per commit and table (not in a dry run)
+  bool snapshot_taken = false;  // a base snapshot was taken (or would be)
+  std::string held_by;          // what set the floor: "retention", "pin NAME", …
 };
 
 // The upper bounds (microseconds) of the commit latency histogram's buckets.
@@ -158,7 +158,7 @@ class PendingCommit {
 
 // One file, or one set of files, that VerifyStore checked.
 struct StoreFileCheck {
-  std::string kind;    // "marker", "log", "state", "state copy", "snapshot", "pins", "events", "archived cut"
+  std::string kind;  // "marker", "log", "state", "state copy", "snapshot", "pins", "events", "archived cut"
   std::string path;
   uint64_t bytes = 0;
   uint64_t items = 0;  // records, entries or pins checked
@@ -182,9 +182,9 @@ struct VerifyReport {
 Status VerifyStore(const StoreOptions& options, const std::string& dir, VerifyReport* report);
 
 struct RepairReport {
-  uint64_t version = 0;               // the state's position after the repair
-  std::string rebuilt_from;           // the snapshot file, or empty: the log's start
-  std::vector<std::string> removed;   // damaged files deleted: "what: why"
+  uint64_t version = 0;              // the state's position after the repair
+  std::string rebuilt_from;          // the snapshot file, or empty: the log's start
+  std::vector<std::string> removed;  // damaged files deleted: "what: why"
 };
 
 // Rebuilds the state of the closed store in `dir` from the newest intact
@@ -353,7 +353,7 @@ class Store {
   // A history a rewind cut off: the commits RewindTo moved to the log's
   // archive, read back (and verified) whole.
   struct ArchivedCut {
-    std::string dir;        // <store>/log/archive/epoch-NNNNNN
+    std::string dir;         // <store>/log/archive/epoch-NNNNNN
     uint64_t new_epoch = 0;  // the epoch the cut started
     uint64_t point = 0;      // the version the cut followed on the history
     uint64_t first_version = 0, last_version = 0;

@@ -77,7 +77,8 @@ class Transaction {
   const TableId& table(TableRef ref) const { return tables_[ref.index]; }
   const std::vector<TableId>& tables() const { return tables_; }
 
-  void CreateTable(const TableId& id, TableKind kind, Schema schema, std::map<std::string, std::string> properties = {}) {
+  void CreateTable(const TableId& id, TableKind kind, Schema schema,
+                   std::map<std::string, std::string> properties = {}) {
     ops_.emplace_back(std::in_place_type<CreateOp>,
                       CreateOp{Table(id), kind, std::move(schema), std::move(properties)});
   }
@@ -94,11 +95,15 @@ class Transaction {
 
   // Keyless table: appends the row. Keyed table: inserts it, or replaces
   // the row with the same key (upsert).
-  void Write(TableRef table, Row row) { ops_.emplace_back(std::in_place_type<WriteOp>, WriteOp{table, std::move(row)}); }
+  void Write(TableRef table, Row row) {
+    ops_.emplace_back(std::in_place_type<WriteOp>, WriteOp{table, std::move(row)});
+  }
   void Write(const TableId& id, Row row) { Write(Table(id), std::move(row)); }
   // Keyed tables only: deletes the row whose key columns equal `key` (the
   // key's values in key order). Deleting a missing key is not an error.
-  void Delete(TableRef table, Row key) { ops_.emplace_back(std::in_place_type<DeleteOp>, DeleteOp{table, std::move(key)}); }
+  void Delete(TableRef table, Row key) {
+    ops_.emplace_back(std::in_place_type<DeleteOp>, DeleteOp{table, std::move(key)});
+  }
   void Delete(const TableId& id, Row key) { Delete(Table(id), std::move(key)); }
   // Deletes every row (a full refresh's first step). The change feed shows
   // each deleted row.
@@ -121,14 +126,38 @@ class Transaction {
   bool empty() const { return ops_.empty(); }
   const std::string& operation() const { return operation_; }
 
-  struct CreateOp { TableRef table; TableKind kind; Schema schema; std::map<std::string, std::string> properties; };
-  struct AddColumnOp { TableRef table; Column column; };
-  struct SetPropertiesOp { TableRef table; std::map<std::string, std::string> properties; };
-  struct DropOp { TableRef table; };
-  struct WriteOp { TableRef table; Row row; };
-  struct DeleteOp { TableRef table; Row key; };
-  struct TruncateOp { TableRef table; };
-  struct CheckpointOp { std::string flow; std::optional<std::string> data; };
+  struct CreateOp {
+    TableRef table;
+    TableKind kind;
+    Schema schema;
+    std::map<std::string, std::string> properties;
+  };
+  struct AddColumnOp {
+    TableRef table;
+    Column column;
+  };
+  struct SetPropertiesOp {
+    TableRef table;
+    std::map<std::string, std::string> properties;
+  };
+  struct DropOp {
+    TableRef table;
+  };
+  struct WriteOp {
+    TableRef table;
+    Row row;
+  };
+  struct DeleteOp {
+    TableRef table;
+    Row key;
+  };
+  struct TruncateOp {
+    TableRef table;
+  };
+  struct CheckpointOp {
+    std::string flow;
+    std::optional<std::string> data;
+  };
   using Op = std::variant<CreateOp, AddColumnOp, SetPropertiesOp, DropOp, WriteOp, DeleteOp, TruncateOp, CheckpointOp>;
 
   const std::vector<Op>& ops() const { return ops_; }
@@ -143,7 +172,7 @@ class Transaction {
   bool allow_spool_tables_ = false;
   Metrics metrics_;
   std::vector<Op> ops_;
-  std::vector<TableId> tables_;  // by TableRef::index
+  std::vector<TableId> tables_;             // by TableRef::index
   std::map<TableId, TableRef> table_refs_;  // the index of tables_
 };
 

@@ -44,8 +44,8 @@ namespace spool {
 // Where a flow stands after a committed batch (UpdateOptions::on_progress).
 struct FlowProgress {
   std::string_view flow;
-  uint64_t batches = 0;      // this update's, so far
-  uint64_t input_rows = 0;   // read from its source in this update, so far
+  uint64_t batches = 0;     // this update's, so far
+  uint64_t input_rows = 0;  // read from its source in this update, so far
   uint64_t output_rows = 0;
   std::string_view backlog_unit;  // what its source counts: "records", "files", "versions"
   uint64_t backlog = 0;           // how many its source holds that it has not read yet
@@ -107,7 +107,15 @@ struct FlowUpdateStats {
 
 // The states of docs/design.md that this runtime passes through.
 enum class UpdateState : uint8_t {
-  kQueued = 1, kInitializing, kResetting, kSettingUpTables, kRunning, kStopping, kCompleted, kFailed, kCanceled
+  kQueued = 1,
+  kInitializing,
+  kResetting,
+  kSettingUpTables,
+  kRunning,
+  kStopping,
+  kCompleted,
+  kFailed,
+  kCanceled
 };
 std::string_view UpdateStateName(UpdateState state);  // "QUEUED", …, "CANCELED"
 

@@ -88,7 +88,7 @@ struct SourceSpec {
 enum class AggregateFn : uint8_t { kCount = 1, kSum, kMin, kMax, kAvg };
 
 struct AggregateSpec {
-  std::string name;        // the output column
+  std::string name;  // the output column
   AggregateFn fn = AggregateFn::kCount;
   std::string expression;  // its argument; empty with kCount: count(*)
 };
@@ -163,10 +163,10 @@ struct StreamJoinStep {
 struct AutoCdcStep {
   std::vector<std::string> keys;
   std::string sequence_by;
-  std::string apply_as_deletes;  // a condition; empty: no deletes
+  std::string apply_as_deletes;                 // a condition; empty: no deletes
   std::vector<std::string> column_list;         // the columns kept; empty: all
   std::vector<std::string> except_column_list;  // or all but these
-  int scd_type = 1;  // 1: upsert by key; 2: history rows with __START_AT / __END_AT
+  int scd_type = 1;                             // 1: upsert by key; 2: history rows with __START_AT / __END_AT
   // SCD 2: only changes of these columns open a new history row (others
   // update the current one); empty: every column.
   std::vector<std::string> track_history_column_list;

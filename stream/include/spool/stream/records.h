@@ -118,8 +118,7 @@ using RecordSink = std::function<Status(Row&& row, uint64_t line)>;
 // in order. Errors: InvalidArgument (the options do not fit the schema; with
 // kFail, the first bad record, named as described above), or what `emit`
 // returned. Rows emitted before an error stay emitted.
-Status ReadRecords(std::string_view data, const Schema& schema, const RecordOptions& options,
-                   const RecordSink& emit);
+Status ReadRecords(std::string_view data, const Schema& schema, const RecordOptions& options, const RecordSink& emit);
 
 // The longest line of JSON lines (a record) a stream may hold: a longer one
 // is refused, read no further, rather than buffered without bound (an

@@ -75,7 +75,7 @@ enum class CrashMode : unsigned char {
 };
 
 inline constexpr CrashMode kAllCrashModes[] = {
-    CrashMode::kProcessKill, CrashMode::kPowerLoss, CrashMode::kPrefix, CrashMode::kReorder,
+    CrashMode::kProcessKill, CrashMode::kPowerLoss, CrashMode::kPrefix,  CrashMode::kReorder,
     CrashMode::kTorn512,     CrashMode::kTorn4K,    CrashMode::kGarbage,
 };
 

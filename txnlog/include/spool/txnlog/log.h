@@ -137,9 +137,9 @@ struct LogCommit {
 struct LogRecoveryReport {
   uint64_t segments = 0;
   uint64_t records_scanned = 0;       // records read to find the end
-  uint64_t torn_tail_bytes = 0;        // bytes cut from the end as a torn write
-  bool truncation_completed = false;   // an interrupted TruncateAfter was finished
-  uint64_t retention_completed = 0;    // segments deleted to finish a retention
+  uint64_t torn_tail_bytes = 0;       // bytes cut from the end as a torn write
+  bool truncation_completed = false;  // an interrupted TruncateAfter was finished
+  uint64_t retention_completed = 0;   // segments deleted to finish a retention
   // Salvage mode only: what was dropped, and why.
   uint64_t salvaged_from_version = 0;  // first version dropped; 0 = nothing
   std::string salvage_reason;
@@ -151,10 +151,10 @@ struct LogSegmentInfo {
   std::string file_name;
   uint64_t epoch = 0;
   uint64_t first_version = 0;
-  uint64_t last_version = 0;   // first_version - 1 when empty
-  uint64_t data_end_bytes = 0; // end of the last record
+  uint64_t last_version = 0;    // first_version - 1 when empty
+  uint64_t data_end_bytes = 0;  // end of the last record
   uint64_t file_size_bytes = 0;
-  LogPosition previous;        // the predecessor's last position
+  LogPosition previous;  // the predecessor's last position
   uint64_t previous_segment = 0;
 };
 
@@ -166,11 +166,11 @@ struct LogEpochStart {
 
 struct LogStats {
   uint64_t appends = 0;
-  uint64_t groups = 0;         // group commits performed (one write each)
-  uint64_t syncs = 0;          // data syncs performed
-  uint64_t bytes_appended = 0; // bytes written to segments, headers included
-  uint64_t payload_bytes = 0;  // operation + body bytes given by callers
-  uint64_t queued = 0;         // requests waiting or running now (a gauge)
+  uint64_t groups = 0;          // group commits performed (one write each)
+  uint64_t syncs = 0;           // data syncs performed
+  uint64_t bytes_appended = 0;  // bytes written to segments, headers included
+  uint64_t payload_bytes = 0;   // operation + body bytes given by callers
+  uint64_t queued = 0;          // requests waiting or running now (a gauge)
 };
 
 class LogIterator;

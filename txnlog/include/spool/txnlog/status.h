@@ -27,7 +27,7 @@ class [[nodiscard]] Status {
     kBusy,             // another process or operation holds what is needed
     kAborted,          // the operation was interrupted (e.g. a simulated crash)
     kNotSupported,
-    kOutOfRange,       // a position that once existed is no longer retained
+    kOutOfRange,  // a position that once existed is no longer retained
   };
 
   Status() noexcept = default;
@@ -79,9 +79,9 @@ class [[nodiscard]] Status {
 
 // Evaluates `expr` (a Status) and returns it from the enclosing function if
 // it is not OK.
-#define SPOOL_RETURN_IF_ERROR(expr)          \
-  do {                                       \
-    ::spool::Status spool_status_ = (expr);  \
+#define SPOOL_RETURN_IF_ERROR(expr)                \
+  do {                                             \
+    ::spool::Status spool_status_ = (expr);        \
     if (!spool_status_.ok()) return spool_status_; \
   } while (0)
 
