@@ -2,7 +2,6 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cinttypes>
 #include <cstdio>
 #include <optional>
@@ -10,6 +9,7 @@
 
 #include "invariant.h"
 #include "kill_point.h"
+#include "parse_whole.h"
 #include "snapshot_file.h"
 #include "store_impl.h"
 #include "store_internal.h"
@@ -27,9 +27,7 @@ std::string Hours(uint64_t us) { return std::to_string(us / 3600000000ull) + "h"
 bool ParseCutName(std::string_view name, uint64_t* new_epoch) {
   constexpr std::string_view kPrefix = "epoch-";
   if (!name.starts_with(kPrefix)) return false;
-  const std::string_view digits = name.substr(kPrefix.size());
-  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), *new_epoch);
-  return !digits.empty() && error == std::errc() && end == digits.data() + digits.size();
+  return ParseWhole(name.substr(kPrefix.size()), new_epoch);
 }
 
 }  // namespace
@@ -342,8 +340,7 @@ Status ParsePins(const std::string& path, std::string_view text, std::map<std::s
     const std::string_view digits = space == std::string_view::npos ? "" : line.substr(space + 1);
     const bool printable = std::all_of(name.begin(), name.end(), [](char c) { return c > ' ' && c < 0x7f; });
     uint64_t version = 0;
-    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), version);
-    if (name.empty() || !printable || digits.empty() || error != std::errc() || end != digits.data() + digits.size()) {
+    if (name.empty() || !printable || !ParseWhole(digits, &version)) {
       return damaged("not a list of 'name version' lines");
     }
     (*pins)[std::string(name)] = version;

@@ -4,7 +4,6 @@
 #include "spool/stream/pipeline.h"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
@@ -13,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "json_text.h"
+#include "parse_whole.h"
 #include "pipeline_impl.h"
 
 namespace spool {
@@ -29,9 +29,7 @@ constexpr uint32_t kMaxUnsyncedEvents = 32;
 // A watermark's key in a checkpoint: its step, in decimal digits as Encode
 // writes it. Stored data, so checked, never thrown over.
 Status ParseWatermarkStep(const std::string& flow, const std::string& key, size_t* step) {
-  const char* end = key.data() + key.size();
-  const auto [last, error] = std::from_chars(key.data(), end, *step);
-  if (error != std::errc() || last != end) {
+  if (!ParseWhole(key, step)) {
     return Status::Corruption("checkpoint of flow " + flow + ": watermark key '" + key + "' is not a step number");
   }
   return Status::OK();

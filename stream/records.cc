@@ -25,6 +25,7 @@
 
 #include "csv_reader.h"
 #include "json_text.h"
+#include "parse_whole.h"
 
 namespace spool {
 namespace {
@@ -45,13 +46,6 @@ constexpr std::array<int8_t, 256> kBase64Index = [] {
   for (int8_t i = 0; i < 64; ++i) index[static_cast<unsigned char>(kBase64Alphabet[i])] = i;
   return index;
 }();
-
-template <typename T>
-bool ParseWhole(std::string_view text, T* out) {
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, *out);
-  return ec == std::errc() && ptr == end && !text.empty();
-}
 
 // `text` equals `lower` (lower-case ASCII) but for the case of letters.
 bool EqualsIgnoreCase(std::string_view text, std::string_view lower) {

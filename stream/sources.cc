@@ -1,12 +1,12 @@
 // Sources: another dataset's committed changes, a directory of files, a
 // topic. Each reads micro-batches after its committed offset.
 #include <algorithm>
-#include <charconv>
 #include <limits>
 #include <set>
 
 #include "json_reader.h"
 #include "operators_internal.h"
+#include "parse_whole.h"
 #include "spool/stream/records.h"
 #include "spool/stream/topic.h"
 
@@ -18,9 +18,7 @@ namespace {
 Status ParseOffset(const std::string& offset, std::string_view source, uint64_t* value) {
   *value = 0;
   if (offset.empty()) return Status::OK();
-  const char* end = offset.data() + offset.size();
-  const auto [last, error] = std::from_chars(offset.data(), end, *value);
-  if (error != std::errc() || last != end) {
+  if (!ParseWhole(offset, value)) {
     return Status::Corruption(std::string(source) + ": the checkpoint's offset '" + offset + "' is not a number");
   }
   return Status::OK();

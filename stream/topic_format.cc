@@ -2,9 +2,9 @@
 #include "topic_format.h"
 
 #include <bit>
-#include <charconv>
 #include <cstring>
 
+#include "parse_whole.h"
 #include "spool/txnlog/checksum.h"
 
 namespace spool::topicfmt {
@@ -54,8 +54,7 @@ bool GetSetting(std::string_view* text, std::string_view name, uint64_t* value) 
   text->remove_prefix(end + 1);
   if (!line.starts_with(name) || line.size() <= name.size() + 1 || line[name.size()] != ' ') return false;
   line.remove_prefix(name.size() + 1);
-  const auto [rest, error] = std::from_chars(line.data(), line.data() + line.size(), *value);
-  return error == std::errc() && rest == line.data() + line.size();
+  return ParseWhole(line, value);
 }
 
 }  // namespace

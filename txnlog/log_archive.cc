@@ -1,10 +1,10 @@
 // Archived cuts (cut_manifest.h): their manifest, reading and removing them.
 #include <algorithm>
-#include <charconv>
 #include <optional>
 
 #include "cut_manifest.h"
 #include "log_format.h"
+#include "parse_whole.h"
 #include "payload.h"
 #include "record_scanner.h"
 #include "spool/txnlog/checksum.h"
@@ -18,10 +18,6 @@ namespace {
 constexpr std::string_view kManifestHeader = "spool cut manifest 2\n";
 constexpr std::string_view kManifestHeaderV1 = "spool cut manifest 1\n";
 
-bool ParseU64(std::string_view word, uint64_t* value) {
-  const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), *value);
-  return ec == std::errc() && end == word.data() + word.size() && !word.empty();
-}
 }  // namespace
 
 std::string ArchiveName(uint64_t new_epoch) {
@@ -64,8 +60,8 @@ Status DecodeManifest(std::string_view text, Manifest* manifest) {
     uint64_t number = 0;
     piece.file_name = std::string(words[1]);
     if (words[0] != "piece" || !logfmt::ParseSegmentFileName(piece.file_name, &number) ||
-        !ParseU64(words[2], &piece.begin) || !ParseU64(words[3], &piece.end) ||
-        !ParseU64(words[4], &piece.first_version) || piece.begin >= piece.end ||
+        !ParseWhole(words[2], &piece.begin) || !ParseWhole(words[3], &piece.end) ||
+        !ParseWhole(words[4], &piece.first_version) || piece.begin >= piece.end ||
         piece.begin < logfmt::kSegmentHeaderBytes || piece.first_version == 0) {
       return Status::Corruption("cut manifest: bad piece line");
     }
