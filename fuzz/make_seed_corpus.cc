@@ -376,7 +376,7 @@ TableInfo MakeTable(const std::string& name, uint64_t uid, TableKind kind, std::
   Must(spool::TableId::Parse(name, &t.id), "table id");
   t.uid = uid;
   t.kind = kind;
-  Must(Schema::Make(std::move(columns), std::move(key), &t.schema), "schema");
+  Must(Schema::Make(std::move(columns), key, &t.schema), "schema");
   t.properties = std::move(properties);
   return t;
 }

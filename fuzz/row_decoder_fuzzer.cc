@@ -97,7 +97,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     defs.push_back(std::move(column));
   }
   spool::Schema schema;
-  if (!spool::Schema::Make(std::move(defs), std::move(key), &schema).ok()) std::abort();
+  if (!spool::Schema::Make(std::move(defs), key, &schema).ok()) std::abort();
   const std::string_view rest(reinterpret_cast<const char*>(data) + 2 + columns, size - 2 - columns);
   const size_t split = std::min<size_t>(data[1 + columns], rest.size());
 

@@ -134,7 +134,7 @@ Status ReadTableDef(const fb::TableDef* def, TableInfo* t) {
       key.push_back(columns[index].name);
     }
   }
-  s = Schema::Make(std::move(columns), std::move(key), &t->schema);
+  s = Schema::Make(std::move(columns), key, &t->schema);
   if (!s.ok()) return Status::Corruption("table " + name + " has a bad schema: " + std::string(s.message()));
   t->properties.clear();
   if (def->properties() != nullptr) {
@@ -316,8 +316,8 @@ Status DecodeTableInfo(std::string_view bytes, TableInfo* table) {
 
 std::string KeylessRowId(uint64_t version, uint32_t index) {
   std::string id(12, '\0');
-  for (int i = 0; i < 8; ++i) id[static_cast<size_t>(i)] = static_cast<char>(version >> (56 - 8 * i));
-  for (int i = 0; i < 4; ++i) id[static_cast<size_t>(8 + i)] = static_cast<char>(index >> (24 - 8 * i));
+  for (size_t i = 0; i < 8; ++i) id[i] = static_cast<char>(version >> (56 - 8 * i));
+  for (size_t i = 0; i < 4; ++i) id[8 + i] = static_cast<char>(index >> (24 - 8 * i));
   return id;
 }
 

@@ -80,7 +80,7 @@ Status ParseColumnType(std::string_view name, ColumnType* type) {
                                  "' (int64, double, string, bool, timestamp, bytes)");
 }
 
-Status Schema::Make(std::vector<Column> columns, std::vector<std::string> primary_key, Schema* schema) {
+Status Schema::Make(std::vector<Column> columns, const std::vector<std::string>& primary_key, Schema* schema) {
   if (columns.empty()) return Status::InvalidArgument("a table needs at least one column");
   if (columns.size() > kMaxColumns) {
     return Status::InvalidArgument("a table has at most " + std::to_string(kMaxColumns) + " columns");
@@ -210,7 +210,8 @@ bool ParseDateTimeUtc(std::string_view text, int64_t* micros) {
   if (month < 1 || month > 12 || day < 1 || day > DaysInMonth(year, month) || hour > 23 || minute > 59 || second > 59) {
     return false;
   }
-  const int64_t seconds = DaysFromCivil(year, month, day) * kSecondsPerDay + hour * 3600 + minute * 60 + second;
+  const int64_t seconds =
+      DaysFromCivil(year, month, day) * kSecondsPerDay + int64_t{hour} * 3600 + int64_t{minute} * 60 + second;
   *micros = seconds * kMicrosPerSecond + fraction;
   return true;
 }

@@ -801,7 +801,7 @@ Status StateStore::HandOffLocked(std::unique_lock<std::mutex>& lock) {
     apply_cv_.notify_all();
     return Status::OK();
   }
-  const Status s = WriteBatch(*imm_);
+  Status s = WriteBatch(*imm_);
   CompleteBatchLocked(s);
   return s;
 }

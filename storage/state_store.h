@@ -317,7 +317,7 @@ struct StateFileReport {
 // they end; a retired generation is deleted after its last reader.
 class StateStore {
  public:
-  static Status Open(const StateStoreOptions& options, std::unique_ptr<StateStore>* store);
+  static Status Open(const StateStoreOptions& options, std::unique_ptr<StateStore>* out);
   ~StateStore();
 
   // Checks the state in `path` without writing to it: the live generation
@@ -355,7 +355,7 @@ class StateStore {
   // Point read of the current state.
   Status Get(std::string_view key, std::string* value, bool* found);
   // Point reads for the writer (see StateReader).
-  Status NewReader(std::unique_ptr<StateReader>* reader);
+  Status NewReader(std::unique_ptr<StateReader>* out);
   // A view over [begin, end) of the current state.
   Status NewView(std::string begin, std::string end, std::unique_ptr<StateView>* view);
 

@@ -805,7 +805,7 @@ class StoreImpl::Builder {
     std::vector<std::string> key;
     for (size_t index : table->schema.key_columns()) key.push_back(columns[index].name);
     TableInfo after = *table;
-    Status s = Schema::Make(std::move(columns), std::move(key), &after.schema);
+    Status s = Schema::Make(std::move(columns), key, &after.schema);
     if (s.ok()) s = CheckNoChangeFeedColumns(after.schema);
     if (!s.ok()) return Status::InvalidArgument(TableError(Id(op.table), s.message()));
     record_.ddl.push_back(DdlRecord{DdlKind::kAlter, *table, after});

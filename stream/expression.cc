@@ -576,6 +576,7 @@ class Parser {
     if (name == "coalesce") {
       SPOOL_RETURN_IF_ERROR(call.Arity(1, 64));
       std::vector<const Node*> all;
+      all.reserve(args.size());
       for (const NodePtr& a : args) all.push_back(a.get());
       *node = Make(Op::kCoalesce, pos, std::nullopt,
                    std::all_of(args.begin(), args.end(), [](const NodePtr& a) { return a->nullable; }));

@@ -175,7 +175,7 @@ struct CompileContext {
   std::function<Status(const std::string& name, TableInfo* table)> resolve_table;
   std::function<Status(const SourceSpec& spec, const std::string& place, std::unique_ptr<Source>* source)> make_source;
 };
-Status CompileStep(const StepSpec& step, const Schema& input, const std::string& place, CompileContext& ctx,
+Status CompileStep(const StepSpec& spec, const Schema& input, const std::string& place, CompileContext& ctx,
                    std::unique_ptr<Operator>* op);
 
 // Sources. `max_rows` bounds a batch (0: no bound); `target` is the dataset

@@ -65,8 +65,9 @@ std::string ColumnNames(const Schema& schema) {
   return out;
 }
 
-Status MakeSchema(std::vector<Column> columns, std::vector<std::string> key, const std::string& place, Schema* schema) {
-  Status s = Schema::Make(std::move(columns), std::move(key), schema);
+Status MakeSchema(std::vector<Column> columns, const std::vector<std::string>& key, const std::string& place,
+                  Schema* schema) {
+  Status s = Schema::Make(std::move(columns), key, schema);
   if (!s.ok()) return Status::InvalidArgument(place + ": " + std::string(s.message()));
   return Status::OK();
 }

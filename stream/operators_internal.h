@@ -14,7 +14,8 @@ Status FindColumns(const Schema& schema, const std::vector<std::string>& names, 
                    std::string_view what, std::vector<size_t>* columns);
 std::string ColumnNames(const Schema& schema);
 // Schema::Make with errors prefixed by `place`.
-Status MakeSchema(std::vector<Column> columns, std::vector<std::string> key, const std::string& place, Schema* schema);
+Status MakeSchema(std::vector<Column> columns, const std::vector<std::string>& key, const std::string& place,
+                  Schema* schema);
 bool HasNull(const Row& row, const std::vector<size_t>& columns);
 
 // What a flow's state tables are named after: the flow's name, or for a

@@ -136,7 +136,7 @@ std::string DescribeColumns(const Schema& s) {
 
 }  // namespace stream_internal
 
-Status Pipeline::Impl::Event(EventLevel level, const std::string& type, const std::string& message, json details,
+Status Pipeline::Impl::Event(EventLevel level, const std::string& type, const std::string& message, const json& details,
                              const std::string& update_id, const CompiledFlow* flow, bool progress) {
   spool::Event e;
   e.origin.pipeline_id = pipeline_id;

@@ -176,7 +176,7 @@ struct Pipeline::Impl {
   // a sync, as the commit it reports is durable already: one sync per batch,
   // not two. Every kMaxUnsyncedEvents-th one, every other event, and
   // SyncEvents make them durable, so a crash loses at most that many.
-  Status Event(EventLevel level, const std::string& type, const std::string& message, json details,
+  Status Event(EventLevel level, const std::string& type, const std::string& message, const json& details,
                const std::string& update_id, const CompiledFlow* flow = nullptr, bool progress = false);
   Status SyncEvents();
 
@@ -188,7 +188,7 @@ struct Pipeline::Impl {
   // steps. `*output`: the columns the last step writes.
   Status CompileSteps(CompiledFlow& flow, Schema* output);
   Status ResolveTable(const std::string& name, TableInfo* table);
-  Status MakeSource(const SourceSpec& spec, const FlowSpec& flow, const std::string& place,
+  Status MakeSource(const SourceSpec& source, const FlowSpec& flow, const std::string& place,
                     std::unique_ptr<Source>* out);
   // Tells the flow's source which of its columns no step reads (column
   // pruning: Source::LeaveNull), walking the steps back from the target.
@@ -230,8 +230,8 @@ struct Pipeline::Impl {
   // whose columns or key the definition changes, unless the plan rebuilds
   // it (a full refresh of a dataset, a reset of a flow's state) or it is a
   // materialized view's. InvalidArgument with the message the update fails
-  // with; `*flow`, the flow it names (null: none).
-  Status CheckDefinition(const RefreshPlan& plan, const Checkpoints& checkpoints, const CompiledFlow** flow);
+  // with; `*failing`, the flow it names (null: none).
+  Status CheckDefinition(const RefreshPlan& plan, const Checkpoints& checkpoints, const CompiledFlow** failing);
   // What SetUpTables does to a table for the definition to have it with
   // `schema`: nothing, create it, add the definition's new columns, or
   // (`replaceable`) drop and create it again; InvalidArgument naming

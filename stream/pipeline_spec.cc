@@ -480,7 +480,7 @@ FlowBuilder& FlowBuilder::Select(std::vector<std::pair<std::string, std::string>
 }
 FlowBuilder& FlowBuilder::Aggregate(std::vector<std::string> group_by, std::vector<AggregateSpec> aggregates,
                                     std::optional<WindowSpec> window) {
-  return Step(AggregateStep{std::move(group_by), std::move(aggregates), window});
+  return Step(AggregateStep{std::move(group_by), std::move(aggregates), std::move(window)});
 }
 FlowBuilder& FlowBuilder::Dedup(std::vector<std::string> keys, std::optional<WatermarkSpec> watermark) {
   return Step(DedupStep{std::move(keys), std::move(watermark)});

@@ -410,7 +410,7 @@ Status RunUpdate(Pipeline::Impl& p, const UpdateOptions& options, UpdateResult* 
 
 Status Pipeline::Update(const UpdateOptions& options, UpdateResult* result) {
   bool started = false;
-  const Status s = RunUpdate(*impl_, options, result, &started);
+  Status s = RunUpdate(*impl_, options, result, &started);
   if (!s.ok() && started && !Terminal(result->state)) {
     // It could not go on (the store failed): it ends FAILED all the same,
     // so that nobody waits for it. Best effort: the store may be failing.

@@ -490,7 +490,7 @@ Status TopicCursorImpl::OpenIterator() {
 }
 
 Status TopicCursorImpl::IteratorStatus() {
-  const Status s = it_->status();
+  Status s = it_->status();
   if (s.ok()) return s;
   it_.reset();
   return s.WithContext("topic " + topic_->dir_);

@@ -166,7 +166,7 @@ struct ApiService::Impl {
   ApiResponse TableRows(const TableId& id, const Target& t);
   ApiResponse TableChanges(const TableId& id, const Target& t);
   Status UpdateStates(std::map<std::string, std::string>* states);
-  void Run(std::string update_id, UpdateRequest request);
+  void Run(std::string update_id, const UpdateRequest& request);
 };
 
 ApiService::ApiService(Store* store, Pipeline* pipeline, std::string token)
@@ -286,9 +286,9 @@ ApiResponse ApiService::Impl::StartUpdate(const std::string& body) {
 
 // An update over the API retries transient failures (RetryPolicy), whatever
 // the request's cause. Its events record how it ended, error included.
-void ApiService::Impl::Run(std::string update_id, UpdateRequest request) {
+void ApiService::Impl::Run(std::string update_id, const UpdateRequest& request) {
   UpdateOptions options;
-  options.update_id = update_id;
+  options.update_id = std::move(update_id);
   options.stop = &stop;
   UpdateOutcome outcome;
   RetryPolicy policy;

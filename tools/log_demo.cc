@@ -39,6 +39,7 @@ struct Acknowledged {
 // fails (the simulated power cut).
 void RunWriters(Log* log, int writers, uint64_t per_writer, uint64_t round, Acknowledged* acked) {
   std::vector<std::thread> threads;
+  threads.reserve(static_cast<size_t>(writers));
   for (int w = 0; w < writers; ++w) {
     threads.emplace_back([=] {
       for (uint64_t i = 0; i < per_writer; ++i) {

@@ -195,6 +195,57 @@ Status PlotRewindPreview(const Pipeline& pipeline, const RewindPlan& plan, const
   return WritePlot(path, PipelineGraphSvg(pipeline.spec(), notes));
 }
 
+// What a rewind (or its dry run) did, as the person who asked reads it.
+int ReportRewind(Store* store, Pipeline* pipeline, const UpdateOutcome& outcome, const std::string& plot) {
+  const RewindPlan& plan = *outcome.rewind;
+  const std::string target =
+      fmt::format("version {} ({})", plan.target.version, FormatTimestamp(plan.target_timestamp_us));
+  if (outcome.dry_run_point) {
+    if (!plot.empty()) {
+      const Status s = PlotRewindPreview(*pipeline, plan, *outcome.dry_run_point, plot);
+      if (!s.ok()) return ReportError(s);
+    }
+    std::cout << fmt::format(
+        "dry run: a rewind to {} is valid; nothing was changed.\n"
+        "rewind point {} records it: spool rewind {} --point {}\n",
+        target, outcome.dry_run_point->id, store->dir(), outcome.dry_run_point->id);
+    return kExitOk;
+  }
+  std::string what = "the pipeline";
+  if (!plan.whole_pipeline) {
+    what.clear();
+    for (const RewindDataset& d : plan.datasets) what += (what.empty() ? "" : ", ") + d.identifier;
+  }
+  const bool offsets = std::all_of(plan.datasets.begin(), plan.datasets.end(),
+                                   [](const RewindDataset& d) { return d.reset_checkpoints; });
+  std::string kept;
+  for (const std::string& k : plan.kept) kept += (kept.empty() ? "" : ", ") + k;
+  std::cout << fmt::format(
+      "rewound {} to {}: {} datasets, with their state{}{}.\n"
+      "Replay is the next update: spool update {}\n",
+      what, target, plan.datasets.size(), offsets ? " and offsets" : "",
+      kept.empty() ? "" : "; kept what changed since outside the pipeline: " + kept, store->dir());
+  return kExitOk;
+}
+
+// An update's flows, as a table, and how it ended.
+int ReportUpdate(const UpdateResult& result) {
+  Table table({"flow", "batches", "rows in", "rows out", "deleted", "late", "status"});
+  for (const FlowUpdateStats& f : result.flows) {
+    table.AddRow({f.flow, FormatCount(f.batches), FormatCount(f.input_rows), FormatCount(f.output_rows),
+                  FormatCount(f.deleted_rows), FormatCount(f.late_rows),
+                  f.failed    ? "FAILED"
+                  : f.skipped ? "skipped"
+                              : "ok"});
+  }
+  std::cout << fmt::format("update {} {}\n", result.update_id, UpdateStateName(result.state)) << table.ToString();
+  if (result.state == UpdateState::kFailed) {
+    std::cerr << "error: " << result.error << "\n";
+    return kExitUpdateFailed;
+  }
+  return kExitOk;
+}
+
 int RunRequest(Store* store, Pipeline* pipeline, const UpdateRequest& request, UpdateOptions options,
                const std::string& plot = {}) {
   const bool runs_flows = !request.rewind_spec && !request.validate_only;
@@ -217,41 +268,12 @@ int RunRequest(Store* store, Pipeline* pipeline, const UpdateRequest& request, U
   // A person's update fails fast, unless it runs continuously.
   RetryPolicy policy;
   policy.started_by = StartedBy::kPerson;
-  Status s = RunUpdateRequest(store, pipeline, request, options, policy, &outcome);
+  const Status s = RunUpdateRequest(store, pipeline, request, options, policy, &outcome);
   bar.reset();
   if (!s.ok()) return ReportError(s);
   switch (outcome.kind) {
-    case UpdateOutcome::Kind::kRewind: {
-      const RewindPlan& plan = *outcome.rewind;
-      const std::string target =
-          fmt::format("version {} ({})", plan.target.version, FormatTimestamp(plan.target_timestamp_us));
-      if (outcome.dry_run_point) {
-        if (!plot.empty()) {
-          s = PlotRewindPreview(*pipeline, plan, *outcome.dry_run_point, plot);
-          if (!s.ok()) return ReportError(s);
-        }
-        std::cout << fmt::format(
-            "dry run: a rewind to {} is valid; nothing was changed.\n"
-            "rewind point {} records it: spool rewind {} --point {}\n",
-            target, outcome.dry_run_point->id, store->dir(), outcome.dry_run_point->id);
-        return kExitOk;
-      }
-      std::string what = "the pipeline";
-      if (!plan.whole_pipeline) {
-        what.clear();
-        for (const RewindDataset& d : plan.datasets) what += (what.empty() ? "" : ", ") + d.identifier;
-      }
-      const bool offsets = std::all_of(plan.datasets.begin(), plan.datasets.end(),
-                                       [](const RewindDataset& d) { return d.reset_checkpoints; });
-      std::string kept;
-      for (const std::string& k : plan.kept) kept += (kept.empty() ? "" : ", ") + k;
-      std::cout << fmt::format(
-          "rewound {} to {}: {} datasets, with their state{}{}.\n"
-          "Replay is the next update: spool update {}\n",
-          what, target, plan.datasets.size(), offsets ? " and offsets" : "",
-          kept.empty() ? "" : "; kept what changed since outside the pipeline: " + kept, store->dir());
-      return kExitOk;
-    }
+    case UpdateOutcome::Kind::kRewind:
+      return ReportRewind(store, pipeline, outcome, plot);
     case UpdateOutcome::Kind::kValidation:
       for (const std::string& warning : outcome.warnings) std::cerr << "warning: " << warning << "\n";
       std::cout << fmt::format("pipeline {} is valid: {} datasets, {} flows; no table was changed (update {})\n",
@@ -261,21 +283,7 @@ int RunRequest(Store* store, Pipeline* pipeline, const UpdateRequest& request, U
     case UpdateOutcome::Kind::kUpdate:
       break;
   }
-  const UpdateResult& result = outcome.result;
-  Table table({"flow", "batches", "rows in", "rows out", "deleted", "late", "status"});
-  for (const FlowUpdateStats& f : result.flows) {
-    table.AddRow({f.flow, FormatCount(f.batches), FormatCount(f.input_rows), FormatCount(f.output_rows),
-                  FormatCount(f.deleted_rows), FormatCount(f.late_rows),
-                  f.failed    ? "FAILED"
-                  : f.skipped ? "skipped"
-                              : "ok"});
-  }
-  std::cout << fmt::format("update {} {}\n", result.update_id, UpdateStateName(result.state)) << table.ToString();
-  if (result.state == UpdateState::kFailed) {
-    std::cerr << "error: " << result.error << "\n";
-    return kExitUpdateFailed;
-  }
-  return kExitOk;
+  return ReportUpdate(outcome.result);
 }
 
 int RunUpdate(const UpdateArgs& args) {

@@ -265,7 +265,7 @@ int CommitRows(Store* store, const TableId& id, std::vector<Row> rows, std::stri
 
 // Deleting an absent key is no change: count the keys that match a row (the
 // store is ours alone while open), and commit nothing when none does.
-int CommitDeletes(Store* store, const TableId& id, std::vector<Row> keys, std::string parameters) {
+int CommitDeletes(Store* store, const TableId& id, const std::vector<Row>& keys, std::string parameters) {
   const size_t given = keys.size();
   std::set<Row> present;
   for (const Row& key : keys) {
@@ -323,7 +323,7 @@ int RunWrite(const WriteArgs& args) {
   ordered_json parameters{{"mode", args.delete_keys ? "Delete" : (table.schema.has_key() ? "Upsert" : "Append")},
                           {"format", format},
                           {"source", source}};
-  return args.delete_keys ? CommitDeletes(store.get(), id, std::move(rows), JsonText(parameters))
+  return args.delete_keys ? CommitDeletes(store.get(), id, rows, JsonText(parameters))
                           : CommitRows(store.get(), id, std::move(rows), JsonText(parameters));
 }
 

@@ -78,7 +78,7 @@ std::optional<ModelState> StoreModel::Apply(const Transaction& txn) const {
                 std::vector<std::string> key;
                 for (size_t index : schema.key_columns()) key.push_back(columns[index].name);
                 Schema wider;
-                if (!Schema::Make(std::move(columns), std::move(key), &wider).ok()) return false;
+                if (!Schema::Make(std::move(columns), key, &wider).ok()) return false;
                 table.info.schema = wider;
                 for (auto& [k, row] : table.rows) row.push_back(Value{});
                 return true;

@@ -28,7 +28,7 @@ const Value kNull;
 
 Schema MakeSchema(std::vector<Column> columns, std::vector<std::string> key) {
   Schema schema;
-  Status s = Schema::Make(std::move(columns), std::move(key), &schema);
+  Status s = Schema::Make(std::move(columns), key, &schema);
   EXPECT_TRUE(s.ok()) << s.ToString();
   return schema;
 }

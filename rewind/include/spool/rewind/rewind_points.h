@@ -35,7 +35,7 @@ namespace spool {
 inline constexpr std::string_view kPeriodicRewindPointMessage =
     "Periodic rewind summary capturing current table versions.";
 inline constexpr uint64_t kDefaultRewindPointIntervalUs = 3600ull * 1000000;            // 1 hour
-inline constexpr uint64_t kDefaultRewindPointRetentionUs = 7 * 24 * 3600ull * 1000000;  // 7 days
+inline constexpr uint64_t kDefaultRewindPointRetentionUs = 7ull * 24 * 3600 * 1000000;  // 7 days
 
 // The interval and retention of a pipeline's periodic points: its
 // configuration's "pipelines.rewindPoints.interval" and

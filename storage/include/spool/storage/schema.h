@@ -103,7 +103,7 @@ class Schema {
   Schema() = default;
   // Errors: InvalidArgument for duplicate or malformed column names, too many
   // columns, or a key naming a missing or nullable column.
-  static Status Make(std::vector<Column> columns, std::vector<std::string> primary_key, Schema* schema);
+  static Status Make(std::vector<Column> columns, const std::vector<std::string>& primary_key, Schema* schema);
 
   const std::vector<Column>& columns() const { return columns_; }
   // Column indexes of the primary key, in key order; empty when keyless.

@@ -212,7 +212,7 @@ struct PipelineSpec {
 // Parses the JSON spec. Errors: InvalidArgument naming the place in the
 // spec ("flows[2].steps[0].filter: …") and what is wrong with it. Types,
 // columns and the DAG are checked when the spec is compiled.
-Status ParsePipelineSpec(std::string_view json, PipelineSpec* spec);
+Status ParsePipelineSpec(std::string_view text, PipelineSpec* spec);
 // The JSON spec (a MapStep as {"map": name}, which does not parse back into
 // a runnable step).
 std::string PipelineSpecToJson(const PipelineSpec& spec);
