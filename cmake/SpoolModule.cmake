@@ -58,3 +58,19 @@ function(spool_gtests target label)
     spool_test_program(${target})
   endif()
 endfunction()
+
+# spool_concurrency_tests(TARGET PROGRAM SOURCES...): a program made of
+# those of PROGRAM's test sources that hold its concurrency tests, built
+# and linked as PROGRAM is, and only when asked for. CI's ThreadSanitizer
+# stage (scripts/test.sh) builds these instead of whole test programs: it
+# runs the tests that use threads alone.
+function(spool_concurrency_tests target program)
+  add_executable(${target} EXCLUDE_FROM_ALL ${ARGN})
+  get_target_property(libraries ${program} LINK_LIBRARIES)
+  get_target_property(directories ${program} INCLUDE_DIRECTORIES)
+  target_link_libraries(${target} PRIVATE ${libraries})
+  if(directories)
+    target_include_directories(${target} PRIVATE ${directories})
+  endif()
+  spool_strict_warnings(${target})
+endfunction()

@@ -60,18 +60,20 @@ fi
 
 if [ "${SPOOL_SKIP_SANITIZERS:-0}" != "1" ]; then
   stage "ThreadSanitizer build (the concurrency tests)"
-  SPOOL_BUILD_DIR=build-tsan bash scripts/build.sh --target spool_txnlog_tests --target spool_storage_tests \
-    --target spool_topic_tests --target spool_pipeline_tests --target spool_rewind_tests --target spool_api_tests \
-    --target spool \
+  # The test programs' files that hold the concurrency tests, no more
+  # (spool_concurrency_tests in cmake/SpoolModule.cmake).
+  SPOOL_BUILD_DIR=build-tsan bash scripts/build.sh --target spool_txnlog_concurrency_tests \
+    --target spool_storage_concurrency_tests --target spool_topic_tests --target spool_pipeline_tests \
+    --target spool_rewind_concurrency_tests --target spool_api_tests --target spool \
     -DSPOOL_SANITIZE_THREAD=ON -DSPOOL_BUILD_BENCH=OFF -DSPOOL_BUILD_FUZZ=OFF
   stage "ThreadSanitizer concurrency tests"
   export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
-  build-tsan/tests/txnlog/spool_txnlog_tests --gtest_filter='*Concurrent*:*GroupCommit*:*Async*:HelperThreadTest.*'
+  build-tsan/tests/txnlog/spool_txnlog_concurrency_tests --gtest_filter='*Concurrent*:*GroupCommit*:*Async*:HelperThreadTest.*'
   # Commits queued behind one another, and big ones whose history runs a helper makes.
-  build-tsan/tests/storage/spool_storage_tests --gtest_filter='TableTest.*Queued*:TableTest.BigCommits*'
+  build-tsan/tests/storage/spool_storage_concurrency_tests --gtest_filter='TableTest.*Queued*:TableTest.BigCommits*'
   build-tsan/tests/stream/spool_topic_tests --gtest_filter='*Concurrent*:TopicGroupTest.*'
   build-tsan/tests/stream/spool_pipeline_tests --gtest_filter='*Continuous*:*WhileProducers*:RunAheadTest.*'
-  build-tsan/tests/rewind/spool_rewind_tests --gtest_filter='*ContinuousUpdateRuns*:*OneUpdateRunsAtATime*'
+  build-tsan/tests/rewind/spool_rewind_concurrency_tests --gtest_filter='*ContinuousUpdateRuns*:*OneUpdateRunsAtATime*'
   build-tsan/tests/tools/spool_api_tests --gtest_filter='*ManyThreads*:*SecondUpdate*:*AnUpdateStartsAtOnce*:*Continuous*'
   # The HTTP server under load: 400 reads while an update works through 200,000 orders.
   bash tests/tools/serve_test.sh build-tsan/tools/spool
