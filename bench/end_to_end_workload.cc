@@ -15,11 +15,11 @@
 #include "files.h"
 #include "stopwatch.h"
 #include "stream_pipeline.h"
+#include "units.h"
 
 namespace spool::bench {
 namespace {
 
-constexpr double kBytesPerMB = 1e6;
 constexpr char kReportPrefix[] = "updated";
 constexpr char kUpdaterFlag[] = "--e2e-updater";
 

@@ -13,11 +13,11 @@
 #include "stopwatch.h"
 #include "table_model.h"
 #include "versioned_engine.h"
+#include "units.h"
 
 namespace spool::bench {
 namespace {
 
-constexpr double kBytesPerMB = 1e6;
 
 TableShape HistoryShape(const BenchConfig& config) {
   TableShape shape = ShapeOf(config);

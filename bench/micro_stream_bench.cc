@@ -25,6 +25,7 @@
 #include "spool/stream/expression.h"
 #include "spool/stream/records.h"
 #include "stream_events.h"
+#include "units.h"
 
 namespace spool::bench {
 namespace {
@@ -36,7 +37,6 @@ using stream_internal::Operator;
 
 constexpr uint64_t kEventKeys = 10'000;
 constexpr size_t kBatchRows = 1'000;
-constexpr int64_t kEpochUs = 1'700'000'000'000'000;
 constexpr std::array<std::string_view, 5> kNames = {"x", "X", "alice", "Bob", "carol"};
 constexpr char kFilter[] = "amount > 10 AND lower(name) = 'x'";
 constexpr char kCaseWhen[] = "CASE WHEN amount > 500 THEN 'large' WHEN amount > 0 THEN 'small' ELSE 'refund' END";

@@ -10,11 +10,11 @@
 #include "pipeline_rewind_workload.h"
 #include "table_workloads.h"
 #include "text_table.h"
+#include "units.h"
 
 namespace spool::bench {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int kSecondsDecimals = 4;
 
 // docs/benchmarks.md, "Targets" (W6).

@@ -15,11 +15,11 @@
 #include "stopwatch.h"
 #include "stream_pipeline.h"
 #include "table_workloads.h"
+#include "units.h"
 
 namespace spool::bench {
 namespace {
 
-constexpr double kBytesPerMB = 1e6;
 constexpr uint64_t kProduceBatch = 10'000;  // messages per Produce
 
 // The phases of one timed rewind, in seconds.

@@ -1,4 +1,5 @@
 #include "records.h"
+#include "units.h"
 
 #include <algorithm>
 #include <array>
@@ -15,7 +16,6 @@ constexpr std::array<std::string_view, 6> kRegions = {"eu-west-1",  "us-east-2",
 constexpr std::array<std::string_view, 4> kStatuses = {"SETTLED", "PENDING", "REFUNDED", "DECLINED"};
 // At most 96 bytes; a random tag fills the rest of the 100.
 constexpr char kValueFormat[] = "id={:010d}|user=u{:06d}|cents={:08d}|ts={}|region={}|status={}|";
-constexpr uint64_t kEpochUs = 1'700'000'000'000'000ull;
 
 }  // namespace
 
@@ -36,7 +36,7 @@ void MakeValue(uint32_t stream, uint64_t index, char* out) {
   const uint64_t r = Mix((static_cast<uint64_t>(stream) << 48) ^ index);
   const uint64_t s = Mix(r);
   const auto result = fmt::format_to_n(out, kValueBytes, kValueFormat, index % 10'000'000'000ull, r % 1'000'000,
-                                       (r >> 20) % 100'000'000, kEpochUs + index * 997 + (s % 997),
+                                       (r >> 20) % 100'000'000, static_cast<uint64_t>(kEpochUs) + index * 997 + (s % 997),
                                        kRegions[s % kRegions.size()], kStatuses[(s >> 8) % kStatuses.size()]);
   // Pad with a random tag so the row has some entropy at its end too.
   size_t n = std::min(result.size, kValueBytes);

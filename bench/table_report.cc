@@ -11,11 +11,11 @@
 #include "scaling_report.h"
 #include "table_workloads.h"
 #include "text_table.h"
+#include "units.h"
 
 namespace spool::bench {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int kSecondsDecimals = 4;
 // How the written columns are measured (io_counters.h).
 constexpr char kWrittenNote[] =

@@ -24,11 +24,11 @@
 #include "stopwatch.h"
 #include "table_model.h"
 #include "versioned_engine.h"
+#include "units.h"
 
 namespace spool::bench {
 namespace {
 
-constexpr double kBytesPerMB = 1e6;
 // The rewind, timed, then a check that the table reads as of the point.
 RewindTimes TimedRewind(VersionedEngine& engine, const Digest& at_point, double* total_s) {
   RewindTimes times;
