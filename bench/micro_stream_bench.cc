@@ -315,7 +315,7 @@ void BM_OpFilterSelect(benchmark::State& state) {
 BENCHMARK(BM_OpFilterSelect);
 
 // A key's totals, as the aggregate must report them.
-struct KeyTotals {
+struct AggregateTotals {
   int64_t events = 0;
   int64_t amounts = 0;  // non-NULL amounts
   int64_t sum = 0;
@@ -356,10 +356,10 @@ void BM_OpAggregate(benchmark::State& state) {
   }
   // Each output row (key, events, total) must be its key's totals over
   // every step so far.
-  std::map<int64_t, KeyTotals> model;
+  std::map<int64_t, AggregateTotals> model;
   for (size_t s = 0; s < steps; ++s) {
     for (const Row& row : batches[s % kBatches]) {
-      KeyTotals& totals = model[std::get<int64_t>(row[0])];
+      AggregateTotals& totals = model[std::get<int64_t>(row[0])];
       ++totals.events;
       if (IsNull(row[2])) continue;
       ++totals.amounts;
@@ -370,7 +370,7 @@ void BM_OpAggregate(benchmark::State& state) {
   for (const Row& row : batches[(steps - 1) % kBatches]) touched.insert(std::get<int64_t>(row[0]));
   bool right = batch.rows.size() == touched.size();
   for (const Row& row : batch.rows) {
-    const KeyTotals& totals = model[std::get<int64_t>(row[0])];
+    const AggregateTotals& totals = model[std::get<int64_t>(row[0])];
     const Value total = totals.amounts == 0 ? Value() : Value(totals.sum);
     right = right && touched.count(std::get<int64_t>(row[0])) == 1 && row[1] == Value(totals.events) && row[2] == total;
   }

@@ -35,7 +35,7 @@ std::vector<std::string> EngineRow(const Results& results, const TableSpec& spec
   cells.push_back(FormatNumber(main->median, spec.main.decimals));
   cells.push_back(Range(*main, spec.main.decimals));
   cells.push_back(ratio ? FormatNumber(ratio->median, 2) : "–");
-  for (const Column& extra : spec.extras) {
+  for (const MetricColumn& extra : spec.extras) {
     const auto summary = results.Get(spec.workload, row.engine, extra.metric);
     cells.push_back(summary ? FormatNumber(summary->median, extra.decimals) : "–");
   }
@@ -205,7 +205,7 @@ void PrintTargets(const std::vector<TargetCheck>& checks, std::ostream& out) {
 
 void PrintTable(const Results& results, const TableSpec& spec, std::ostream& out) {
   std::vector<std::string> header = {"engine", spec.main.header, "min–max", "÷ Spool"};
-  for (const Column& extra : spec.extras) header.emplace_back(extra.header);
+  for (const MetricColumn& extra : spec.extras) header.emplace_back(extra.header);
   TextTable table(std::move(header));
   for (const Results::Row* row : results.RowsOf(spec.workload)) table.AddRow(EngineRow(results, spec, *row));
   out << "\n== " << spec.title << " ==\n" << table.ToString();
