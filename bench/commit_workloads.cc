@@ -18,7 +18,6 @@
 namespace spool::bench {
 namespace {
 
-
 void Progress(const std::string& workload, const EngineRun& run, int reps, const std::string& figure) {
   std::cerr << fmt::format("{} {} rep {}/{}: {}\n", workload, run.engine.name(), run.rep, reps, figure);
 }

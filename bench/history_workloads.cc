@@ -12,12 +12,11 @@
 #include "report.h"
 #include "stopwatch.h"
 #include "table_model.h"
-#include "versioned_engine.h"
 #include "units.h"
+#include "versioned_engine.h"
 
 namespace spool::bench {
 namespace {
-
 
 TableShape HistoryShape(const BenchConfig& config) {
   TableShape shape = ShapeOf(config);

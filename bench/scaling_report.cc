@@ -11,7 +11,6 @@
 namespace spool::bench {
 namespace {
 
-
 // The engines of a series, in the order they were first recorded.
 std::vector<std::string> EnginesOf(const Results& results, std::string_view workload) {
   std::vector<std::string> engines;

@@ -23,8 +23,8 @@
 #include "stats.h"
 #include "stopwatch.h"
 #include "table_model.h"
-#include "versioned_engine.h"
 #include "units.h"
+#include "versioned_engine.h"
 
 namespace spool::bench {
 namespace {

@@ -14,7 +14,6 @@
 namespace spool::bench {
 namespace {
 
-
 // docs/benchmarks.md, "Targets".
 constexpr double kW1VsOverwrite = 0.9;
 constexpr double kW1VsBestPeer = 1.0;
