@@ -20,7 +20,7 @@
 namespace spool {
 namespace {
 
-using Model = std::map<std::string, std::string>;
+using StateModel = std::map<std::string, std::string>;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -54,7 +54,7 @@ class StateCheckTest : public ::testing::Test {
     TempDir dir;
     std::unique_ptr<StateStore> store;
     ASSERT_TRUE(StateStore::Open(Options(dir), &store).ok());
-    model_ = new Model;
+    model_ = new StateModel;
     for (uint64_t version = 1; version <= 6; ++version) {
       StateDelta delta;
       for (int i = 0; i < 500; ++i) {
@@ -125,11 +125,11 @@ class StateCheckTest : public ::testing::Test {
 
   static size_t Pages() { return image_->size() / 4096; }
 
-  static Model* model_;
+  static StateModel* model_;
   static std::string* image_;
 };
 
-Model* StateCheckTest::model_ = nullptr;
+StateModel* StateCheckTest::model_ = nullptr;
 std::string* StateCheckTest::image_ = nullptr;
 
 TEST_F(StateCheckTest, TheIntactFileIsAcceptedWithEveryEntryVerified) {
