@@ -13,11 +13,10 @@
 #include "files.h"
 #include "records.h"
 #include "stopwatch.h"
+#include "units.h"
 
 namespace spool::bench {
 namespace {
-
-constexpr double kBytesPerMB = 1e6;
 
 void Progress(const std::string& workload, const EngineRun& run, int reps, const std::string& figure) {
   std::cerr << fmt::format("{} {} rep {}/{}: {}\n", workload, run.engine.name(), run.rep, reps, figure);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "progress.h"
@@ -35,6 +36,9 @@ struct BenchConfig {
 
   bool Runs(const std::string& workload) const {
     return std::find(workloads.begin(), workloads.end(), workload) != workloads.end();
+  }
+  bool RunsEngine(std::string_view engine) const {
+    return std::find(engines.begin(), engines.end(), engine) != engines.end();
   }
   // `full` scaled by --scale, at least `floor`.
   uint64_t Scaled(uint64_t full, uint64_t floor = 1) const {

@@ -8,12 +8,12 @@
 
 #include "check.h"
 #include "stopwatch.h"
+#include "units.h"
 
 namespace spool::bench {
 namespace {
 
 constexpr int kZstdLevel = 1;
-constexpr double kBytesPerMB = 1e6;
 
 // Calls `op` until `seconds` have passed; returns MB/s of `bytes_per_op`.
 template <typename Op>

@@ -14,13 +14,13 @@
 #include "records.h"
 #include "stats.h"
 #include "stopwatch.h"
+#include "units.h"
 
 namespace spool::bench {
 namespace {
 
 constexpr size_t kChunkBytes = 1 << 20;
 constexpr size_t kDirectAlignment = 4096;
-constexpr double kBytesPerMB = 1e6;
 static_assert(kChunkBytes % kBlockBytes == 0 && kChunkBytes % kDirectAlignment == 0);
 
 // An open file descriptor, closed and unlinked on destruction.

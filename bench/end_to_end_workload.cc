@@ -3,7 +3,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -15,12 +14,12 @@
 #include "files.h"
 #include "stopwatch.h"
 #include "stream_pipeline.h"
+#include "units.h"
 
 namespace spool::bench {
 namespace {
 
-constexpr double kBytesPerMB = 1e6;
-constexpr char kReportPrefix[] = "updated";
+constexpr char kUpdaterReportPrefix[] = "updated";
 constexpr char kUpdaterFlag[] = "--e2e-updater";
 
 std::string StoreDir(const std::string& dir) { return dir + "/store"; }
@@ -40,7 +39,7 @@ UpdateReport ParseReport(const ChildOutcome& child) {
   UpdateReport r;
   in >> prefix >> r.seconds >> r.batches >> r.input_rows >> r.output_rows;
   const bool exited = WIFEXITED(child.wait_status) && WEXITSTATUS(child.wait_status) == 0;
-  if (!in || prefix != kReportPrefix || !exited) {
+  if (!in || prefix != kUpdaterReportPrefix || !exited) {
     throw BenchError(
         fmt::format("the end-to-end updater failed (report \"{}\", wait status {})", child.report, child.wait_status));
   }
@@ -61,7 +60,7 @@ void CheckTable(const std::string& dir, uint64_t events) {
 }  // namespace
 
 void RunE2E(const BenchConfig& config, int rep, Results* results) {
-  if (std::find(config.engines.begin(), config.engines.end(), kSpool) == config.engines.end()) return;
+  if (!config.RunsEngine(kSpool)) return;
   const uint64_t events = config.Scaled(kE2EEvents, kE2EMinEvents);
   const std::string dir = config.RunDir(kE2E, std::string(kSpool), rep);
   FreshDir(dir);
@@ -105,7 +104,7 @@ int RunE2EUpdater(const std::string& dir) {
   const double seconds = watch.Seconds();
   const FlowUpdateStats& flow = result.flows.at(0);
   const std::string report =
-      fmt::format("{} {} {} {} {}\n", kReportPrefix, seconds, result.batches, flow.input_rows, flow.output_rows);
+      fmt::format("{} {} {} {} {}\n", kUpdaterReportPrefix, seconds, result.batches, flow.input_rows, flow.output_rows);
   ExpectSys(::write(STDOUT_FILENO, report.data(), report.size()) == static_cast<ssize_t>(report.size()),
             "write report");
   return 0;

@@ -12,12 +12,11 @@
 #include "report.h"
 #include "stopwatch.h"
 #include "table_model.h"
+#include "units.h"
 #include "versioned_engine.h"
 
 namespace spool::bench {
 namespace {
-
-constexpr double kBytesPerMB = 1e6;
 
 TableShape HistoryShape(const BenchConfig& config) {
   TableShape shape = ShapeOf(config);

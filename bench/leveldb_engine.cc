@@ -5,7 +5,7 @@
 #include <leveldb/write_batch.h>
 
 #include "engine.h"
-#include "engine_status.h"
+#include "leveldb_util.h"
 
 namespace spool::bench {
 namespace {
@@ -13,8 +13,6 @@ namespace {
 // W7 only: LevelDB clips write_buffer_size to 1 GiB; the largest memtable
 // keeps the most of what was written in the log.
 constexpr size_t kLargestMemtableBytes = 1ull << 30;
-
-Status FromLevel(const leveldb::Status& s, std::string_view what) { return FromEngineStatus(s, what); }
 
 class LevelDbEngine final : public Engine {
  public:
@@ -35,7 +33,7 @@ class LevelDbEngine final : public Engine {
 
   Status Commit(std::span<const Record> records) override {
     leveldb::WriteBatch batch;
-    for (const Record& r : records) batch.Put(ToSlice(r.key), ToSlice(r.value));
+    for (const Record& r : records) batch.Put(LevelSlice(r.key), LevelSlice(r.value));
     leveldb::WriteOptions write_options;
     write_options.sync = true;
     return FromLevel(db_->Write(write_options, &batch), "leveldb write");
@@ -43,7 +41,7 @@ class LevelDbEngine final : public Engine {
 
   Status ReadBack(const Record& last) override {
     std::string value;
-    SPOOL_RETURN_IF_ERROR(FromLevel(db_->Get(leveldb::ReadOptions(), ToSlice(last.key), &value), "leveldb get"));
+    SPOOL_RETURN_IF_ERROR(FromLevel(db_->Get(leveldb::ReadOptions(), LevelSlice(last.key), &value), "leveldb get"));
     if (value != last.value) return Status::Corruption("leveldb returned another value");
     return Status::OK();
   }
@@ -54,8 +52,6 @@ class LevelDbEngine final : public Engine {
   }
 
  private:
-  static leveldb::Slice ToSlice(std::string_view bytes) { return leveldb::Slice(bytes.data(), bytes.size()); }
-
   const EngineOptions options_;
   std::unique_ptr<leveldb::DB> db_;
 };

@@ -46,15 +46,13 @@
 #include "payload.h"       // txnlog internals: the payload codec
 #include "records.h"
 #include "row_codec.h"
+#include "units.h"
 
 namespace spool::bench {
 namespace {
 
 constexpr int kZstdLevel = 1;  // payload.cc's
 constexpr size_t kZstdBatchBytes = 170 << 10;
-constexpr uint64_t kStoreId = 0x5eed'5eed'5eed'5eedull;
-constexpr uint64_t kTableUid = 1ull << TableInfo::kUidIndexBits;  // the first table of version 1
-constexpr uint64_t kEpochUs = 1'700'000'000'000'000ull;
 constexpr char kOperation[] = "WRITE";
 
 // The log's default threshold (LogOptions::compress_min_bytes): payloads
@@ -183,7 +181,7 @@ Row PaymentRow(uint64_t id) {
   return Row{static_cast<int64_t>(id),
              "u" + std::to_string(r % 1'000'000),
              static_cast<int64_t>((r >> 20) % 100'000'000),
-             Timestamp{static_cast<int64_t>(kEpochUs + id * 997 + r % 997)},
+             Timestamp{kEpochUs + static_cast<int64_t>(id * 997 + r % 997)},
              std::string(kRegions[(r >> 8) % kRegions.size()]),
              std::string(kStatuses[(r >> 12) % kStatuses.size()])};
 }
@@ -219,7 +217,7 @@ void AppendLogRecord(std::string_view payload, uint8_t flags, std::string* out) 
   header.flags = flags;
   header.epoch = 1;
   header.version = 42;
-  header.timestamp_us = kEpochUs;
+  header.timestamp_us = static_cast<uint64_t>(kEpochUs);
   out->clear();
   logfmt::AppendRecord(kStoreId, header, payload, out);
 }

@@ -20,6 +20,10 @@
 
 namespace spool::bench {
 
+// The store the benchmarks' records name, and its first table (of version 1).
+inline constexpr uint64_t kStoreId = 0x5eed'5eed'5eed'5eedull;
+inline constexpr uint64_t kTableUid = 1ull << TableInfo::kUidIndexBits;
+
 inline void SetBytes(benchmark::State& state, size_t bytes_per_iteration) {
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes_per_iteration));
 }

@@ -18,6 +18,7 @@
 #include "spool/storage/store.h"
 #include "state_store.h"
 #include "store_internal.h"
+#include "units.h"
 
 namespace spool::bench {
 namespace {
@@ -26,9 +27,6 @@ constexpr uint64_t kTableKeys = 10'000;
 constexpr size_t kUpserts = 1'000;
 constexpr uint64_t kKeyStride = kTableKeys / kUpserts;
 static_assert(kKeyStride * kUpserts == kTableKeys, "a batch's keys are distinct");
-constexpr uint64_t kStoreId = 0x5eed'5eed'5eed'5eedull;
-constexpr uint64_t kTableUid = 1ull << TableInfo::kUidIndexBits;  // the first table of version 1
-constexpr int64_t kEpochUs = 1'700'000'000'000'000;
 
 Status AccountSchema(Schema* schema) {
   return Schema::Make({{"id", ColumnType::kInt64, false},

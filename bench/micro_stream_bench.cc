@@ -25,6 +25,7 @@
 #include "spool/stream/expression.h"
 #include "spool/stream/records.h"
 #include "stream_events.h"
+#include "units.h"
 
 namespace spool::bench {
 namespace {
@@ -36,7 +37,6 @@ using stream_internal::Operator;
 
 constexpr uint64_t kEventKeys = 10'000;
 constexpr size_t kBatchRows = 1'000;
-constexpr int64_t kEpochUs = 1'700'000'000'000'000;
 constexpr std::array<std::string_view, 5> kNames = {"x", "X", "alice", "Bob", "carol"};
 constexpr char kFilter[] = "amount > 10 AND lower(name) = 'x'";
 constexpr char kCaseWhen[] = "CASE WHEN amount > 500 THEN 'large' WHEN amount > 0 THEN 'small' ELSE 'refund' END";
@@ -315,7 +315,7 @@ void BM_OpFilterSelect(benchmark::State& state) {
 BENCHMARK(BM_OpFilterSelect);
 
 // A key's totals, as the aggregate must report them.
-struct KeyTotals {
+struct AggregateTotals {
   int64_t events = 0;
   int64_t amounts = 0;  // non-NULL amounts
   int64_t sum = 0;
@@ -356,10 +356,10 @@ void BM_OpAggregate(benchmark::State& state) {
   }
   // Each output row (key, events, total) must be its key's totals over
   // every step so far.
-  std::map<int64_t, KeyTotals> model;
+  std::map<int64_t, AggregateTotals> model;
   for (size_t s = 0; s < steps; ++s) {
     for (const Row& row : batches[s % kBatches]) {
-      KeyTotals& totals = model[std::get<int64_t>(row[0])];
+      AggregateTotals& totals = model[std::get<int64_t>(row[0])];
       ++totals.events;
       if (IsNull(row[2])) continue;
       ++totals.amounts;
@@ -370,7 +370,7 @@ void BM_OpAggregate(benchmark::State& state) {
   for (const Row& row : batches[(steps - 1) % kBatches]) touched.insert(std::get<int64_t>(row[0]));
   bool right = batch.rows.size() == touched.size();
   for (const Row& row : batch.rows) {
-    const KeyTotals& totals = model[std::get<int64_t>(row[0])];
+    const AggregateTotals& totals = model[std::get<int64_t>(row[0])];
     const Value total = totals.amounts == 0 ? Value() : Value(totals.sum);
     right = right && touched.count(std::get<int64_t>(row[0])) == 1 && row[1] == Value(totals.events) && row[2] == total;
   }

@@ -10,12 +10,10 @@
 #include "pipeline_rewind_workload.h"
 #include "table_workloads.h"
 #include "text_table.h"
+#include "units.h"
 
 namespace spool::bench {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr int kSecondsDecimals = 4;
 
 // docs/benchmarks.md, "Targets" (W6).
 constexpr double kHistoryGrowth = 1.5;
@@ -83,10 +81,6 @@ void AddRocksDbRow(const Results& results, TextTable* table) {
                  Cell(results, row, metric::kRewindReopenS, kSecondsDecimals), "–", "–", "–"});
 }
 
-std::string Line(std::string_view label, double value, std::string_view target) {
-  return fmt::format("  {}: {}{}\n", label, FormatNumber(value, 2), target);
-}
-
 TargetCheck Check(std::string target, std::string measured, double value, double bound, bool higher_is_better) {
   TargetCheck check{kW6Pipeline, std::move(target), std::move(measured), value, bound, higher_is_better, false};
   check.available = std::isfinite(value);
@@ -106,13 +100,13 @@ void PrintPipelineRewind(const BenchConfig& config, const Results& results, std:
              "{} updates of {} events before it ==\n",
              kW6pUpdatesBeforePoint, config.Scaled(kW6pEventsPerUpdate, kW6pMinEventsPerUpdate))
       << table.ToString();
-  out << Line("Spool rewind, " + Multiple(results, kW6pX10) + " history ÷ ×1", HistoryGrowth(results, kW6pX10),
-              "  (target ≤ 1.50)")
-      << Line("Spool rewind, " + Multiple(results, kW6pX100) + " history ÷ ×1", HistoryGrowth(results, kW6pX100),
-              "  (target ≤ 1.50)")
-      << Line("full refresh ÷ Spool rewind (×1 store)", RefreshOverRewind(results), "  (target ≥ 100)")
-      << Line("Spool pipeline rewind (×1) ÷ RocksDB checkpoint restore of the table alone", OverRocksDb(results),
-              "  (target ≤ 2.00)")
+  out << RatioLine("Spool rewind, " + Multiple(results, kW6pX10) + " history ÷ ×1", HistoryGrowth(results, kW6pX10),
+                   "  (target ≤ 1.50)")
+      << RatioLine("Spool rewind, " + Multiple(results, kW6pX100) + " history ÷ ×1", HistoryGrowth(results, kW6pX100),
+                   "  (target ≤ 1.50)")
+      << RatioLine("full refresh ÷ Spool rewind (×1 store)", RefreshOverRewind(results), "  (target ≥ 100)")
+      << RatioLine("Spool pipeline rewind (×1) ÷ RocksDB checkpoint restore of the table alone", OverRocksDb(results),
+                   "  (target ≤ 2.00)")
       << "  (rewind = from the store open at its newest version to the store and pipeline open at the point:\n"
          "   PlanRewind + ExecuteRewind (rewind_point_id, whole pipeline: log cut after the point, archived by\n"
          "   hard links; the point's state copy swapped in; the old state deleted later in the background),\n"

@@ -1,6 +1,5 @@
 #include "pipeline_rewind_workload.h"
 
-#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -15,11 +14,11 @@
 #include "stopwatch.h"
 #include "stream_pipeline.h"
 #include "table_workloads.h"
+#include "units.h"
 
 namespace spool::bench {
 namespace {
 
-constexpr double kBytesPerMB = 1e6;
 constexpr uint64_t kProduceBatch = 10'000;  // messages per Produce
 
 // The phases of one timed rewind, in seconds.
@@ -194,14 +193,10 @@ void AddHistory(const std::string& row, const HistoryRun& run, uint64_t events_p
   results->Add(kW6Pipeline, row, metric::kStoreMBBeforeRewind, run.store_mb);
 }
 
-bool RunsEngine(const BenchConfig& config, std::string_view engine) {
-  return std::find(config.engines.begin(), config.engines.end(), engine) != config.engines.end();
-}
-
 }  // namespace
 
 void RunW6Pipeline(const BenchConfig& config, int rep, Results* results) {
-  if (!RunsEngine(config, kSpool)) return;
+  if (!config.RunsEngine(kSpool)) return;
   const uint64_t events = config.Scaled(kW6pEventsPerUpdate, kW6pMinEventsPerUpdate);
   uint64_t rows_at_point = 0;
   for (uint64_t multiplier : kW6pHistoryMultipliers) {
@@ -216,7 +211,7 @@ void RunW6Pipeline(const BenchConfig& config, int rep, Results* results) {
         multiplier, rep, config.reps, run.updates_after, run.store_mb, p.total(), p.plan_s, p.execute_s, p.close_s,
         p.open_s, run.refresh_s);
   }
-  if (!RunsEngine(config, kRocksDb)) return;
+  if (!config.RunsEngine(kRocksDb)) return;
   const TableRewind rocks =
       MeasureTableRewind(kRocksDb, rows_at_point, config.RunDir(kW6Pipeline, std::string(kRocksDb), rep));
   const std::string row(kRocksDb);

@@ -62,12 +62,12 @@ constexpr std::array<std::pair<std::string_view, uint32_t>, 4> kPeerColours = {
 constexpr std::array<uint32_t, 4> kOtherColours = {0x17becf, 0xbcbd22, 0xe377c2, 0x393b79};
 
 // The latency metrics, slowest last, and the colours of their bars.
-struct Percentile {
+struct PercentileBar {
   std::string_view metric;
   std::string_view label;
   uint32_t colour;
 };
-constexpr std::array<Percentile, 3> kPercentiles = {
+constexpr std::array<PercentileBar, 3> kPercentiles = {
     {{"p50_us", "p50", 0x9ecae1}, {"p99_us", "p99", 0x4292c6}, {"p999_us", "p99.9", 0x08306b}}};
 
 // One result object of the file, with a median.
@@ -434,7 +434,7 @@ bool HasMetric(const Rows& rows, std::string_view metric) {
 
 bool IsPercentile(const Result& r) {
   return std::any_of(kPercentiles.begin(), kPercentiles.end(),
-                     [&](const Percentile& p) { return r.metric == p.metric; });
+                     [&](const PercentileBar& p) { return r.metric == p.metric; });
 }
 
 // Chart 2: per engine, a cluster of one bar per percentile.
@@ -442,8 +442,8 @@ std::string LatencyChart(const Rows& rows) {
   const std::vector<Rows> engines = GroupBy(rows, [](const Result& r) { return r.engine; });
   std::vector<std::string> labels;
   for (const Rows& engine : engines) labels.push_back(engine.front()->engine_label);
-  std::vector<const Percentile*> shown;
-  for (const Percentile& p : kPercentiles) {
+  std::vector<const PercentileBar*> shown;
+  for (const PercentileBar& p : kPercentiles) {
     if (HasMetric(rows, p.metric)) shown.push_back(&p);
   }
   const double slot = 0.8 / static_cast<double>(shown.size());

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "units.h"
+
 namespace spool::bench {
 namespace {
 
@@ -15,7 +17,6 @@ constexpr std::array<std::string_view, 6> kRegions = {"eu-west-1",  "us-east-2",
 constexpr std::array<std::string_view, 4> kStatuses = {"SETTLED", "PENDING", "REFUNDED", "DECLINED"};
 // At most 96 bytes; a random tag fills the rest of the 100.
 constexpr char kValueFormat[] = "id={:010d}|user=u{:06d}|cents={:08d}|ts={}|region={}|status={}|";
-constexpr uint64_t kEpochUs = 1'700'000'000'000'000ull;
 
 }  // namespace
 
@@ -35,9 +36,10 @@ void MakeKey(uint32_t stream, uint64_t index, char* out) {
 void MakeValue(uint32_t stream, uint64_t index, char* out) {
   const uint64_t r = Mix((static_cast<uint64_t>(stream) << 48) ^ index);
   const uint64_t s = Mix(r);
-  const auto result = fmt::format_to_n(out, kValueBytes, kValueFormat, index % 10'000'000'000ull, r % 1'000'000,
-                                       (r >> 20) % 100'000'000, kEpochUs + index * 997 + (s % 997),
-                                       kRegions[s % kRegions.size()], kStatuses[(s >> 8) % kStatuses.size()]);
+  const auto result =
+      fmt::format_to_n(out, kValueBytes, kValueFormat, index % 10'000'000'000ull, r % 1'000'000,
+                       (r >> 20) % 100'000'000, static_cast<uint64_t>(kEpochUs) + index * 997 + (s % 997),
+                       kRegions[s % kRegions.size()], kStatuses[(s >> 8) % kStatuses.size()]);
   // Pad with a random tag so the row has some entropy at its end too.
   size_t n = std::min(result.size, kValueBytes);
   uint64_t tag = Mix(s);

@@ -12,11 +12,11 @@
 #include "killed_writer.h"
 #include "records.h"
 #include "stopwatch.h"
+#include "units.h"
 
 namespace spool::bench {
 namespace {
 
-constexpr double kBytesPerMB = 1e6;
 constexpr char kNoLogNote[] = "(no log)";
 
 EngineOptions WholeLogOptions(uint64_t payload_bytes) {

@@ -35,7 +35,7 @@ std::vector<std::string> EngineRow(const Results& results, const TableSpec& spec
   cells.push_back(FormatNumber(main->median, spec.main.decimals));
   cells.push_back(Range(*main, spec.main.decimals));
   cells.push_back(ratio ? FormatNumber(ratio->median, 2) : "–");
-  for (const Column& extra : spec.extras) {
+  for (const MetricColumn& extra : spec.extras) {
     const auto summary = results.Get(spec.workload, row.engine, extra.metric);
     cells.push_back(summary ? FormatNumber(summary->median, extra.decimals) : "–");
   }
@@ -68,10 +68,6 @@ void PrintLimits(const Results& results, std::ostream& out) {
   out << "\n== Machine limits ==\n" << table.ToString();
 }
 
-std::string RatioLine(const char* label, double numerator, double denominator, const char* target) {
-  return fmt::format("  {}: {}{}\n", label, FormatNumber(numerator / denominator, 2), target);
-}
-
 void PrintW4(const BenchConfig& config, const Results& results, std::ostream& out) {
   PrintTable(results,
              {kW4,
@@ -84,13 +80,13 @@ void PrintW4(const BenchConfig& config, const Results& results, std::ostream& ou
                {metric::kOutputRowsPerStep, "output rows/step", 1}}},
              out);
   const BestPeer peer = FindBestPeer(results, kW4, metric::kEventsPerS);
-  out << RatioLine(("Spool ÷ best peer (" + std::string(DisplayName(peer.engine)) + ")").c_str(),
-                   SpoolMedian(results, kW4, metric::kEventsPerS), peer.value, "  (target ≥ 2.00)");
+  out << RatioLine("Spool ÷ best peer (" + std::string(DisplayName(peer.engine)) + ")",
+                   SpoolMedian(results, kW4, metric::kEventsPerS) / peer.value, "  (target ≥ 2.00)");
   // What the rate is bound by on two cores: 2 × the peer's rate needs
   // Spool's CPU per step within about 1.3 × the peer's.
   if (const auto peer_cpu = results.Get(kW4, peer.engine, metric::kCpuPerStepUs)) {
-    out << RatioLine(("Spool's CPU per step ÷ " + std::string(DisplayName(peer.engine)) + "'s").c_str(),
-                     SpoolMedian(results, kW4, metric::kCpuPerStepUs), peer_cpu->median, "");
+    out << RatioLine("Spool's CPU per step ÷ " + std::string(DisplayName(peer.engine)) + "'s",
+                     SpoolMedian(results, kW4, metric::kCpuPerStepUs) / peer_cpu->median, "");
   }
   const bool peers_merge = PeerStateNamed(config.peer_state) == PeerState::kOutputRows;
   out << "  (Spool: its pipeline runtime, a topic source and a grouped aggregate into a keyed streaming table,\n"
@@ -130,13 +126,15 @@ void PrintWorkloads(const BenchConfig& config, const Results& results, std::ostr
                 {{metric::kP50Us, "p50 µs", 0}, {metric::kP99Us, "p99 µs", 0}}},
                out);
     const double spool = SpoolMedian(results, kW1, metric::kCommitsPerS);
-    out << RatioLine("Spool ÷ raw overwrite+fdatasync (this table)", spool,
-                     CeilingMedian(results, kW1, kRawOverwrite, metric::kCommitsPerS, metric::kOverwriteSyncPerS),
-                     "  (target ≥ 0.90)")
-        << RatioLine("Spool ÷ raw overwrite+fdatasync (limits table)", spool,
-                     MachineMedian(results, metric::kOverwriteSyncPerS), "")
-        << RatioLine("Spool ÷ raw append+fdatasync (this table)", spool,
-                     CeilingMedian(results, kW1, kRawAppend, metric::kCommitsPerS, metric::kAppendSyncPerS), "");
+    out << RatioLine(
+               "Spool ÷ raw overwrite+fdatasync (this table)",
+               spool / CeilingMedian(results, kW1, kRawOverwrite, metric::kCommitsPerS, metric::kOverwriteSyncPerS),
+               "  (target ≥ 0.90)")
+        << RatioLine("Spool ÷ raw overwrite+fdatasync (limits table)",
+                     spool / MachineMedian(results, metric::kOverwriteSyncPerS), "")
+        << RatioLine("Spool ÷ raw append+fdatasync (this table)",
+                     spool / CeilingMedian(results, kW1, kRawAppend, metric::kCommitsPerS, metric::kAppendSyncPerS),
+                     "");
   }
   if (config.Runs(kW2)) {
     PrintTable(results,
@@ -145,8 +143,9 @@ void PrintWorkloads(const BenchConfig& config, const Results& results, std::ostr
                 {metric::kCommitsPerS, "commits/s", 0},
                 {{metric::kCommitsPerSync, "commits/sync", 2}}},
                out);
-    out << RatioLine("Spool W2 ÷ Spool W1", SpoolMedian(results, kW2, metric::kCommitsPerS),
-                     SpoolMedian(results, kW1, metric::kCommitsPerS), "  (target ≥ 3.00)");
+    out << RatioLine("Spool W2 ÷ Spool W1",
+                     SpoolMedian(results, kW2, metric::kCommitsPerS) / SpoolMedian(results, kW1, metric::kCommitsPerS),
+                     "  (target ≥ 3.00)");
   }
   if (config.Runs(kW2Writers)) {
     PrintSeries(results, {kW2Writers, metric::kCommitsPerS, "W2 scaling: durable commits/s against the writers", 0},
@@ -161,13 +160,14 @@ void PrintWorkloads(const BenchConfig& config, const Results& results, std::ostr
                 {{metric::kPayloadMBPerS, "payload MB/s", 1}, {metric::kDiskPerPayload, "disk/payload", 2}}},
                out);
     const double spool = SpoolMedian(results, kW3, metric::kPayloadMBPerS);
-    out << RatioLine("Spool ÷ raw sequential write (this table)", spool,
-                     CeilingMedian(results, kW3, kRawSequential, metric::kPayloadMBPerS, metric::kSeqBufferedMBPerS),
-                     "  (target ≥ 0.70)")
-        << RatioLine("Spool ÷ sequential write, buffered (limits table)", spool,
-                     MachineMedian(results, metric::kSeqBufferedMBPerS), "")
-        << RatioLine("Spool ÷ sequential write, O_DIRECT (limits table)", spool,
-                     MachineMedian(results, metric::kSeqDirectMBPerS), "");
+    out << RatioLine(
+               "Spool ÷ raw sequential write (this table)",
+               spool / CeilingMedian(results, kW3, kRawSequential, metric::kPayloadMBPerS, metric::kSeqBufferedMBPerS),
+               "  (target ≥ 0.70)")
+        << RatioLine("Spool ÷ sequential write, buffered (limits table)",
+                     spool / MachineMedian(results, metric::kSeqBufferedMBPerS), "")
+        << RatioLine("Spool ÷ sequential write, O_DIRECT (limits table)",
+                     spool / MachineMedian(results, metric::kSeqDirectMBPerS), "");
   }
   if (config.Runs(kW4)) PrintW4(config, results, out);
   if (config.Runs(kLatency)) PrintLatency(config, results, out);
@@ -205,7 +205,7 @@ void PrintTargets(const std::vector<TargetCheck>& checks, std::ostream& out) {
 
 void PrintTable(const Results& results, const TableSpec& spec, std::ostream& out) {
   std::vector<std::string> header = {"engine", spec.main.header, "min–max", "÷ Spool"};
-  for (const Column& extra : spec.extras) header.emplace_back(extra.header);
+  for (const MetricColumn& extra : spec.extras) header.emplace_back(extra.header);
   TextTable table(std::move(header));
   for (const Results::Row* row : results.RowsOf(spec.workload)) table.AddRow(EngineRow(results, spec, *row));
   out << "\n== " << spec.title << " ==\n" << table.ToString();

@@ -14,7 +14,7 @@
 namespace spool::bench {
 
 // A column of a workload's table: the median of one metric.
-struct Column {
+struct MetricColumn {
   const char* metric;
   const char* header;
   int decimals;
@@ -24,8 +24,8 @@ struct Column {
 struct TableSpec {
   const char* workload;
   const char* title;
-  Column main;
-  std::vector<Column> extras;
+  MetricColumn main;
+  std::vector<MetricColumn> extras;
 };
 
 // A row per engine: the main figure's median, min–max and ratio to

@@ -5,7 +5,7 @@
 #include <rocksdb/write_batch.h>
 
 #include "engine.h"
-#include "engine_status.h"
+#include "rocksdb_util.h"
 
 namespace spool::bench {
 namespace {
@@ -13,8 +13,6 @@ namespace {
 // W7 only: a memtable large enough that nothing written is flushed to a
 // table file, so the whole log is replayed on reopen.
 constexpr uint64_t kMemtableSlackBytes = 64ull << 20;
-
-Status FromRocks(const rocksdb::Status& s, std::string_view what) { return FromEngineStatus(s, what); }
 
 class RocksDbEngine final : public Engine {
  public:
@@ -41,7 +39,7 @@ class RocksDbEngine final : public Engine {
   Status Commit(std::span<const Record> records) override {
     rocksdb::WriteBatch batch;
     for (const Record& r : records) {
-      SPOOL_RETURN_IF_ERROR(FromRocks(batch.Put(ToSlice(r.key), ToSlice(r.value)), "rocksdb batch put"));
+      SPOOL_RETURN_IF_ERROR(FromRocks(batch.Put(RocksSlice(r.key), RocksSlice(r.value)), "rocksdb batch put"));
     }
     rocksdb::WriteOptions write_options;
     write_options.sync = true;
@@ -50,7 +48,7 @@ class RocksDbEngine final : public Engine {
 
   Status ReadBack(const Record& last) override {
     std::string value;
-    SPOOL_RETURN_IF_ERROR(FromRocks(db_->Get(rocksdb::ReadOptions(), ToSlice(last.key), &value), "rocksdb get"));
+    SPOOL_RETURN_IF_ERROR(FromRocks(db_->Get(rocksdb::ReadOptions(), RocksSlice(last.key), &value), "rocksdb get"));
     if (value != last.value) return Status::Corruption("rocksdb returned another value");
     return Status::OK();
   }
@@ -63,8 +61,6 @@ class RocksDbEngine final : public Engine {
   }
 
  private:
-  static rocksdb::Slice ToSlice(std::string_view bytes) { return rocksdb::Slice(bytes.data(), bytes.size()); }
-
   const EngineOptions options_;
   std::unique_ptr<rocksdb::DB> db_;
 };

@@ -6,11 +6,10 @@
 
 #include "engine.h"
 #include "text_table.h"
+#include "units.h"
 
 namespace spool::bench {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The engines of a series, in the order they were first recorded.
 std::vector<std::string> EnginesOf(const Results& results, std::string_view workload) {

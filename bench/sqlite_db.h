@@ -16,6 +16,14 @@
 
 namespace spool::bench::sqlite {
 
+// The key-value engines' database (sqlite_engine.cc, versioned_sqlite.cc):
+// its file in the engine's directory `dir`, and its schema, one kv table.
+inline std::string KvDbPath(const std::string& dir) { return dir + "/bench.sqlite"; }
+inline constexpr char kKvSchema[] =
+    "PRAGMA journal_mode=WAL;"
+    "PRAGMA synchronous=FULL;"
+    "CREATE TABLE IF NOT EXISTS kv(k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID;";
+
 // IOError "sqlite <what>: <the connection's last error>".
 Status Error(sqlite3* db, std::string_view what);
 // Opens (creating) the database file `path` and runs `sql` on it (pragmas,

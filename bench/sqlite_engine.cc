@@ -12,11 +12,6 @@
 namespace spool::bench {
 namespace {
 
-constexpr char kDbFileName[] = "bench.sqlite";
-constexpr char kSchema[] =
-    "PRAGMA journal_mode=WAL;"
-    "PRAGMA synchronous=FULL;"
-    "CREATE TABLE IF NOT EXISTS kv(k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID;";
 // W7 only: never checkpoint, so the whole WAL is there to recover.
 constexpr char kNoCheckpoint[] = "PRAGMA wal_autocheckpoint=0;";
 
@@ -29,7 +24,7 @@ class SqliteEngine final : public Engine {
   std::string_view log_file_suffix() const override { return "-wal"; }
 
   Status Open(const std::string& dir) override {
-    SPOOL_RETURN_IF_ERROR(sqlite::Open(dir + "/" + kDbFileName, kSchema, &db_));
+    SPOOL_RETURN_IF_ERROR(sqlite::Open(sqlite::KvDbPath(dir), sqlite::kKvSchema, &db_));
     if (options_.hold_whole_log) SPOOL_RETURN_IF_ERROR(sqlite::Exec(db_, kNoCheckpoint));
     SPOOL_RETURN_IF_ERROR(sqlite::Prepare(db_, "BEGIN", &begin_));
     SPOOL_RETURN_IF_ERROR(sqlite::Prepare(db_, "COMMIT", &commit_));

@@ -7,12 +7,12 @@
 
 #include "check.h"
 #include "records.h"
+#include "units.h"
 
 namespace spool::bench {
 namespace {
 
 constexpr uint64_t kEventSeed = 0x57ea3e7e47ull;
-constexpr int64_t kEpochUs = 1'700'000'000'000'000;
 constexpr int64_t kMicrosPerEvent = 1'000;
 constexpr char kKeyField[] = "\"key\":";
 constexpr char kAmountField[] = "\"amount\":";

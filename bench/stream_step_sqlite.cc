@@ -15,8 +15,8 @@
 namespace spool::bench {
 namespace {
 
-constexpr char kDbFileName[] = "/stream.sqlite";
-constexpr char kSchema[] =
+constexpr char kStreamDbFileName[] = "/stream.sqlite";
+constexpr char kStreamSchema[] =
     "PRAGMA journal_mode=WAL;"
     "PRAGMA synchronous=FULL;"
     "CREATE TABLE IF NOT EXISTS events(offset INTEGER PRIMARY KEY, message BLOB NOT NULL);"
@@ -60,7 +60,7 @@ class SqliteStepStore final : public PeerStepStore {
   std::string_view name() const override { return kSqlite; }
 
   Status Open(const std::string& dir) override {
-    SPOOL_RETURN_IF_ERROR(sqlite::Open(dir + kDbFileName, kSchema, &db_));
+    SPOOL_RETURN_IF_ERROR(sqlite::Open(dir + kStreamDbFileName, kStreamSchema, &db_));
     for (size_t i = 0; i < kStatements; ++i) SPOOL_RETURN_IF_ERROR(sqlite::Prepare(db_, kSql[i], &stmts_[i]));
     return Status::OK();
   }

@@ -28,7 +28,8 @@ uint64_t ExpectedOutputRows(const StepShape& shape) {
   return rows;
 }
 
-struct Expected {
+// What the steps must have written: the per-key totals and the output rows.
+struct ExpectedOutput {
   std::vector<KeyTotals> totals;
   uint64_t output_rows = 0;
 };
@@ -77,7 +78,7 @@ void AddResults(const BenchConfig& config, const std::string& name, int rep, con
 // Stages the events, runs the steps (timed), then checks the step count,
 // the output rows written and the output table against the model.
 void RunW4Engine(const BenchConfig& config, StreamStepEngine& engine, int rep, const StepShape& shape,
-                 const Expected& expected, Results* results) {
+                 const ExpectedOutput& expected, Results* results) {
   const std::string name(engine.name());
   const std::string dir = config.RunDir(kW4, name, rep);
   FreshDir(dir);
@@ -101,7 +102,7 @@ void RunW4Engine(const BenchConfig& config, StreamStepEngine& engine, int rep, c
 
 void RunW4(const BenchConfig& config, int rep, Results* results) {
   const StepShape shape{config.Scaled(kW4Steps, kW4MinSteps)};
-  const Expected expected{ModelTotals(shape.events(), false), ExpectedOutputRows(shape)};
+  const ExpectedOutput expected{ModelTotals(shape.events(), false), ExpectedOutputRows(shape)};
   for (const std::string& name : config.engines) {
     std::unique_ptr<StreamStepEngine> engine = MakeStreamStepEngine(name, PeerStateNamed(config.peer_state));
     if (engine != nullptr) RunW4Engine(config, *engine, rep, shape, expected, results);

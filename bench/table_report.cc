@@ -11,12 +11,11 @@
 #include "scaling_report.h"
 #include "table_workloads.h"
 #include "text_table.h"
+#include "units.h"
 
 namespace spool::bench {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr int kSecondsDecimals = 4;
 // How the written columns are measured (io_counters.h).
 constexpr char kWrittenNote[] =
     "   written = bytes the process passed to write calls (/proc/self/io wchar) from open to close +\n"
@@ -50,10 +49,6 @@ std::string PeerName(const BestPeer& peer) {
   return peer.engine.empty() ? "none" : std::string(DisplayName(peer.engine));
 }
 
-std::string Line(std::string_view label, double value, std::string_view target) {
-  return fmt::format("  {}: {}{}\n", label, FormatNumber(value, 2), target);
-}
-
 void PrintW5(const BenchConfig& config, const Results& results, std::ostream& out) {
   const uint64_t v50 = W5PointVersion(config);
   TextTable table({"engine", fmt::format("as-of v{} s", v50), "min–max", "÷ Spool", "latest s", "min–max",
@@ -81,12 +76,12 @@ void PrintW5(const BenchConfig& config, const Results& results, std::ostream& ou
       << table.ToString();
   const BestPeer as_of_peer = FindBestPeer(results, kW5, metric::kAsOfReadS, false);
   const BestPeer latest_peer = FindBestPeer(results, kW5, metric::kLatestReadS, false);
-  out << Line("Spool as-of read ÷ Spool latest read", spool_as_of / Median(results, kW5, kSpool, metric::kLatestReadS),
-              "  (target ≤ 1.50)")
-      << Line("Spool as-of read ÷ best peer's (" + PeerName(as_of_peer) + ")", spool_as_of / as_of_peer.value,
-              "  (target ≤ 1.00)")
-      << Line("Spool latest read ÷ best peer's (" + PeerName(latest_peer) + ")",
-              Median(results, kW5, kSpool, metric::kLatestReadS) / latest_peer.value, "")
+  out << RatioLine("Spool as-of read ÷ Spool latest read",
+                   spool_as_of / Median(results, kW5, kSpool, metric::kLatestReadS), "  (target ≤ 1.50)")
+      << RatioLine("Spool as-of read ÷ best peer's (" + PeerName(as_of_peer) + ")", spool_as_of / as_of_peer.value,
+                   "  (target ≤ 1.00)")
+      << RatioLine("Spool latest read ÷ best peer's (" + PeerName(latest_peer) + ")",
+                   Median(results, kW5, kSpool, metric::kLatestReadS) / latest_peer.value, "")
       << "  (Load: 1,000 rows per durable commit; update commits: 1% of the rows each, durable. Peers keep\n"
          "   key‖version entries, and a read is one ordered scan keeping each key's newest entry ≤ v; their\n"
          "   latest read is the same scan. Reads run on the reopened store, after one untimed read; each\n"
@@ -112,10 +107,10 @@ void PrintW6(const Results& results, std::ostream& out) {
   }
   out << "\n== W6: rewind — after W5's 100 versions, bring the table back to v50 and have it open there ==\n"
       << table.ToString();
-  out << Line("Spool rewind ÷ RocksDB checkpoint restore", spool / Median(results, kW6, kRocksDb, metric::kRewindS),
-              "  (target ≤ 2.00)")
-      << Line("Spool rewind ÷ RocksDB's open of the checkpoint alone (no close)",
-              spool / Median(results, kW6, kRocksDb, metric::kRewindOpenS), "")
+  out << RatioLine("Spool rewind ÷ RocksDB checkpoint restore",
+                   spool / Median(results, kW6, kRocksDb, metric::kRewindS), "  (target ≤ 2.00)")
+      << RatioLine("Spool rewind ÷ RocksDB's open of the checkpoint alone (no close)",
+                   spool / Median(results, kW6, kRocksDb, metric::kRewindOpenS), "")
       << "  (rewind = the whole step, timed from the store open at the newest version to the store open at v50:\n"
          "   Spool: Store::Restore (one durable RESTORE commit writing the difference), close, Store::Open;\n"
          "   RocksDB: close, open the Checkpoint taken at v50; LevelDB: close, open the copy made at v50 (closed,\n"
@@ -139,7 +134,7 @@ void PrintW6History(const Results& results, std::ostream& out) {
               {kW6History, metric::kAsOfReadS, "W6 history: full read as of v50 (s) against the history after it",
                kSecondsDecimals},
               out);
-  out << Line("Spool rewind with ×100 the history ÷ with ×1", SpoolHistoryGrowth(results), "  (target ≤ 1.50)")
+  out << RatioLine("Spool rewind with ×100 the history ÷ with ×1", SpoolHistoryGrowth(results), "  (target ≤ 1.50)")
       << "  (×1 is W6's run; ×10 and ×100 are stores of their own, built the same way with 500 and 5,000\n"
          "   update commits after v50 (of 1% of the rows each), closed, reopened and read once as of v50\n"
          "   before the rewind.)\n";
@@ -163,10 +158,10 @@ void PrintW3Keyed(const Results& results, std::ostream& out) {
   out << "\n== W3 keyed: W3's records as rows of a keyed Spool table (log + state), 1,000 per durable commit ==\n"
       << table.ToString();
   const BestPeer peer = FindBestPeer(results, kW3Keyed, metric::kRecordsPerS);
-  out << Line("Spool keyed table ÷ best peer's plain W3 (" + PeerName(peer) + ")", spool / peer.value,
-              "  (W3's target, ≥ 2.00, is the log's; shown for reference)")
-      << Line("Spool keyed table ÷ Spool's log alone",
-              spool / Median(results, kW3Keyed, kSpoolLogRow, metric::kRecordsPerS), "")
+  out << RatioLine("Spool keyed table ÷ best peer's plain W3 (" + PeerName(peer) + ")", spool / peer.value,
+                   "  (W3's target, ≥ 2.00, is the log's; shown for reference)")
+      << RatioLine("Spool keyed table ÷ Spool's log alone",
+                   spool / Median(results, kW3Keyed, kSpoolLogRow, metric::kRecordsPerS), "")
       << "  (Peers and Spool's log run plain W3 (key → value puts) in the same rotation. records/s stops at\n"
          "   the last acknowledged commit, as in W3; \"incl. close\" adds closing the store (Spool: the state's\n"
          "   last batches written to LMDB; RocksDB: the memtable flushed). disk = bytes allocated after close.\n"

@@ -23,12 +23,12 @@
 #include "stats.h"
 #include "stopwatch.h"
 #include "table_model.h"
+#include "units.h"
 #include "versioned_engine.h"
 
 namespace spool::bench {
 namespace {
 
-constexpr double kBytesPerMB = 1e6;
 // The rewind, timed, then a check that the table reads as of the point.
 RewindTimes TimedRewind(VersionedEngine& engine, const Digest& at_point, double* total_s) {
   RewindTimes times;
@@ -195,10 +195,6 @@ void RunW6HistoryOnce(const BenchConfig& config, const std::string& name, int re
   RemoveDir(run_dir);
 }
 
-bool RunsEngine(const BenchConfig& config, std::string_view engine) {
-  return std::find(config.engines.begin(), config.engines.end(), engine) != config.engines.end();
-}
-
 // One keyed-W3 run: open, commit every batch (timed), close (timed
 // separately), then bytes written and on disk.
 struct W3Run {
@@ -242,7 +238,7 @@ uint64_t W5PointVersion(const BenchConfig& config) { return ShapeOf(config).poin
 void RunW3Keyed(const BenchConfig& config, int rep, Results* results) {
   const RecordSet records(0, 0, config.Scaled(kW3Records));
   std::vector<std::string> rows;
-  if (RunsEngine(config, kSpool)) rows = {std::string(kSpool), kSpoolLogRow};
+  if (config.RunsEngine(kSpool)) rows = {std::string(kSpool), kSpoolLogRow};
   for (const std::string& name : config.engines) {
     if (name != kSpool && name != kSpoolGroup) rows.push_back(name);
   }

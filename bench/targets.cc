@@ -9,11 +9,10 @@
 #include "pipeline_rewind_report.h"
 #include "stream_step_workload.h"
 #include "table_report.h"
+#include "units.h"
 
 namespace spool::bench {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // docs/benchmarks.md, "Targets".
 constexpr double kW1VsOverwrite = 0.9;

@@ -48,4 +48,8 @@ std::string FormatNumber(double value, int decimals) {
   return fmt::format("{:.{}f}", value, decimals);
 }
 
+std::string RatioLine(std::string_view label, double value, std::string_view target) {
+  return fmt::format("  {}: {}{}\n", label, FormatNumber(value, 2), target);
+}
+
 }  // namespace spool::bench

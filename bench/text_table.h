@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace spool::bench {
@@ -25,5 +26,11 @@ class TextTable {
 
 // "3,214" for 0 decimals, "0.91" for 2; "n/a" for NaN.
 std::string FormatNumber(double value, int decimals);
+
+// How many decimals a time in seconds is shown with (a tenth of a ms).
+inline constexpr int kSecondsDecimals = 4;
+
+// A ratio under a report's table: "  <label>: <value, 2 decimals><target>\n".
+std::string RatioLine(std::string_view label, double value, std::string_view target);
 
 }  // namespace spool::bench

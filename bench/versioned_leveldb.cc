@@ -11,7 +11,7 @@
 #include <leveldb/write_batch.h>
 
 #include "engine.h"
-#include "engine_status.h"
+#include "leveldb_util.h"
 #include "stopwatch.h"
 #include "versioned_engine.h"
 
@@ -19,11 +19,6 @@ namespace spool::bench {
 namespace {
 
 namespace fs = std::filesystem;
-
-Status FromLevel(const leveldb::Status& s, std::string_view what) { return FromEngineStatus(s, what); }
-
-leveldb::Slice ToSlice(std::string_view bytes) { return leveldb::Slice(bytes.data(), bytes.size()); }
-std::string_view ToView(const leveldb::Slice& s) { return std::string_view(s.data(), s.size()); }
 
 // Copies the closed store in `from` into `to` (created).
 Status CopyClosedStore(const std::string& from, const std::string& to) {
@@ -64,7 +59,7 @@ class VersionedLevelDb final : public VersionedPeer {
     std::string key;
     for (const Record& r : rows) {
       versioned::EncodeKey(r.key, version, &key);
-      batch.Put(ToSlice(key), ToSlice(r.value));
+      batch.Put(LevelSlice(key), LevelSlice(r.value));
     }
     leveldb::WriteOptions write_options;
     write_options.sync = true;
@@ -97,13 +92,13 @@ class VersionedLevelDb final : public VersionedPeer {
   Status ScanEntries(const EntryVisitor& visit) override {
     std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(leveldb::ReadOptions()));
     for (it->SeekToFirst(); it->Valid(); it->Next())
-      SPOOL_RETURN_IF_ERROR(visit(ToView(it->key()), ToView(it->value())));
+      SPOOL_RETURN_IF_ERROR(visit(LevelView(it->key()), LevelView(it->value())));
     return FromLevel(it->status(), "leveldb scan");
   }
 
   Status DeleteEntries(std::span<const std::string> versioned_keys) override {
     leveldb::WriteBatch batch;
-    for (const std::string& key : versioned_keys) batch.Delete(ToSlice(key));
+    for (const std::string& key : versioned_keys) batch.Delete(LevelSlice(key));
     leveldb::WriteOptions write_options;
     write_options.sync = true;
     return FromLevel(db_->Write(write_options, &batch), "leveldb write");

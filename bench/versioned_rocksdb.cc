@@ -9,17 +9,12 @@
 #include <rocksdb/write_batch.h>
 
 #include "engine.h"
-#include "engine_status.h"
+#include "rocksdb_util.h"
 #include "stopwatch.h"
 #include "versioned_engine.h"
 
 namespace spool::bench {
 namespace {
-
-Status FromRocks(const rocksdb::Status& s, std::string_view what) { return FromEngineStatus(s, what); }
-
-rocksdb::Slice ToSlice(std::string_view bytes) { return rocksdb::Slice(bytes.data(), bytes.size()); }
-std::string_view ToView(const rocksdb::Slice& s) { return std::string_view(s.data(), s.size()); }
 
 class VersionedRocksDb final : public VersionedPeer {
  public:
@@ -41,7 +36,7 @@ class VersionedRocksDb final : public VersionedPeer {
     std::string key;
     for (const Record& r : rows) {
       versioned::EncodeKey(r.key, version, &key);
-      SPOOL_RETURN_IF_ERROR(FromRocks(batch.Put(ToSlice(key), ToSlice(r.value)), "rocksdb batch put"));
+      SPOOL_RETURN_IF_ERROR(FromRocks(batch.Put(RocksSlice(key), RocksSlice(r.value)), "rocksdb batch put"));
     }
     rocksdb::WriteOptions write_options;
     write_options.sync = true;
@@ -76,14 +71,14 @@ class VersionedRocksDb final : public VersionedPeer {
   Status ScanEntries(const EntryVisitor& visit) override {
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
     for (it->SeekToFirst(); it->Valid(); it->Next())
-      SPOOL_RETURN_IF_ERROR(visit(ToView(it->key()), ToView(it->value())));
+      SPOOL_RETURN_IF_ERROR(visit(RocksView(it->key()), RocksView(it->value())));
     return FromRocks(it->status(), "rocksdb scan");
   }
 
   Status DeleteEntries(std::span<const std::string> versioned_keys) override {
     rocksdb::WriteBatch batch;
     for (const std::string& key : versioned_keys) {
-      SPOOL_RETURN_IF_ERROR(FromRocks(batch.Delete(ToSlice(key)), "rocksdb batch delete"));
+      SPOOL_RETURN_IF_ERROR(FromRocks(batch.Delete(RocksSlice(key)), "rocksdb batch delete"));
     }
     rocksdb::WriteOptions write_options;
     write_options.sync = true;

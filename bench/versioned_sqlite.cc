@@ -18,12 +18,6 @@
 namespace spool::bench {
 namespace {
 
-constexpr char kDbFileName[] = "/bench.sqlite";
-constexpr char kSchema[] =
-    "PRAGMA journal_mode=WAL;"
-    "PRAGMA synchronous=FULL;"
-    "CREATE TABLE IF NOT EXISTS kv(k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID;";
-
 class VersionedSqlite final : public VersionedPeer {
  public:
   ~VersionedSqlite() override { (void)Close(); }
@@ -32,7 +26,7 @@ class VersionedSqlite final : public VersionedPeer {
 
   Status Open(const std::string& dir) override {
     dir_ = dir;
-    SPOOL_RETURN_IF_ERROR(sqlite::Open(dir + kDbFileName, kSchema, &db_));
+    SPOOL_RETURN_IF_ERROR(sqlite::Open(sqlite::KvDbPath(dir), sqlite::kKvSchema, &db_));
     SPOOL_RETURN_IF_ERROR(sqlite::Prepare(db_, "BEGIN", &begin_));
     SPOOL_RETURN_IF_ERROR(sqlite::Prepare(db_, "COMMIT", &commit_));
     SPOOL_RETURN_IF_ERROR(sqlite::Prepare(db_, "INSERT OR REPLACE INTO kv(k, v) VALUES(?1, ?2)", &put_));
@@ -60,7 +54,7 @@ class VersionedSqlite final : public VersionedPeer {
     std::error_code ec;
     std::filesystem::create_directories(snapshot_dir, ec);
     if (ec) return Status::IOError("create " + snapshot_dir + ": " + ec.message());
-    const std::string path = snapshot_dir + kDbFileName;
+    const std::string path = sqlite::KvDbPath(snapshot_dir);
     sqlite3* copy = nullptr;
     if (sqlite3_open_v2(path.c_str(), &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
       sqlite3_close(copy);
@@ -86,9 +80,9 @@ class VersionedSqlite final : public VersionedPeer {
     watch.Restart();
     for (const char* suffix : {"-wal", "-shm"}) {
       std::error_code ec;
-      std::filesystem::remove(dir + kDbFileName + suffix, ec);
+      std::filesystem::remove(sqlite::KvDbPath(dir) + suffix, ec);
     }
-    SPOOL_RETURN_IF_ERROR(versioned::CopyFileDurably(point_dir() + kDbFileName, dir + kDbFileName));
+    SPOOL_RETURN_IF_ERROR(versioned::CopyFileDurably(sqlite::KvDbPath(point_dir()), sqlite::KvDbPath(dir)));
     times->restore_s = watch.Seconds();
     watch.Restart();
     SPOOL_RETURN_IF_ERROR(Open(dir));

@@ -9,6 +9,7 @@
 #include "json_reader.h"
 #include "json_text.h"
 #include "kill_point.h"
+#include "refusal.h"
 #include "spool/storage/event_log.h"
 #include "update_events.h"
 
@@ -17,10 +18,6 @@ namespace {
 
 constexpr std::string_view kStartedEvent = "rewind_started";
 constexpr std::string_view kCompletedEvent = "rewind_completed";
-
-Status Refuse(std::string_view code, const std::string& what) {
-  return Status::InvalidArgument(std::string(code) + ": " + what);
-}
 
 // The oldest version a rewind could still go back to, for an error: the
 // log's first when it starts at version 1, else the oldest snapshot whose

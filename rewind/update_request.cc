@@ -7,6 +7,7 @@
 
 #include "json_reader.h"
 #include "json_text.h"
+#include "refusal.h"
 #include "spool/storage/schema.h"
 
 namespace spool {
@@ -70,10 +71,6 @@ json StringList(const std::vector<std::string>& list) {
   json out = json::array();
   for (const std::string& s : list) out.push_back(s);
   return out;
-}
-
-Status Refuse(std::string_view code, const std::string& what) {
-  return Status::InvalidArgument(std::string(code) + ": " + what);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "commit_generated.h"
+#include "fb_fields.h"
 #include "invariant.h"
 #include "varint.h"
 
@@ -99,11 +100,6 @@ Status UnpackChanges(std::string_view in, std::vector<RowChangeRecord>* changes)
     if (r.kind != RowChangeKind::kDelete) SPOOL_RETURN_IF_ERROR(GetPackedBytes(&in, &r.post));
   }
   return Status::OK();
-}
-
-std::string Str(const flatbuffers::String* s) { return s != nullptr ? s->str() : std::string(); }
-std::string Str(const flatbuffers::Vector<uint8_t>* v) {
-  return v != nullptr ? std::string(reinterpret_cast<const char*>(v->data()), v->size()) : std::string();
 }
 
 Status ReadTableDef(const fb::TableDef* def, TableInfo* t) {

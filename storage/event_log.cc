@@ -13,6 +13,7 @@
 
 #include "event_codec.h"
 #include "event_generated.h"
+#include "fb_fields.h"
 #include "spool/txnlog/log.h"
 
 namespace spool {
@@ -31,8 +32,6 @@ namespace {
 
 constexpr std::string_view kEventOperation = "EVENT";
 constexpr std::string_view kLevelNames[] = {"INFO", "WARN", "ERROR", "METRICS"};
-
-std::string Str(const flatbuffers::String* s) { return s != nullptr ? s->str() : std::string(); }
 
 // A version-4 UUID from a hash of what makes this event unique.
 std::string NewEventId(uint64_t store_id, uint64_t now_us, uint64_t counter, const Event& event) {

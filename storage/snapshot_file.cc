@@ -13,7 +13,7 @@
 namespace spool {
 namespace {
 
-constexpr std::string_view kMagic = "SPOOLSNP";
+constexpr std::string_view kSnapshotMagic = "SPOOLSNP";
 constexpr std::string_view kTrailerMagic = "SPOOLEND";
 constexpr uint32_t kFormat = 1;
 constexpr size_t kHeaderBytes = 64;
@@ -40,7 +40,7 @@ uint64_t Get64(std::string_view in, size_t at) {
 }
 
 std::string EncodeHeader(const SnapshotHeader& h) {
-  std::string out(kMagic);
+  std::string out(kSnapshotMagic);
   Put32(&out, kFormat);
   Put32(&out, kHeaderBytes);
   for (uint64_t v : {h.store_id, h.epoch, h.version, h.timestamp_us, uint64_t{0}}) Put64(&out, v);
@@ -57,7 +57,7 @@ Status ParseFrom(const ReadAt& read, uint64_t size, const std::string& name, uin
   if (size < kHeaderBytes + kTrailerBytes) return bad("too short to be a snapshot");
   std::string head;
   SPOOL_RETURN_IF_ERROR(read(0, kHeaderBytes, &head));
-  if (head.size() != kHeaderBytes || head.substr(0, 8) != kMagic) return bad("bad magic");
+  if (head.size() != kHeaderBytes || head.substr(0, 8) != kSnapshotMagic) return bad("bad magic");
   if (Get64(head, 56) != XXH3_64bits(head.data(), 56)) return bad("header checksum mismatch");
   if (Get32(head, 8) != kFormat || Get32(head, 12) != kHeaderBytes) return bad("unknown format");
   *header = SnapshotHeader{Get64(head, 16), Get64(head, 24), Get64(head, 32), Get64(head, 40)};

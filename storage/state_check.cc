@@ -127,7 +127,7 @@ constexpr size_t kNodeHeader = 8;
 constexpr uint16_t kBranch = 0x01, kLeaf = 0x02, kOverflow = 0x04, kMeta = 0x08, kLeaf2 = 0x20, kSubPage = 0x40;
 constexpr uint16_t kPageKinds = kBranch | kLeaf | kOverflow | kMeta | kLeaf2 | kSubPage;
 constexpr uint16_t kBigData = 0x01;
-constexpr uint32_t kMagic = 0xBEEFC0DE;
+constexpr uint32_t kLmdbMagic = 0xBEEFC0DE;
 constexpr uint32_t kDataVersion = 1;
 constexpr uint16_t kIntegerKey = 0x08;
 constexpr uint64_t kNoPage = ~uint64_t{0};
@@ -363,7 +363,7 @@ Status ReadMeta(std::string_view image, uint64_t offset, uint64_t n, Meta* meta)
   const char* page = image.data() + offset;
   if ((Load<uint16_t>(page + 10) & kMeta) == 0) return Status::Corruption(where + "not marked a meta page");
   *meta = LoadMeta(page);
-  if (meta->magic != kMagic) return Status::Corruption(where + "bad magic");
+  if (meta->magic != kLmdbMagic) return Status::Corruption(where + "bad magic");
   if (meta->version != kDataVersion)
     return Status::Corruption(where + "format version " + std::to_string(meta->version));
   if (!ValidPageSize(meta->free.pad)) return Status::Corruption(where + "page size " + std::to_string(meta->free.pad));

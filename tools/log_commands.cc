@@ -118,7 +118,7 @@ int RunInspect(const std::string& dir, bool as_json) {
   return kExitOk;
 }
 
-int RunVerify(const std::string& dir, bool as_json) {
+int RunLogVerify(const std::string& dir, bool as_json) {
   uint64_t records = 0;
   Status s = VerifyLog(Env::Default(), dir, &records);
   if (as_json) {
@@ -225,7 +225,7 @@ void RegisterLogCommands(CLI::App& app, int* exit_code) {
   CLI::App* verify = log->add_subcommand("verify", "Check every record; exit 0 when intact, 1 when corrupt");
   verify->add_option("dir", *dir, "Log directory")->required();
   verify->add_flag("--json", *as_json, "JSON output");
-  verify->callback([=] { *exit_code = RunVerify(*dir, *as_json); });
+  verify->callback([=] { *exit_code = RunLogVerify(*dir, *as_json); });
 
   auto from = std::make_shared<uint64_t>(0);
   auto limit = std::make_shared<uint64_t>(0);

@@ -18,7 +18,7 @@
 namespace spool::cli {
 namespace {
 
-using json = nlohmann::ordered_json;
+using ordered_json = nlohmann::ordered_json;
 
 int RunInit(const std::string& dir) {
   std::unique_ptr<Store> store;
@@ -45,7 +45,7 @@ int RunArchive(const std::string& dir, bool as_json) {
   if (s.ok()) s = store->ListArchivedCuts(&cuts);
   if (!s.ok()) return ReportError(s);
   if (as_json) {
-    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    ordered_json out = ordered_json::array();
     for (const Store::ArchivedCut& cut : cuts) {
       out.push_back({{"cut", std::filesystem::path(cut.dir).filename().string()},
                      {"dir", cut.dir},
@@ -99,7 +99,7 @@ int RunEvents(const EventsArgs& args) {
     events.erase(events.begin(), events.end() - static_cast<std::ptrdiff_t>(args.limit));
   }
   if (args.as_json) {
-    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    ordered_json out = ordered_json::array();
     for (const Event& e : events) out.push_back(EventJson(e));
     std::cout << JsonText(out, 2) << "\n";
     return kExitOk;
@@ -114,26 +114,26 @@ int RunEvents(const EventsArgs& args) {
   return kExitOk;
 }
 
-int RunVerify(const std::string& dir, bool as_json) {
+int RunStoreVerify(const std::string& dir, bool as_json) {
   const auto start = std::chrono::steady_clock::now();
   VerifyReport report;
   Status s = VerifyStore(StoreOptions{}, dir, &report);
   if (!s.ok()) return ReportError(s);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (as_json) {
-    json files = json::array();
+    ordered_json files = ordered_json::array();
     for (const StoreFileCheck& f : report.files) {
-      files.push_back(json{{"kind", f.kind},
-                           {"path", f.path},
-                           {"bytes", f.bytes},
-                           {"items", f.items},
-                           {"intact", f.status.ok()},
-                           {"damage", f.status.ok() ? "" : f.status.ToString()}});
+      files.push_back(ordered_json{{"kind", f.kind},
+                                   {"path", f.path},
+                                   {"bytes", f.bytes},
+                                   {"items", f.items},
+                                   {"intact", f.status.ok()},
+                                   {"damage", f.status.ok() ? "" : f.status.ToString()}});
     }
-    std::cout << JsonText(json{{"intact", !report.damaged()},
-                               {"bytes", report.bytes()},
-                               {"seconds", seconds},
-                               {"files", files}},
+    std::cout << JsonText(ordered_json{{"intact", !report.damaged()},
+                                       {"bytes", report.bytes()},
+                                       {"seconds", seconds},
+                                       {"files", files}},
                           2)
               << "\n";
   } else {
@@ -193,7 +193,7 @@ void RegisterStoreCommands(CLI::App& app, int* exit_code) {
       "verify", "Check every file of the closed store in DIR and them against each other; exit 1 on damage");
   verify->add_option("dir", verify_args->first, "Store directory")->required();
   verify->add_flag("--json", verify_args->second, "JSON output");
-  verify->callback([=] { *exit_code = RunVerify(verify_args->first, verify_args->second); });
+  verify->callback([=] { *exit_code = RunStoreVerify(verify_args->first, verify_args->second); });
 
   auto repair_dir = std::make_shared<std::string>();
   CLI::App* repair = app.add_subcommand(

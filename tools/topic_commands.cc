@@ -90,14 +90,14 @@ CLI::Validator WholeNumber() {
 // ---------------------------------------------------------------------------
 // create
 
-struct CreateArgs {
+struct TopicCreateArgs {
   std::string dir;
   std::string retention = "7d";
   uint64_t retention_bytes = 0;
   uint64_t segment_bytes = kDefaultTopicSegmentBytes;
 };
 
-int RunCreate(const CreateArgs& args) {
+int RunTopicCreate(const TopicCreateArgs& args) {
   TopicConfig config;
   Status s = ParseDuration(args.retention, &config.retention.age_us);
   config.retention.bytes = args.retention_bytes;
@@ -370,7 +370,7 @@ void RegisterTopicCommands(CLI::App& app, int* exit_code) {
   CLI::App* group = app.add_subcommand("topic", "The durable topic: create, produce, consume, info, retention");
   group->require_subcommand(1);
 
-  auto create_args = std::make_shared<CreateArgs>();
+  auto create_args = std::make_shared<TopicCreateArgs>();
   CLI::App* create = group->add_subcommand("create", "Create a topic in DIR (a new or empty directory)");
   create->add_option("dir", create_args->dir, "Topic directory")->required();
   create->add_option("--retention", create_args->retention, "Keep messages this long, e.g. 36h, 7d (0d: forever)")
@@ -384,7 +384,7 @@ void RegisterTopicCommands(CLI::App& app, int* exit_code) {
                    "Log segment size in bytes, retention's unit (65536 to 1073741824)")
       ->check(WholeNumber())
       ->capture_default_str();
-  create->callback([=] { *exit_code = RunCreate(*create_args); });
+  create->callback([=] { *exit_code = RunTopicCreate(*create_args); });
 
   auto produce_args = std::make_shared<ProduceArgs>();
   CLI::App* produce = group->add_subcommand("produce", "Append messages (arguments, or one a line on stdin) durably");

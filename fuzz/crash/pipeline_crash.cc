@@ -199,7 +199,7 @@ std::string ClassifyRows(const std::vector<Row>& want, const std::vector<Row>& g
 
 namespace {
 
-const CrashTables& Reference() {
+const CrashTables& ReferenceTables() {
   static const CrashTables tables = [] {
     CrashTables t;
     MemEnv mem;
@@ -234,7 +234,7 @@ std::string TempCrashDir() {
 
 StateResult CheckPipelineState(const CrashState& state) {
   StateResult result;
-  const CrashTables& reference = Reference();
+  const CrashTables& reference = ReferenceTables();
   for (const char* name : kDatasets) {
     auto it = reference.find(name);
     if (it == reference.end() || it->second.empty()) {

@@ -109,14 +109,6 @@ TEST_F(AnswersConformance, FullRefresh_AfterAColumnTypeChangeRebuildsTheTables) 
   EXPECT_NE(std::find(orders.begin(), orders.end(), R"([1,"fr",16.5])"), orders.end());
 }
 
-// The shop's spec as JSON with one more aggregate in the revenue flow.
-json WithMaxAmount(Shop& shop) {
-  json spec = json::parse(ShopSpec(shop.topic_dir(), shop.customers_dir(), shop.spec_options()));
-  spec["flows"][2]["steps"][0]["aggregate"]["aggregates"].push_back(
-      {{"name", "max_amount"}, {"fn", "max"}, {"expr", "amount"}});
-  return spec;
-}
-
 // Not in the known list (a relative of it). Today: after a change the
 // flow's state cannot take (here an aggregate added to revenue), the
 // checkpoint reset of that flow fails: its state table's columns no longer

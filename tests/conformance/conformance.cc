@@ -341,6 +341,17 @@ std::string ShopSpec(const std::string& topic_dir, const std::string& customers_
   return spec.dump();
 }
 
+json SpecOf(const Shop& shop) {
+  return json::parse(ShopSpec(shop.topic_dir(), shop.customers_dir(), shop.spec_options()));
+}
+
+json WithMaxAmount(const Shop& shop) {
+  json spec = SpecOf(shop);
+  spec["flows"][2]["steps"][0]["aggregate"]["aggregates"].push_back(
+      {{"name", "max_amount"}, {"fn", "max"}, {"expr", "amount"}});
+  return spec;
+}
+
 Shop::Shop(const TempDir& root, const std::string& name, const ShopSpecOptions& options, uint64_t log_segment_bytes)
     : options_(options), log_segment_bytes_(log_segment_bytes) {
   const std::string base = root.Sub(name);

@@ -239,6 +239,12 @@ class Shop {
   std::unique_ptr<cli::HttpServer> server_;
 };
 
+// The shop's spec as JSON, to change what ShopSpecOptions does not reach.
+json SpecOf(const Shop& shop);
+// The shop's spec with one more aggregate in the revenue flow (flows[2]):
+// max(amount) as max_amount.
+json WithMaxAmount(const Shop& shop);
+
 // The reference documents' story up to the rewind: customers c1 and orders
 // 1..10 run with the good transformation; a periodic rewind point; a minute
 // later the bad deployment (amounts doubled), customers c2 and orders 11..20

@@ -399,17 +399,6 @@ TEST_F(RefreshConformance, StatefulChange_AProjectionOrFilterChangeNeedsNoFullRe
   ASSERT_EQ(shop->Run(), "COMPLETED");
 }
 
-// The shop's spec as JSON, to change what ShopSpecOptions does not reach.
-json SpecOf(Shop& shop) { return json::parse(ShopSpec(shop.topic_dir(), shop.customers_dir(), shop.spec_options())); }
-
-// The revenue flow (flows[2]) with one more aggregate.
-json WithMaxAmount(Shop& shop) {
-  json spec = SpecOf(shop);
-  spec["flows"][2]["steps"][0]["aggregate"]["aggregates"].push_back(
-      {{"name", "max_amount"}, {"fn", "max"}, {"expr", "amount"}});
-  return spec;
-}
-
 TEST_F(RefreshConformance, SchemaChange_AddingAColumnNeedsNoFullRefresh) {
   auto shop = MakeShop("shop");
   shop->Produce(1, 5);

@@ -20,7 +20,7 @@
 namespace spool {
 namespace {
 
-using Model = std::map<std::string, std::string>;
+using StateModel = std::map<std::string, std::string>;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -34,11 +34,8 @@ void WriteFile(const std::string& path, std::string_view bytes) {
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
-std::string Row(uint64_t table, int i) {
-  std::string key = StateRowPrefix(table);
-  key += "key-" + std::to_string(i);
-  return key;
-}
+// The state key of row "key-<i>" of table `table`.
+std::string RowStateKey(uint64_t table, int i) { return StateRowKey(table, "key-" + std::to_string(i)); }
 
 class StateCheckTest : public ::testing::Test {
  protected:
@@ -57,14 +54,16 @@ class StateCheckTest : public ::testing::Test {
     TempDir dir;
     std::unique_ptr<StateStore> store;
     ASSERT_TRUE(StateStore::Open(Options(dir), &store).ok());
-    model_ = new Model;
+    model_ = new StateModel;
     for (uint64_t version = 1; version <= 6; ++version) {
       StateDelta delta;
       for (int i = 0; i < 500; ++i) {
         const int n = static_cast<int>((version - 1) % 3) * 500 + i;  // later commits overwrite earlier rows
-        delta.Put(Row(7, n), "value " + std::to_string(n) + " at " + std::to_string(version) + std::string(40, 'x'));
+        delta.Put(RowStateKey(7, n),
+                  "value " + std::to_string(n) + " at " + std::to_string(version) + std::string(40, 'x'));
       }
-      delta.Put(Row(8, static_cast<int>(version)), std::string(9000 + version, static_cast<char>('a' + version)));
+      delta.Put(RowStateKey(8, static_cast<int>(version)),
+                std::string(9000 + version, static_cast<char>('a' + version)));
       delta.Put(StateCheckpointKey("flow"), "offsets at " + std::to_string(version));
       delta.Put(StateCatalogKey(version), "table " + std::to_string(version));
       delta.position = StatePosition{9, 1, version, version * 100};
@@ -126,11 +125,11 @@ class StateCheckTest : public ::testing::Test {
 
   static size_t Pages() { return image_->size() / 4096; }
 
-  static Model* model_;
+  static StateModel* model_;
   static std::string* image_;
 };
 
-Model* StateCheckTest::model_ = nullptr;
+StateModel* StateCheckTest::model_ = nullptr;
 std::string* StateCheckTest::image_ = nullptr;
 
 TEST_F(StateCheckTest, TheIntactFileIsAcceptedWithEveryEntryVerified) {
