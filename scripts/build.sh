@@ -16,5 +16,10 @@ if command -v ccache >/dev/null; then
   export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "$@" >/dev/null
+# A unity build compiles each target's sources in batches of up to 8 (one
+# parse of the shared headers per batch): a cold build takes about half the
+# CPU. For many small edits in a row, SPOOL_UNITY_BUILD=OFF recompiles one
+# file instead of its batch.
+unity=(-DCMAKE_UNITY_BUILD="${SPOOL_UNITY_BUILD:-ON}")
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "${unity[@]}" "$@" >/dev/null
 cmake --build "$build_dir" -j2 "${targets[@]}"
