@@ -22,15 +22,13 @@ constexpr uint64_t kSnapshotProgressEvery = 4096;  // entries
 
 std::string Hours(uint64_t us) { return std::to_string(us / 3600000000ull) + "h"; }
 
-// An archived cut's directory is "epoch-" and the epoch the cut started
-// (log_format.md); other names in the archive are not cuts.
+}  // namespace
+
 bool ParseCutName(std::string_view name, uint64_t* new_epoch) {
   constexpr std::string_view kPrefix = "epoch-";
   if (!name.starts_with(kPrefix)) return false;
   return ParseWhole(name.substr(kPrefix.size()), new_epoch);
 }
-
-}  // namespace
 
 // ---------------------------------------------------------------------------
 // Snapshots

@@ -197,7 +197,8 @@ class Verifier {
     if (!env_->ListDir(archive, &names).ok()) return;
     std::sort(names.begin(), names.end());
     for (const std::string& name : names) {
-      if (!name.starts_with("epoch-")) continue;
+      uint64_t new_epoch = 0;
+      if (!ParseCutName(name, &new_epoch)) continue;  // not a cut (ListArchivedCuts skips it too)
       const std::string cut = JoinPath(archive, name);
       if (!ArchivedCutComplete(env_, cut)) continue;  // an interrupted archive, removed by the next open
       StoreFileCheck& check = Add("archived cut", cut);
