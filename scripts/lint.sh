@@ -35,16 +35,21 @@ case "$mode" in
       changed=$(cxx_files)
       what="all (no history to compare with)"
     fi
+    # A unity build's database names its batches, not the sources in them:
+    # clang-tidy gets one that names every source (scripts/tidy_db.py).
+    db=$(mktemp -d)
+    trap 'rm -rf "$db"' EXIT
+    python3 scripts/tidy_db.py "$build" "$db"
     # The sources of the libraries and tools; a changed header stands for
     # the source file of its name.
     files=$(echo "$changed" | grep -E '^(txnlog|storage|stream|rewind|tools)/' | sed -E 's#include/spool/[a-z]+/##; s#\.h$#.cc#' |
-      sort -u | while read -r f; do [ -f "$f" ] && grep -q "\"file\": \"$PWD/$f\"" "$build/compile_commands.json" && echo "$f"; done || true)
+      sort -u | while read -r f; do [ -f "$f" ] && grep -q "\"file\": \"$PWD/$f\"" "$db/compile_commands.json" && echo "$f"; done || true)
     if [ -z "$files" ]; then
       echo "lint: clang-tidy: no library or tool source among the files $what"
       exit 0
     fi
     echo "lint: clang-tidy on $(echo "$files" | wc -l) source files $what"
-    echo "$files" | xargs -P 2 -n 4 clang-tidy -p "$build" --quiet --extra-arg=-Wno-unknown-warning-option
+    echo "$files" | xargs -P 2 -n 4 clang-tidy -p "$db" --quiet --extra-arg=-Wno-unknown-warning-option
     ;;
   *) echo "usage: scripts/lint.sh format | tidy BUILD_DIR" >&2; exit 2 ;;
 esac
