@@ -30,8 +30,11 @@ struct BenchConfig {
   // output rows alone ("output", as Spool's aggregate keeps them).
   std::string peer_state = "table";
   uint64_t state_map_gib = 256;  // Spool's LMDB map (SpoolStoreOptions)
-  std::string json_path;         // empty: no JSON
-  std::string self_path;         // this executable, for W7's writer
+  // W6's history series: the stores of their own, each with this many times
+  // W6's history after the point (×1 is W6's run).
+  std::vector<uint64_t> history_multipliers = {10, 100};
+  std::string json_path;  // empty: no JSON
+  std::string self_path;  // this executable, for W7's writer
   cli::ProgressMode progress = cli::ProgressMode::kAuto;
 
   bool Runs(const std::string& workload) const {

@@ -138,6 +138,7 @@ Fields Settings(const BenchConfig& config) {
       {"engines", CommaList(config.engines)},
       {"workloads", CommaList(config.workloads)},
       {"w4_peer_state", config.peer_state},
+      {"w6_history_multipliers", fmt::format("{}", fmt::join(config.history_multipliers, ","))},
       {"dir", config.dir},
       {"durability",
        "every commit durable before it returns: Spool log kSync (fdatasync), RocksDB and LevelDB sync=true, "

@@ -71,6 +71,12 @@ void AddOptions(CLI::App& app, BenchConfig* config, ChildArgs* child) {
                  "output (W4's definition), or in the output rows alone (as Spool's aggregate does)")
       ->check(CLI::IsMember({"table", "output"}))
       ->capture_default_str();
+  app.add_option("--w6-history-multipliers", config->history_multipliers,
+                 "W6's history series: comma list of how many times W6's history after the point each store of "
+                 "its own holds (the smoke run uses small ones)")
+      ->delimiter(',')
+      ->check(CLI::Range(uint64_t{2}, uint64_t{1'000}))
+      ->capture_default_str();
   app.add_option("--state-map-gib", config->state_map_gib,
                  "The LMDB map of Spool's state, GiB of address space reserved (not memory): lower it for valgrind "
                  "or under ulimit -v")

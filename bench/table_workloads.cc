@@ -293,7 +293,7 @@ void RunW5W6(const BenchConfig& config, int rep, Results* results) {
   for (const std::string& name : config.engines) RunW5W6Engine(config, name, rep, shape, expected, results);
   if (!config.Runs(kW6History)) return;
   const uint64_t x1 = kW5Updates - shape.point;
-  for (uint64_t multiplier : kW6HistoryMultipliers) {
+  for (uint64_t multiplier : config.history_multipliers) {
     for (const std::string& name : config.engines) {
       RunW6HistoryOnce(config, name, rep, shape, expected.at_point, x1 * multiplier, multiplier, results);
     }

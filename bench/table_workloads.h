@@ -67,7 +67,6 @@ inline constexpr uint64_t kW5LoadBatchRows = 1'000;
 inline constexpr uint64_t kW5UpdateRowsDivisor = 100;  // 1% of the rows per update commit
 inline constexpr uint64_t kW5Updates = 100;
 inline constexpr uint64_t kW5Point = 50;
-inline constexpr uint64_t kW6HistoryMultipliers[] = {10, 100};  // stores of their own (×1 is W6's)
 inline constexpr int kReadRepeats = 3;  // timed reads of each kind per repetition (their median is the sample)
 
 namespace metric {
