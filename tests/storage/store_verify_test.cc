@@ -177,5 +177,46 @@ TEST_F(StoreVerifyTest, ADamagedPinsFileIsReportedAndARepairDropsIt) {
   EXPECT_FALSE(Verify().damaged());
 }
 
+// An archived cut is a directory named epoch-<number>, for verify as for
+// ListArchivedCuts and vacuum: a whole copy of one under another name is
+// not checked, and not counted as a cut.
+TEST_F(StoreVerifyTest, OnlyDirectoriesNamedAsCutsAreCheckedAsArchivedCuts) {
+  CreateUsers();
+  WriteUsers(0, 10);
+  LogPosition head;
+  ASSERT_TRUE(store_->RewindTo(6, &head, "u-rewind").ok());
+  store_.reset();
+  const std::string archive = "/s/log/archive";
+  std::vector<std::string> names;
+  ASSERT_TRUE(env_.ListDir(archive, &names).ok());
+  ASSERT_EQ(names.size(), 1u);  // the rewind's cut: epoch-<new epoch, 6 digits or more>
+  const std::string cut = archive + "/" + names[0];
+  std::vector<std::string> files;
+  ASSERT_TRUE(env_.ListDir(cut, &files).ok());
+  ASSERT_FALSE(files.empty());
+  for (const std::string& name : {std::string("epoch-x"), std::string("epoch-"), names[0] + "b"}) {
+    ASSERT_TRUE(env_.CreateDir(archive + "/" + name).ok());
+    for (const std::string& file : files) {
+      std::string bytes;
+      ASSERT_TRUE(ReadFileToString(&env_, cut + "/" + file, &bytes).ok());
+      ASSERT_TRUE(WriteFileAtomically(&env_, archive + "/" + name + "/" + file, bytes).ok());
+    }
+  }
+
+  const VerifyReport report = Verify();
+  EXPECT_FALSE(report.damaged());
+  std::vector<std::string> checked;
+  for (const StoreFileCheck& f : report.files) {
+    if (f.kind == "archived cut") checked.push_back(f.path);
+  }
+  EXPECT_EQ(checked, std::vector<std::string>{cut});
+  EXPECT_EQ(Find(report, "archived cut").items, 5u);  // versions 7..11
+  ASSERT_TRUE(Store::Open(Options(), "/s", &store_).ok());
+  std::vector<Store::ArchivedCut> cuts;
+  ASSERT_TRUE(store_->ListArchivedCuts(&cuts).ok());
+  ASSERT_EQ(cuts.size(), 1u);
+  EXPECT_EQ(cuts[0].new_epoch, head.epoch);
+}
+
 }  // namespace
 }  // namespace spool
