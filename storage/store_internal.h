@@ -24,11 +24,6 @@ inline constexpr std::string_view kStorePinsName = "PINS";
 // Errors: Corruption, saying what is wrong and the way out.
 Status ParsePins(const std::string& path, std::string_view text, std::map<std::string, uint64_t>* pins);
 
-// Whether `name`, in the log's archive, is an archived cut's directory:
-// "epoch-" and the epoch the cut started (docs/log_format.md), into
-// `*new_epoch`. Other names in the archive are not cuts.
-bool ParseCutName(std::string_view name, uint64_t* new_epoch);
-
 // "D" version(be64): the DDL of one commit (a CommitRecord holding only
 // ddl), which time travel undoes to find a table's definition at an older
 // version.

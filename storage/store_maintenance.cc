@@ -24,12 +24,6 @@ std::string Hours(uint64_t us) { return std::to_string(us / 3600000000ull) + "h"
 
 }  // namespace
 
-bool ParseCutName(std::string_view name, uint64_t* new_epoch) {
-  constexpr std::string_view kPrefix = "epoch-";
-  if (!name.starts_with(kPrefix)) return false;
-  return ParseWhole(name.substr(kPrefix.size()), new_epoch);
-}
-
 // ---------------------------------------------------------------------------
 // Snapshots
 
@@ -231,7 +225,7 @@ Status StoreImpl::ListArchivedCuts(std::vector<ArchivedCut>* cuts) {
   std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
     ArchivedCut cut;
-    if (!ParseCutName(name, &cut.new_epoch)) continue;
+    if (!ParseArchivedCutName(name, &cut.new_epoch)) continue;
     cut.dir = JoinPath(archive, name);
     cut.complete = ArchivedCutComplete(options_.env, cut.dir);
     SPOOL_RETURN_IF_ERROR(ScanArchivedCut(options_.env, cut.dir, [&](const LogEntry& e) {

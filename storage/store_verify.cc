@@ -198,7 +198,7 @@ class Verifier {
     std::sort(names.begin(), names.end());
     for (const std::string& name : names) {
       uint64_t new_epoch = 0;
-      if (!ParseCutName(name, &new_epoch)) continue;  // not a cut (ListArchivedCuts skips it too)
+      if (!ParseArchivedCutName(name, &new_epoch)) continue;  // not a cut (ListArchivedCuts skips it too)
       const std::string cut = JoinPath(archive, name);
       if (!ArchivedCutComplete(env_, cut)) continue;  // an interrupted archive, removed by the next open
       StoreFileCheck& check = Add("archived cut", cut);

@@ -20,9 +20,11 @@ constexpr std::string_view kManifestHeaderV1 = "spool cut manifest 1\n";
 
 }  // namespace
 
+constexpr std::string_view kArchivePrefix = "epoch-";
+
 std::string ArchiveName(uint64_t new_epoch) {
   std::string digits = std::to_string(new_epoch);
-  return "epoch-" + std::string(digits.size() < 6 ? 6 - digits.size() : 0, '0') + digits;
+  return std::string(kArchivePrefix) + std::string(digits.size() < 6 ? 6 - digits.size() : 0, '0') + digits;
 }
 
 std::string EncodeManifest(const Manifest& manifest) {
@@ -169,6 +171,11 @@ Status ScanCutFile(Env* env, const CutFile& file, uint64_t* next_version,
 }
 
 }  // namespace
+
+bool ParseArchivedCutName(std::string_view name, uint64_t* new_epoch) {
+  if (!name.starts_with(cutfmt::kArchivePrefix)) return false;
+  return ParseWhole(name.substr(cutfmt::kArchivePrefix.size()), new_epoch);
+}
 
 bool ArchivedCutComplete(Env* env, const std::string& cut_dir) {
   return env->FileExists(JoinPath(cut_dir, cutfmt::kCompleteName));

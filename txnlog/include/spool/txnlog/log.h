@@ -315,6 +315,11 @@ Status ScanArchivedCut(Env* env, const std::string& cut_dir, const std::function
 // Errors: NotFound (no such cut, or one of no commit), Corruption, IOError.
 Status ArchivedCutPoint(Env* env, const std::string& cut_dir, uint64_t* point);
 
+// Whether `name`, in the log's archive, is an archived cut's directory,
+// "epoch-" and the epoch N whose truncation made it, and that N into
+// `*new_epoch`. Other names in the archive are not cuts.
+bool ParseArchivedCutName(std::string_view name, uint64_t* new_epoch);
+
 // Whether the cut in `cut_dir` was archived whole (its COMPLETE marker).
 bool ArchivedCutComplete(Env* env, const std::string& cut_dir);
 
