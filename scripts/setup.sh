@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git ccache
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev lld
   libgtest-dev libgmock-dev libbenchmark-dev
   liblmdb-dev libzstd-dev libxxhash-dev libjemalloc-dev libabsl-dev
   libflatbuffers-dev flatbuffers-compiler

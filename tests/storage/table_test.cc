@@ -954,7 +954,8 @@ TEST_F(TableTest, LastChangeBoundFollowsEachTablesCommits) {
   EXPECT_LE(bound(users_), newest);
   Transaction again;
   again.Write(users_, User(2, "bob"));
-  EXPECT_EQ(bound(users_), Commit(again).version);
+  const uint64_t changed_again = Commit(again).version;
+  EXPECT_EQ(bound(users_), changed_again);
 }
 
 // Commits replacing many rows have their history runs made on the store's

@@ -176,6 +176,7 @@ struct LogStats {
 class LogIterator;
 
 // An append queued by Log::AppendAsync. Destroying it waits for its outcome.
+// It must be destroyed before the Log it came from.
 class PendingAppend {
  public:
   virtual ~PendingAppend() = default;
