@@ -212,9 +212,10 @@ Status ParseEventLevel(std::string_view name, EventLevel* level) {
   return Status::InvalidArgument("unknown event level '" + std::string(name) + "' (INFO, WARN, ERROR, METRICS)");
 }
 
-Status EventLog::Open(Env* env, const std::string& dir, std::unique_ptr<EventLog>* events) {
+Status EventLog::Open(Env* env, const std::string& dir, std::unique_ptr<EventLog>* events, bool read_only) {
   LogOptions options;
   options.env = env;
+  options.read_only = read_only;
   // Events are small and few next to table commits: smaller segments, and
   // less zero-filling ahead of them.
   options.segment_size_bytes = 8ull << 20;

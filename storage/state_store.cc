@@ -1,7 +1,9 @@
 #include "state_store.h"
 
+#include <fcntl.h>
 #include <lmdb.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 // XXH3 compiled here, for the short keys StringHash hashes millions of
 // times a second: inlined, without the library's call and dispatch.
 #define XXH_INLINE_ALL
@@ -11,6 +13,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <set>
 
 #include "helper_thread.h"
 #include "invariant.h"
@@ -292,12 +296,22 @@ StateOverlay::Entries StateOverlay::Sorted(std::string_view begin, std::string_v
 }
 
 // One generation's LMDB environment, open until its last reader is done.
+// A read-only store reads through one transaction begun at open, `pinned`;
+// LMDB lets one thread at a time use a transaction, so `pinned_mu`
+// serialises its uses.
 struct LmdbEnv {
   MDB_env* env = nullptr;
   MDB_dbi dbi = 0;
   std::string dir;
+  MDB_txn* pinned = nullptr;
+  std::mutex pinned_mu;
   ~LmdbEnv() {
+    if (pinned != nullptr) mdb_txn_abort(pinned);
     if (env != nullptr) mdb_env_close(env);
+  }
+  // Held while the pinned transaction is used; empty without one.
+  std::unique_lock<std::mutex> GuardPinned() {
+    return pinned != nullptr ? std::unique_lock(pinned_mu) : std::unique_lock<std::mutex>();
   }
 };
 
@@ -395,19 +409,44 @@ Status SealFormat(const LmdbEnv& lmdb) {
   return Status::OK();
 }
 
-Status ReadPosition(const LmdbEnv& lmdb, StatePosition* position) {
-  MDB_txn* txn = nullptr;
-  int rc = mdb_txn_begin(lmdb.env, nullptr, MDB_RDONLY, &txn);
-  if (rc != 0) return LmdbError(rc, "begin read");
+// A read transaction for one call: a new one, or the environment's pinned
+// one, held for the scope.
+class ReadTxn {
+ public:
+  explicit ReadTxn(LmdbEnv& lmdb) : lmdb_(lmdb), guard_(lmdb.GuardPinned()) {}
+  ReadTxn(const ReadTxn&) = delete;
+  ReadTxn& operator=(const ReadTxn&) = delete;
+  ~ReadTxn() {
+    if (txn_ != nullptr && txn_ != lmdb_.pinned) mdb_txn_abort(txn_);
+  }
+  Status Begin() {
+    if (lmdb_.pinned != nullptr) {
+      txn_ = lmdb_.pinned;
+      return Status::OK();
+    }
+    const int rc = mdb_txn_begin(lmdb_.env, nullptr, MDB_RDONLY, &txn_);
+    return rc == 0 ? Status::OK() : LmdbError(rc, "begin read");
+  }
+  MDB_txn* get() const { return txn_; }
+
+ private:
+  LmdbEnv& lmdb_;
+  std::unique_lock<std::mutex> guard_;
+  MDB_txn* txn_ = nullptr;
+};
+
+Status ReadPosition(LmdbEnv& lmdb, StatePosition* position) {
+  ReadTxn read(lmdb);
+  SPOOL_RETURN_IF_ERROR(read.Begin());
+  MDB_txn* txn = read.get();
   MDB_val k = Val(kStatePositionKey), v{};
-  rc = mdb_get(txn, lmdb.dbi, &k, &v);
+  int rc = mdb_get(txn, lmdb.dbi, &k, &v);
   *position = StatePosition{};
   Status s;
   std::string_view value;
   if (rc == 0) s = UnsealVal(k, v, &value);
   if (rc == 0 && s.ok() && !DecodePosition(value, position)) s = Status::Corruption("state store: bad position record");
   if (rc != 0 && rc != MDB_NOTFOUND) s = LmdbError(rc, "read position");
-  mdb_txn_abort(txn);
   return s;
 }
 
@@ -424,22 +463,30 @@ class MergedView final : public StateView {
   MergedView(OverlayCopy overlay, std::string begin, std::string end)
       : overlay_(std::move(overlay)), begin_(std::move(begin)), end_(std::move(end)) {}
   ~MergedView() override {
+    if (lmdb_ == nullptr) return;
+    auto guard = lmdb_->GuardPinned();
     if (cursor_ != nullptr) mdb_cursor_close(cursor_);
-    if (txn_ != nullptr) mdb_txn_abort(txn_);
+    if (txn_ != nullptr && txn_ != lmdb_->pinned) mdb_txn_abort(txn_);
   }
 
+  // On the pinned transaction when the environment has one: each step then
+  // holds it for its length.
   Status Start(std::shared_ptr<LmdbEnv> lmdb) {
     lmdb_ = std::move(lmdb);
-    const MDB_dbi dbi = lmdb_->dbi;
-    int rc = mdb_txn_begin(lmdb_->env, nullptr, MDB_RDONLY, &txn_);
-    if (rc != 0) return LmdbError(rc, "begin read");
-    rc = mdb_cursor_open(txn_, dbi, &cursor_);
-    if (rc != 0) return LmdbError(rc, "open cursor");
+    {
+      auto guard = lmdb_->GuardPinned();
+      txn_ = lmdb_->pinned;
+      int rc = txn_ != nullptr ? 0 : mdb_txn_begin(lmdb_->env, nullptr, MDB_RDONLY, &txn_);
+      if (rc != 0) return LmdbError(rc, "begin read");
+      rc = mdb_cursor_open(txn_, lmdb_->dbi, &cursor_);
+      if (rc != 0) return LmdbError(rc, "open cursor");
+    }
     Seek(begin_);
     return status_;
   }
 
   void Seek(std::string_view key) override {
+    auto guard = lmdb_->GuardPinned();
     const std::string_view target = key < begin_ ? std::string_view(begin_) : key;
     overlay_it_ = std::lower_bound(overlay_.begin(), overlay_.end(), target,
                                    [](const auto& entry, std::string_view k) { return entry.first < k; });
@@ -456,6 +503,7 @@ class MergedView final : public StateView {
     return from_overlay_ ? std::string_view(*overlay_it_->second) : lmdb_value_;
   }
   void Next() override {
+    auto guard = lmdb_->GuardPinned();
     if (from_overlay_) {
       ++overlay_it_;
     } else {
@@ -535,6 +583,18 @@ OverlayCopy CopyRange(const StateOverlay* imm, const StateOverlay& mem, std::str
 
 }  // namespace
 
+namespace {
+
+// The state directories open in this process. LMDB must not have one
+// environment open twice in a process: its locks belong to the process, so
+// a second open would take the first's reader table for its own to reset,
+// and closing either would drop the other's locks. A second handle, read-only
+// or not, is refused.
+std::mutex open_paths_mu;
+std::set<std::string> open_paths;
+
+}  // namespace
+
 StateStore::StateStore(const StateStoreOptions& options) : options_(options), mem_(std::make_shared<StateOverlay>()) {}
 
 StateStore::~StateStore() {
@@ -544,6 +604,12 @@ StateStore::~StateStore() {
   }
   apply_cv_.notify_all();
   if (applier_.joinable()) applier_.join();
+  imm_.reset();
+  lmdb_.reset();  // closed before another handle may open it
+  if (!registered_.empty()) {
+    std::lock_guard lock(open_paths_mu);
+    open_paths.erase(registered_);
+  }
 }
 
 std::string StateStore::copies_dir() const { return (std::filesystem::path(options_.path) / kCopiesDir).string(); }
@@ -556,12 +622,26 @@ std::shared_ptr<LmdbEnv> StateStore::CurrentEnv() {
 // Opens the newest generation (creating the first) and removes what an
 // interrupted Adopt or SaveCopy left: older generations, unfinished copies,
 // and the files of the layout before generations.
+Status StateStore::Register() {
+  std::error_code ec;
+  std::string path = std::filesystem::weakly_canonical(options_.path, ec).string();
+  if (ec) path = options_.path;
+  std::lock_guard lock(open_paths_mu);
+  if (!open_paths.insert(path).second) {
+    return Status::Busy("state store " + options_.path + " is open in this process already: read through that handle");
+  }
+  registered_ = std::move(path);
+  return Status::OK();
+}
+
 Status StateStore::Open(const StateStoreOptions& options, std::unique_ptr<StateStore>* out) {
+  if (options.read_only) return OpenReadOnly(options, out);
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(options.path, ec);
   if (ec) return FsError("cannot create", options.path, ec);
   std::unique_ptr<StateStore> store(new StateStore(options));
+  SPOOL_RETURN_IF_ERROR(store->Register());
   std::vector<uint64_t> generations;
   for (const fs::directory_entry& entry : fs::directory_iterator(options.path, ec)) {
     const std::string name = entry.path().filename().string();
@@ -593,6 +673,91 @@ Status StateStore::Open(const StateStoreOptions& options, std::unique_ptr<StateS
   if (options.background) store->applier_ = std::thread([s = store.get()] { s->ApplierLoop(); });
   *out = std::move(store);
   return Status::OK();
+}
+
+namespace {
+
+// The newest generation in `path` (0: none).
+Status NewestGeneration(const std::string& path, uint64_t* generation) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  *generation = 0;
+  for (const fs::directory_entry& entry : fs::directory_iterator(path, ec)) {
+    *generation = std::max(*generation, ParseGeneration(entry.path().filename().string()));
+  }
+  if (ec) return FsError("cannot list", path, ec);
+  return Status::OK();
+}
+
+}  // namespace
+
+namespace {
+
+// Whether another process has the environment in `dir` open. LMDB holds a
+// lock on the first byte of its lock file for as long as an environment is
+// open, which a test for a write lock there finds. An open file
+// description's lock (F_OFD_SETLK) conflicts with LMDB's process locks.
+// Only for an environment this process does not have open: closing any
+// descriptor of a file drops the process's own locks on it.
+bool OpenElsewhere(const std::string& dir) {
+  const std::string path = (std::filesystem::path(dir) / "lock.mdb").string();
+  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  lock.l_start = 0;
+  lock.l_len = 1;
+  const bool held = ::fcntl(fd, F_OFD_SETLK, &lock) != 0 && (errno == EAGAIN || errno == EACCES);
+  ::close(fd);
+  return held;
+}
+
+}  // namespace
+
+// Beside a writer: the newest generation, opened with LMDB's read-only
+// flag (LMDB's lock file lets readers in other processes share it with its
+// writer), and checked still the newest once a transaction holds it. A
+// generation the writer retires later is deleted only after this process
+// closes it (DiscardStep).
+Status StateStore::OpenReadOnly(const StateStoreOptions& options, std::unique_ptr<StateStore>* out) {
+  constexpr int kAttempts = 8;  // each lost to a rewind adopting a newer generation meanwhile
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    uint64_t generation = 0;
+    SPOOL_RETURN_IF_ERROR(NewestGeneration(options.path, &generation));
+    if (generation == 0) return Status::NotFound("state store: no state in " + options.path);
+    std::unique_ptr<StateStore> store(new StateStore(options));
+    SPOOL_RETURN_IF_ERROR(store->Register());
+    store->generation_ = generation;
+    const std::string dir = (std::filesystem::path(options.path) / GenerationName(generation)).string();
+    // A writer checked the file when it opened, and changes it while this
+    // would read it: checked only without one.
+    FileCheck check;
+    if (options.check_on_open && !OpenElsewhere(dir)) SPOOL_RETURN_IF_ERROR(CheckGeneration(dir, &check));
+    Status s = OpenLmdb(dir, options.map_size_bytes, MDB_RDONLY, &store->lmdb_);
+    if (s.ok()) {
+      const int rc = mdb_txn_begin(store->lmdb_->env, nullptr, MDB_RDONLY, &store->lmdb_->pinned);
+      if (rc != 0) return LmdbError(rc, "begin read");
+    }
+    uint64_t newest = 0;
+    SPOOL_RETURN_IF_ERROR(NewestGeneration(options.path, &newest));
+    if (newest != generation) continue;
+    SPOOL_RETURN_IF_ERROR(s);
+    MDB_val k = Val(kStateFormatKey), v{};
+    if (mdb_get(store->lmdb_->pinned, store->lmdb_->dbi, &k, &v) != 0) {
+      return Status::NotFound("state store " + dir + " is not initialised yet: open the store for writing once");
+    }
+    SPOOL_RETURN_IF_ERROR(store->AppliedPosition(&store->position_));
+    *out = std::move(store);
+    return Status::OK();
+  }
+  return Status::Busy("state store " + options.path + ": a newer generation appeared at each of " +
+                      std::to_string(kAttempts) + " attempts to open it (rewinds in a row); try again");
+}
+
+Status StateStore::Writable(std::string_view what) const {
+  if (!options_.read_only) return Status::OK();
+  return Status::NotSupported("state store " + options_.path + " is open read-only: cannot " + std::string(what));
 }
 
 Status StateStore::AppliedPosition(StatePosition* position) { return ReadPosition(*lmdb_, position); }
@@ -665,6 +830,11 @@ Status StateStore::Load(MDB_txn* txn, const std::function<Status(const StateLoad
 // Writes `batch` in one LMDB transaction. With `load`, the database is
 // emptied first and filled by `load` before the batch.
 Status StateStore::WriteBatch(const StateOverlay& batch, const std::function<Status(const StateLoader& put)>* load) {
+  // A reader in another process that died holding a read transaction keeps
+  // LMDB from reusing the pages it read, and the file grows; LMDB frees its
+  // slot once asked to look.
+  int dead = 0;
+  (void)mdb_reader_check(lmdb_->env, &dead);
   MDB_txn* txn = nullptr;
   int rc = mdb_txn_begin(lmdb_->env, nullptr, 0, &txn);
   if (rc != 0) return LmdbError(rc, "begin write");
@@ -713,14 +883,15 @@ Status StateStore::WriteBatch(const StateOverlay& batch, const std::function<Sta
 // Readers still on the generation keep reading: an unlinked file stays
 // readable while open. What a close leaves undeleted, the next Open
 // discards again.
-void StateStore::Discard(std::string dir) {
+void StateStore::Discard(std::string dir, std::weak_ptr<LmdbEnv> env) {
   if (!options_.background) {
     std::error_code ignored;
-    std::filesystem::remove_all(dir, ignored);
+    std::filesystem::remove_all(dir, ignored);  // unlinked: a process mapping the file keeps reading it
     return;
   }
   std::lock_guard lock(apply_mu_);
-  trash_.push_back(Trash{std::move(dir), std::chrono::steady_clock::now() + kDiscardDelay});
+  trash_.push_back(Trash{std::move(dir), std::chrono::steady_clock::now() + kDiscardDelay, std::move(env)});
+  ++trash_changes_;
   apply_cv_.notify_all();
 }
 
@@ -743,22 +914,40 @@ void StateStore::ApplierLoop() {
   NameThisThread("spool-apply");
   std::unique_lock lock(apply_mu_);
   while (true) {
-    const auto woken = [&] { return stopping_ || imm_ != nullptr; };
+    // Woken too when trash_ changes, to wait for its new front's deadline.
+    const uint64_t seen = trash_changes_;
+    const auto woken = [&] { return stopping_ || imm_ != nullptr || trash_changes_ != seen; };
     // The deadline by value: a Discard while this waits may grow trash_ and
     // move its elements (a reference here read freed memory; found by
     // spool-crashfuzz --blackbox under AddressSanitizer).
     const std::optional<std::chrono::steady_clock::time_point> due =
         trash_.empty() ? std::nullopt : std::optional(trash_.front().due);
-    const bool work = !due ? (apply_cv_.wait(lock, woken), true) : apply_cv_.wait_until(lock, *due, woken);
+    const bool signalled = !due ? (apply_cv_.wait(lock, woken), true) : apply_cv_.wait_until(lock, *due, woken);
     if (stopping_ && imm_ == nullptr) return;  // stopping with nothing pending
-    if (!work) {
+    if (imm_ == nullptr && signalled) continue;
+    if (imm_ == nullptr) {
       // The oldest discarded generation is due for its next step.
+      // Nothing is cut while a reader, here or in another process, has the
+      // environment open: a mapped file cut shorter kills its reader
+      // (SIGBUS). It waits for them.
       const std::string dir = trash_.front().dir;
+      const bool open = !trash_.front().env.expired();
       lock.unlock();
-      const bool gone = DiscardStep(dir);
+      const bool busy = open || OpenElsewhere(dir);
+      const bool gone = !busy && DiscardStep(dir);
       lock.lock();
-      if (gone) trash_.erase(trash_.begin());
-      else trash_.front().due = std::chrono::steady_clock::now() + kDiscardStepInterval;
+      ++discard_steps_;
+      if (gone) {
+        trash_.erase(trash_.begin());
+      } else if (busy) {  // behind the others, which need not wait for its readers
+        Trash held = std::move(trash_.front());
+        trash_.erase(trash_.begin());
+        held.due = std::chrono::steady_clock::now() + kDiscardDelay;
+        trash_.push_back(std::move(held));
+      } else {
+        trash_.front().due = std::chrono::steady_clock::now() + kDiscardStepInterval;
+      }
+      apply_cv_.notify_all();
       continue;
     }
     std::shared_ptr<const StateOverlay> batch = imm_;
@@ -768,6 +957,22 @@ void StateStore::ApplierLoop() {
     CompleteBatchLocked(s);
     if (!s.ok()) return;
   }
+}
+
+size_t StateStore::DiscardNow() {
+  std::unique_lock lock(apply_mu_);
+  const auto now = std::chrono::steady_clock::now();
+  for (Trash& t : trash_) t.due = now;
+  ++trash_changes_;
+  apply_cv_.notify_all();
+  // The applier has looked at each once, and those left are held open.
+  const uint64_t looked = discard_steps_ + trash_.size();
+  apply_cv_.wait(lock, [&] {
+    return discard_steps_ >= looked && std::all_of(trash_.begin(), trash_.end(), [](const Trash& t) {
+             return !t.env.expired() || OpenElsewhere(t.dir);
+           });
+  });
+  return trash_.size();
 }
 
 // REQUIRES: apply_mu_ held; imm_ was just written, with result `s`.
@@ -819,6 +1024,7 @@ Status StateStore::Stage(StateDelta delta) {
   // Staged even after a failed batch, so that reads see every acknowledged
   // commit; the store reports the failure.
   if (!apply_error_.ok()) return Status::Failed(apply_error_.message());
+  if (options_.read_only) return Status::OK();  // kept in memory: a reader's batches are the writer's to apply
   const bool full = commits >= options_.batch_commits || bytes >= options_.batch_bytes;
   if (!full) return Status::OK();
   // Hand off now when the applier is idle; when it is busy, keep staging
@@ -828,6 +1034,7 @@ Status StateStore::Stage(StateDelta delta) {
 }
 
 Status StateStore::Flush() {
+  SPOOL_RETURN_IF_ERROR(Writable("apply what is staged"));
   std::unique_lock lock(apply_mu_);
   if (!apply_error_.ok()) return Status::Failed(apply_error_.message());
   if (mem_->commits > 0 || !mem_->empty()) SPOOL_RETURN_IF_ERROR(HandOffLocked(lock));
@@ -837,6 +1044,7 @@ Status StateStore::Flush() {
 }
 
 Status StateStore::DropStaged() {
+  SPOOL_RETURN_IF_ERROR(Writable("drop what is staged"));
   std::unique_lock lock(apply_mu_);
   apply_cv_.wait(lock, [&] { return imm_ == nullptr; });
   StatePosition applied;
@@ -848,6 +1056,7 @@ Status StateStore::DropStaged() {
 }
 
 Status StateStore::Reset(const StatePosition& position, const std::function<Status(const StateLoader& put)>& load) {
+  SPOOL_RETURN_IF_ERROR(Writable("reset the state"));
   std::unique_lock lock(apply_mu_);
   apply_cv_.wait(lock, [&] { return imm_ == nullptr; });
   StateOverlay empty;
@@ -863,6 +1072,7 @@ Status StateStore::Reset(const StatePosition& position, const std::function<Stat
 Status StateStore::Prune(std::string_view begin, std::string_view end,
                          const std::function<bool(std::string_view key)>& drop, uint64_t* dropped) {
   *dropped = 0;
+  SPOOL_RETURN_IF_ERROR(Writable("prune"));
   std::unique_lock lock(apply_mu_);
   apply_cv_.wait(lock, [&] { return imm_ == nullptr; });
   if (!apply_error_.ok()) return Status::Failed(apply_error_.message());
@@ -947,6 +1157,7 @@ void StateReader::Prefetch(const Probe& probe) {
 }
 
 Status StateStore::NewReader(std::unique_ptr<StateReader>* out) {
+  SPOOL_RETURN_IF_ERROR(Writable("read for a commit"));
   std::unique_ptr<StateReader> reader(new StateReader());
   reader->txn_ = std::make_unique<StateReader::Txn>();
   std::shared_lock overlay(overlay_mu_);
@@ -962,13 +1173,11 @@ Status StateStore::NewReader(std::unique_ptr<StateReader>* out) {
 
 Status StateStore::Get(std::string_view key, std::string* value, bool* found) {
   std::shared_lock overlay(overlay_mu_);
-  MDB_txn* txn = nullptr;
-  int rc = mdb_txn_begin(lmdb_->env, nullptr, MDB_RDONLY, &txn);
-  if (rc != 0) return LmdbError(rc, "begin read");
+  ReadTxn read(*lmdb_);
+  SPOOL_RETURN_IF_ERROR(read.Begin());
   std::string_view view;
-  Status s = Lookup(MakeReaderProbe(mem_.get(), imm_.get(), key), txn, lmdb_->dbi, &view, found);
+  Status s = Lookup(MakeReaderProbe(mem_.get(), imm_.get(), key), read.get(), lmdb_->dbi, &view, found);
   if (s.ok() && *found) value->assign(view);  // while the transaction holds LMDB's page
-  mdb_txn_abort(txn);
   return s;
 }
 
@@ -998,7 +1207,7 @@ Status SyncDirectory(const std::string& dir) { return spool::Env::Default()->Syn
 
 // Copies every key of `from` but the history index into the empty `to`,
 // with the history floor at the copied position, and commits (synced).
-Status CopyState(const LmdbEnv& from, const LmdbEnv& to, StatePosition* position) {
+Status CopyState(LmdbEnv& from, const LmdbEnv& to, StatePosition* position) {
   SPOOL_RETURN_IF_ERROR(ReadPosition(from, position));
   MDB_txn* read = nullptr;
   MDB_txn* write = nullptr;
@@ -1046,6 +1255,7 @@ Status CopyState(const LmdbEnv& from, const LmdbEnv& to, StatePosition* position
 }  // namespace
 
 Status StateStore::SaveCopy(const std::string& name, StatePosition* position) {
+  SPOOL_RETURN_IF_ERROR(Writable("save a copy"));
   namespace fs = std::filesystem;
   SPOOL_RETURN_IF_ERROR(Flush());
   const std::string dir = (fs::path(copies_dir()) / name).string();
@@ -1085,6 +1295,7 @@ Status StateStore::ListCopies(std::vector<std::string>* names) {
 }
 
 Status StateStore::RemoveCopy(const std::string& name) {
+  SPOOL_RETURN_IF_ERROR(Writable("remove a copy"));
   std::error_code ec;
   std::filesystem::remove_all(std::filesystem::path(copies_dir()) / name, ec);
   if (ec) return FsError("cannot remove copy", name, ec);
@@ -1095,6 +1306,7 @@ Status StateStore::RemoveCopy(const std::string& name) {
 // reads it; a crash before leaves generation N, after, N + 1 (Open removes
 // N). Both are states the log can bring forward or rebuild from.
 Status StateStore::Adopt(const std::string& name) {
+  SPOOL_RETURN_IF_ERROR(Writable("adopt a copy"));
   namespace fs = std::filesystem;
   std::unique_lock lock(apply_mu_);
   apply_cv_.wait(lock, [&] { return imm_ == nullptr; });
@@ -1133,7 +1345,7 @@ Status StateStore::Adopt(const std::string& name) {
   generation_ = next;
   apply_error_ = Status::OK();
   lock.unlock();
-  Discard(retired->dir);
+  Discard(retired->dir, retired);
   return Status::OK();
 }
 

@@ -249,6 +249,14 @@ struct StateStoreOptions {
   // a damaged state fails Open with Corruption instead of misreading or
   // crashing later. Costs one read of the file.
   bool check_on_open = true;
+  // Open the live generation beside the process that writes it, changing
+  // nothing: no batches are applied (what is staged stays in memory), and
+  // every read goes through one LMDB read transaction begun at open, so
+  // it sees the state as it was then, whatever the writer applies later
+  // (LMDB keeps the pages that transaction reads until it ends, so a
+  // long-lived read-only store holds disk). Every call that writes
+  // returns NotSupported, as does NewReader.
+  bool read_only = false;
 };
 
 struct StateStats {
@@ -370,6 +378,11 @@ class StateStore {
   Status ListCopies(std::vector<std::string>* names);
   // OK if there is no such copy.
   Status RemoveCopy(const std::string& name);
+  // For tests: makes every discarded generation due now and waits until
+  // those no handle has open are deleted (background applier only).
+  // Returns how many are left, held open here or in another process.
+  size_t DiscardNow();
+
   // Replaces the state by the copy `name` (which is consumed), dropping
   // what is staged. Errors: NotFound, IOError, Corruption; on error the
   // state is unchanged.
@@ -379,7 +392,12 @@ class StateStore {
   explicit StateStore(const StateStoreOptions& options);
   std::string copies_dir() const;
   std::shared_ptr<LmdbEnv> CurrentEnv();
-  void Discard(std::string dir);
+  static Status OpenReadOnly(const StateStoreOptions& options, std::unique_ptr<StateStore>* out);
+  // Takes options_.path in this process's registry of open states. Errors: Busy.
+  Status Register();
+  Status Writable(std::string_view what) const;
+  // `env`: the generation's environment, when this process has it open.
+  void Discard(std::string dir, std::weak_ptr<LmdbEnv> env = {});
   static bool DiscardStep(const std::string& dir);
   Status WriteBatch(const StateOverlay& batch, const std::function<Status(const StateLoader& put)>* load = nullptr);
   Status Load(MDB_txn* txn, const std::function<Status(const StateLoader& put)>& load);
@@ -388,6 +406,7 @@ class StateStore {
   Status HandOffLocked(std::unique_lock<std::mutex>& lock);
 
   StateStoreOptions options_;
+  std::string registered_;  // the path Register took, released by the destructor
   // Replaced only by Adopt, holding apply_mu_ and overlay_mu_ (exclusive):
   // readers copy it under overlay_mu_ (shared); the writer's paths run under
   // apply_mu_ or hold the commit lock that Adopt's caller holds too.
@@ -410,8 +429,11 @@ class StateStore {
   struct Trash {
     std::string dir;
     std::chrono::steady_clock::time_point due;  // of its next step
+    std::weak_ptr<LmdbEnv> env;                 // while this process has it open
   };
   std::vector<Trash> trash_;
+  uint64_t trash_changes_ = 0;  // counts changes to trash_ that move its deadlines
+  uint64_t discard_steps_ = 0;  // steps the applier took (DiscardNow waits for them)
   static constexpr std::chrono::seconds kDiscardDelay{1};
   static constexpr std::chrono::milliseconds kDiscardStepInterval{20};
   static constexpr uint64_t kDiscardChunkBytes = 32ull << 20;

@@ -230,7 +230,7 @@ StoreImpl::StoreImpl(StoreOptions options, std::string dir, std::unique_ptr<File
 
 StoreImpl::~StoreImpl() {
   if (!in_flight_.empty()) (void)LockSettled();
-  if (state_ != nullptr) {
+  if (state_ != nullptr && !options_.read_only) {
     Status flushed = state_->Flush();  // a faster next open; the log has it all anyway
     (void)flushed;
   }
@@ -239,35 +239,75 @@ StoreImpl::~StoreImpl() {
   log_.reset();
 }
 
+Status StoreImpl::Writable(std::string_view what) const {
+  if (!options_.read_only) return Status::OK();
+  return Status::NotSupported("store " + dir_ + " is open read-only: cannot " + std::string(what));
+}
+
 Status StoreImpl::Open(const StoreOptions& options, const std::string& dir, std::unique_ptr<StoreImpl>* store) {
+  if (options.read_only) return OpenReadOnly(options, dir, store);
   SPOOL_RETURN_IF_ERROR(PrepareDirectory(options, dir));
   std::unique_ptr<FileLock> lock;
   Status s = options.env->LockFile(JoinPath(dir, kStoreLockName), &lock);
   if (s.IsBusy()) return Status::Busy("store " + dir + " is open in another process or handle");
   SPOOL_RETURN_IF_ERROR(s);
   std::unique_ptr<StoreImpl> opened(new StoreImpl(options, dir, std::move(lock)));
+  SPOOL_RETURN_IF_ERROR(opened->OpenParts());
+  *store = std::move(opened);
+  return Status::OK();
+}
+
+// Beside a writer, nothing locked, created or changed. The state's pinned
+// read transaction fixes what LMDB holds; the log, opened after it, adds
+// the commits LMDB has not had yet (staged in memory) up to its newest
+// record, which the reader makes durable. A writer caught halfway through
+// something — a record half written, a rewind that has moved the state
+// and not yet the log, a segment vacuumed between listing and opening —
+// is met by opening again, a few times, before its error is returned.
+Status StoreImpl::OpenReadOnly(const StoreOptions& options, const std::string& dir, std::unique_ptr<StoreImpl>* store) {
+  StoreOptions existing = options;
+  existing.create_if_missing = false;
+  SPOOL_RETURN_IF_ERROR(PrepareDirectory(existing, dir));
+  constexpr int kAttempts = 8;
+  Status s;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    std::unique_ptr<StoreImpl> opened(new StoreImpl(existing, dir, nullptr));
+    s = opened->OpenParts();
+    if (s.ok()) s = opened->log_->MakeReadDurable();
+    if (s.ok()) {
+      *store = std::move(opened);
+      return Status::OK();
+    }
+    if (!s.IsCorruption() && !s.IsNotFound() && !s.IsAborted()) break;
+  }
+  return s.WithContext("read-only open of store " + dir);
+}
+
+// The state, the log and the event log, and what recovery makes of them.
+Status StoreImpl::OpenParts() {
+  const bool read_only = options_.read_only;
   StateStoreOptions state_options;
-  state_options.path = options.state_dir.empty() ? JoinPath(dir, "state") : options.state_dir;
-  state_options.batch_commits = options.state_batch_commits;
-  state_options.batch_bytes = options.state_batch_bytes;
-  state_options.background = options.state_background_apply;
-  state_options.map_size_bytes = options.state_map_bytes;
-  state_options.check_on_open = options.check_state_on_open;
-  SPOOL_RETURN_IF_ERROR(StateStore::Open(state_options, &opened->state_));
+  state_options.path = options_.state_dir.empty() ? JoinPath(dir_, "state") : options_.state_dir;
+  state_options.batch_commits = options_.state_batch_commits;
+  state_options.batch_bytes = options_.state_batch_bytes;
+  state_options.background = options_.state_background_apply;
+  state_options.map_size_bytes = options_.state_map_bytes;
+  state_options.check_on_open = options_.check_state_on_open;
+  state_options.read_only = read_only;
+  SPOOL_RETURN_IF_ERROR(StateStore::Open(state_options, &state_));
   // The state applies only commits the log acknowledged: what it applied
   // tells the log's recovery a damaged tail from a torn one.
   StatePosition applied;
-  SPOOL_RETURN_IF_ERROR(opened->state_->AppliedPosition(&applied));
-  LogOptions log_options = options.log;
-  log_options.env = options.env;
+  SPOOL_RETURN_IF_ERROR(state_->AppliedPosition(&applied));
+  LogOptions log_options = options_.log;
+  log_options.env = options_.env;
+  log_options.read_only = read_only;
   log_options.known_durable = LogPosition{applied.epoch, applied.version};
   log_options.known_durable_store_id = applied.store_id;
-  SPOOL_RETURN_IF_ERROR(Log::Open(log_options, JoinPath(dir, "log"), &opened->log_).WithContext("store log"));
+  SPOOL_RETURN_IF_ERROR(Log::Open(log_options, JoinPath(dir_, "log"), &log_).WithContext("store log"));
   SPOOL_RETURN_IF_ERROR(
-      EventLog::Open(options.env, JoinPath(dir, "events"), &opened->events_).WithContext("event log"));
-  SPOOL_RETURN_IF_ERROR(opened->Recover());
-  *store = std::move(opened);
-  return Status::OK();
+      EventLog::Open(options_.env, JoinPath(dir_, "events"), &events_, read_only).WithContext("event log"));
+  return Recover();
 }
 
 std::string StoreImpl::snapshot_dir() const { return JoinPath(dir_, "snapshots"); }
@@ -304,6 +344,13 @@ Status StoreImpl::Recover() {
   // the newest snapshot rather than replaying the whole log.
   const bool usable = (applied.version == 0 && applied.store_id == 0 && log_->Newest().version == 0) ||
                       (applied.store_id == store_id && PositionOnHistory(applied.epoch, applied.version));
+  if (!usable && options_.read_only) {
+    // Rebuilding writes; a writer mid-rewind leaves this for a moment.
+    return Status::Aborted("the state (version " + std::to_string(applied.version) + " of epoch " +
+                           std::to_string(applied.epoch) +
+                           ") is not on the log's history: a rewind or a rebuild its writer has not finished, or one "
+                           "a crash interrupted (opening the store for writing finishes it)");
+  }
   if (!usable) SPOOL_RETURN_IF_ERROR(RebuildState());
   {
     // Commits before the replay are not seen one by one: any table may have
@@ -315,7 +362,7 @@ Status StoreImpl::Recover() {
   SPOOL_RETURN_IF_ERROR(LoadCatalog());
   // Leftovers of interrupted snapshot writes.
   std::vector<std::string> names;
-  if (options_.env->ListDir(snapshot_dir(), &names).ok()) {
+  if (!options_.read_only && options_.env->ListDir(snapshot_dir(), &names).ok()) {
     for (const std::string& name : names) {
       if (name.ends_with(".tmp")) SPOOL_RETURN_IF_ERROR(options_.env->RemoveFile(JoinPath(snapshot_dir(), name)));
     }

@@ -21,8 +21,14 @@ EventLog* Store::events() { return impl_->events(); }
 const StoreOptions& Store::options() const { return impl_->options(); }
 const std::string& Store::rebuilt_from() const { return impl_->rebuilt_from(); }
 
-Status Store::Commit(const Transaction& txn, CommitResult* result) { return impl_->Commit(txn, result); }
-Status Store::CommitAsync(const Transaction& txn, PendingCommit* pending) { return impl_->CommitAsync(txn, pending); }
+Status Store::Commit(const Transaction& txn, CommitResult* result) {
+  SPOOL_RETURN_IF_ERROR(impl_->Writable("commit"));
+  return impl_->Commit(txn, result);
+}
+Status Store::CommitAsync(const Transaction& txn, PendingCommit* pending) {
+  SPOOL_RETURN_IF_ERROR(impl_->Writable("commit"));
+  return impl_->CommitAsync(txn, pending);
+}
 Status Store::Wait(PendingCommit* pending, CommitResult* result) { return impl_->Wait(pending, result); }
 
 std::vector<TableInfo> Store::ListTables() { return impl_->ListTables(); }
@@ -55,14 +61,17 @@ Status Store::Changes(const TableId& id, uint64_t from, uint64_t to, const std::
 }
 
 Status Store::Restore(const TableId& id, uint64_t version, CommitResult* result) {
+  SPOOL_RETURN_IF_ERROR(impl_->Writable("restore a table"));
   return impl_->Restore(id, version, result);
 }
 Status Store::RestoreTables(const std::vector<TableId>& tables, const std::vector<std::string>& flows, uint64_t version,
                             CommitResult* result, std::string_view update_id) {
+  SPOOL_RETURN_IF_ERROR(impl_->Writable("restore tables"));
   return impl_->RestoreTables(tables, flows, version, result, update_id);
 }
 
 Status Store::RewindTo(uint64_t version, LogPosition* head, std::string_view update_id) {
+  SPOOL_RETURN_IF_ERROR(impl_->Writable("rewind"));
   return impl_->RewindTo(version, head, update_id);
 }
 Status Store::CanRewindTo(uint64_t version) { return impl_->CanRewindTo(version); }
@@ -81,26 +90,46 @@ Status Store::ReadArchived(const ArchivedCut& cut, const TableId& id, uint64_t v
   return impl_->ReadArchived(cut, id, version, visit, table);
 }
 
-Status Store::TakeSnapshot(SnapshotInfo* info) { return impl_->TakeSnapshot(info); }
+Status Store::TakeSnapshot(SnapshotInfo* info) {
+  SPOOL_RETURN_IF_ERROR(impl_->Writable("take a snapshot"));
+  return impl_->TakeSnapshot(info);
+}
 Status Store::TakeSnapshot(SnapshotInfo* info, const std::function<void(uint64_t entries)>& on_progress) {
+  SPOOL_RETURN_IF_ERROR(impl_->Writable("take a snapshot"));
   return impl_->TakeSnapshot(info, on_progress);
 }
 Status Store::ListSnapshots(std::vector<SnapshotInfo>* snapshots) { return impl_->ListSnapshots(snapshots); }
-Status Store::SaveStateCopy() { return impl_->SaveStateCopy(); }
+Status Store::SaveStateCopy() {
+  SPOOL_RETURN_IF_ERROR(impl_->Writable("save a state copy"));
+  return impl_->SaveStateCopy();
+}
 
 std::unique_ptr<VersionPin> Store::PinVersion(uint64_t version) { return impl_->PinVersion(version); }
-Status Store::AddPin(const std::string& name, uint64_t version) { return impl_->AddPin(name, version); }
-Status Store::RemovePin(const std::string& name) { return impl_->RemovePin(name); }
+Status Store::AddPin(const std::string& name, uint64_t version) {
+  SPOOL_RETURN_IF_ERROR(impl_->Writable("add a pin"));
+  return impl_->AddPin(name, version);
+}
+Status Store::RemovePin(const std::string& name) {
+  SPOOL_RETURN_IF_ERROR(impl_->Writable("remove a pin"));
+  return impl_->RemovePin(name);
+}
 std::vector<std::pair<std::string, uint64_t>> Store::Pins() { return impl_->Pins(); }
 
-Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) { return impl_->Vacuum(options, report); }
+Status Store::Vacuum(const VacuumOptions& options, VacuumReport* report) {
+  SPOOL_RETURN_IF_ERROR(impl_->Writable("vacuum"));
+  return impl_->Vacuum(options, report);
+}
 
 Status Store::ClaimUpdate(const std::string& update_id, std::unique_ptr<UpdateClaim>* claim) {
+  SPOOL_RETURN_IF_ERROR(impl_->Writable("run an update"));
   return impl_->ClaimUpdate(update_id, claim);
 }
 std::string Store::RunningUpdate() { return impl_->RunningUpdate(); }
 
-Status Store::FlushState() { return impl_->FlushState(); }
+Status Store::FlushState() {
+  SPOOL_RETURN_IF_ERROR(impl_->Writable("flush the state"));
+  return impl_->FlushState();
+}
 StoreStats Store::Stats() { return impl_->Stats(); }
 
 }  // namespace spool

@@ -37,6 +37,8 @@ class StoreImpl {
   // As Store::Open, which wraps the store opened.
   static Status Open(const StoreOptions& options, const std::string& dir, std::unique_ptr<StoreImpl>* store);
   ~StoreImpl();
+  // OK, or NotSupported naming `what` when the store is open read-only.
+  Status Writable(std::string_view what) const;
 
   // Store's calls, documented there.
   const std::string& dir() const { return dir_; }
@@ -111,6 +113,8 @@ class StoreImpl {
   // commit_mu_, held with nothing queued: the state is the log's newest.
   std::unique_lock<std::mutex> LockSettled();
 
+  static Status OpenReadOnly(const StoreOptions& options, const std::string& dir, std::unique_ptr<StoreImpl>* store);
+  Status OpenParts();
   Status Recover();
   Status RebuildState();
   Status ReportDamagedSnapshots(const std::vector<std::string>& damaged);

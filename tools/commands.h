@@ -62,10 +62,15 @@ int RunSpool(const std::vector<std::string>& args);
 // else when stderr is a terminal).
 bool ShowProgress();
 
+// How a command uses a store: to read it (opened read-only, so it works
+// beside a writer such as `spool serve` or a continuous update), or to
+// change it.
+enum class StoreAccess { kRead, kWrite };
+
 // Opens the existing store in `dir` for one command: default StoreOptions
 // (the state in DIR/state on the real file system), never creating one.
 // Errors as Store::Open; NotFound and Busy say what to do about them.
-Status OpenStore(const std::string& dir, std::unique_ptr<Store>* store);
+Status OpenStore(const std::string& dir, std::unique_ptr<Store>* store, StoreAccess access = StoreAccess::kWrite);
 
 // `s` (not OK) with "; " and `hint` after its message, same code.
 Status WithHint(const Status& s, std::string_view hint);

@@ -55,7 +55,7 @@ int RunSet(const std::string& dir, const std::string& file) {
 
 int RunShow(const std::string& dir, bool as_json, const std::string& plot) {
   std::unique_ptr<Store> store;
-  Status s = OpenStore(dir, &store);
+  Status s = OpenStore(dir, &store, StoreAccess::kRead);
   PipelineSpec spec;
   std::string id;
   int64_t number = 0;
@@ -377,7 +377,7 @@ struct PointsArgs {
 
 int RunRewindPoints(const PointsArgs& args) {
   std::unique_ptr<Store> store;
-  Status s = OpenStore(args.dir, &store);
+  Status s = OpenStore(args.dir, &store, StoreAccess::kRead);
   if (!s.ok()) return ReportError(s);
   uint64_t since_us = 0;
   if (!args.since.empty()) {

@@ -34,9 +34,10 @@ std::vector<std::string> ColumnNames(const Schema& schema) {
 }
 
 // Opens the store and parses the table's name.
-Status OpenTable(const std::string& dir, const std::string& table, std::unique_ptr<Store>* store, TableId* id) {
+Status OpenTable(const std::string& dir, const std::string& table, std::unique_ptr<Store>* store, TableId* id,
+                 StoreAccess access = StoreAccess::kRead) {
   SPOOL_RETURN_IF_ERROR(TableId::Parse(table, id));
-  return OpenStore(dir, store);
+  return OpenStore(dir, store, access);
 }
 
 // ---------------------------------------------------------------------------
@@ -169,7 +170,7 @@ int RunHistory(const std::string& dir, const std::string& name, uint64_t limit, 
   }
   std::unique_ptr<Store> store;
   TableId id;
-  Status s = name.empty() ? OpenStore(dir, &store) : OpenTable(dir, name, &store, &id);
+  Status s = name.empty() ? OpenStore(dir, &store, StoreAccess::kRead) : OpenTable(dir, name, &store, &id);
   if (s.ok() && !plot.empty()) {
     Timeline timeline;
     s = GatherTimeline(store.get(), name, id, &timeline);
@@ -231,7 +232,7 @@ int RunChanges(const std::string& dir, const std::string& name, uint64_t from, u
 int RunRestore(const std::string& dir, const std::string& name, uint64_t version) {
   std::unique_ptr<Store> store;
   TableId id;
-  Status s = OpenTable(dir, name, &store, &id);
+  Status s = OpenTable(dir, name, &store, &id, StoreAccess::kWrite);
   CommitResult result;
   if (s.ok()) s = store->Restore(id, version, &result);
   if (!s.ok()) return ReportError(WithHint(s, "nothing was changed"));
@@ -263,7 +264,7 @@ ordered_json SnapshotJson(const SnapshotInfo& info) {
 
 int RunSnapshot(const std::string& dir, bool list, bool as_json) {
   std::unique_ptr<Store> store;
-  Status s = OpenStore(dir, &store);
+  Status s = OpenStore(dir, &store, list ? StoreAccess::kRead : StoreAccess::kWrite);
   std::vector<SnapshotInfo> snapshots;
   if (s.ok() && list) s = store->ListSnapshots(&snapshots);
   if (s.ok() && !list) {

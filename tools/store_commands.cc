@@ -40,7 +40,7 @@ struct EventsArgs {
 
 int RunArchive(const std::string& dir, bool as_json) {
   std::unique_ptr<Store> store;
-  Status s = OpenStore(dir, &store);
+  Status s = OpenStore(dir, &store, StoreAccess::kRead);
   std::vector<Store::ArchivedCut> cuts;
   if (s.ok()) s = store->ListArchivedCuts(&cuts);
   if (!s.ok()) return ReportError(s);
@@ -81,6 +81,7 @@ int RunEvents(const EventsArgs& args) {
   }
   StoreOptions options;
   options.create_if_missing = false;
+  options.read_only = true;
   if (!args.since.empty()) {
     uint64_t ago = 0;
     Status s = ParseDuration(args.since, &ago);

@@ -221,7 +221,7 @@ ordered_json TableJson(const TableInfo& t) {
 
 int RunList(const std::string& dir, bool as_json) {
   std::unique_ptr<Store> store;
-  Status s = OpenStore(dir, &store);
+  Status s = OpenStore(dir, &store, StoreAccess::kRead);
   if (!s.ok()) return ReportError(s);
   const std::vector<TableInfo> tables = store->ListTables();
   if (as_json) {
@@ -398,10 +398,19 @@ Status WithHint(const Status& s, std::string_view hint) {
   return s;
 }
 
-Status OpenStore(const std::string& dir, std::unique_ptr<Store>* store) {
+Status OpenStore(const std::string& dir, std::unique_ptr<Store>* store, StoreAccess access) {
   StoreOptions options;
   options.create_if_missing = false;
+  options.read_only = access == StoreAccess::kRead;
   Status s = Store::Open(options, dir, store);
+  if (options.read_only && (s.IsAborted() || s.IsNotFound())) {
+    // What only a writer can do — finish a rewind a crash interrupted,
+    // rebuild a lost state — is done by opening to write, when no writer
+    // is there already.
+    options.read_only = false;
+    Status written = Store::Open(options, dir, store);
+    if (!written.IsBusy()) s = written;
+  }
   if (s.IsNotFound()) return WithHint(s, "create one with `spool init " + dir + "`");
   if (s.IsBusy()) return WithHint(s, "another spool command or program is using it: try again when it is done");
   return s;

@@ -82,6 +82,7 @@ class LogImpl final : public Log {
   LogStats Stats() override;
   Status Flush() override;
   Status Refresh(bool* stale) override;
+  Status MakeReadDurable() override;
 
   // Opening (log_recovery.cc).
   Status Recover(LogRecoveryReport* report);

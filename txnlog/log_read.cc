@@ -337,4 +337,21 @@ Status LogImpl::Refresh(bool* stale) {
   return Status::OK();
 }
 
+// The writer syncs a segment whole before it starts the next (EnsureRoomFor),
+// so only the segment being written can hold unsynced commits. Syncing it
+// takes a handle that may write; this one writes nothing.
+Status LogImpl::MakeReadDurable() {
+  if (!options_.read_only) return Status::NotSupported("log " + dir_ + ": MakeReadDurable is for a read-only log");
+  std::string path;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    path = segments_.back()->path;
+  }
+  std::unique_ptr<File> file;
+  SPOOL_RETURN_IF_ERROR(options_.env->OpenFile(path, OpenMode::kReadWrite, &file));
+  SPOOL_RETURN_IF_ERROR(file->Sync());
+  SPOOL_RETURN_IF_ERROR(file->Close());
+  return options_.env->SyncDir(dir_);
+}
+
 }  // namespace spool

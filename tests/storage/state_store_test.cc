@@ -3,6 +3,10 @@
 // disturbed.
 #include "state_store.h"
 
+#include <lmdb.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -115,6 +119,62 @@ TEST_F(StateStoreTest, ManyGenerationsRetiredInARowAreQueuedAndTheStateStaysRigh
   Open();          // which the next open discards
   EXPECT_EQ(Generations().size(), 1u);
   EXPECT_EQ(Get(kRowA), "value 40");
+}
+
+// A retired generation is deleted only once nothing maps it: not while a
+// view here still reads it, nor while a reader in another process has it
+// open (its file, cut shorter under the mapping, would kill the reader).
+TEST_F(StateStoreTest, ARetiredGenerationStaysWhileAViewOrAnotherProcessHasItOpen) {
+  Open(/*background=*/true);
+  Put(1, kRowA, "one");
+  StatePosition copied;
+  ASSERT_TRUE(store_->SaveCopy("c1", &copied).ok());
+  Put(2, kRowA, "two");
+  std::unique_ptr<StateView> view;
+  ASSERT_TRUE(store_->NewView("", "", &view).ok());
+  int go[2], ready[2];
+  ASSERT_EQ(pipe(go), 0);
+  ASSERT_EQ(pipe(ready), 0);
+  const std::string retired = dir_.Sub("state/gen-000001");
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // another process with the generation open, until told
+    close(go[1]);
+    close(ready[0]);
+    MDB_env* env = nullptr;
+    if (mdb_env_create(&env) != 0 || mdb_env_set_mapsize(env, 1ull << 30) != 0 ||
+        mdb_env_open(env, retired.c_str(), MDB_RDONLY, 0644) != 0) {
+      _exit(2);
+    }
+    char byte = 0;
+    if (write(ready[1], "r", 1) != 1 || read(go[0], &byte, 1) < 0) _exit(3);
+    mdb_env_close(env);
+    _exit(0);
+  }
+  close(go[0]);
+  close(ready[1]);
+  char byte = 0;
+  ASSERT_EQ(read(ready[0], &byte, 1), 1);  // the child has it open
+  close(ready[0]);
+  ASSERT_TRUE(store_->Adopt("c1").ok());
+  EXPECT_EQ(Get(kRowA), "one");
+  // Held by the view here and by the child.
+  EXPECT_EQ(store_->DiscardNow(), 1u);
+  EXPECT_TRUE(std::filesystem::exists(retired + "/data.mdb"));
+  view->Seek(kRowA);
+  ASSERT_TRUE(view->Valid());
+  EXPECT_EQ(view->value(), "two");
+  view.reset();
+  // Held by the child alone.
+  EXPECT_EQ(store_->DiscardNow(), 1u);
+  EXPECT_TRUE(std::filesystem::exists(retired + "/data.mdb"));
+  ASSERT_EQ(write(go[1], "x", 1), 1);
+  close(go[1]);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(store_->DiscardNow(), 0u);
+  EXPECT_FALSE(std::filesystem::exists(retired));
 }
 
 TEST_F(StateStoreTest, AnUnfinishedCopyIsNeverAdoptedAndIsRemovedOnOpen) {

@@ -114,6 +114,19 @@ expect_equal "answers came while the update ran" "$([ "$while_running" -ge 3 ] &
 expect_equal "the loaded update completes" "$(await "$loaded")" "COMPLETED"
 echo "     ($answered reads answered, $while_running of them while the update ran)"
 
+# Beside the server, which holds the store for writing, the commands that
+# read work (opened read-only); one that writes is refused.
+check "spool read beside the server" 0 "$spool" read "$store" main.shop.revenue --format csv
+check "spool history beside the server" 0 "$spool" history "$store" main.shop.orders --limit 3
+expect_output "its newest commits" "STREAMING UPDATE"
+check "spool events beside the server" 0 "$spool" events "$store" --limit 3
+check "spool rewind-points beside the server" 0 "$spool" rewind-points "$store"
+check "spool pipeline show beside the server" 0 "$spool" pipeline show "$store"
+check "spool table list beside the server" 0 "$spool" table list "$store"
+expect_output "lists the tables" "main.shop.orders"
+check "a snapshot beside the server is refused" 2 "$spool" snapshot "$store"
+expect_output "as the store is busy" "is open in another process"
+
 # Refusals, each changing nothing (the newest event stays the newest).
 newest_event() { curl -sS -H "Authorization: Bearer $DATABRICKS_TOKEN" "$api/events?max_results=1" | sed -n 's/.*"sequence":\([0-9]*\).*/\1/p'; }
 before=$(newest_event)

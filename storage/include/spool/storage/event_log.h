@@ -64,9 +64,10 @@ struct EventQuery {
 
 class EventLog {
  public:
-  // Opens (creating when missing) the event log in `dir`.
-  // Errors: as Log::Open.
-  static Status Open(Env* env, const std::string& dir, std::unique_ptr<EventLog>* events);
+  // Opens (creating when missing) the event log in `dir`; `read_only`, as
+  // LogOptions::read_only: beside its writer, creating and changing nothing,
+  // and Append returns NotSupported. Errors: as Log::Open.
+  static Status Open(Env* env, const std::string& dir, std::unique_ptr<EventLog>* events, bool read_only = false);
   virtual ~EventLog() = default;
 
   // Appends `event` (its id, sequence and timestamp are assigned and written

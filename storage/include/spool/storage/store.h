@@ -82,6 +82,19 @@ struct StoreOptions {
   // How many state copies (SaveStateCopy) are kept, the newest first; each
   // is the size of the current state without its history. 0: none.
   uint64_t state_copies = 2;
+  // Open beside the process that holds the store for writing (or with no
+  // writer at all), changing nothing and never blocking it: the store as of
+  // its last durable commit at the open, read consistently for as long as
+  // it stays open (open it again to see later commits). What this handle
+  // reads is made durable first, so it never shows a commit a power loss
+  // could take back. Every call that would write — commits, restores,
+  // rewinds, snapshots, pins, vacuum, update claims — returns
+  // NotSupported. Another handle of the same store in this process cannot
+  // sit beside it (Busy): read through that one. The state's file is
+  // checked (check_state_on_open) only when no writer has it open; the
+  // writer checked it when it opened. LMDB keeps the pages a reader reads
+  // until it closes: a reader that stays open long holds disk.
+  bool read_only = false;
 };
 
 // The versions a read may ask for.
@@ -206,8 +219,10 @@ class UpdateClaim {
 class Store {
  public:
   // Opens the store in `dir`, creating it when allowed, recovers its log and
-  // brings the state up to date. Errors: Busy (another process or handle has
-  // it open), NotFound (no store and !create_if_missing), InvalidArgument
+  // brings the state up to date (read-only: see StoreOptions::read_only).
+  // Errors: Busy (another process or handle has it open; read-only: a
+  // handle of this process has, or the writer rewound at every attempt to
+  // open), NotFound (no store and !create_if_missing, or read-only), InvalidArgument
   // (`dir` holds other files and is not a store), Corruption, IOError.
   static Status Open(const StoreOptions& options, const std::string& dir, std::unique_ptr<Store>* store);
   ~Store();

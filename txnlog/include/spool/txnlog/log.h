@@ -288,6 +288,13 @@ class Log {
   // see past it. Errors: NotSupported (not read-only, or oldest_only),
   // IOError. Thread-safety: as reads; one Refresh at a time.
   virtual Status Refresh(bool* stale) = 0;
+
+  // For a read-only log beside its writer: makes durable what this handle
+  // reads — the segment being written and the log's directory — should
+  // the writer not have synced it yet, so that a reader never reports a
+  // commit a power loss could take back. Errors: NotSupported (not
+  // read-only), IOError.
+  virtual Status MakeReadDurable() = 0;
 };
 
 // Reads commits in version order. Not thread-safe.

@@ -59,6 +59,7 @@ class [[nodiscard]] Status {
   bool IsFailed() const { return code_ == Code::kFailed; }
   bool IsBusy() const { return code_ == Code::kBusy; }
   bool IsAborted() const { return code_ == Code::kAborted; }
+  bool IsNotSupported() const { return code_ == Code::kNotSupported; }
   bool IsOutOfRange() const { return code_ == Code::kOutOfRange; }
 
   // The message alone, without the code's name.

@@ -1,0 +1,284 @@
+// A store opened read-only (StoreOptions::read_only): beside a writer in
+// another process it reads whole committed versions only, never a torn or
+// half-applied one, and it changes nothing on disk.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "spool/storage/store.h"
+#include "temp_dir.h"
+
+namespace spool {
+namespace {
+
+constexpr int64_t kRows = 50;
+
+TableId Counters() {
+  TableId id;
+  EXPECT_TRUE(TableId::Parse("main.test.counters", &id).ok());
+  return id;
+}
+
+Schema CountersSchema() {
+  Schema schema;
+  EXPECT_TRUE(Schema::Make({{"id", ColumnType::kInt64, false}, {"n", ColumnType::kInt64, true}}, {"id"}, &schema).ok());
+  return schema;
+}
+
+// Every row of the table set to `n`, in one commit.
+Transaction SetAll(int64_t n) {
+  Transaction txn;
+  for (int64_t id = 0; id < kRows; ++id) txn.Write(Counters(), Row{id, n});
+  return txn;
+}
+
+// Every file under `dir` with its bytes, but LMDB's lock files, whose
+// table of readers a reader writes itself into.
+std::map<std::string, std::string> Files(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (!entry.is_regular_file() || entry.path().filename() == "lock.mdb") continue;
+    std::string bytes(static_cast<size_t>(entry.file_size()), '\0');
+    std::ifstream in(entry.path(), std::ios::binary);
+    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    files[entry.path().string()] = std::move(bytes);
+  }
+  return files;
+}
+
+class ReadOnlyStoreTest : public ::testing::Test {
+ protected:
+  StoreOptions Options(bool read_only) {
+    StoreOptions options;
+    options.read_only = read_only;
+    options.create_if_missing = !read_only;
+    return options;
+  }
+  std::string Dir() const { return dir_.Sub("store"); }
+
+  // Creates the table and commits SetAll(1..commits); closes the store.
+  void Populate(int64_t commits) {
+    std::unique_ptr<Store> store;
+    ASSERT_TRUE(Store::Open(Options(false), Dir(), &store).ok());
+    Transaction create("CREATE TABLE");
+    create.CreateTable(Counters(), TableKind::kStreamingTable, CountersSchema());
+    ASSERT_TRUE(store->Commit(create).ok());
+    for (int64_t n = 1; n <= commits; ++n) ASSERT_TRUE(store->Commit(SetAll(n)).ok());
+  }
+
+  // The value every row holds in `store` (as of `version` when set), or -1
+  // when the rows disagree or some are missing: a read that is not one
+  // whole commit.
+  static int64_t WholeValue(Store* store, std::optional<uint64_t> version = std::nullopt,
+                            uint64_t* version_read = nullptr) {
+    ReadOptions options;
+    options.version = version;
+    std::vector<int64_t> values;
+    Status s = store->Read(
+        Counters(), options,
+        [&](const Row& row) {
+          values.push_back(std::get<int64_t>(row[1]));
+          return true;
+        },
+        nullptr, version_read);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    if (values.size() != static_cast<size_t>(kRows)) return -1;
+    for (int64_t v : values) {
+      if (v != values.front()) return -1;
+    }
+    return values.front();
+  }
+
+  TempDir dir_;
+};
+
+TEST_F(ReadOnlyStoreTest, ReadsWhatWasCommittedAndChangesNoFile) {
+  Populate(5);
+  const std::map<std::string, std::string> before = Files(Dir());
+  {
+    std::unique_ptr<Store> store;
+    Status s = Store::Open(Options(true), Dir(), &store);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(WholeValue(store.get()), 5);
+    EXPECT_EQ(WholeValue(store.get(), 3), 2);  // version 1 created the table
+    std::vector<HistoryEntry> history;
+    ASSERT_TRUE(store->History(Counters(), &history).ok());
+    EXPECT_EQ(history.size(), 6u);
+    uint64_t changes = 0;
+    ASSERT_TRUE(store
+                    ->Changes(Counters(), 2, 6,
+                              [&](const ChangeRow&) {
+                                ++changes;
+                                return true;
+                              })
+                    .ok());
+    EXPECT_EQ(changes, static_cast<uint64_t>(kRows + 4 * 2 * kRows));  // inserts, then pre and post images
+
+    // Whatever would write is refused, by name.
+    const Status commit = store->Commit(SetAll(9));
+    EXPECT_TRUE(commit.IsNotSupported()) << commit.ToString();
+    EXPECT_NE(commit.message().find("read-only"), std::string::npos);
+    EXPECT_TRUE(store->Restore(Counters(), 3).IsNotSupported());
+    EXPECT_TRUE(store->RewindTo(3).IsNotSupported());
+    EXPECT_TRUE(store->TakeSnapshot().IsNotSupported());
+    EXPECT_TRUE(store->SaveStateCopy().IsNotSupported());
+    EXPECT_TRUE(store->AddPin("p", 3).IsNotSupported());
+    EXPECT_TRUE(store->RemovePin("p").IsNotSupported());
+    VacuumReport report;
+    EXPECT_TRUE(store->Vacuum(VacuumOptions{}, &report).IsNotSupported());
+    std::unique_ptr<UpdateClaim> claim;
+    EXPECT_TRUE(store->ClaimUpdate("u", &claim).IsNotSupported());
+    Event event;
+    event.event_type = "create_update";
+    EXPECT_TRUE(store->events()->Append(&event).IsNotSupported());
+    EXPECT_EQ(WholeValue(store.get()), 5);
+  }
+  const std::map<std::string, std::string> after = Files(Dir());
+  for (const auto& [path, bytes] : before) {
+    const auto it = after.find(path);
+    EXPECT_TRUE(it != after.end() && it->second == bytes) << path << " changed";
+  }
+  for (const auto& [path, bytes] : after) EXPECT_TRUE(before.count(path)) << path << " appeared";
+}
+
+TEST_F(ReadOnlyStoreTest, NoStoreIsNotFoundAndCreatesNothing) {
+  std::unique_ptr<Store> store;
+  const Status s = Store::Open(Options(true), Dir(), &store);
+  EXPECT_TRUE(s.IsNotFound()) << s.ToString();
+  EXPECT_FALSE(std::filesystem::exists(Dir()));
+}
+
+// LMDB cannot hold one environment twice in a process: a second handle of
+// the same store here, either way round, is refused and harms nothing.
+TEST_F(ReadOnlyStoreTest, ASecondHandleInTheSameProcessIsRefused) {
+  Populate(2);
+  std::unique_ptr<Store> writer;
+  ASSERT_TRUE(Store::Open(Options(false), Dir(), &writer).ok());
+  std::unique_ptr<Store> reader;
+  Status s = Store::Open(Options(true), Dir(), &reader);
+  EXPECT_TRUE(s.IsBusy()) << s.ToString();
+  EXPECT_NE(s.message().find("open in this process"), std::string::npos) << s.ToString();
+  ASSERT_TRUE(writer->Commit(SetAll(3)).ok());
+  writer.reset();
+
+  ASSERT_TRUE(Store::Open(Options(true), Dir(), &reader).ok());
+  s = Store::Open(Options(false), Dir(), &writer);
+  EXPECT_TRUE(s.IsBusy()) << s.ToString();
+  EXPECT_EQ(WholeValue(reader.get()), 3);
+  reader.reset();
+  ASSERT_TRUE(Store::Open(Options(false), Dir(), &writer).ok());
+  EXPECT_EQ(WholeValue(writer.get()), 3);
+}
+
+// A read-only handle keeps reading the version it opened at while the
+// writer goes on: the state's batches applied since do not show through.
+TEST_F(ReadOnlyStoreTest, AnOpenReaderKeepsItsVersionWhileTheWriterAppliesMore) {
+  Populate(3);
+  int go[2];
+  ASSERT_EQ(pipe(go), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // The writer, once the reader is open: small batches, so that LMDB
+    // moves on under the reader.
+    close(go[1]);
+    char byte = 0;
+    if (read(go[0], &byte, 1) != 1) _exit(1);
+    StoreOptions options = Options(false);
+    options.state_batch_commits = 2;
+    std::unique_ptr<Store> store;
+    if (!Store::Open(options, Dir(), &store).ok()) _exit(2);
+    for (int64_t n = 4; n <= 40; ++n) {
+      if (!store->Commit(SetAll(n)).ok()) _exit(3);
+    }
+    if (!store->FlushState().ok()) _exit(4);
+    _exit(0);
+  }
+  close(go[0]);
+  std::unique_ptr<Store> reader;
+  Status s = Store::Open(Options(true), Dir(), &reader);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  uint64_t version = 0;
+  EXPECT_EQ(WholeValue(reader.get(), std::nullopt, &version), 3);
+  ASSERT_EQ(write(go[1], "g", 1), 1);
+  close(go[1]);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  uint64_t again = 0;
+  EXPECT_EQ(WholeValue(reader.get(), std::nullopt, &again), 3);
+  EXPECT_EQ(again, version);
+  EXPECT_EQ(reader->AvailableVersions().newest, version);
+  std::vector<HistoryEntry> history;
+  ASSERT_TRUE(reader->History(Counters(), &history).ok());
+  EXPECT_EQ(history.size(), 4u);
+  reader.reset();
+  ASSERT_TRUE(Store::Open(Options(true), Dir(), &reader).ok());
+  EXPECT_EQ(WholeValue(reader.get()), 40);
+}
+
+// The writer commits without pause in another process and is killed with
+// SIGKILL; readers opened all the while, and after the kill, each read one
+// whole commit, never older than the last one acknowledged before it
+// opened.
+TEST_F(ReadOnlyStoreTest, ReadersBesideAWriterKilledMidCommitSeeWholeAcknowledgedCommits) {
+  Populate(1);
+  int acks[2];
+  ASSERT_EQ(pipe(acks), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    close(acks[0]);
+    StoreOptions options = Options(false);
+    options.state_batch_commits = 3;
+    std::unique_ptr<Store> store;
+    if (!Store::Open(options, Dir(), &store).ok()) _exit(2);
+    for (int64_t n = 2;; ++n) {
+      if (!store->Commit(SetAll(n)).ok()) _exit(3);
+      if (write(acks[1], &n, sizeof(n)) != static_cast<ssize_t>(sizeof(n))) _exit(4);
+    }
+  }
+  close(acks[1]);
+  int64_t acked = 1;
+  const auto read_ack = [&] {
+    int64_t n = 0;
+    if (read(acks[0], &n, sizeof(n)) == static_cast<ssize_t>(sizeof(n))) acked = n;
+  };
+  for (int i = 0; i < 40; ++i) {
+    read_ack();  // blocks for the writer's next acknowledgement: it has moved on
+    const int64_t floor = acked;
+    std::unique_ptr<Store> reader;
+    Status s = Store::Open(Options(true), Dir(), &reader);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    const int64_t value = WholeValue(reader.get());
+    EXPECT_GE(value, floor) << "a reader saw less than was acknowledged before it opened";
+  }
+  ASSERT_EQ(kill(child, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  while (true) {  // what the pipe still holds
+    int64_t n = 0;
+    if (read(acks[0], &n, sizeof(n)) != static_cast<ssize_t>(sizeof(n))) break;
+    acked = n;
+  }
+  close(acks[0]);
+  std::unique_ptr<Store> reader;
+  Status s = Store::Open(Options(true), Dir(), &reader);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const int64_t value = WholeValue(reader.get());
+  EXPECT_GE(value, acked);
+  EXPECT_LE(value, acked + 1);  // at most the commit the kill interrupted, written whole
+}
+
+}  // namespace
+}  // namespace spool
