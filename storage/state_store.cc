@@ -619,9 +619,6 @@ std::shared_ptr<LmdbEnv> StateStore::CurrentEnv() {
   return lmdb_;
 }
 
-// Opens the newest generation (creating the first) and removes what an
-// interrupted Adopt or SaveCopy left: older generations, unfinished copies,
-// and the files of the layout before generations.
 Status StateStore::Register() {
   std::error_code ec;
   std::string path = std::filesystem::weakly_canonical(options_.path, ec).string();
@@ -634,6 +631,9 @@ Status StateStore::Register() {
   return Status::OK();
 }
 
+// Opens the newest generation (creating the first) and removes what an
+// interrupted Adopt or SaveCopy left: older generations, unfinished copies,
+// and the files of the layout before generations.
 Status StateStore::Open(const StateStoreOptions& options, std::unique_ptr<StateStore>* out) {
   if (options.read_only) return OpenReadOnly(options, out);
   namespace fs = std::filesystem;
@@ -688,10 +688,6 @@ Status NewestGeneration(const std::string& path, uint64_t* generation) {
   if (ec) return FsError("cannot list", path, ec);
   return Status::OK();
 }
-
-}  // namespace
-
-namespace {
 
 // Whether another process has the environment in `dir` open. LMDB holds a
 // lock on the first byte of its lock file for as long as an environment is
@@ -768,10 +764,7 @@ Status StateStore::Verify(const std::string& path, std::vector<StateFileReport>*
   std::error_code ec;
   std::vector<std::string> names;  // relative to `path`
   uint64_t live = 0;
-  for (const fs::directory_entry& entry : fs::directory_iterator(path, ec)) {
-    live = std::max(live, ParseGeneration(entry.path().filename().string()));
-  }
-  if (ec) return FsError("cannot list", path, ec);
+  SPOOL_RETURN_IF_ERROR(NewestGeneration(path, &live));
   if (live != 0) names.push_back(GenerationName(live));
   const fs::path copies = fs::path(path) / kCopiesDir;
   if (fs::exists(copies, ec)) {

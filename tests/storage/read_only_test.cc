@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -74,6 +75,22 @@ class ReadOnlyStoreTest : public ::testing::Test {
     create.CreateTable(Counters(), TableKind::kStreamingTable, CountersSchema());
     ASSERT_TRUE(store->Commit(create).ok());
     for (int64_t n = 1; n <= commits; ++n) ASSERT_TRUE(store->Commit(SetAll(n)).ok());
+  }
+
+  // Forks the store's writer, with batches of `batch_commits`: the child
+  // reads a byte from `wait_fd` first (unless -1), opens the store, runs
+  // `body` and exits 0, or 2 when the store does not open and 3 when
+  // `body` returns false. Returns the child's pid to the parent.
+  pid_t ForkWriter(uint64_t batch_commits, const std::function<bool(Store*)>& body, int wait_fd = -1) {
+    const pid_t child = fork();
+    if (child != 0) return child;
+    char byte = 0;
+    if (wait_fd >= 0 && read(wait_fd, &byte, 1) != 1) _exit(1);
+    StoreOptions options = Options(false);
+    options.state_batch_commits = batch_commits;
+    std::unique_ptr<Store> store;
+    if (!Store::Open(options, Dir(), &store).ok()) _exit(2);
+    _exit(body(store.get()) ? 0 : 3);
   }
 
   // The value every row holds in `store` (as of `version` when set), or -1
@@ -186,24 +203,18 @@ TEST_F(ReadOnlyStoreTest, AnOpenReaderKeepsItsVersionWhileTheWriterAppliesMore) 
   Populate(3);
   int go[2];
   ASSERT_EQ(pipe(go), 0);
-  const pid_t child = fork();
+  // The writer, once the reader is open: small batches, so that LMDB moves
+  // on under the reader.
+  const pid_t child = ForkWriter(
+      2,
+      [](Store* store) {
+        for (int64_t n = 4; n <= 40; ++n) {
+          if (!store->Commit(SetAll(n)).ok()) return false;
+        }
+        return store->FlushState().ok();
+      },
+      go[0]);
   ASSERT_GE(child, 0);
-  if (child == 0) {
-    // The writer, once the reader is open: small batches, so that LMDB
-    // moves on under the reader.
-    close(go[1]);
-    char byte = 0;
-    if (read(go[0], &byte, 1) != 1) _exit(1);
-    StoreOptions options = Options(false);
-    options.state_batch_commits = 2;
-    std::unique_ptr<Store> store;
-    if (!Store::Open(options, Dir(), &store).ok()) _exit(2);
-    for (int64_t n = 4; n <= 40; ++n) {
-      if (!store->Commit(SetAll(n)).ok()) _exit(3);
-    }
-    if (!store->FlushState().ok()) _exit(4);
-    _exit(0);
-  }
   close(go[0]);
   std::unique_ptr<Store> reader;
   Status s = Store::Open(Options(true), Dir(), &reader);
@@ -235,19 +246,13 @@ TEST_F(ReadOnlyStoreTest, ReadersBesideAWriterKilledMidCommitSeeWholeAcknowledge
   Populate(1);
   int acks[2];
   ASSERT_EQ(pipe(acks), 0);
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    close(acks[0]);
-    StoreOptions options = Options(false);
-    options.state_batch_commits = 3;
-    std::unique_ptr<Store> store;
-    if (!Store::Open(options, Dir(), &store).ok()) _exit(2);
+  const pid_t child = ForkWriter(3, [&](Store* store) {
     for (int64_t n = 2;; ++n) {
-      if (!store->Commit(SetAll(n)).ok()) _exit(3);
-      if (write(acks[1], &n, sizeof(n)) != static_cast<ssize_t>(sizeof(n))) _exit(4);
+      if (!store->Commit(SetAll(n)).ok()) return false;
+      if (write(acks[1], &n, sizeof(n)) != static_cast<ssize_t>(sizeof(n))) return false;
     }
-  }
+  });
+  ASSERT_GE(child, 0);
   close(acks[1]);
   int64_t acked = 1;
   const auto read_ack = [&] {
