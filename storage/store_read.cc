@@ -43,6 +43,11 @@ Status KeyRange(const TableInfo& table, const ReadOptions& options, std::string*
   }
   if (options.start_key) SPOOL_RETURN_IF_ERROR(EncodeKeyValues(table.schema, *options.start_key, true, begin));
   if (options.end_key) SPOOL_RETURN_IF_ERROR(EncodeKeyValues(table.schema, *options.end_key, true, end));
+  // A value's encoding ends where it does (strings are terminated), so the
+  // keys that start with a prefix's values are those that start with its
+  // bytes; a part begins with 0x00 or 0x01, so PrefixEnd never runs out.
+  if (options.start_exclusive && options.start_key) *begin = PrefixEnd(*begin);
+  if (options.end_inclusive && options.end_key) *end = PrefixEnd(*end);
   return Status::OK();
 }
 

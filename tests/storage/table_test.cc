@@ -78,6 +78,52 @@ TEST_F(TableTest, KeyRangeScanIsHalfOpen) {
   EXPECT_EQ(ReadAll(users_, range), (std::vector<Row>{User(3, "3"), User(4, "4"), User(5, "5")}));
 }
 
+// Bounds that exclude the start or include the end cover every key that
+// starts with their values: a prefix "a" is not "ab", nor "a" followed by
+// an escaped zero byte. The same now and as of an older version.
+TEST_F(TableTest, ExclusiveStartAndInclusiveEndCoverWholePrefixes) {
+  const TableId pairs = Id("main.default.pairs");
+  Schema schema;
+  ASSERT_TRUE(
+      Schema::Make({{"region", ColumnType::kString, false}, {"n", ColumnType::kInt64, false}}, {"region", "n"}, &schema)
+          .ok());
+  Transaction create("CREATE TABLE");
+  create.CreateTable(pairs, TableKind::kStreamingTable, schema);
+  Commit(create);
+  const auto pair = [](std::string region, int64_t n) { return Row{std::move(region), n}; };
+  Transaction txn;
+  for (const Row& row : {pair("a", 1), pair("a", 2), pair("a", 3), pair(std::string("a\0", 2), 1), pair("ab", 1),
+                         pair("b", 1), pair("b", 2)}) {
+    txn.Write(pairs, row);
+  }
+  const uint64_t written = Commit(txn).version;
+  Transaction later;
+  later.Delete(pairs, pair("a", 2));
+  later.Write(pairs, pair("c", 1));
+  Commit(later);
+
+  const auto read = [&](std::optional<Row> start, bool exclusive, std::optional<Row> end, bool inclusive,
+                        std::optional<uint64_t> version) {
+    ReadOptions options;
+    options.start_key = std::move(start);
+    options.start_exclusive = exclusive;
+    options.end_key = std::move(end);
+    options.end_inclusive = inclusive;
+    options.version = version;
+    return ReadAll(pairs, options);
+  };
+  const Row a = Row{std::string("a")};
+  EXPECT_EQ(read(a, true, std::nullopt, false, written),
+            (std::vector<Row>{pair(std::string("a\0", 2), 1), pair("ab", 1), pair("b", 1), pair("b", 2)}));
+  EXPECT_EQ(read(std::nullopt, false, a, true, written), (std::vector<Row>{pair("a", 1), pair("a", 2), pair("a", 3)}));
+  EXPECT_EQ(read(a, false, a, true, std::nullopt), (std::vector<Row>{pair("a", 1), pair("a", 3)}));
+  EXPECT_EQ(
+      read(pair("a", 1), true, pair("b", 1), true, written),
+      (std::vector<Row>{pair("a", 2), pair("a", 3), pair(std::string("a\0", 2), 1), pair("ab", 1), pair("b", 1)}));
+  EXPECT_EQ(read(pair("a", 1), true, pair("a", 1), true, written), (std::vector<Row>{}));
+  EXPECT_EQ(read(Row{std::string("b")}, true, std::nullopt, false, std::nullopt), (std::vector<Row>{pair("c", 1)}));
+}
+
 TEST_F(TableTest, RowThatDoesNotFitIsRefusedNamingTheColumnAndNothingIsWritten) {
   CreateUsers();
   const uint64_t before = store_->log()->Newest().version;

@@ -243,6 +243,12 @@ struct ReadOptions {
   // key order; a prefix of the key columns is allowed). Unset: unbounded.
   std::optional<Row> start_key;
   std::optional<Row> end_key;
+  // start_key < key instead: past every key that starts with start_key's
+  // values (a prefix's keys are all skipped).
+  bool start_exclusive = false;
+  // key <= end_key instead: up to every key that starts with end_key's
+  // values (a prefix's keys are all included).
+  bool end_inclusive = false;
 };
 
 }  // namespace spool
