@@ -10,7 +10,7 @@ packages=(
   liblmdb-dev libzstd-dev libxxhash-dev libjemalloc-dev libabsl-dev
   libflatbuffers-dev flatbuffers-compiler
   libcli11-dev libfmt-dev nlohmann-json3-dev libboost-dev prometheus-cpp-dev curl
-  librocksdb-dev libsqlite3-dev libleveldb-dev
+  librocksdb-dev libsqlite3-dev libleveldb-dev libedit-dev
   gnuplot-nox python3 clang-format clang-tidy
 )
 

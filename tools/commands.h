@@ -51,6 +51,9 @@ void RegisterPipelineCommands(CLI::App& app, int* exit_code);
 // `spool demo`.
 void RegisterDemoCommand(CLI::App& app, int* exit_code);
 
+// `spool sql`.
+void RegisterSqlCommand(CLI::App& app, int* exit_code);
+
 // `spool serve`.
 void RegisterServeCommand(CLI::App& app, int* exit_code);
 

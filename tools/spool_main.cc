@@ -32,6 +32,7 @@ int RunSpool(const std::vector<std::string>& args) {
   RegisterReadCommands(app, &exit_code);
   RegisterPipelineCommands(app, &exit_code);
   RegisterTopicCommands(app, &exit_code);
+  RegisterSqlCommand(app, &exit_code);
   RegisterServeCommand(app, &exit_code);
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // as CLI11 takes them

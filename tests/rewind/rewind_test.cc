@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "spool/rewind/updates.h"
+#include "spool/sql/sql.h"
 #include "spool/stream/topic.h"
 #include "spool/testing/mem_env.h"
 #include "temp_dir.h"
@@ -294,6 +295,96 @@ TEST_F(RewindTest, APointBeforeAFullRefreshIsStillARewindTarget) {
   ASSERT_TRUE(shop.RewindTo(point.id).ok());
   shop.Update(kGood);
   ExpectLikeTheReference(shop);
+}
+
+// The rewind page's queries, as written there but for the names: the
+// rows one returns as text.
+std::vector<std::vector<std::string>> Sql(Store* store, const std::string& query) {
+  std::vector<std::vector<std::string>> rows;
+  sql::ResultHandler results;
+  results.on_row = [&](const Row& row) {
+    std::vector<std::string> texts;
+    for (const Value& value : row) {
+      texts.push_back(IsNull(value)                            ? "NULL"
+                      : std::holds_alternative<int64_t>(value) ? std::to_string(std::get<int64_t>(value))
+                                                               : std::get<std::string>(value));
+    }
+    rows.push_back(std::move(texts));
+    return true;
+  };
+  const Status s = sql::Query(store, query, {}, results);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return rows;
+}
+
+// "Rewind to a timestamp": the midpoint between the last good commit and
+// the first bad one, from the change feed and the history, fed back as
+// rewind_timestamp, rewinds to just before the bad commit.
+TEST_F(RewindTest, TheMidpointQueryOfTheRewindPageFindsTheTimeToRewindTo) {
+  Shop shop(&dir_, "shop");
+  std::string between;
+  GoodThenBad(shop, &between);  // the bad deployment doubles amounts: 40 and more
+  const auto rows = Sql(shop.store_.get(), R"(
+WITH onset AS ( -- The first commit that introduced the bad data.
+  SELECT min(_commit_version) AS first_bad_version,
+         min(_commit_timestamp) AS first_bad_ts
+  FROM table_changes('main.shop.orders', 1) -- Start from version 1.
+  WHERE _change_type IN ('insert', 'update_postimage') -- Use ('delete') instead to find an erroneous delete.
+    AND (amount >= 40) -- Example predicate. Replace the condition in parentheses with one that selects the bad rows.
+),
+bounds AS (
+  SELECT first_bad_ts,
+         (SELECT max(h.timestamp)
+          FROM (DESCRIBE HISTORY main.shop.orders) h
+          WHERE h.version < onset.first_bad_version) AS last_good_ts
+  FROM onset
+)
+SELECT date_format(
+         from_unixtime((unix_timestamp(last_good_ts) + unix_timestamp(first_bad_ts)) / 2),
+         'yyyy-MM-dd HH:mm:ss') AS rewind_timestamp
+FROM bounds;
+)");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0], between);  // 30 s after the last good commit, 30 s before the bad one
+  RewindSpec spec;
+  spec.rewind_timestamp = rows[0][0];
+  ASSERT_TRUE(shop.Rewind(spec).ok());
+  shop.Update(kGood);
+  ExpectLikeTheReference(shop);
+}
+
+// "Find a rewind point": the dry runs' points of the last 7 days (not the
+// periodic ones); a week later, none.
+TEST_F(RewindTest, TheRewindPointQueryOfTheRewindPageListsTheWeeksDryRunPoints) {
+  Shop shop(&dir_, "shop");
+  std::string last_good;
+  GoodThenBad(shop, &last_good);
+  RewindSpec spec;
+  spec.rewind_timestamp = last_good;
+  spec.dry_run = true;
+  RewindPoint validated;
+  ASSERT_TRUE(shop.Rewind(spec, &validated).ok());
+  std::string pipeline_id;
+  ASSERT_TRUE(GetPipelineDefinition(shop.store_.get(), nullptr, &pipeline_id).ok());
+  const std::string query = R"(
+SELECT id AS rewind_point_id, timestamp, message
+FROM event_log(')" + pipeline_id +
+                            R"(')
+WHERE event_type = 'rewind_summary'
+  AND details:rewind_summary.dry_run = true
+  AND timestamp > current_timestamp() - INTERVAL 7 DAYS
+ORDER BY timestamp DESC;
+)";
+  const auto rows = Sql(shop.store_.get(), query);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0], validated.id);
+  EXPECT_EQ(rows[0][1], FormatTimestampMicros(static_cast<int64_t>(validated.recorded_us)));
+  EXPECT_EQ(rows[0][2], validated.message);
+  ASSERT_TRUE(shop.RewindTo(rows[0][0]).ok());
+  shop.Update(kGood);
+  ExpectLikeTheReference(shop);
+  shop.Tick(7 * 24 * 3600 + 1);
+  EXPECT_TRUE(Sql(shop.store_.get(), query).empty());
 }
 
 TEST_F(RewindTest, ADryRunChangesNothingAndRecordsAPointTheRewindCanUse) {

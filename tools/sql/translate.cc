@@ -1,0 +1,537 @@
+// The Spark SQL constructs of the reference documents' queries, rewritten
+// into SQLite's (docs/sql.md, "Spark SQL"). The text is split into tokens
+// — so that nothing inside a string, a quoted name or a comment is ever
+// rewritten — and each construct is a small rewrite of the token list:
+//
+//   DESCRIBE HISTORY a.b.c             SELECT * FROM history('a.b.c')
+//   table_changes('a.b.c', 1)          "table_changes:a.b.c"(1)
+//   table_at('a.b.c', 5)               "a.b.c"(5)
+//   a.b.c VERSION AS OF 5              "a.b.c"(5)       (TIMESTAMP AS OF too)
+//   a.b.c (a store's table, unquoted)  "a.b.c"
+//   `name`                             "name"
+//   details:a.b[0]                     json_extract(details, '$.a.b[0]')
+//   x - INTERVAL 7 DAYS                spool_timestamp_add(x, -(7), 'DAYS')
+//   current_timestamp(), now()         spool_now()
+//   current_date()                     spool_current_date()
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spool/sql/sql.h"
+#include "sql_internal.h"
+
+namespace spool::sql {
+namespace {
+
+enum class Kind : uint8_t { kSpace, kWord, kQuoted, kString, kNumber, kPunct };
+
+struct Token {
+  Kind kind;
+  std::string text;
+  size_t offset = 0;  // in the original text, for errors
+};
+
+bool IsWordStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
+
+bool Equals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// "line 2, column 7" of `offset` in `text`.
+std::string Where(std::string_view text, size_t offset) {
+  size_t line = 1, column = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+// `name` as a double-quoted SQL identifier.
+std::string QuoteName(std::string_view name) {
+  std::string quoted = "\"";
+  for (char c : name) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+std::string QuoteString(std::string_view text) {
+  std::string quoted = "'";
+  for (char c : text) {
+    if (c == '\'') quoted += '\'';
+    quoted += c;
+  }
+  return quoted + "'";
+}
+
+// The text of a quoted token ('…', "…" or `…`) without its quotes.
+std::string Unquote(std::string_view token) {
+  std::string text;
+  const char quote = token.front();
+  for (size_t i = 1; i + 1 < token.size(); ++i) {
+    text += token[i];
+    if (token[i] == quote) ++i;  // a doubled quote stands for one
+  }
+  return text;
+}
+
+class Translator {
+ public:
+  Translator(std::string_view text, const std::vector<std::string>& tables) : text_(text), tables_(tables) {}
+
+  Status Run(std::string* out, std::vector<std::string>* changes_tables) {
+    SPOOL_RETURN_IF_ERROR(Tokenize());
+    SPOOL_RETURN_IF_ERROR(RewriteTables());
+    SPOOL_RETURN_IF_ERROR(RewriteJsonPaths());
+    SPOOL_RETURN_IF_ERROR(RewriteIntervals());
+    out->clear();
+    for (const Token& t : tokens_) *out += t.text;
+    *changes_tables = std::move(changes_);
+    return Status::OK();
+  }
+
+ private:
+  Status Error(size_t offset, std::string_view what) const {
+    return Status::InvalidArgument(std::string(what) + " (at " + Where(text_, offset) + ")");
+  }
+
+  Status Tokenize() {
+    size_t i = 0;
+    while (i < text_.size()) {
+      const size_t start = i;
+      const char c = text_[i];
+      Kind kind = Kind::kPunct;
+      if (std::isspace(static_cast<unsigned char>(c))) {
+        while (i < text_.size() && std::isspace(static_cast<unsigned char>(text_[i]))) ++i;
+        kind = Kind::kSpace;
+      } else if (text_.substr(i, 2) == "--") {
+        i = std::min(text_.find('\n', i), text_.size());
+        tokens_.push_back({Kind::kSpace, " ", start});
+        continue;
+      } else if (text_.substr(i, 2) == "/*") {
+        const size_t end = text_.find("*/", i + 2);
+        if (end == std::string_view::npos) return Error(start, "a comment that is not closed with */");
+        i = end + 2;
+        tokens_.push_back({Kind::kSpace, " ", start});
+        continue;
+      } else if (c == '\'' || c == '"' || c == '`') {
+        ++i;
+        while (true) {
+          if (i >= text_.size()) {
+            return Error(start, c == '\'' ? "a string that is not closed with '"
+                                          : "a name that is not closed with " + std::string(1, c));
+          }
+          if (text_[i] == c) {
+            if (i + 1 < text_.size() && text_[i + 1] == c) {
+              i += 2;
+              continue;
+            }
+            ++i;
+            break;
+          }
+          ++i;
+        }
+        kind = c == '\'' ? Kind::kString : Kind::kQuoted;
+        if (c == '`') {  // Spark's quoted names are SQLite's "…"
+          tokens_.push_back({Kind::kQuoted, QuoteName(Unquote(text_.substr(start, i - start))), start});
+          continue;
+        }
+      } else if (c == '[' && IsWordStartAfterBracket(i)) {
+        // SQLite's [name] quoting is left alone: a JSON path's [0] and
+        // ['key'] are tokens of their own below.
+        ++i;
+      } else if (std::isdigit(static_cast<unsigned char>(c)) ||
+                 (c == '.' && i + 1 < text_.size() && std::isdigit(static_cast<unsigned char>(text_[i + 1])) &&
+                  !PreviousIsName())) {
+        while (i < text_.size() &&
+               (std::isalnum(static_cast<unsigned char>(text_[i])) || text_[i] == '.' ||
+                ((text_[i] == '+' || text_[i] == '-') && (text_[i - 1] == 'e' || text_[i - 1] == 'E')))) {
+          ++i;
+        }
+        kind = Kind::kNumber;
+      } else if (IsWordStart(c)) {
+        while (i < text_.size() && IsWordChar(text_[i])) ++i;
+        kind = Kind::kWord;
+      } else {
+        static constexpr std::string_view kTwo[] = {"<=", ">=", "<>", "!=", "==", "||", "::", "->", "<<", ">>"};
+        const bool two = std::any_of(std::begin(kTwo), std::end(kTwo),
+                                     [&](std::string_view op) { return text_.substr(i, 2) == op; });
+        i += two ? 2 : 1;
+      }
+      tokens_.push_back({kind, std::string(text_.substr(start, i - start)), start});
+    }
+    return Status::OK();
+  }
+
+  bool IsWordStartAfterBracket(size_t) const { return false; }
+  bool PreviousIsName() const {
+    for (auto it = tokens_.rbegin(); it != tokens_.rend(); ++it) {
+      if (it->kind == Kind::kSpace) return false;
+      return it->kind == Kind::kWord || it->kind == Kind::kQuoted;
+    }
+    return false;
+  }
+
+  // The index of the next token after `i` that is not a space (size() at
+  // the end), and the one before (npos at the start).
+  size_t Next(size_t i) const {
+    for (++i; i < tokens_.size() && tokens_[i].kind == Kind::kSpace;) ++i;
+    return i;
+  }
+  size_t Prev(size_t i) const {
+    while (i-- > 0) {
+      if (tokens_[i].kind != Kind::kSpace) return i;
+    }
+    return std::string::npos;
+  }
+  bool Is(size_t i, std::string_view text) const { return i < tokens_.size() && Equals(tokens_[i].text, text); }
+  bool IsWord(size_t i, std::string_view word) const {
+    return i < tokens_.size() && tokens_[i].kind == Kind::kWord && Equals(tokens_[i].text, word);
+  }
+
+  // Replaces tokens [from, to) by one token of `text`.
+  void Replace(size_t from, size_t to, std::string text) {
+    const size_t offset = tokens_[from].offset;
+    tokens_.erase(tokens_.begin() + static_cast<std::ptrdiff_t>(from),
+                  tokens_.begin() + static_cast<std::ptrdiff_t>(to));
+    tokens_.insert(tokens_.begin() + static_cast<std::ptrdiff_t>(from), Token{Kind::kQuoted, std::move(text), offset});
+  }
+
+  // The store's table `name` names: exactly, else ignoring case when one
+  // table alone matches. Empty when none.
+  std::string FindTable(std::string_view name) const {
+    std::string found;
+    for (const std::string& table : tables_) {
+      if (table == name) return table;
+      if (Equals(table, name)) found = found.empty() ? table : "\x01";
+    }
+    return found == "\x01" ? std::string() : found;
+  }
+
+  // A dotted name at `i` (word or quoted parts: a.b.c, `a`.b.c, "a.b.c"),
+  // as text and the index after it.
+  bool DottedName(size_t i, std::string* name, size_t* end) const {
+    if (i >= tokens_.size() || (tokens_[i].kind != Kind::kWord && tokens_[i].kind != Kind::kQuoted)) return false;
+    name->clear();
+    while (true) {
+      const Token& t = tokens_[i];
+      *name += t.kind == Kind::kQuoted ? Unquote(t.text) : t.text;
+      if (i + 2 < tokens_.size() && tokens_[i + 1].text == "." &&
+          (tokens_[i + 2].kind == Kind::kWord || tokens_[i + 2].kind == Kind::kQuoted)) {
+        *name += '.';
+        i += 2;
+        continue;
+      }
+      *end = i + 1;
+      return true;
+    }
+  }
+
+  Status RewriteTables() {
+    for (size_t i = 0; i < tokens_.size(); ++i) {
+      const Token& t = tokens_[i];
+      if (t.kind == Kind::kPunct && t.text == "::") {
+        return Error(t.offset, "the Spark cast x::type is not understood: write CAST(x AS type)");
+      }
+      if (t.kind != Kind::kWord && t.kind != Kind::kQuoted) continue;
+      if (IsQualified(i)) continue;
+      if (RewriteThreePartName(i) || t.kind == Kind::kQuoted) {
+        SPOOL_RETURN_IF_ERROR(RewriteAsOf(i));
+      } else if (Equals(t.text, "DESCRIBE") || (Equals(t.text, "DESC") && IsStatementStart(i))) {
+        SPOOL_RETURN_IF_ERROR(RewriteDescribe(i));
+      } else if (Equals(t.text, "table_changes") && Is(Next(i), "(")) {
+        SPOOL_RETURN_IF_ERROR(RewriteFunctionTable(i, /*changes=*/true));
+      } else if (Equals(t.text, "table_at") && Is(Next(i), "(")) {
+        SPOOL_RETURN_IF_ERROR(RewriteFunctionTable(i, /*changes=*/false));
+      } else if (Equals(t.text, "current_timestamp") || Equals(t.text, "now")) {
+        RewriteNiladic(i, "spool_now()", /*parens_optional=*/Equals(t.text, "current_timestamp"));
+      } else if (Equals(t.text, "current_date")) {
+        RewriteNiladic(i, "spool_current_date()", /*parens_optional=*/true);
+      }
+    }
+    return Status::OK();
+  }
+
+  bool IsNamePart(size_t i) const {
+    return i < tokens_.size() && (tokens_[i].kind == Kind::kWord || tokens_[i].kind == Kind::kQuoted);
+  }
+  std::string PartText(size_t i) const {
+    return tokens_[i].kind == Kind::kQuoted ? Unquote(tokens_[i].text) : tokens_[i].text;
+  }
+
+  // a.b.c (each part a word or quoted, no spaces between) naming one of the
+  // store's tables → "a.b.c"; in "a.b.c.col", the table's column.
+  bool RewriteThreePartName(size_t i) {
+    if (!(IsNamePart(i) && Is(i + 1, ".") && IsNamePart(i + 2) && Is(i + 3, ".") && IsNamePart(i + 4))) return false;
+    const std::string table = FindTable(PartText(i) + "." + PartText(i + 2) + "." + PartText(i + 4));
+    if (table.empty()) return false;
+    Replace(i, i + 5, QuoteName(table));
+    return true;
+  }
+
+  // Whether the word at `i` follows a '.' (a qualified name's later part).
+  bool IsQualified(size_t i) const { return i > 0 && tokens_[i - 1].text == "."; }
+  bool IsStatementStart(size_t i) const {
+    const size_t p = Prev(i);
+    return p == std::string::npos || tokens_[p].text == ";" || tokens_[p].text == "(";
+  }
+
+  // current_timestamp() → spool_now(); the parentheses may be left out
+  // where SQL lets them (current_timestamp, current_date).
+  void RewriteNiladic(size_t i, std::string_view call, bool parens_optional) {
+    const size_t open = Next(i);
+    if (Is(open, "(") && Is(Next(open), ")")) {
+      Replace(i, Next(open) + 1, std::string(call));
+    } else if (parens_optional) {
+      Replace(i, i + 1, std::string(call));
+    }
+  }
+
+  Status RewriteDescribe(size_t i) {
+    const size_t what = Next(i);
+    if (!IsWord(what, "HISTORY")) {
+      return Error(tokens_[i].offset,
+                   "DESCRIBE is understood only as DESCRIBE HISTORY catalog.schema.table (for a table's "
+                   "columns, use the shell's .schema or PRAGMA table_info)");
+    }
+    std::string name;
+    size_t end = 0;
+    const size_t at = Next(what);
+    if (at < tokens_.size() && tokens_[at].kind == Kind::kString) {
+      name = Unquote(tokens_[at].text);
+      end = at + 1;
+    } else if (!DottedName(at, &name, &end)) {
+      return Error(tokens_[what].offset, "DESCRIBE HISTORY needs a table name (catalog.schema.table)");
+    }
+    Replace(i, end, "SELECT * FROM history(" + QuoteString(name) + ")");
+    return Status::OK();
+  }
+
+  // table_changes('a.b.c', …) and table_at('a.b.c', …): the table's own
+  // virtual table, called with the arguments after the name.
+  Status RewriteFunctionTable(size_t i, bool changes) {
+    const std::string function = tokens_[i].text;
+    const size_t open = Next(i);
+    const size_t arg = Next(open);
+    if (arg >= tokens_.size() || tokens_[arg].kind != Kind::kString) {
+      return Error(tokens_[i].offset, function + "() takes the table's name as a string first: " + function +
+                                          "('catalog.schema.table', " + (changes ? "from_version)" : "version)"));
+    }
+    const std::string name = Unquote(tokens_[arg].text);
+    const std::string table = FindTable(name);
+    if (table.empty()) return Error(tokens_[arg].offset, function + "(): the store has no table " + name);
+    size_t after = Next(arg);
+    if (Is(after, ",")) {
+      after = after + 1;  // the comma goes; the next argument becomes the first
+    } else if (!Is(after, ")") || !changes) {
+      return Error(tokens_[i].offset, function + "() needs " +
+                                          (changes ? "a table name and a first version (or timestamp)"
+                                                   : "a table name and a version (or timestamp)"));
+    }
+    if (changes) {
+      if (std::find(changes_.begin(), changes_.end(), table) == changes_.end()) changes_.push_back(table);
+    }
+    // The name's token and the comma go; "(" stays before the arguments.
+    tokens_.erase(tokens_.begin() + static_cast<std::ptrdiff_t>(open + 1),
+                  tokens_.begin() + static_cast<std::ptrdiff_t>(after));
+    Replace(i, i + 1, QuoteName(changes ? std::string(kChangesTablePrefix) + table : table));
+    return Status::OK();
+  }
+
+  // "a.b.c" VERSION AS OF 5 / TIMESTAMP AS OF '…' → "a.b.c"(5): the
+  // table's own virtual table called with the version or time.
+  Status RewriteAsOf(size_t i) {
+    const size_t kind = Next(i);
+    if (!IsWord(kind, "VERSION") && !IsWord(kind, "TIMESTAMP")) return Status::OK();
+    const size_t as = Next(kind), of = Next(as);
+    if (!IsWord(as, "AS") || !IsWord(of, "OF")) return Status::OK();
+    const size_t value = Next(of);
+    if (value >= tokens_.size() || (tokens_[value].kind != Kind::kNumber && tokens_[value].kind != Kind::kString)) {
+      return Error(tokens_[kind].offset, tokens_[kind].text + " AS OF needs a number or a quoted time after it");
+    }
+    if (IsWord(kind, "VERSION") != (tokens_[value].kind == Kind::kNumber)) {
+      return Error(tokens_[value].offset, IsWord(kind, "VERSION") ? "VERSION AS OF needs a version number"
+                                                                  : "TIMESTAMP AS OF needs a quoted time");
+    }
+    const std::string arg = tokens_[value].text;
+    tokens_.erase(tokens_.begin() + static_cast<std::ptrdiff_t>(i + 1),
+                  tokens_.begin() + static_cast<std::ptrdiff_t>(value + 1));
+    tokens_[i].text += "(" + arg + ")";
+    return Status::OK();
+  }
+
+  // Words after which ':' starts a parameter (:name), not a JSON path.
+  static bool IsKeyword(std::string_view word) {
+    static constexpr std::string_view kKeywords[] = {
+        "SELECT", "WHERE", "AND",   "OR",     "NOT",  "ON",     "WHEN",     "THEN", "ELSE",   "BY",
+        "HAVING", "SET",   "LIMIT", "OFFSET", "IN",   "IS",     "LIKE",     "CASE", "VALUES", "BETWEEN",
+        "AS",     "FROM",  "JOIN",  "RETURN", "GLOB", "ESCAPE", "DISTINCT", "ALL",  "USING",  "WITH"};
+    return std::any_of(std::begin(kKeywords), std::end(kKeywords),
+                       [&](std::string_view keyword) { return Equals(keyword, word); });
+  }
+
+  // column:path → json_extract(column, '$.path'), the path being names
+  // joined by '.' and [n] or ['key'] subscripts.
+  Status RewriteJsonPaths() {
+    for (size_t i = 1; i < tokens_.size(); ++i) {
+      if (tokens_[i].text != ":" || tokens_[i].kind != Kind::kPunct) continue;
+      const Token& before = tokens_[i - 1];
+      const bool name_before = (before.kind == Kind::kWord && !IsKeyword(before.text)) || before.kind == Kind::kQuoted;
+      if (!name_before || i + 1 >= tokens_.size()) continue;
+      const Token& first = tokens_[i + 1];
+      if (first.kind != Kind::kWord && first.kind != Kind::kQuoted && first.text != "[") continue;
+      // The column: the dotted name ending before ':'.
+      size_t start = i - 1;
+      while (start >= 2 && tokens_[start - 1].text == "." &&
+             (tokens_[start - 2].kind == Kind::kWord || tokens_[start - 2].kind == Kind::kQuoted)) {
+        start -= 2;
+      }
+      std::string column;
+      for (size_t k = start; k < i; ++k) column += tokens_[k].text;
+      std::string path = "$";
+      size_t k = i + 1;
+      bool expect_name = true;
+      while (k < tokens_.size()) {
+        const Token& t = tokens_[k];
+        if (expect_name && (t.kind == Kind::kWord || t.kind == Kind::kQuoted)) {
+          const std::string key = t.kind == Kind::kQuoted ? Unquote(t.text) : t.text;
+          const bool plain = std::all_of(key.begin(), key.end(), IsWordChar) && !key.empty();
+          path += plain ? "." + key : ".\"" + key + "\"";
+          expect_name = false;
+          ++k;
+        } else if (t.text == "[" && k + 2 < tokens_.size() && tokens_[k + 2].text == "]" &&
+                   (tokens_[k + 1].kind == Kind::kNumber || tokens_[k + 1].kind == Kind::kString)) {
+          const Token& index = tokens_[k + 1];
+          path += index.kind == Kind::kNumber ? "[" + index.text + "]" : ".\"" + Unquote(index.text) + "\"";
+          expect_name = false;
+          k += 3;
+        } else if (!expect_name && t.text == "." && k + 1 < tokens_.size() &&
+                   (tokens_[k + 1].kind == Kind::kWord || tokens_[k + 1].kind == Kind::kQuoted)) {
+          expect_name = true;
+          ++k;
+        } else {
+          break;
+        }
+      }
+      if (expect_name) return Error(tokens_[i].offset, "a JSON path after ':' that names nothing");
+      if (path.find('\'') != std::string::npos) {
+        return Error(tokens_[i].offset, "a JSON path with a quote (') in a key");
+      }
+      const size_t offset = tokens_[start].offset;
+      tokens_.erase(tokens_.begin() + static_cast<std::ptrdiff_t>(start),
+                    tokens_.begin() + static_cast<std::ptrdiff_t>(k));
+      tokens_.insert(tokens_.begin() + static_cast<std::ptrdiff_t>(start),
+                     Token{Kind::kQuoted, "json_extract(" + column + ", '" + path + "')", offset});
+      i = start;
+    }
+    return Status::OK();
+  }
+
+  // Whether the token at `i` may be part of an additive expression's left
+  // operand (what `x - INTERVAL …` subtracts from).
+  bool InOperand(const Token& t) const {
+    switch (t.kind) {
+      case Kind::kQuoted:
+      case Kind::kString:
+      case Kind::kNumber:
+        return true;
+      case Kind::kWord:
+        return !IsKeyword(t.text) && !Equals(t.text, "INTERVAL");
+      case Kind::kPunct: {
+        static constexpr std::string_view kOperators[] = {".", "+", "-", "*", "/", "%", "||"};
+        return std::find(std::begin(kOperators), std::end(kOperators), t.text) != std::end(kOperators);
+      }
+      case Kind::kSpace:
+        return true;
+    }
+    return false;
+  }
+
+  // x ± INTERVAL n UNIT → spool_timestamp_add(x, ±(n), 'UNIT'), x being
+  // the additive expression before the operator (its tokens back to a
+  // comparison, a keyword, a comma or an unmatched parenthesis).
+  Status RewriteIntervals() {
+    for (size_t i = 0; i < tokens_.size(); ++i) {
+      if (!IsWord(i, "INTERVAL")) continue;
+      const size_t op = Prev(i);
+      const auto misuse = [&] {
+        return Error(tokens_[i].offset,
+                     "INTERVAL is understood only as timestamp + INTERVAL n UNIT or timestamp - INTERVAL n UNIT, "
+                     "UNIT being DAY(S), HOUR(S), MINUTE(S), SECOND(S) or WEEK(S)");
+      };
+      if (op == std::string::npos || (tokens_[op].text != "+" && tokens_[op].text != "-")) return misuse();
+      const size_t amount = Next(i), unit = Next(amount);
+      if (amount >= tokens_.size() || unit >= tokens_.size()) return misuse();
+      std::string n = tokens_[amount].text;
+      if (tokens_[amount].kind == Kind::kString) n = Unquote(n);
+      if (n.empty() ||
+          !std::all_of(n.begin(), n.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) ||
+          n.size() > 12) {
+        return misuse();
+      }
+      std::string unit_name = tokens_[unit].text;
+      std::transform(unit_name.begin(), unit_name.end(), unit_name.begin(),
+                     [](char c) { return static_cast<char>(std::toupper(static_cast<unsigned char>(c))); });
+      if (!unit_name.empty() && unit_name.back() == 'S') unit_name.pop_back();
+      static constexpr std::string_view kUnits[] = {"WEEK", "DAY", "HOUR", "MINUTE", "SECOND"};
+      if (tokens_[unit].kind != Kind::kWord ||
+          std::find(std::begin(kUnits), std::end(kUnits), unit_name) == std::end(kUnits)) {
+        return misuse();
+      }
+      // The left operand: back over operands, operators and balanced
+      // parentheses.
+      size_t start = op;
+      int depth = 0;
+      while (start > 0) {
+        const Token& t = tokens_[start - 1];
+        if (t.text == ")") {
+          ++depth;
+        } else if (t.text == "(") {
+          if (depth == 0) break;
+          --depth;
+        } else if (depth == 0 && !InOperand(t)) {
+          break;
+        }
+        --start;
+      }
+      while (start < op && tokens_[start].kind == Kind::kSpace) ++start;
+      std::string left;
+      for (size_t k = start; k < op; ++k) left += tokens_[k].text;
+      if (left.find_first_not_of(" \t\r\n") == std::string::npos) return misuse();
+      const std::string sign = tokens_[op].text == "-" ? "-" : "";
+      const size_t offset = tokens_[start].offset;
+      tokens_.erase(tokens_.begin() + static_cast<std::ptrdiff_t>(start),
+                    tokens_.begin() + static_cast<std::ptrdiff_t>(unit + 1));
+      tokens_.insert(
+          tokens_.begin() + static_cast<std::ptrdiff_t>(start),
+          Token{Kind::kQuoted, "spool_timestamp_add(" + left + ", " + sign + n + ", '" + unit_name + "')", offset});
+      i = start;
+    }
+    return Status::OK();
+  }
+
+  std::string_view text_;
+  const std::vector<std::string>& tables_;
+  std::vector<Token> tokens_;
+  std::vector<std::string> changes_;
+};
+
+}  // namespace
+
+Status TranslateSpark(std::string_view text, const std::vector<std::string>& tables, std::string* sqlite,
+                      std::vector<std::string>* changes_tables) {
+  return Translator(text, tables).Run(sqlite, changes_tables);
+}
+
+}  // namespace spool::sql
