@@ -20,6 +20,8 @@
 #include "sql_internal.h"
 
 namespace spool::sql {
+// Named apart: a unity build compiles the two modules' files as one.
+namespace meta_vtab {
 namespace {
 
 using json = nlohmann::json;
@@ -31,7 +33,7 @@ Value OrNull(const std::string& text) { return text.empty() ? Value() : Text(tex
 
 // The arguments a call gave (null where it gave none).
 struct Args {
-  sqlite3_value* values[2] = {nullptr, nullptr};
+  sqlite3_value* values[1] = {nullptr};
   bool Has(size_t i) const { return values[i] != nullptr && sqlite3_value_type(values[i]) != SQLITE_NULL; }
   std::string TextOf(size_t i) const {
     return Has(i) ? std::string(reinterpret_cast<const char*>(sqlite3_value_text(values[i])),
@@ -158,34 +160,40 @@ Status Flows(Context* context, const Args& args, std::vector<Row>* rows) {
 
 struct MetaTable {
   const char* name;
-  // The visible columns, then the hidden arguments ("arg0", "arg1").
-  const char* columns;
+  const char* columns;  // the visible ones
   size_t visible;
-  size_t args;
+  // The arguments, hidden columns of these names (empty: none).
+  const char* args;
   Status (*fill)(Context*, const Args&, std::vector<Row>*);
+
+  size_t Args() const { return *args == '\0' ? 0 : 1; }
+  // The columns as CREATE TABLE declares them.
+  std::string Declaration() const {
+    return std::string(columns) + (Args() == 0 ? "" : ", " + std::string(args) + " HIDDEN");
+  }
 };
 
 constexpr MetaTable kTables[] = {
     {"history",
      "version INTEGER, timestamp TIMESTAMP, operation TEXT, operationParameters TEXT, operationMetrics TEXT, "
      "updateId TEXT",
-     6, 1, History},
+     6, "table_name", History},
     {"event_log",
      "id TEXT, sequence INTEGER, timestamp TIMESTAMP, level TEXT, event_type TEXT, message TEXT, details TEXT, "
      "origin TEXT",
-     8, 1, EventLogRows},
+     8, "pipeline_id", EventLogRows},
     {"rewind_points",
      "rewind_point_id TEXT, timestamp TIMESTAMP, recorded_at TIMESTAMP, message TEXT, dry_run BOOLEAN, epoch INTEGER, "
      "version INTEGER, use TEXT, update_id TEXT, datasets TEXT",
-     10, 0, RewindPoints},
+     10, "", RewindPoints},
     {"snapshots", "file_name TEXT, epoch INTEGER, version INTEGER, timestamp TIMESTAMP, bytes INTEGER, entries INTEGER",
-     6, 0, Snapshots},
+     6, "", Snapshots},
     {"archive",
      "dir TEXT, epoch INTEGER, point INTEGER, first_version INTEGER, last_version INTEGER, first_timestamp TIMESTAMP, "
      "last_timestamp TIMESTAMP, commits INTEGER, complete BOOLEAN",
-     9, 0, Archive},
-    {"flows", "flow TEXT, source_kind TEXT, source TEXT, target TEXT, steps INTEGER, once BOOLEAN, checkpoint", 7, 1,
-     Flows},
+     9, "", Archive},
+    {"flows", "flow TEXT, source_kind TEXT, source TEXT, target TEXT, steps INTEGER, once BOOLEAN, checkpoint", 7,
+     "as_of_version", Flows},
 };
 
 struct MetaVtab : sqlite3_vtab {
@@ -215,9 +223,7 @@ struct ModuleAux {
 
 int Connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out, char** error) {
   const auto* module = static_cast<ModuleAux*>(aux);
-  std::string declaration = std::string("CREATE TABLE x(") + module->table->columns;
-  for (size_t i = 0; i < module->table->args; ++i) declaration += ", arg" + std::to_string(i) + " HIDDEN";
-  declaration += ")";
+  const std::string declaration = "CREATE TABLE x(" + module->table->Declaration() + ")";
   if (sqlite3_declare_vtab(db, declaration.c_str()) != SQLITE_OK) {
     *error = sqlite3_mprintf("%s: %s", module->table->name, sqlite3_errmsg(db));
     return SQLITE_ERROR;
@@ -268,7 +274,7 @@ int Filter(sqlite3_vtab_cursor* base, int mask, const char*, int argc, sqlite3_v
   auto* vtab = static_cast<MetaVtab*>(base->pVtab);
   cursor->Reset();
   int next = 0;
-  for (size_t i = 0; i < 2; ++i) {
+  for (size_t i = 0; i < std::size(cursor->args.values); ++i) {
     if ((mask & (1 << i)) != 0 && next < argc) cursor->args.values[i] = sqlite3_value_dup(argv[next++]);
   }
   Status s = vtab->table->fill(vtab->context, cursor->args, &cursor->rows);
@@ -334,12 +340,13 @@ sqlite3_module MakeModule() {
 const sqlite3_module kModule = MakeModule();
 
 }  // namespace
+}  // namespace meta_vtab
 
 Status RegisterMetaModules(sqlite3* db, Context* context) {
-  for (const MetaTable& table : kTables) {
-    auto* aux = new ModuleAux{context, &table};
-    if (sqlite3_create_module_v2(db, table.name, &kModule, aux, [](void* p) { delete static_cast<ModuleAux*>(p); }) !=
-        SQLITE_OK) {
+  for (const meta_vtab::MetaTable& table : meta_vtab::kTables) {
+    auto* aux = new meta_vtab::ModuleAux{context, &table};
+    if (sqlite3_create_module_v2(db, table.name, &meta_vtab::kModule, aux,
+                                 [](void* p) { delete static_cast<meta_vtab::ModuleAux*>(p); }) != SQLITE_OK) {
       return Status::Failed(std::string("SQLite refused the module ") + table.name + ": " + sqlite3_errmsg(db));
     }
   }
@@ -348,10 +355,8 @@ Status RegisterMetaModules(sqlite3* db, Context* context) {
 
 std::vector<MetaTableColumns> MetaTables() {
   std::vector<MetaTableColumns> tables;
-  for (const MetaTable& table : kTables) {
-    std::string columns = table.columns;
-    for (size_t i = 0; i < table.args; ++i) columns += ", arg" + std::to_string(i) + " HIDDEN";
-    tables.push_back({table.name, columns});
+  for (const meta_vtab::MetaTable& table : meta_vtab::kTables) {
+    tables.push_back({table.name, table.columns, table.args});
   }
   return tables;
 }

@@ -157,7 +157,7 @@ class SessionImpl final : public Session {
     }
     for (const MetaTableColumns& meta : MetaTables()) {
       if (name.empty() || meta.name == name || meta.name + "()" == name) {
-        *text += "CREATE TABLE " + meta.name + " (" + meta.columns + ");  -- " + meta.name + "(arg0, …)\n";
+        *text += "CREATE TABLE " + meta.name + " (" + meta.columns + ");  -- " + meta.name + "(" + meta.args + ")\n";
       }
     }
     if (text->empty()) return Status::NotFound("no table " + std::string(name) + " (.tables lists them)");
@@ -245,7 +245,7 @@ class SessionImpl final : public Session {
         if (arg2 != nullptr && session->declared_.count(arg2) != 0) return deny("the store's tables cannot be altered");
         return SQLITE_OK;
       case SQLITE_PRAGMA:
-        if (arg1 != nullptr && ReadOnlyPragma(arg1) && arg2 == nullptr) return SQLITE_OK;
+        if (arg1 != nullptr && ReadOnlyPragma(arg1)) return SQLITE_OK;
         return deny(std::string("PRAGMA ") + (arg1 == nullptr ? "" : arg1) +
                     " is not allowed (those that only read are)");
       case SQLITE_FUNCTION:

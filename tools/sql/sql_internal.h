@@ -63,7 +63,8 @@ Status RegisterFunctions(sqlite3* db, Context* context);
 // for the shell's .tables and .schema.
 struct MetaTableColumns {
   std::string name;
-  std::string columns;
+  std::string columns;  // the visible ones
+  std::string args;     // the argument's name; empty: none
 };
 std::vector<MetaTableColumns> MetaTables();
 

@@ -27,6 +27,8 @@
 #include "sql_internal.h"
 
 namespace spool::sql {
+// Named apart: a unity build compiles the two modules' files as one.
+namespace table_vtab {
 namespace {
 
 constexpr std::string_view kChangeColumns[] = {"_change_type", "_commit_version", "_commit_timestamp"};
@@ -531,9 +533,10 @@ sqlite3_module MakeModule() {
 const sqlite3_module kModule = MakeModule();
 
 }  // namespace
+}  // namespace table_vtab
 
 Status RegisterTableModules(sqlite3* db, Context* context) {
-  if (sqlite3_create_module(db, "spool_table", &kModule, context) != SQLITE_OK) {
+  if (sqlite3_create_module(db, "spool_table", &table_vtab::kModule, context) != SQLITE_OK) {
     return Status::Failed(std::string("SQLite refused the table module: ") + sqlite3_errmsg(db));
   }
   return Status::OK();

@@ -240,13 +240,16 @@ class Translator {
 
   Status RewriteTables() {
     for (size_t i = 0; i < tokens_.size(); ++i) {
-      const Token& t = tokens_[i];
-      if (t.kind == Kind::kPunct && t.text == "::") {
-        return Error(t.offset, "the Spark cast x::type is not understood: write CAST(x AS type)");
+      if (tokens_[i].kind == Kind::kPunct && tokens_[i].text == "::") {
+        return Error(tokens_[i].offset, "the Spark cast x::type is not understood: write CAST(x AS type)");
       }
-      if (t.kind != Kind::kWord && t.kind != Kind::kQuoted) continue;
-      if (IsQualified(i)) continue;
-      if (RewriteThreePartName(i) || t.kind == Kind::kQuoted) {
+      if ((tokens_[i].kind != Kind::kWord && tokens_[i].kind != Kind::kQuoted) || IsQualified(i)) continue;
+      const bool table = RewriteThreePartName(i);
+      if (!unknown_table_.first.empty()) {
+        return Error(unknown_table_.second, "the store has no table " + unknown_table_.first);
+      }
+      const Token& t = tokens_[i];
+      if (table || t.kind == Kind::kQuoted) {
         SPOOL_RETURN_IF_ERROR(RewriteAsOf(i));
       } else if (Equals(t.text, "DESCRIBE") || (Equals(t.text, "DESC") && IsStatementStart(i))) {
         SPOOL_RETURN_IF_ERROR(RewriteDescribe(i));
@@ -274,8 +277,14 @@ class Translator {
   // store's tables → "a.b.c"; in "a.b.c.col", the table's column.
   bool RewriteThreePartName(size_t i) {
     if (!(IsNamePart(i) && Is(i + 1, ".") && IsNamePart(i + 2) && Is(i + 3, ".") && IsNamePart(i + 4))) return false;
-    const std::string table = FindTable(PartText(i) + "." + PartText(i + 2) + "." + PartText(i + 4));
-    if (table.empty()) return false;
+    const std::string name = PartText(i) + "." + PartText(i + 2) + "." + PartText(i + 4);
+    const std::string table = FindTable(name);
+    if (table.empty()) {
+      // SQLite's schema.table.column starts with main or temp; anything else
+      // can only have meant a table.
+      if (!Equals(PartText(i), "main") && !Equals(PartText(i), "temp")) unknown_table_ = {name, tokens_[i].offset};
+      return false;
+    }
     Replace(i, i + 5, QuoteName(table));
     return true;
   }
@@ -333,7 +342,7 @@ class Translator {
     if (table.empty()) return Error(tokens_[arg].offset, function + "(): the store has no table " + name);
     size_t after = Next(arg);
     if (Is(after, ",")) {
-      after = after + 1;  // the comma goes; the next argument becomes the first
+      after = Next(after);  // the comma goes; the next argument becomes the first
     } else if (!Is(after, ")") || !changes) {
       return Error(tokens_[i].offset, function + "() needs " +
                                           (changes ? "a table name and a first version (or timestamp)"
@@ -508,7 +517,8 @@ class Translator {
       while (start < op && tokens_[start].kind == Kind::kSpace) ++start;
       std::string left;
       for (size_t k = start; k < op; ++k) left += tokens_[k].text;
-      if (left.find_first_not_of(" \t\r\n") == std::string::npos) return misuse();
+      left.erase(left.find_last_not_of(" \t\r\n") + 1);
+      if (left.empty()) return misuse();
       const std::string sign = tokens_[op].text == "-" ? "-" : "";
       const size_t offset = tokens_[start].offset;
       tokens_.erase(tokens_.begin() + static_cast<std::ptrdiff_t>(start),
@@ -525,6 +535,7 @@ class Translator {
   const std::vector<std::string>& tables_;
   std::vector<Token> tokens_;
   std::vector<std::string> changes_;
+  std::pair<std::string, size_t> unknown_table_;  // a three-part name no table has, and where
 };
 
 }  // namespace
