@@ -16,6 +16,7 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include "api_responses.h"
 #include "json_format.h"
 #include "json_text.h"
 #include "spool/rewind/updates.h"
@@ -30,24 +31,6 @@ using json = nlohmann::ordered_json;
 
 constexpr uint64_t kDefaultPage = 25;
 constexpr uint64_t kMaxPage = 1000;
-
-// Responses are JsonText: requests may carry bytes that are not UTF-8 (a
-// path, a field a message quotes back).
-ApiResponse Error(int status, std::string_view code, std::string_view message) {
-  return {status, JsonText(json{{"error_code", code}, {"message", message}})};
-}
-ApiResponse Ok(const json& body) { return {200, JsonText(body)}; }
-
-// A refused request's response: its code and the status for it.
-ApiResponse FromStatus(const Status& s) {
-  const std::string message(s.message());
-  if (std::string_view code = ErrorCode(s); !code.empty()) return Error(400, code, message);
-  if (s.IsInvalidArgument()) return Error(400, "INVALID_PARAMETER_VALUE", message);
-  if (s.IsNotFound()) return Error(404, "RESOURCE_DOES_NOT_EXIST", message);
-  if (s.IsBusy()) return Error(409, "RESOURCE_CONFLICT", message);
-  if (s.IsFailed()) return Error(409, "INVALID_STATE", message);
-  return Error(500, "INTERNAL_ERROR", message);
-}
 
 std::string UrlDecode(std::string_view text) {
   std::string out;
@@ -192,7 +175,7 @@ ApiResponse ApiService::Handle(const ApiRequest& request) {
   for (size_t i = 0; i < expected.size() && i < request.authorization.size(); ++i) {
     same = same && request.authorization[i] == expected[i];
   }
-  if (!same) return Error(401, "UNAUTHENTICATED", "a valid bearer token is required: Authorization: Bearer <token>");
+  if (!same) return ApiError(401, "UNAUTHENTICATED", "a valid bearer token is required: Authorization: Bearer <token>");
   return impl_->Route(request);
 }
 
@@ -200,21 +183,26 @@ ApiResponse ApiService::Impl::Route(const ApiRequest& request) {
   const Target t = ParseTarget(request.target);
   const std::vector<std::string>& p = t.path;
   if (p.size() == 1 && p[0] == "metrics" && request.method == "GET") {
-    if (Status s = OnlyParameters(t, {}); !s.ok()) return FromStatus(s);
+    if (Status s = OnlyParameters(t, {}); !s.ok()) return ApiFromStatus(s);
     return Metrics();
   }
+  if (p.size() == 4 && p[0] == "api" && p[1] == "2.0" && p[2] == "sql" && p[3] == "statements" &&
+      request.method == "POST") {
+    if (Status s = OnlyParameters(t, {}); !s.ok()) return ApiFromStatus(s);
+    return SqlStatement(store, request.body);
+  }
   if (p.size() < 5 || p[0] != "api" || p[1] != "2.0" || p[2] != "pipelines") {
-    return Error(404, "ENDPOINT_NOT_FOUND", "no endpoint " + request.method + " " + request.target);
+    return ApiError(404, "ENDPOINT_NOT_FOUND", "no endpoint " + request.method + " " + request.target);
   }
   if (p[3] != pipeline->id()) {
-    return Error(404, "RESOURCE_DOES_NOT_EXIST",
-                 "no pipeline has id " + p[3] + " (this server's: " + pipeline->id() + ")");
+    return ApiError(404, "RESOURCE_DOES_NOT_EXIST",
+                    "no pipeline has id " + p[3] + " (this server's: " + pipeline->id() + ")");
   }
   const std::string& what = p[4];
   const bool get = request.method == "GET", post = request.method == "POST";
   // The endpoint's handler, once its query parameters are known ones.
   auto with = [&](std::initializer_list<std::string_view> known, auto handle) -> ApiResponse {
-    if (Status s = OnlyParameters(t, known); !s.ok()) return FromStatus(s);
+    if (Status s = OnlyParameters(t, known); !s.ok()) return ApiFromStatus(s);
     return handle();
   };
   if (what == "updates" && p.size() == 5 && post) return with({}, [&] { return StartUpdate(request.body); });
@@ -228,7 +216,7 @@ ApiResponse ApiService::Impl::Route(const ApiRequest& request) {
   if (what == "stop" && p.size() == 5 && post) {
     return with({}, [&] {
       stop = true;  // the running update's; the next one starts afresh
-      return Ok(json::object());
+      return ApiOk(json::object());
     });
   }
   if (what == "rewind-points" && p.size() == 5 && get) {
@@ -237,18 +225,18 @@ ApiResponse ApiService::Impl::Route(const ApiRequest& request) {
   if (what == "rewind-preview" && p.size() == 5 && post) return with({}, [&] { return PreviewRewind(request.body); });
   if (what == "tables" && p.size() == 7 && get) {
     TableId id;
-    if (Status s = TableId::Parse(p[5], &id); !s.ok()) return FromStatus(s);
+    if (Status s = TableId::Parse(p[5], &id); !s.ok()) return ApiFromStatus(s);
     if (p[6] == "history") return with({"max_results"}, [&] { return TableHistory(id, t); });
     if (p[6] == "rows") return with({"version", "timestamp", "max_results"}, [&] { return TableRows(id, t); });
     if (p[6] == "changes") return with({"from", "to", "max_results"}, [&] { return TableChanges(id, t); });
   }
-  return Error(404, "ENDPOINT_NOT_FOUND", "no endpoint " + request.method + " " + request.target);
+  return ApiError(404, "ENDPOINT_NOT_FOUND", "no endpoint " + request.method + " " + request.target);
 }
 
 ApiResponse ApiService::Impl::StartUpdate(const std::string& body) {
   UpdateRequest request;
   Status s = ParseUpdateRequest(body.empty() ? "{}" : body, &request);
-  if (!s.ok()) return FromStatus(s);
+  if (!s.ok()) return ApiFromStatus(s);
   {
     std::unique_lock lock(mu);
     // A rewind of a continuous pipeline stops its update after the current
@@ -259,7 +247,7 @@ ApiResponse ApiService::Impl::StartUpdate(const std::string& body) {
       idle.wait(lock, [&] { return !running; });
     }
     if (running) {
-      return Error(
+      return ApiError(
           409, "RESOURCE_CONFLICT",
           "an update is running on pipeline " + pipeline->id() + ": stop it (POST …/stop) or wait for it to end");
     }
@@ -273,7 +261,7 @@ ApiResponse ApiService::Impl::StartUpdate(const std::string& body) {
   if (!s.ok()) {
     running = false;
     idle.notify_all();
-    return FromStatus(s);
+    return ApiFromStatus(s);
   }
   if (worker.joinable()) worker.join();  // the last one has ended
   stop = false;
@@ -281,7 +269,7 @@ ApiResponse ApiService::Impl::StartUpdate(const std::string& body) {
   current = update_id;
   current_continuous = pipeline->spec().continuous && !request.rewind_spec && !request.validate_only;
   worker = std::thread([this, update_id, request] { Run(update_id, request); });
-  return Ok(json{{"update_id", update_id}});
+  return ApiOk(json{{"update_id", update_id}});
 }
 
 // An update over the API retries transient failures (RetryPolicy), whatever
@@ -324,7 +312,7 @@ ApiResponse ApiService::Impl::ListUpdates(const Target& t) {
   if (s.ok()) s = store->events()->Query(query, &created);
   std::map<std::string, std::string> states;
   if (s.ok()) s = UpdateStates(&states);
-  if (!s.ok()) return FromStatus(s);
+  if (!s.ok()) return ApiFromStatus(s);
   json updates = json::array();
   uint64_t last = 0;
   bool more = false;
@@ -348,7 +336,7 @@ ApiResponse ApiService::Impl::ListUpdates(const Target& t) {
   }
   json out = {{"updates", updates}};
   if (more) out["next_page_token"] = std::to_string(last);
-  return Ok(out);
+  return ApiOk(out);
 }
 
 ApiResponse ApiService::Impl::GetUpdate(const std::string& update_id) {
@@ -356,7 +344,7 @@ ApiResponse ApiService::Impl::GetUpdate(const std::string& update_id) {
   query.update_id = update_id;
   std::vector<Event> events;
   Status s = store->events()->Query(query, &events);
-  if (!s.ok()) return FromStatus(s);
+  if (!s.ok()) return ApiFromStatus(s);
   json update = {{"pipeline_id", pipeline->id()}, {"update_id", update_id}};
   bool known = false;
   for (const Event& e : events) {
@@ -383,11 +371,11 @@ ApiResponse ApiService::Impl::GetUpdate(const std::string& update_id) {
   if (!known) {
     std::lock_guard lock(mu);
     if (update_id != current) {
-      return Error(404, "RESOURCE_DOES_NOT_EXIST", "pipeline " + pipeline->id() + " has no update " + update_id);
+      return ApiError(404, "RESOURCE_DOES_NOT_EXIST", "pipeline " + pipeline->id() + " has no update " + update_id);
     }
     update["state"] = "QUEUED";  // accepted, not yet recorded
   }
-  return Ok(json{{"update", update}});
+  return ApiOk(json{{"update", update}});
 }
 
 ApiResponse ApiService::Impl::ListEvents(const Target& t) {
@@ -415,7 +403,7 @@ ApiResponse ApiService::Impl::ListEvents(const Target& t) {
   }
   std::vector<Event> events;
   if (s.ok()) s = store->events()->Query(query, &events);
-  if (!s.ok()) return FromStatus(s);
+  if (!s.ok()) return ApiFromStatus(s);
   json out_events = json::array();
   uint64_t last = 0;
   bool more = false;
@@ -430,7 +418,7 @@ ApiResponse ApiService::Impl::ListEvents(const Target& t) {
   }
   json out = {{"events", out_events}};
   if (more) out["next_page_token"] = std::to_string(last);
-  return Ok(out);
+  return ApiOk(out);
 }
 
 // What a rewind would do, as its dry run validates it, changing nothing
@@ -441,22 +429,22 @@ ApiResponse ApiService::Impl::PreviewRewind(const std::string& body) {
   if (s.ok() && !request.rewind_spec) s = Status::InvalidArgument("rewind_spec: missing: the rewind to preview");
   RewindPlan plan;
   if (s.ok()) s = PlanRewind(store, *pipeline, *request.rewind_spec, &plan);
-  if (!s.ok()) return FromStatus(s);
+  if (!s.ok()) return ApiFromStatus(s);
   json datasets = json::array();
   for (const RewindDataset& d : plan.datasets) {
     datasets.push_back(
         {{"identifier", d.identifier}, {"cascade", d.cascade}, {"reset_checkpoints", d.reset_checkpoints}});
   }
-  return Ok(json{{"target",
-                  {{"epoch", plan.target.epoch},
-                   {"version", plan.target.version},
-                   {"timestamp", FormatTimestampUtc(plan.target_timestamp_us)}}},
-                 {"rewind_point_id", plan.point ? plan.point->id : ""},
-                 {"whole_pipeline", plan.whole_pipeline},
-                 {"by_restore", plan.by_restore},
-                 {"kept", plan.kept},
-                 {"versions_after_target", store->CommitsAfter(plan.target.version)},
-                 {"datasets", datasets}});
+  return ApiOk(json{{"target",
+                     {{"epoch", plan.target.epoch},
+                      {"version", plan.target.version},
+                      {"timestamp", FormatTimestampUtc(plan.target_timestamp_us)}}},
+                    {"rewind_point_id", plan.point ? plan.point->id : ""},
+                    {"whole_pipeline", plan.whole_pipeline},
+                    {"by_restore", plan.by_restore},
+                    {"kept", plan.kept},
+                    {"versions_after_target", store->CommitsAfter(plan.target.version)},
+                    {"datasets", datasets}});
 }
 
 ApiResponse ApiService::Impl::TableHistory(const TableId& id, const Target& t) {
@@ -464,10 +452,10 @@ ApiResponse ApiService::Impl::TableHistory(const TableId& id, const Target& t) {
   Status s = QueryCount(t, "max_results", 100, kMaxPage, &max);
   std::vector<HistoryEntry> history;
   if (s.ok()) s = store->History(id, &history, max);
-  if (!s.ok()) return FromStatus(s);
+  if (!s.ok()) return ApiFromStatus(s);
   json out = json::array();
   for (const HistoryEntry& h : history) out.push_back(HistoryJson(h));
-  return Ok(json{{"table", id.ToString()}, {"history", out}});
+  return ApiOk(json{{"table", id.ToString()}, {"history", out}});
 }
 
 // A table now, or as of `version` or `timestamp`: its rows as objects.
@@ -504,8 +492,8 @@ ApiResponse ApiService::Impl::TableRows(const TableId& id, const Target& t) {
         },
         &table, &version);
   }
-  if (!s.ok()) return FromStatus(s);
-  return Ok(json{{"table", id.ToString()}, {"version", version}, {"rows", rows}, {"truncated", more}});
+  if (!s.ok()) return ApiFromStatus(s);
+  return ApiOk(json{{"table", id.ToString()}, {"version", version}, {"rows", rows}, {"truncated", more}});
 }
 
 // The change data feed of versions from..to (to: the newest when absent).
@@ -535,8 +523,8 @@ ApiResponse ApiService::Impl::TableChanges(const TableId& id, const Target& t) {
         },
         &table);
   }
-  if (!s.ok()) return FromStatus(s);
-  return Ok(json{{"table", id.ToString()}, {"changes", changes}, {"truncated", more}});
+  if (!s.ok()) return ApiFromStatus(s);
+  return ApiOk(json{{"table", id.ToString()}, {"changes", changes}, {"truncated", more}});
 }
 
 // Prometheus text: the store's and its log's counters since it was opened,
@@ -575,7 +563,7 @@ ApiResponse ApiService::Impl::Metrics() {
     EventQuery query;
     query.event_type = type;
     std::vector<Event> events;
-    if (Status s = store->events()->Query(query, &events); !s.ok()) return FromStatus(s);
+    if (Status s = store->events()->Query(query, &events); !s.ok()) return ApiFromStatus(s);
     by_type[type] = static_cast<double>(events.size());
     if (std::string_view(type) != "vacuum") continue;
     for (const Event& e : events) {
@@ -610,13 +598,13 @@ ApiResponse ApiService::Impl::ListRewindPoints(const Target& t) {
   if (auto it = t.query.find("since"); s.ok() && it != t.query.end()) s = ParseSince(it->second, &since_us);
   std::vector<RewindPoint> points;
   if (s.ok()) s = spool::ListRewindPoints(store, since_us, &points);
-  if (!s.ok()) return FromStatus(s);
+  if (!s.ok()) return ApiFromStatus(s);
   json out = json::array();
   for (const RewindPoint& p : points) {
     if (out.size() == max) break;
     out.push_back(RewindPointJson(p, RewindPointUse(store, p)));
   }
-  return Ok(json{{"rewind_points", out}});
+  return ApiOk(json{{"rewind_points", out}});
 }
 
 // `since`: a duration back from the store's clock ("7d", "90m") or a UTC

@@ -13,6 +13,8 @@
 //   GET  /api/2.0/pipelines/{id}/tables/{t}/history the table's commits, newest first (max_results)
 //   GET  /api/2.0/pipelines/{id}/tables/{t}/rows    the table now, or as of version= or timestamp=
 //   GET  /api/2.0/pipelines/{id}/tables/{t}/changes its change feed, from= to= (max_results)
+//   POST /api/2.0/sql/statements                    a SQL statement over the store (docs/sql.md): the
+//                                                   reference's SQL Statement Execution API shape
 //   GET  /metrics                                   Prometheus text: commits, rows, log appends,
 //                                                   fsyncs and bytes, batches, updates, rewinds
 //

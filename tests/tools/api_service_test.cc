@@ -178,6 +178,52 @@ TEST_F(ApiServiceTest, TheReferenceRewindBodyRewindsAndItsErrorsCarryTheirCodes)
   EXPECT_EQ(rows, 2u);  // b.jsonl's order is gone until the replay
 }
 
+// POST /api/2.0/sql/statements: the reference's shape, rows as strings,
+// row_limit cutting them, and every bad request a 400 changing nothing.
+TEST_F(ApiServiceTest, SqlStatementsAnswerInTheReferenceShape) {
+  PointThenMore();
+  const auto sql = [&](const std::string& body, const std::string& token = kToken) {
+    return service_->Handle({"POST", "/api/2.0/sql/statements", "Bearer " + token, body});
+  };
+  ApiResponse r = sql(R"({"statement": "SELECT country, revenue, revenue * 1.5 AS more, NULL AS missing )"
+                      R"(FROM main.shop.revenue ORDER BY country", "wait_timeout": "30s"})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  json answer = Json(r);
+  EXPECT_EQ(answer["status"]["state"], "SUCCEEDED");
+  EXPECT_EQ(answer["statement_id"].get<std::string>().size(), 36u);
+  const json columns = answer["manifest"]["schema"]["columns"];
+  ASSERT_EQ(columns.size(), 4u);
+  EXPECT_EQ(columns[0], json({{"name", "country"}, {"type_name", "STRING"}, {"type_text", "STRING"}, {"position", 0}}));
+  EXPECT_EQ(columns[1]["type_name"], "LONG");
+  EXPECT_EQ(columns[2]["type_name"], "DOUBLE");
+  EXPECT_EQ(answer["manifest"]["total_row_count"], 2);
+  EXPECT_EQ(answer["manifest"]["truncated"], false);
+  EXPECT_EQ(answer["result"]["data_array"], json::parse(R"([["de", "17", "25.5", null], ["fr", "5", "7.5", null]])"));
+
+  r = sql(R"({"statement": "SELECT id FROM main.shop.orders ORDER BY id", "row_limit": 2})");
+  answer = Json(r);
+  EXPECT_EQ(answer["result"]["data_array"], json::parse(R"([["1"], ["2"]])"));
+  EXPECT_EQ(answer["manifest"]["truncated"], true);
+  r = sql(R"j({"statement": "SELECT _change_type FROM table_changes('main.shop.revenue', 1) LIMIT 1"})j");
+  EXPECT_EQ(Json(r)["result"]["data_array"], json::parse(R"([["insert"]])"));
+
+  const uint64_t newest = Newest();
+  for (const char* bad :
+       {R"({"statement": "DELETE FROM main.shop.orders"})", R"({"statement": "SELEC 1"})", R"({"statement": 7})",
+        R"({})", "not json", R"({"statement": "SELECT 1", "row_limit": 0})",
+        R"({"statement": "SELECT 1", "wait_timeout": "soon"})", R"({"statement": "SELECT 1", "parameters": []})",
+        R"j({"statement": "SELECT * FROM table_at('main.shop.orders', 999)"})j"}) {
+    r = sql(bad);
+    EXPECT_EQ(r.status, 400) << bad << ": " << r.body;
+    EXPECT_EQ(Json(r)["error_code"], "INVALID_PARAMETER_VALUE") << bad;
+  }
+  EXPECT_NE(Json(sql(R"({"statement": "DELETE FROM main.shop.orders"})"))["message"].get<std::string>().find(
+                "may not be modified"),
+            std::string::npos);
+  EXPECT_EQ(Newest(), newest);
+  EXPECT_EQ(sql(R"({"statement": "SELECT 1"})", "wrong").status, 401);
+}
+
 TEST_F(ApiServiceTest, TablesReadAsOfAVersionWithTheirHistoryAndChangeFeed) {
   Update();
   const uint64_t first = Newest();

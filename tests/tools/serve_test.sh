@@ -124,6 +124,19 @@ check "spool rewind-points beside the server" 0 "$spool" rewind-points "$store"
 check "spool pipeline show beside the server" 0 "$spool" pipeline show "$store"
 check "spool table list beside the server" 0 "$spool" table list "$store"
 expect_output "lists the tables" "main.shop.orders"
+check "spool sql beside the server" 0 "$spool" sql "$store" "SELECT count(*) FROM main.shop.orders" --format csv
+sql_orders=$(tail -1 "$work/out")
+check "spool read of the same table" 0 "$spool" read "$store" main.shop.orders --format csv
+expect_equal "SQL counts what read reads" "$sql_orders" "$(($(wc -l <"$work/out") - 1))"
+# SQL over HTTP, the reference's statement API.
+call "a SQL statement" 200 -X POST "$base/api/2.0/sql/statements" -H "Authorization: Bearer $DATABRICKS_TOKEN" \
+  -d '{"statement": "SELECT count(*) AS n FROM main.shop.orders", "wait_timeout": "30s"}'
+expect_output "its state" '"status":\{"state":"SUCCEEDED"\}'
+expect_output "its count" "\"data_array\":\\[\\[\"$sql_orders\"\\]\\]"
+call "a SQL statement that writes" 400 -X POST "$base/api/2.0/sql/statements" \
+  -H "Authorization: Bearer $DATABRICKS_TOKEN" -d '{"statement": "DELETE FROM main.shop.orders"}'
+expect_output "is refused" "may not be modified"
+call "a SQL statement without a token" 401 -X POST "$base/api/2.0/sql/statements" -d '{"statement": "SELECT 1"}'
 check "a snapshot beside the server is refused" 2 "$spool" snapshot "$store"
 expect_output "as the store is busy" "is open in another process"
 
