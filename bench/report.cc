@@ -12,6 +12,7 @@
 #include "latency_workload.h"
 #include "pipeline_rewind_report.h"
 #include "scaling_report.h"
+#include "sql_workload.h"
 #include "stream_step_engine.h"
 #include "stream_step_workload.h"
 #include "table_report.h"
@@ -186,6 +187,7 @@ void PrintWorkloads(const BenchConfig& config, const Results& results, std::ostr
   }
   PrintTableWorkloads(config, results, out);
   PrintHistoryOps(config, results, out);
+  PrintSql(config, results, out);
   PrintPipelineRewind(config, results, out);
   if (config.Runs(kE2E)) PrintE2E(config, results, out);
 }

@@ -28,6 +28,7 @@
 #include "recovery.h"
 #include "report.h"
 #include "run_info.h"
+#include "sql_workload.h"
 #include "stream_step_workload.h"
 #include "table_workloads.h"
 
@@ -38,8 +39,8 @@ constexpr char kDefaultDir[] = "/var/tmp/spool-bench";
 constexpr int kExitError = 1;
 
 std::vector<std::string> AllWorkloads() {
-  return {kLimits,       kW1, kW2,        kW2Writers,  kW3,       kW3Keyed, kW4,         kLatency, kW5,
-          kW5RowsSeries, kW6, kW6History, kChangeFeed, kSnapshot, kVacuum,  kW6Pipeline, kW7,      kE2E};
+  return {kLimits, kW1,        kW2,         kW2Writers, kW3,     kW3Keyed,    kW4, kLatency, kW5, kW5RowsSeries,
+          kW6,     kW6History, kChangeFeed, kSnapshot,  kVacuum, kW6Pipeline, kW7, kE2E,     kSql};
 }
 
 // Hidden options: how RunKilledWriter starts W7's writer, and RunE2E the
@@ -48,6 +49,8 @@ struct ChildArgs {
   std::string w7_engine;
   uint64_t w7_bytes = 0;
   std::string e2e_dir;
+  std::string sql_reader_dir;
+  std::string sql_reader_stop;
 };
 
 void AddOptions(CLI::App& app, BenchConfig* config, ChildArgs* child) {
@@ -92,6 +95,10 @@ void AddOptions(CLI::App& app, BenchConfig* config, ChildArgs* child) {
       ->excludes(on);
   app.add_option("--w7-writer", child->w7_engine, "Internal: run as W7's writer for this engine")->group("");
   app.add_option("--w7-bytes", child->w7_bytes, "Internal: W7 writer's payload bytes")->group("");
+  app.add_option("--sql-reader", child->sql_reader_dir, "Internal: run as the SQL workload's reader of this store")
+      ->group("");
+  app.add_option("--sql-reader-stop", child->sql_reader_stop, "Internal: the SQL reader stops when this file exists")
+      ->group("");
   app.add_option("--e2e-updater", child->e2e_dir, "Internal: run as the end-to-end updater in this directory")
       ->group("");
 }
@@ -117,6 +124,7 @@ void RunAll(const BenchConfig& config, bool show_progress, Results* results) {
   if (config.Runs(kW6Pipeline)) steps.push_back(RunW6Pipeline);
   if (config.Runs(kW7)) steps.push_back(RunW7);
   if (config.Runs(kE2E)) steps.push_back(RunE2E);
+  if (config.Runs(kSql)) steps.push_back(RunSql);
   // The workloads print a line per run; the bar, a line per workload run
   // between them, with the time left.
   const auto started = std::chrono::steady_clock::now();
@@ -186,6 +194,7 @@ int main(int argc, char** argv) {
     if (*plot_command) return Plot(plot);
     if (!child.w7_engine.empty()) RunW7Writer(child.w7_engine, config.dir, child.w7_bytes);
     if (!child.e2e_dir.empty()) return RunE2EUpdater(child.e2e_dir);
+    if (!child.sql_reader_dir.empty()) return RunSqlReader(child.sql_reader_dir, child.sql_reader_stop);
     return Run(std::move(config));
   } catch (const std::exception& e) {
     std::cerr << "spool-bench: " << e.what() << "\n";

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "engine.h"
 #include "pipeline_rewind_report.h"
+#include "sql_workload.h"
 #include "stream_step_workload.h"
 #include "table_report.h"
 #include "units.h"
@@ -89,6 +90,13 @@ void CheckW7(const Results& results, std::vector<TargetCheck>* checks) {
 
 }  // namespace
 
+TargetCheck MakeCheck(std::string workload, std::string target, std::string measured, double value, double bound,
+                      bool higher_is_better) {
+  TargetCheck check{std::move(workload), std::move(target), std::move(measured), value, bound, higher_is_better, false};
+  check.available = std::isfinite(check.value);
+  return check;
+}
+
 double TargetCheck::shortfall() const {
   if (!available || met()) return 0;
   return higher_is_better ? 1 - value / bound : value / bound - 1;
@@ -103,6 +111,7 @@ std::vector<TargetCheck> CheckTargets(const Results& results) {
   CheckW7(results, &checks);
   CheckTableTargets(results, &checks);
   CheckPipelineRewindTargets(results, &checks);
+  CheckSqlTargets(results, &checks);
   return checks;
 }
 

@@ -25,6 +25,10 @@ struct TargetCheck {
 
 std::vector<TargetCheck> CheckTargets(const Results& results);
 
+// A check of `value` against `bound`, available when `value` is a number.
+TargetCheck MakeCheck(std::string workload, std::string target, std::string measured, double value, double bound,
+                      bool higher_is_better);
+
 // The best median of `metric` among the peers (every engine but Spool's),
 // and which engine has it; value NaN when no peer has it.
 struct BestPeer {

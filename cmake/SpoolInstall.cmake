@@ -5,9 +5,9 @@ include(CMakePackageConfigHelpers)
 add_library(spool_all INTERFACE)
 add_library(spool::spool ALIAS spool_all)
 set_target_properties(spool_all PROPERTIES EXPORT_NAME spool)
-target_link_libraries(spool_all INTERFACE spool_rewind spool_stream spool_storage spool_txnlog)
+target_link_libraries(spool_all INTERFACE spool_sql spool_rewind spool_stream spool_storage spool_txnlog)
 
-install(TARGETS spool_txnlog spool_storage spool_stream spool_rewind spool_all
+install(TARGETS spool_txnlog spool_storage spool_stream spool_rewind spool_sql spool_all
   EXPORT SpoolTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -61,57 +61,79 @@ Status ParseWaitTimeout(const ApiJson& value, uint64_t* ms) {
   return Status::OK();
 }
 
-}  // namespace
-
-ApiResponse SqlStatement(Store* store, const std::string& body) {
+// The request's fields: the statement, its options, its row limit (0:
+// none). Errors: InvalidArgument naming the field.
+Status ParseRequest(const std::string& body, std::string* statement, sql::QueryOptions* options, uint64_t* row_limit) {
   const ApiJson request = ApiJson::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (!request.is_object()) return ApiError(400, "INVALID_PARAMETER_VALUE", "the body must be a JSON object");
+  if (!request.is_object()) return Status::InvalidArgument("the body must be a JSON object");
   for (const auto& [key, value] : request.items()) {
     if (key != "statement" && key != "wait_timeout" && key != "row_limit" && key != "warehouse_id" && key != "format" &&
         key != "disposition") {
-      return ApiError(
-          400, "INVALID_PARAMETER_VALUE",
-          "unknown field '" + key + "' (this endpoint takes statement, wait_timeout, row_limit, format, disposition)");
+      return Status::InvalidArgument("unknown field '" + key +
+                                     "' (this endpoint takes statement, wait_timeout, row_limit, format, disposition)");
     }
   }
   if (!request.contains("statement") || !request["statement"].is_string()) {
-    return ApiError(400, "INVALID_PARAMETER_VALUE", "statement is required: the SQL to run, as a string");
+    return Status::InvalidArgument("statement is required: the SQL to run, as a string");
   }
+  *statement = request["statement"].get<std::string>();
   if (request.contains("format") && request["format"] != "JSON_ARRAY") {
-    return ApiError(400, "INVALID_PARAMETER_VALUE", "format: only JSON_ARRAY is served");
+    return Status::InvalidArgument("format: only JSON_ARRAY is served");
   }
   if (request.contains("disposition") && request["disposition"] != "INLINE") {
-    return ApiError(400, "INVALID_PARAMETER_VALUE", "disposition: only INLINE is served");
+    return Status::InvalidArgument("disposition: only INLINE is served");
   }
-  sql::QueryOptions options{kDefaultTimeoutMs};
-  if (request.contains("wait_timeout")) {
-    if (Status s = ParseWaitTimeout(request["wait_timeout"], &options.timeout_ms); !s.ok()) return ApiFromStatus(s);
-  }
-  uint64_t row_limit = 0;
+  options->timeout_ms = kDefaultTimeoutMs;
+  if (request.contains("wait_timeout"))
+    SPOOL_RETURN_IF_ERROR(ParseWaitTimeout(request["wait_timeout"], &options->timeout_ms));
+  *row_limit = 0;
   if (request.contains("row_limit")) {
     if (!request["row_limit"].is_number_unsigned() || request["row_limit"].get<uint64_t>() == 0) {
-      return ApiError(400, "INVALID_PARAMETER_VALUE", "row_limit must be a whole number of at least 1");
+      return Status::InvalidArgument("row_limit must be a whole number of at least 1");
     }
-    row_limit = request["row_limit"].get<uint64_t>();
+    *row_limit = request["row_limit"].get<uint64_t>();
+  }
+  return Status::OK();
+}
+
+// The last statement's rows (a body may hold several statements), as the
+// reference's JSON_ARRAY gives them, cut at the row limit and the byte
+// bound.
+class Collector {
+ public:
+  explicit Collector(uint64_t row_limit) : row_limit_(row_limit) {
+    handler_.on_columns = [this](const std::vector<sql::ResultColumn>& c) {
+      columns_ = c;
+      data_ = ApiJson::array();
+      firsts_.assign(c.size(), Value());
+      bytes_ = 0;
+      truncated_ = false;
+    };
+    handler_.on_row = [this](const Row& row) { return Add(row); };
+  }
+  const sql::ResultHandler& handler() const { return handler_; }
+
+  ApiJson Answer() {
+    ApiJson columns = ApiJson::array();
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      const std::string type = TypeName(columns_[i].declared_type, IsNull(firsts_[i]) ? nullptr : &firsts_[i]);
+      columns.push_back({{"name", columns_[i].name}, {"type_name", type}, {"type_text", type}, {"position", i}});
+    }
+    const size_t rows = data_.size();
+    return ApiJson{{"statement_id", NewUpdateId()},
+                   {"status", {{"state", "SUCCEEDED"}}},
+                   {"manifest",
+                    {{"format", "JSON_ARRAY"},
+                     {"schema", {{"column_count", columns_.size()}, {"columns", columns}}},
+                     {"total_row_count", rows},
+                     {"truncated", truncated_}}},
+                   {"result", {{"row_count", rows}, {"data_array", std::move(data_)}}}};
   }
 
-  // The last statement's rows (a body may hold several statements).
-  std::vector<sql::ResultColumn> columns;
-  ApiJson data = ApiJson::array();
-  std::vector<Value> firsts;  // each column's first non-null value, for its type
-  size_t bytes = 0;
-  bool truncated = false;
-  sql::ResultHandler results;
-  results.on_columns = [&](const std::vector<sql::ResultColumn>& c) {
-    columns = c;
-    data = ApiJson::array();
-    firsts.assign(c.size(), Value());
-    bytes = 0;
-    truncated = false;
-  };
-  results.on_row = [&](const Row& row) {
-    if ((row_limit != 0 && data.size() >= row_limit) || bytes >= kMaxResultBytes) {
-      truncated = true;
+ private:
+  bool Add(const Row& row) {
+    if ((row_limit_ != 0 && data_.size() >= row_limit_) || bytes_ >= kMaxResultBytes) {
+      truncated_ = true;
       return false;
     }
     ApiJson values = ApiJson::array();
@@ -120,34 +142,39 @@ ApiResponse SqlStatement(Store* store, const std::string& body) {
         values.push_back(nullptr);
         continue;
       }
-      if (IsNull(firsts[i])) firsts[i] = row[i];
+      if (IsNull(firsts_[i])) firsts_[i] = row[i];  // the column's type, for an expression
       std::string text = ValueText(row[i]);
-      bytes += text.size() + 4;
+      bytes_ += text.size() + 4;
       values.push_back(std::move(text));
     }
-    data.push_back(std::move(values));
+    data_.push_back(std::move(values));
     return true;
-  };
-  const Status s = sql::Query(store, request["statement"].get<std::string>(), options, results);
+  }
+
+  const uint64_t row_limit_;
+  sql::ResultHandler handler_;
+  std::vector<sql::ResultColumn> columns_;
+  ApiJson data_ = ApiJson::array();
+  std::vector<Value> firsts_;  // each column's first non-null value
+  size_t bytes_ = 0;
+  bool truncated_ = false;
+};
+
+}  // namespace
+
+ApiResponse SqlStatement(Store* store, const std::string& body) {
+  std::string statement;
+  sql::QueryOptions options;
+  uint64_t row_limit = 0;
+  if (Status s = ParseRequest(body, &statement, &options, &row_limit); !s.ok()) return ApiFromStatus(s);
+  Collector collector(row_limit);
+  const Status s = sql::Query(store, statement, options, collector.handler());
   if (!s.ok()) {
     // A statement that cannot run is the request's fault, unless the store is damaged.
     if (s.IsCorruption() || s.IsIOError()) return ApiFromStatus(s);
     return ApiError(400, "INVALID_PARAMETER_VALUE", std::string(s.message()));
   }
-  ApiJson schema_columns = ApiJson::array();
-  for (size_t i = 0; i < columns.size(); ++i) {
-    const std::string type = TypeName(columns[i].declared_type, IsNull(firsts[i]) ? nullptr : &firsts[i]);
-    schema_columns.push_back({{"name", columns[i].name}, {"type_name", type}, {"type_text", type}, {"position", i}});
-  }
-  const size_t rows = data.size();
-  return ApiOk(ApiJson{{"statement_id", NewUpdateId()},
-                       {"status", {{"state", "SUCCEEDED"}}},
-                       {"manifest",
-                        {{"format", "JSON_ARRAY"},
-                         {"schema", {{"column_count", columns.size()}, {"columns", schema_columns}}},
-                         {"total_row_count", rows},
-                         {"truncated", truncated}}},
-                       {"result", {{"row_count", rows}, {"data_array", std::move(data)}}}});
+  return ApiOk(collector.Answer());
 }
 
 }  // namespace spool::cli

@@ -76,6 +76,7 @@ class SqlShell {
     results.on_columns = [&](const std::vector<sql::ResultColumn>& columns) {
       if (printer) printer->Finish();
       std::vector<std::string> names;
+      names.reserve(columns.size());
       for (const sql::ResultColumn& c : columns) names.push_back(c.name);
       printer = std::make_unique<RowPrinter>(format_, std::move(names), &std::cout);
     };

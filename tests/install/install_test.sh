@@ -24,4 +24,6 @@ cmake -S "$source_dir/../../examples" -B "$work/examples-build" -G Ninja \
 cmake --build "$work/examples-build" >/dev/null
 "$work/examples-build/time_travel" "$work/example-time-travel"
 "$work/examples-build/pipeline_rewind" "$work/example-pipeline-rewind"
+"$work/examples-build/sql_query" "$work/example-sql-query" >"$work/sql.out"
+grep -q "^  2 | 5$" "$work/sql.out" || { echo "sql_query: no row 2 | 5 as of the first commit"; cat "$work/sql.out"; exit 1; }
 echo "install test: find_package(Spool) and pkg-config consumers, and examples/, passed"

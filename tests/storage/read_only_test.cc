@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <string>
@@ -78,18 +80,24 @@ class ReadOnlyStoreTest : public ::testing::Test {
   }
 
   // Forks the store's writer, with batches of `batch_commits`: the child
-  // reads a byte from `wait_fd` first (unless -1), opens the store, runs
+  // reads a byte from `wait_fd` first (unless -1), opens the store (its
+  // options changed by `adjust`, when given), runs
   // `body` and exits 0, or 2 when the store does not open and 3 when
   // `body` returns false. Returns the child's pid to the parent.
-  pid_t ForkWriter(uint64_t batch_commits, const std::function<bool(Store*)>& body, int wait_fd = -1) {
+  pid_t ForkWriter(uint64_t batch_commits, const std::function<bool(Store*)>& body, int wait_fd = -1,
+                   const std::function<void(StoreOptions*)>& adjust = {}) {
     const pid_t child = fork();
     if (child != 0) return child;
     char byte = 0;
     if (wait_fd >= 0 && read(wait_fd, &byte, 1) != 1) _exit(1);
     StoreOptions options = Options(false);
     options.state_batch_commits = batch_commits;
+    if (adjust) adjust(&options);
     std::unique_ptr<Store> store;
-    if (!Store::Open(options, Dir(), &store).ok()) _exit(2);
+    if (Status s = Store::Open(options, Dir(), &store); !s.ok()) {
+      std::cerr << "writer: " << s.ToString() << "\n";
+      _exit(2);
+    }
     _exit(body(store.get()) ? 0 : 3);
   }
 
@@ -283,6 +291,141 @@ TEST_F(ReadOnlyStoreTest, ReadersBesideAWriterKilledMidCommitSeeWholeAcknowledge
   const int64_t value = WholeValue(reader.get());
   EXPECT_GE(value, acked);
   EXPECT_LE(value, acked + 1);  // at most the commit the kill interrupted, written whole
+}
+
+// What a writer acknowledged: the op was durable at `version`, and every
+// row then held `value`.
+struct Ack {
+  uint64_t version = 0;
+  int64_t value = 0;
+};
+
+// A campaign: in each cycle a reader opens and stays open while a writer
+// process commits, rewinds the store a few versions back (cutting the
+// reader's version off the history) and vacuums everything no retention
+// keeps (small log segments, so that whole segments go), until it is killed
+// with SIGKILL after a chosen number of operations. Throughout, the
+// long-lived reader reads exactly what it read at its open — now and as of
+// each of its last versions — or, as of an older version whose log or
+// snapshot went, a clear error; never other rows. A reader opened after
+// the kill sees at least the last acknowledged operation, whole.
+TEST_F(ReadOnlyStoreTest, ALongLivedReaderKeepsItsVersionsWhileTheWriterRewindsVacuumsAndIsKilled) {
+  Populate(3);
+  const char* env = std::getenv("SPOOL_READER_CAMPAIGN_CYCLES");
+  const int cycles = env != nullptr ? std::atoi(env) : 25;
+  uint64_t seed = 1;
+  int clear_errors = 0, cut_readers = 0;
+  for (int cycle = 0; cycle < cycles; ++cycle) {
+    // The writer is forked first (a process holds one handle of a store:
+    // a child forked beside the reader would inherit it) and starts once
+    // the reader is open.
+    int go[2], acks[2];
+    ASSERT_EQ(pipe(go), 0);
+    ASSERT_EQ(pipe(acks), 0);
+    const pid_t child = ForkWriter(
+        16,
+        [&](Store* store) {
+          close(acks[0]);
+          for (uint64_t op = 0;; ++op) {
+            const uint64_t newest = store->log()->Newest().version;
+            Status done;
+            if (op % 4 == 3 && newest > 6) {
+              done = store->RewindTo(newest - 5);  // past the reader's version, at op 3
+              if (done.IsNotFound() || done.IsInvalidArgument()) done = Status::OK();  // vacuumed or cut: fine
+            } else if (op % 5 == 4) {
+              VacuumOptions vacuum;
+              vacuum.force = true;
+              vacuum.retain_us = 0;
+              VacuumReport report;
+              done = store->Vacuum(vacuum, &report);
+            } else {
+              done = store->Commit(SetAll(static_cast<int64_t>(1000 * (cycle + 1)) + static_cast<int64_t>(op)));
+            }
+            const Ack ack{store->log()->Newest().version, WholeValue(store)};
+            if (!done.ok() || ack.value == -1) {
+              std::cerr << "writer, op " << op << ": " << done.ToString() << ", value " << ack.value << "\n";
+              return false;
+            }
+            if (write(acks[1], &ack, sizeof ack) != static_cast<ssize_t>(sizeof ack)) return false;
+          }
+        },
+        go[0],
+        [](StoreOptions* options) {
+          options->log.segment_size_bytes = 64 << 10;  // the least: vacuum removes whole segments
+          options->log.compress_min_bytes = 0;
+          options->min_retention_us = 0;
+          options->retention_us = 0;
+        });
+    ASSERT_GE(child, 0);
+    close(go[0]);
+    std::unique_ptr<Store> reader;
+    Status s = Store::Open(Options(true), Dir(), &reader);
+    ASSERT_TRUE(s.ok()) << "cycle " << cycle << ": " << s.ToString();
+    uint64_t version = 0;
+    const int64_t value = WholeValue(reader.get(), std::nullopt, &version);
+    ASSERT_NE(value, -1) << "cycle " << cycle;
+    // The rows of a read as of `v` (each row's n), or its error.
+    const auto read_as_of = [&](uint64_t v, std::vector<int64_t>* values) {
+      ReadOptions options;
+      options.version = v;
+      values->clear();
+      return reader->Read(Counters(), options, [&](const Row& row) {
+        values->push_back(std::get<int64_t>(row[1]));
+        return true;
+      });
+    };
+    // What the reader reads as of its last versions before the writer runs
+    // (those it can: an earlier cycle's vacuum may have taken some).
+    std::map<uint64_t, std::vector<int64_t>> before;
+    for (uint64_t v = version; v >= 2 && v + 4 > version; --v) {
+      std::vector<int64_t> values;
+      if (read_as_of(v, &values).ok()) before[v] = std::move(values);
+    }
+    ASSERT_EQ(write(go[1], "g", 1), 1);
+    close(go[1]);
+    close(acks[1]);
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    const uint64_t ops = 1 + (seed >> 33) % 14;
+    Ack last;
+    for (uint64_t i = 0; i < ops; ++i) {
+      ASSERT_EQ(read(acks[0], &last, sizeof last), static_cast<ssize_t>(sizeof last))
+          << "the writer stopped, cycle " << cycle;
+      if (last.value < value) ++cut_readers;  // a rewind went back past the reader's version
+    }
+    ASSERT_EQ(kill(child, SIGKILL), 0);
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    while (read(acks[0], &last, sizeof last) == static_cast<ssize_t>(sizeof last)) {
+    }
+    close(acks[0]);
+
+    // The long-lived reader: the same rows now and as of its last versions,
+    // or a clear error where the log or snapshot those need is gone.
+    EXPECT_EQ(WholeValue(reader.get()), value) << "cycle " << cycle;
+    for (const auto& [v, expected] : before) {
+      std::vector<int64_t> values;
+      s = read_as_of(v, &values);
+      if (!s.ok()) {
+        EXPECT_TRUE(s.IsNotFound() || s.IsInvalidArgument()) << "cycle " << cycle << ", v" << v << ": " << s.ToString();
+        ++clear_errors;
+        continue;
+      }
+      EXPECT_EQ(values, expected) << "cycle " << cycle << ", as of v" << v;
+    }
+    reader.reset();
+    std::unique_ptr<Store> fresh;
+    s = Store::Open(Options(true), Dir(), &fresh);
+    ASSERT_TRUE(s.ok()) << "cycle " << cycle << ": " << s.ToString();
+    uint64_t fresh_version = 0;
+    const int64_t now = WholeValue(fresh.get(), std::nullopt, &fresh_version);
+    EXPECT_NE(now, -1) << "cycle " << cycle;
+    EXPECT_GE(fresh_version, last.version) << "cycle " << cycle;
+    if (fresh_version == last.version) {
+      EXPECT_EQ(now, last.value) << "cycle " << cycle;
+    }
+  }
+  std::cerr << "     " << cycles << " cycles: " << cut_readers << " writer states behind a reader's version, "
+            << clear_errors << " as-of reads refused (their history vacuumed)\n";
 }
 
 }  // namespace

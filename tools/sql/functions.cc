@@ -178,7 +178,7 @@ void UnixTimestamp(sqlite3_context* call, int argc, sqlite3_value** args) {
 void FromUnixtime(sqlite3_context* call, int argc, sqlite3_value** args) {
   if (sqlite3_value_type(args[0]) == SQLITE_NULL) return sqlite3_result_null(call);
   const double seconds = sqlite3_value_double(args[0]);
-  constexpr double kLimit = static_cast<double>(std::numeric_limits<int64_t>::max() / kMicrosPerSecond);
+  constexpr double kLimit = static_cast<double>(std::numeric_limits<int64_t>::max()) / kMicrosPerSecond;
   if (sqlite3_value_numeric_type(args[0]) != SQLITE_INTEGER && sqlite3_value_numeric_type(args[0]) != SQLITE_FLOAT) {
     return ResultError(call, "from_unixtime", "needs a number of seconds");
   }

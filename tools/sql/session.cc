@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -57,6 +58,12 @@ class SessionImpl final : public Session {
   }
 
   Status Init(Store* store) {
+    // SQLite's memory statistics take a global mutex on every allocation;
+    // nothing here reads them. Only possible before SQLite's first use in
+    // the process: in a process that used it already, the call is refused
+    // and changes nothing.
+    static std::once_flag no_memory_statistics;
+    std::call_once(no_memory_statistics, [] { (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
     if (sqlite3_open_v2(":memory:", &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
         SQLITE_OK) {
       return Status::Failed(std::string("SQLite could not open a connection: ") + sqlite3_errmsg(db_));
@@ -188,10 +195,15 @@ class SessionImpl final : public Session {
           case SQLITE_FLOAT:
             value = sqlite3_column_double(statement, i);
             break;
-          case SQLITE_TEXT:
-            value = std::string(reinterpret_cast<const char*>(sqlite3_column_text(statement, i)),
-                                static_cast<size_t>(sqlite3_column_bytes(statement, i)));
+          case SQLITE_TEXT: {
+            // Into the string the row held before, when it held one: its
+            // buffer is reused.
+            const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, i));
+            const auto bytes = static_cast<size_t>(sqlite3_column_bytes(statement, i));
+            if (auto* held = std::get_if<std::string>(&value)) held->assign(text, bytes);
+            else value = std::string(text, bytes);
             break;
+          }
           case SQLITE_BLOB: {
             const auto* data = static_cast<const char*>(sqlite3_column_blob(statement, i));
             value = Bytes{

@@ -15,6 +15,7 @@
 // one key, at any version; SQLite checks them again.
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -302,6 +303,10 @@ int Close(sqlite3_vtab_cursor* base) {
   return SQLITE_OK;
 }
 
+// Whether a statement reads column `i`, by SQLite's colUsed mask (whose
+// last bit stands for every column past the 63rd).
+bool Used(uint64_t used, size_t i) { return (used & (uint64_t{1} << std::min<size_t>(i, 63))) != 0; }
+
 // Fills a row's cells from a row of the table as `table` was when read.
 // Past `declared` (the columns the virtual table has), nothing: a table
 // dropped and created again may have had more.
@@ -309,7 +314,7 @@ void PutRow(RowWriter* writer, Cell* cells, size_t declared, const TableInfo& ta
             uint64_t used) {
   const std::vector<Column>& columns = table.schema.columns();
   for (size_t i = 0; i < row.size() && i < columns.size() && i < declared; ++i) {
-    if (row.IsNull(i) || (i < 63 && (used & (uint64_t{1} << i)) == 0)) continue;
+    if (row.IsNull(i) || !Used(used, i)) continue;
     switch (columns[i].type) {
       case ColumnType::kInt64:
         writer->SetInt(&cells[i], row.Int64(i));
@@ -364,18 +369,108 @@ Status ChangeRange(Store* store, sqlite3_value* from_arg, sqlite3_value* to_arg,
   return Status::OK();
 }
 
+// The key range of a plan's key arguments: equal values on the first key
+// columns, then bounds on the next. A value that does not compare as the
+// key does (KeyValue) ends the range there: what follows is SQLite's to
+// filter.
+struct KeyBounds {
+  Row prefix;
+  std::optional<Value> lower, upper;
+  bool lower_exclusive = false, upper_inclusive = true;
+  bool cut = false;
+
+  void Add(char op, std::optional<Value> value) {
+    if (cut) return;
+    if (!value) {
+      cut = op == '=';  // later key columns cannot be bounded either
+      return;
+    }
+    if (op == '=') {
+      prefix.push_back(std::move(*value));
+    } else if (op == 'g' || op == 'G') {
+      lower = std::move(value);
+      lower_exclusive = op == 'g';
+    } else {
+      upper = std::move(value);
+      upper_inclusive = op == 'L';
+    }
+  }
+  // Whether the range is one whole key: a row or none.
+  bool Point(const Schema& schema) const {
+    return !cut && !prefix.empty() && prefix.size() == schema.key_columns().size();
+  }
+  void Apply(ReadOptions* options) const {
+    if (!prefix.empty() || lower) {
+      options->start_key = prefix;
+      if (lower) options->start_key->push_back(*lower);
+      options->start_exclusive = lower && lower_exclusive;
+    }
+    if (!prefix.empty() || upper) {
+      options->end_key = prefix;
+      if (upper) options->end_key->push_back(*upper);
+      options->end_inclusive = !upper || upper_inclusive;
+    }
+  }
+};
+
+// The change feed's read of versions the hidden arguments name.
+Status StartChanges(TableCursor* cursor, const TableVtab& vtab, uint64_t used) {
+  Store* store = vtab.context->store;
+  uint64_t from = 0, to = 0;
+  SPOOL_RETURN_IF_ERROR(ChangeRange(store, cursor->hidden[0], cursor->hidden[1], &from, &to));
+  const size_t columns = vtab.table.schema.columns().size();
+  cursor->stream->Start(
+      [store, id = vtab.table.id, from, to, columns, used](RowWriter* writer) {
+        return store->Changes(id, from, to, [&](const ChangeRow& change) {
+          Cell* cells = writer->AddRow();
+          for (size_t i = 0; i < change.row.size() && i < columns; ++i) {
+            if (Used(used, i)) writer->SetValue(&cells[i], change.row[i]);
+          }
+          if (Used(used, columns)) writer->SetText(&cells[columns], ChangeTypeName(change.change_type));
+          if (Used(used, columns + 1)) writer->SetInt(&cells[columns + 1], static_cast<int64_t>(change.commit_version));
+          if (Used(used, columns + 2)) {
+            writer->SetText(&cells[columns + 2],
+                            FormatTimestampMicros(static_cast<int64_t>(change.commit_timestamp_us)));
+          }
+          return writer->Wanted();
+        });
+      },
+      /*inline_read=*/false);
+  return Status::OK();
+}
+
+// The table's read, as of the hidden argument, over the key range.
+Status StartScan(TableCursor* cursor, const TableVtab& vtab, uint64_t used, const KeyBounds& bounds) {
+  ReadOptions options;
+  if (cursor->hidden[0] != nullptr) {
+    SPOOL_RETURN_IF_ERROR(
+        VersionArg("the version to read as of", cursor->hidden[0], &options.version, &options.timestamp_us));
+  }
+  bounds.Apply(&options);
+  cursor->stream->Start(
+      [store = vtab.context->store, id = vtab.table.id, options, used,
+       declared = vtab.table.schema.columns().size()](RowWriter* writer) {
+        TableInfo read;
+        return store->Scan(
+            id, options,
+            [&](const RowView& row) {
+              PutRow(writer, writer->AddRow(), declared, read, row, used);
+              return writer->Wanted();
+            },
+            &read);
+      },
+      /*inline_read=*/bounds.Point(vtab.table.schema));
+  return Status::OK();
+}
+
 int Filter(sqlite3_vtab_cursor* base, int, const char* idx, int argc, sqlite3_value** argv) {
   auto* cursor = static_cast<TableCursor*>(base);
-  auto* vtab = static_cast<TableVtab*>(cursor->pVtab);
-  Context* context = vtab->context;
+  const auto* vtab = static_cast<TableVtab*>(cursor->pVtab);
   cursor->Reset();
   cursor->rowid = 0;
   const Plan plan = Plan::Decode(idx);
   const Schema& schema = vtab->table.schema;
-  // The key range: equal values on the first key columns, then bounds on
-  // the next.
-  Row prefix, lower, upper;
-  bool lower_exclusive = false, upper_inclusive = true, prefix_cut = false, has_lower = false, has_upper = false;
+  KeyBounds bounds;
   for (size_t i = 0; i < plan.args.size() && static_cast<int>(i) < argc; ++i) {
     const Plan::Arg& arg = plan.args[i];
     if (arg.op == 'a') {
@@ -383,77 +478,16 @@ int Filter(sqlite3_vtab_cursor* base, int, const char* idx, int argc, sqlite3_va
       continue;
     }
     Value value;
-    if (!KeyValue(schema.columns()[schema.key_columns()[arg.index]].type, argv[i], &value)) {
-      if (arg.op == '=') prefix_cut = true;  // later key columns cannot be bounded either
-      continue;
-    }
-    if (arg.op == '=') {
-      if (!prefix_cut) prefix.push_back(std::move(value));
-    } else if (!prefix_cut && (arg.op == 'g' || arg.op == 'G')) {
-      lower = Row{std::move(value)};
-      lower_exclusive = arg.op == 'g';
-      has_lower = true;
-    } else if (!prefix_cut) {
-      upper = Row{std::move(value)};
-      upper_inclusive = arg.op == 'L';
-      has_upper = true;
-    }
+    const bool fits = KeyValue(schema.columns()[schema.key_columns()[arg.index]].type, argv[i], &value);
+    bounds.Add(arg.op, fits ? std::optional<Value>(std::move(value)) : std::nullopt);
   }
-  Store* store = context->store;
-  const TableId id = vtab->table.id;
-  const uint64_t used = plan.used;
-  cursor->stream = std::make_unique<RowStream>(context, vtab->Visible());
-  if (vtab->changes) {
-    uint64_t from = 0, to = 0;
-    Status s = ChangeRange(store, cursor->hidden[0], cursor->hidden[1], &from, &to);
-    if (!s.ok()) return VtabError(context, base->pVtab, s);
-    const size_t columns = schema.columns().size();
-    cursor->stream->Start(
-        [store, id, from, to, columns](RowWriter* writer) {
-          return store->Changes(id, from, to, [&](const ChangeRow& change) {
-            Cell* cells = writer->AddRow();
-            for (size_t i = 0; i < change.row.size() && i < columns; ++i) writer->SetValue(&cells[i], change.row[i]);
-            writer->SetText(&cells[columns], ChangeTypeName(change.change_type));
-            writer->SetInt(&cells[columns + 1], static_cast<int64_t>(change.commit_version));
-            writer->SetText(&cells[columns + 2],
-                            FormatTimestampMicros(static_cast<int64_t>(change.commit_timestamp_us)));
-            return writer->Wanted();
-          });
-        },
-        /*inline_read=*/false);
-  } else {
-    ReadOptions options;
-    if (cursor->hidden[0] != nullptr) {
-      Status s = VersionArg("the version to read as of", cursor->hidden[0], &options.version, &options.timestamp_us);
-      if (!s.ok()) return VtabError(context, base->pVtab, s);
-    }
-    const bool point = !prefix_cut && prefix.size() == schema.key_columns().size() && !prefix.empty();
-    if (!prefix.empty() || has_lower) {
-      options.start_key = prefix;
-      if (has_lower) options.start_key->push_back(lower[0]);
-      options.start_exclusive = has_lower && lower_exclusive;
-    }
-    if (!prefix.empty() || has_upper) {
-      options.end_key = prefix;
-      if (has_upper) options.end_key->push_back(upper[0]);
-      options.end_inclusive = !has_upper || upper_inclusive;
-    }
-    cursor->stream->Start(
-        [store, id, options, used, declared = schema.columns().size()](RowWriter* writer) {
-          TableInfo read;
-          return store->Scan(
-              id, options,
-              [&](const RowView& row) {
-                PutRow(writer, writer->AddRow(), declared, read, row, used);
-                return writer->Wanted();
-              },
-              &read);
-        },
-        /*inline_read=*/point);
+  cursor->stream = std::make_unique<RowStream>(vtab->context, vtab->Visible());
+  Status s = vtab->changes ? StartChanges(cursor, *vtab, plan.used) : StartScan(cursor, *vtab, plan.used, bounds);
+  if (s.ok()) {
+    cursor->eof = !cursor->stream->Next();
+    s = cursor->stream->status();
   }
-  cursor->eof = !cursor->stream->Next();
-  if (!cursor->stream->status().ok()) return VtabError(context, base->pVtab, cursor->stream->status());
-  return SQLITE_OK;
+  return s.ok() ? SQLITE_OK : VtabError(vtab->context, base->pVtab, s);
 }
 
 int Next(sqlite3_vtab_cursor* base) {

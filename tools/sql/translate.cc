@@ -106,6 +106,24 @@ class Translator {
     return Status::InvalidArgument(std::string(what) + " (at " + Where(text_, offset) + ")");
   }
 
+  // Past the quoted string or name starting at `*i`, whose quote doubled
+  // stands for itself.
+  Status SkipQuoted(size_t* i) const {
+    const size_t start = *i;
+    const char quote = text_[start];
+    for (size_t at = start + 1; at < text_.size(); ++at) {
+      if (text_[at] != quote) continue;
+      if (at + 1 < text_.size() && text_[at + 1] == quote) {
+        ++at;
+        continue;
+      }
+      *i = at + 1;
+      return Status::OK();
+    }
+    return Error(start, quote == '\'' ? "a string that is not closed with '"
+                                      : "a name that is not closed with " + std::string(1, quote));
+  }
+
   Status Tokenize() {
     size_t i = 0;
     while (i < text_.size()) {
@@ -126,31 +144,12 @@ class Translator {
         tokens_.push_back({Kind::kSpace, " ", start});
         continue;
       } else if (c == '\'' || c == '"' || c == '`') {
-        ++i;
-        while (true) {
-          if (i >= text_.size()) {
-            return Error(start, c == '\'' ? "a string that is not closed with '"
-                                          : "a name that is not closed with " + std::string(1, c));
-          }
-          if (text_[i] == c) {
-            if (i + 1 < text_.size() && text_[i + 1] == c) {
-              i += 2;
-              continue;
-            }
-            ++i;
-            break;
-          }
-          ++i;
-        }
+        SPOOL_RETURN_IF_ERROR(SkipQuoted(&i));
         kind = c == '\'' ? Kind::kString : Kind::kQuoted;
         if (c == '`') {  // Spark's quoted names are SQLite's "…"
           tokens_.push_back({Kind::kQuoted, QuoteName(Unquote(text_.substr(start, i - start))), start});
           continue;
         }
-      } else if (c == '[' && IsWordStartAfterBracket(i)) {
-        // SQLite's [name] quoting is left alone: a JSON path's [0] and
-        // ['key'] are tokens of their own below.
-        ++i;
       } else if (std::isdigit(static_cast<unsigned char>(c)) ||
                  (c == '.' && i + 1 < text_.size() && std::isdigit(static_cast<unsigned char>(text_[i + 1])) &&
                   !PreviousIsName())) {
@@ -174,13 +173,10 @@ class Translator {
     return Status::OK();
   }
 
-  bool IsWordStartAfterBracket(size_t) const { return false; }
+  // Whether the last token is a name (so that ".5" after it is a dot and a
+  // number, not the number 0.5).
   bool PreviousIsName() const {
-    for (auto it = tokens_.rbegin(); it != tokens_.rend(); ++it) {
-      if (it->kind == Kind::kSpace) return false;
-      return it->kind == Kind::kWord || it->kind == Kind::kQuoted;
-    }
-    return false;
+    return !tokens_.empty() && (tokens_.back().kind == Kind::kWord || tokens_.back().kind == Kind::kQuoted);
   }
 
   // The index of the next token after `i` that is not a space (size() at
@@ -514,6 +510,9 @@ class Translator {
         }
         --start;
       }
+      // A name's ':' or '.' right before it would make the rewritten call
+      // part of something else (a JSON path, a qualified name).
+      if (start > 0 && (tokens_[start - 1].text == ":" || tokens_[start - 1].text == ".")) return misuse();
       while (start < op && tokens_[start].kind == Kind::kSpace) ++start;
       std::string left;
       for (size_t k = start; k < op; ++k) left += tokens_[k].text;
