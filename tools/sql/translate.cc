@@ -262,8 +262,11 @@ class Translator {
     return Status::OK();
   }
 
+  // A part of a dotted name: a word, or a quoted name without a dot (one
+  // with dots is a whole table's name already).
   bool IsNamePart(size_t i) const {
-    return i < tokens_.size() && (tokens_[i].kind == Kind::kWord || tokens_[i].kind == Kind::kQuoted);
+    return i < tokens_.size() && (tokens_[i].kind == Kind::kWord ||
+                                  (tokens_[i].kind == Kind::kQuoted && tokens_[i].text.find('.') == std::string::npos));
   }
   std::string PartText(size_t i) const {
     return tokens_[i].kind == Kind::kQuoted ? Unquote(tokens_[i].text) : tokens_[i].text;
