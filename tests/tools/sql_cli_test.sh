@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end test of `spool sql` as a user drives it: a query in each
 # output format, statements and dot commands from standard input (the
-# shell without a terminal), the reference documents' Spark constructs,
+# shell without a terminal, and on one), the reference documents' Spark constructs,
 # mistakes (each exit 2, naming what is wrong, changing nothing), and
 # queries beside writers committing in other processes — one of them
 # killed with SIGKILL — each seeing one whole commit.
@@ -81,6 +81,15 @@ EOF
 expect_output shell-error-says "syntax error"
 expect_output shell-bad-command "unknown command .bogus"
 
+# --- The shell on a terminal (script(1) gives it one): prompts, a statement
+# over two lines, and the history kept in $HOME.
+printf '.mode csv\nSELECT 41 + 1\n  AS answer;\n.quit\n' |
+  HOME="$work" script -qec "$spool sql $store" /dev/null | tr -d '\r' >"$work/out"
+expect_output terminal-prompt "^spool> SELECT 41 \+ 1$"
+expect_output terminal-continues "^  \.\.\.>   AS answer;$"
+expect_output terminal-answer "^42$"
+expect_equal terminal-history "$(grep -c 'answer;' "$work/.spool_sql_history")" "1"
+
 # --- Mistakes: exit 2, say what is wrong, change nothing ----------------------------
 newest() { "$spool" sql "$store" "SELECT max(version) FROM history('$kv')" --format csv | tail -1; }
 before=$(newest)
@@ -105,6 +114,23 @@ expect_equal "nothing changed" "$(newest)" "$before"
 [ -e "$work/x.db" ] && { echo "FAIL attach made a file"; failures=$((failures + 1)); }
 check not-a-store 2 "$spool" sql "$work/none" "SELECT 1"
 expect_output not-a-store-says "not a Spool store"
+
+# --- Ctrl-C stops the running statement ---------------------------------------------
+# Once rows come out, the statement runs (its handler is in place): SIGINT
+# then ends it with exit 2, saying so.
+mkfifo "$work/rows"
+"$spool" sql "$store" --format csv \
+  "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c" >"$work/rows" 2>"$work/err" &
+query=$!
+exec 4<"$work/rows"
+read -r _ <&4 && read -r _ <&4
+kill -INT "$query"
+cat <&4 >/dev/null
+exec 4<&-
+wait "$query"
+expect_equal "Ctrl-C: exit 2" "$?" "2"
+cp "$work/err" "$work/out"
+expect_output "Ctrl-C: says so" "the statement was interrupted"
 
 # --- Beside writers in other processes ----------------------------------------------
 # Writers commit values 3, 4, … one process after another; one is killed
