@@ -308,6 +308,9 @@ Status StoreImpl::ScanCaptured(Capture& c, const std::string& begin, const std::
 Status StoreImpl::ScanForward(Capture& c, const SnapshotInfo& base, const std::string& begin, const std::string& end,
                               const std::function<bool(std::string_view key, std::string_view row)>& visit) {
   std::unique_ptr<VersionPin> pin = PinVersion(base.version);
+  // Only the range's rows are kept: a point read replays the log's bytes,
+  // not every row of the table into the map.
+  const auto in_range = [&](std::string_view key) { return InRange(key, begin, end); };
   std::map<std::string, std::string, std::less<>> rows;
   if (!base.file_name.empty()) {
     SnapshotHeader header;
@@ -316,9 +319,11 @@ Status StoreImpl::ScanForward(Capture& c, const SnapshotInfo& base, const std::s
                             [&](std::string_view key, std::string_view value) {
                               if (key < c.prefix) return true;
                               if (!key.starts_with(c.prefix)) return false;  // past the table
+                              const std::string_view row_key = key.substr(c.prefix.size());
+                              if (!in_range(row_key)) return true;
                               std::string_view row;
                               split = StateRowBytes(value, &row);
-                              if (split.ok()) rows.emplace(key.substr(c.prefix.size()), row);
+                              if (split.ok()) rows.emplace(row_key, row);
                               return split.ok();
                             });
     // A vacuum may have taken the snapshot since it was listed; the capture's
@@ -330,6 +335,7 @@ Status StoreImpl::ScanForward(Capture& c, const SnapshotInfo& base, const std::s
   if (base.version < c.version) {
     SPOOL_RETURN_IF_ERROR(
         ScanChanges(c.table.uid, base.version + 1, c.version, [&](std::string& key, RowChangeRecord& change) {
+          if (!in_range(key)) return;
           if (change.kind == RowChangeKind::kDelete) rows.erase(key);
           else rows.insert_or_assign(std::move(key), std::move(change.post));
         }));
