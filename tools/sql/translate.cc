@@ -405,6 +405,9 @@ class Translator {
              (tokens_[start - 2].kind == Kind::kWord || tokens_[start - 2].kind == Kind::kQuoted)) {
         start -= 2;
       }
+      if (start > 0 && tokens_[start - 1].text == ".") {
+        return Error(tokens_[i].offset, "a JSON path after ':' on something that is not a column's name");
+      }
       std::string column;
       for (size_t k = start; k < i; ++k) column += tokens_[k].text;
       std::string path = "$";
