@@ -64,7 +64,7 @@ if [ "${SPOOL_SKIP_SANITIZERS:-0}" != "1" ]; then
   # (spool_concurrency_tests in cmake/SpoolModule.cmake).
   SPOOL_BUILD_DIR=build-tsan bash scripts/build.sh --target spool_txnlog_concurrency_tests \
     --target spool_storage_concurrency_tests --target spool_topic_tests --target spool_pipeline_tests \
-    --target spool_rewind_concurrency_tests --target spool_api_tests --target spool \
+    --target spool_rewind_concurrency_tests --target spool_api_tests --target spool_sql_tests --target spool \
     -DSPOOL_SANITIZE_THREAD=ON -DSPOOL_BUILD_BENCH=OFF -DSPOOL_BUILD_FUZZ=OFF
   stage "ThreadSanitizer concurrency tests"
   export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
@@ -75,6 +75,8 @@ if [ "${SPOOL_SKIP_SANITIZERS:-0}" != "1" ]; then
   build-tsan/tests/stream/spool_pipeline_tests --gtest_filter='*Continuous*:*WhileProducers*:RunAheadTest.*'
   build-tsan/tests/rewind/spool_rewind_concurrency_tests --gtest_filter='*ContinuousUpdateRuns*:*OneUpdateRunsAtATime*'
   build-tsan/tests/tools/spool_api_tests --gtest_filter='*ManyThreads*:*SecondUpdate*:*AnUpdateStartsAtOnce*:*Continuous*'
+  # SQL's reads on threads of their own, handing rows to the statement's thread.
+  build-tsan/tests/tools/spool_sql_tests --gtest_filter='SqlTest.*'
   # The HTTP server under load: 400 reads while an update works through 200,000 orders.
   bash tests/tools/serve_test.sh build-tsan/tools/spool
   unset TSAN_OPTIONS

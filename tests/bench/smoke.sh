@@ -18,7 +18,7 @@ fail() { echo "bench smoke: $*" >&2; exit 1; }
 "$bench" --dir "$dir/run" --scale 0.05 --reps 1 --no-progress --w6-history-multipliers 2,10 --json "$dir/results.json" >"$dir/report.txt" \
   2>"$dir/progress.txt" || { tail -20 "$dir/progress.txt" >&2; fail "spool-bench failed"; }
 
-workloads="limits w1 w2 w2-writers w3 w3k w4 latency w5 w5-rows w6 w6-history cdf snapshot vacuum w6p w7 e2e"
+workloads="limits w1 w2 w2-writers w3 w3k w4 latency w5 w5-rows w6 w6-history cdf snapshot vacuum w6p w7 e2e sql"
 for w in $workloads; do
   grep -q "\"workload\": \"$w\"" "$dir/results.json" || fail "no result of workload $w in the JSON"
 done
