@@ -125,6 +125,7 @@ check "spool pipeline show beside the server" 0 "$spool" pipeline show "$store"
 check "spool table list beside the server" 0 "$spool" table list "$store"
 expect_output "lists the tables" "main.shop.orders"
 check "spool log inspect beside the server" 0 "$spool" log inspect "$store/log"
+check "spool log verify beside the server" 0 "$spool" log verify "$store/log"
 check "spool sql beside the server" 0 "$spool" sql "$store" "SELECT count(*) FROM main.shop.orders" --format csv
 sql_orders=$(tail -1 "$work/out")
 check "spool read of the same table" 0 "$spool" read "$store" main.shop.orders --format csv
