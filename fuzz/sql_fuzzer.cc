@@ -2,7 +2,8 @@
 // and the virtual tables' arguments. Input: statements' text. Oracle,
 // beyond "no crash, no hang, no undefined behaviour": the translation
 // refuses with InvalidArgument naming a line and column within the text,
-// or gives text that translates to itself again; running the text over a
+// or gives text that translates to itself again (and declares only change
+// feeds of the store's tables and tables as of a version); running the text over a
 // small store (a keyed and a keyless table, three versions, a timeout of
 // 50 ms) succeeds or fails as bad input does — InvalidArgument, NotFound
 // or Aborted, never damage — and changes nothing in the store.
@@ -100,17 +101,19 @@ void CheckPlace(const spool::Status& s, std::string_view text) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   std::string translated;
-  std::vector<std::string> changes;
-  const spool::Status s = spool::sql::TranslateSpark(text, kTables, &translated, &changes);
+  std::vector<std::string> declare;
+  const spool::Status s = spool::sql::TranslateSpark(text, kTables, &translated, &declare);
   if (!s.ok()) {
     CheckPlace(s, text);
   } else {
     std::string again;
-    std::vector<std::string> changes_again;
-    const spool::Status t = spool::sql::TranslateSpark(translated, kTables, &again, &changes_again);
+    std::vector<std::string> declare_again;
+    const spool::Status t = spool::sql::TranslateSpark(translated, kTables, &again, &declare_again);
     Check(t.ok() && again == translated, "a translation that does not translate to itself", text);
-    for (const std::string& table : changes) {
-      Check(table == kTables[0] || table == kTables[1], "a change feed of a table the store does not have", text);
+    for (const std::string& name : declare) {
+      Check(name == "table_changes:" + kTables[0] || name == "table_changes:" + kTables[1] ||
+                name.starts_with("table_at:"),
+            "a virtual table to declare that is neither a change feed of a store table nor a past table", text);
     }
   }
   if (size > 4096) return 0;  // long texts: the translation alone

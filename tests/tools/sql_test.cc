@@ -22,16 +22,16 @@ const std::vector<std::string> kTables = {"main.s.pairs", "main.s.other"};
 
 std::string Translate(const std::string& text) {
   std::string out;
-  std::vector<std::string> changes;
-  const Status s = TranslateSpark(text, kTables, &out, &changes);
+  std::vector<std::string> declare;
+  const Status s = TranslateSpark(text, kTables, &out, &declare);
   EXPECT_TRUE(s.ok()) << s.ToString();
   return out;
 }
 
 Status TranslateError(const std::string& text) {
   std::string out;
-  std::vector<std::string> changes;
-  return TranslateSpark(text, kTables, &out, &changes);
+  std::vector<std::string> declare;
+  return TranslateSpark(text, kTables, &out, &declare);
 }
 
 TEST(TranslateSparkTest, RewritesEachConstructItKnows) {
@@ -43,6 +43,10 @@ TEST(TranslateSparkTest, RewritesEachConstructItKnows) {
   EXPECT_EQ(Translate("SELECT * FROM table_at('main.s.pairs', '2026-09-29 08:00:00')"),
             "SELECT * FROM \"main.s.pairs\"('2026-09-29 08:00:00')");
   EXPECT_EQ(Translate("SELECT * FROM main.s.pairs VERSION AS OF 3 p"), "SELECT * FROM \"main.s.pairs\"(3) p");
+  // Tables dropped since: a virtual table as of the version named.
+  EXPECT_EQ(Translate("SELECT * FROM table_at('main.s.gone', 4)"), "SELECT * FROM \"table_at:main.s.gone@4\"(4)");
+  EXPECT_EQ(Translate("SELECT * FROM main.s.gone TIMESTAMP AS OF '2026-09-29'"),
+            "SELECT * FROM \"table_at:main.s.gone@2026-09-29\"('2026-09-29')");
   EXPECT_EQ(Translate("SELECT * FROM \"main.s.pairs\" TIMESTAMP AS OF '2026-09-29'"),
             "SELECT * FROM \"main.s.pairs\"('2026-09-29')");
   EXPECT_EQ(Translate("SELECT main.s.pairs.n FROM main.s.pairs"), "SELECT \"main.s.pairs\".n FROM \"main.s.pairs\"");
@@ -81,8 +85,9 @@ TEST(TranslateSparkTest, NamesTheConstructItDoesNotKnowAndWhere) {
   EXPECT_NE(s.ToString().find("DESCRIBE HISTORY"), std::string::npos) << s.ToString();
   s = TranslateError("SELECT * FROM table_changes(main.s.pairs, 1)");
   EXPECT_NE(s.ToString().find("takes the table's name as a string"), std::string::npos) << s.ToString();
-  s = TranslateError("SELECT * FROM table_at('main.s.gone', 1)");
-  EXPECT_NE(s.ToString().find("no table main.s.gone"), std::string::npos) << s.ToString();
+  s = TranslateError("SELECT * FROM table_at('main.s.gone', 1 + 1)");
+  EXPECT_NE(s.ToString().find("no table main.s.gone (one dropped since is read as of a number"), std::string::npos)
+      << s.ToString();
   s = TranslateError("SELECT * FROM table_at('main.s.pairs')");
   EXPECT_NE(s.ToString().find("a table name and a version"), std::string::npos) << s.ToString();
   s = TranslateError("SELECT * FROM other.s.pairs");
@@ -258,6 +263,37 @@ TEST_F(SqlTest, AsOfReadsTheChangeFeedAndHistoryAreTheStores) {
     EXPECT_EQ(rows[i][1], history[i].operation);
     EXPECT_EQ(rows[i][2], FormatTimestampMicros(static_cast<int64_t>(history[i].timestamp_us)));
   }
+}
+
+// A table dropped since reads as of a version or time it existed at, with
+// its columns then; as of one after the drop it is not found.
+TEST_F(SqlTest, ATableDroppedSinceReadsAsOfItsVersions) {
+  const TableId gone{"main", "s", "gone"};
+  Schema schema;
+  ASSERT_TRUE(Schema::Make({{"k", ColumnType::kInt64, false}, {"v", ColumnType::kString, true}}, {"k"}, &schema).ok());
+  Transaction create("CREATE TABLE");
+  create.CreateTable(gone, TableKind::kStreamingTable, schema);
+  create.Write(gone, Row{int64_t{1}, std::string("one")});
+  create.Write(gone, Row{int64_t{2}, std::string("two")});
+  const CommitResult made = Commit(create);
+  Transaction drop("DROP TABLE");
+  drop.DropTable(gone);
+  const CommitResult dropped = Commit(drop);
+  ASSERT_TRUE(session_->Reset(store_.get()).ok());
+  const std::vector<std::vector<std::string>> rows = {{"1", "one"}, {"2", "two"}};
+  const std::string v = std::to_string(made.version);
+  EXPECT_EQ(Rows("SELECT * FROM table_at('main.s.gone', " + v + ")"), rows);
+  EXPECT_EQ(Rows("SELECT k, v FROM main.s.gone VERSION AS OF " + v + " WHERE k >= 1"), rows);
+  EXPECT_EQ(Rows("SELECT v FROM main.s.gone TIMESTAMP AS OF '" +
+                 FormatTimestampMicros(static_cast<int64_t>(made.timestamp_us)) + "' WHERE k = 2"),
+            (std::vector<std::vector<std::string>>{{"two"}}));
+  Status s;
+  Rows("SELECT * FROM table_at('main.s.gone', " + std::to_string(dropped.version) + ")", &s);
+  EXPECT_TRUE(s.IsNotFound()) << s.ToString();
+  EXPECT_NE(s.ToString().find("main.s.gone"), std::string::npos) << s.ToString();
+  const std::vector<std::string> names = session_->TableNames();
+  EXPECT_EQ(std::count_if(names.begin(), names.end(), [](const std::string& n) { return n.find("gone") != n.npos; }),
+            0);
 }
 
 TEST_F(SqlTest, StatementsThatWouldWriteAreRefusedAndChangeNothing) {

@@ -83,9 +83,9 @@ class SessionImpl final : public Session {
 
   Status Execute(std::string_view text, const QueryOptions& options, const ResultHandler& results) override {
     std::string translated;
-    std::vector<std::string> changes;
-    SPOOL_RETURN_IF_ERROR(TranslateSpark(text, table_names_, &translated, &changes));
-    for (const std::string& table : changes) SPOOL_RETURN_IF_ERROR(DeclareChanges(table));
+    std::vector<std::string> declare;
+    SPOOL_RETURN_IF_ERROR(TranslateSpark(text, table_names_, &translated, &declare));
+    for (const std::string& name : declare) SPOOL_RETURN_IF_ERROR(DeclareOnDemand(name));
     context_.interrupted = false;
     context_.timeout_ms = options.timeout_ms;
     context_.deadline = options.timeout_ms == 0
@@ -131,7 +131,8 @@ class SessionImpl final : public Session {
     sqlite3_stmt* statement = nullptr;
     if (sqlite3_prepare_v2(db_,
                            "SELECT name FROM sqlite_temp_schema WHERE type IN ('table', 'view') AND name NOT LIKE "
-                           "'table_changes:%' UNION ALL SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') "
+                           "'table_changes:%' AND name NOT LIKE 'table_at:%' UNION ALL SELECT name FROM sqlite_schema "
+                           "WHERE type IN ('table', 'view') "
                            "AND sql NOT LIKE 'CREATE VIRTUAL TABLE%' ORDER BY 1",
                            -1, &statement, nullptr) == SQLITE_OK) {
       while (sqlite3_step(statement) == SQLITE_ROW) {
@@ -286,15 +287,17 @@ class SessionImpl final : public Session {
     return Status::OK();
   }
 
-  // The change feed of `table` as "table_changes:<table>" in the temp schema.
-  Status DeclareChanges(const std::string& table) {
-    const std::string name = std::string(kChangesTablePrefix) + table;
+  // A virtual table a statement names (a change feed, a table dropped
+  // since as of a version: sql_internal.h), in the temp schema.
+  Status DeclareOnDemand(const std::string& name) {
     if (declared_.count(name) != 0) return Status::OK();
     declaring_ = true;
+    context_.error = Status::OK();
     Status s = Exec("CREATE VIRTUAL TABLE temp." + QuoteName(name) + " USING spool_table");
     declaring_ = false;
     if (s.ok()) declared_.insert(name);
-    return s;
+    // The store's own error (NotFound: no such table then), when it gave one.
+    return s.ok() || context_.error.ok() ? s : context_.error;
   }
 
   Status Exec(const std::string& statement) {

@@ -24,6 +24,11 @@ namespace spool::sql {
 // A store table's change feed is the virtual table of this name and the
 // table's (table_changes('a.b.c', …) reads "table_changes:a.b.c").
 inline constexpr std::string_view kChangesTablePrefix = "table_changes:";
+// A table the store no longer has, as of a version or time, is the
+// virtual table of this name, the table's and the version's
+// ("table_at:a.b.c@5", "table_at:a.b.c@2026-11-29 18:30:00"), declared with
+// the table's columns then.
+inline constexpr std::string_view kPastTablePrefix = "table_at:";
 
 // What the virtual tables of one session read, and how they stop.
 struct Context {

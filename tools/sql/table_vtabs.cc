@@ -98,20 +98,46 @@ struct Plan {
   }
 };
 
+// The table a virtual table's name stands for: the store's table of that
+// name, its change feed's ("table_changes:…"), or the table as it was at a
+// version or time ("table_at:…@…"). Errors: NotFound (no such table, or
+// none then), InvalidArgument.
+Status TableOf(Store* store, std::string name, TableInfo* table) {
+  std::optional<ReadOptions> as_of;
+  if (name.starts_with(kChangesTablePrefix)) {
+    name = name.substr(kChangesTablePrefix.size());
+  } else if (name.starts_with(kPastTablePrefix)) {
+    const size_t at = name.find('@');
+    const std::string when = name.substr(at + 1);
+    name = name.substr(kPastTablePrefix.size(), at - kPastTablePrefix.size());
+    as_of.emplace();
+    int64_t micros = 0;
+    if (!when.empty() && when.find_first_not_of("0123456789") == std::string::npos && when.size() < 20) {
+      as_of->version = std::stoull(when);
+    } else if (ParseSqlTimestamp(when, &micros) && micros >= 0) {
+      as_of->timestamp_us = static_cast<uint64_t>(micros);
+    } else {
+      return Status::InvalidArgument("table_at: '" + when + "' is neither a version nor a time (yyyy-MM-dd HH:mm:ss)");
+    }
+  }
+  TableId id;
+  SPOOL_RETURN_IF_ERROR(TableId::Parse(name, &id));
+  if (!as_of) return store->GetTable(id, table);
+  // The table as the read sees it, which it gives before any row.
+  return store->Read(
+      id, *as_of, [](const Row&) { return false; }, table);
+}
+
 int Connect(sqlite3* db, void* aux, int, const char* const* argv, sqlite3_vtab** out, char** error) {
   auto* context = static_cast<Context*>(aux);
   std::string name = argv[2];
   auto vtab = std::make_unique<TableVtab>();
   vtab->context = context;
-  if (name.starts_with(kChangesTablePrefix)) {
-    vtab->changes = true;
-    name = name.substr(kChangesTablePrefix.size());
-  }
-  TableId id;
-  Status s = TableId::Parse(name, &id);
-  if (s.ok()) s = context->store->GetTable(id, &vtab->table);
+  vtab->changes = name.starts_with(kChangesTablePrefix);
+  Status s = TableOf(context->store, name, &vtab->table);
   if (!s.ok()) {
-    *error = sqlite3_mprintf("%s", s.ToString().c_str());
+    context->error = s;
+    *error = sqlite3_mprintf("%s", std::string(s.message()).c_str());
     return SQLITE_ERROR;
   }
   std::string declaration = "CREATE TABLE x(";

@@ -6,6 +6,7 @@
 //   DESCRIBE HISTORY a.b.c             SELECT * FROM history('a.b.c')
 //   table_changes('a.b.c', 1)          "table_changes:a.b.c"(1)
 //   table_at('a.b.c', 5)               "a.b.c"(5)
+//   table_at('a.b.gone', 5)            "table_at:a.b.gone@5"(5)   (dropped since)
 //   a.b.c VERSION AS OF 5              "a.b.c"(5)       (TIMESTAMP AS OF too)
 //   a.b.c (a store's table, unquoted)  "a.b.c"
 //   `name`                             "name"
@@ -90,14 +91,14 @@ class Translator {
  public:
   Translator(std::string_view text, const std::vector<std::string>& tables) : text_(text), tables_(tables) {}
 
-  Status Run(std::string* out, std::vector<std::string>* changes_tables) {
+  Status Run(std::string* out, std::vector<std::string>* declare) {
     SPOOL_RETURN_IF_ERROR(Tokenize());
     SPOOL_RETURN_IF_ERROR(RewriteTables());
     SPOOL_RETURN_IF_ERROR(RewriteJsonPaths());
     SPOOL_RETURN_IF_ERROR(RewriteIntervals());
     out->clear();
     for (const Token& t : tokens_) *out += t.text;
-    *changes_tables = std::move(changes_);
+    *declare = std::move(declare_);
     return Status::OK();
   }
 
@@ -277,7 +278,8 @@ class Translator {
   bool RewriteThreePartName(size_t i) {
     if (!(IsNamePart(i) && Is(i + 1, ".") && IsNamePart(i + 2) && Is(i + 3, ".") && IsNamePart(i + 4))) return false;
     const std::string name = PartText(i) + "." + PartText(i + 2) + "." + PartText(i + 4);
-    const std::string table = FindTable(name);
+    std::string table = FindTable(name);
+    if (table.empty()) table = PastTableAsOf(name, i + 5);
     if (table.empty()) {
       // SQLite's schema.table.column starts with main or temp; anything else
       // can only have meant a table.
@@ -337,9 +339,18 @@ class Translator {
                                           "('catalog.schema.table', " + (changes ? "from_version)" : "version)"));
     }
     const std::string name = Unquote(tokens_[arg].text);
-    const std::string table = FindTable(name);
-    if (table.empty()) return Error(tokens_[arg].offset, function + "(): the store has no table " + name);
+    std::string table = FindTable(name);
     size_t after = Next(arg);
+    if (table.empty() && !changes && Is(after, ",")) {
+      // A table dropped since: its virtual table as of the version named.
+      const size_t value = Next(after);
+      if (value < tokens_.size() && Is(Next(value), ")")) table = PastTable(name, tokens_[value]);
+    }
+    if (table.empty()) {
+      return Error(tokens_[arg].offset,
+                   function + "(): the store has no table " + name +
+                       (changes ? "" : " (one dropped since is read as of a number or a quoted time)"));
+    }
     if (Is(after, ",")) {
       after = Next(after);  // the comma goes; the next argument becomes the first
     } else if (!Is(after, ")") || !changes) {
@@ -347,14 +358,38 @@ class Translator {
                                           (changes ? "a table name and a first version (or timestamp)"
                                                    : "a table name and a version (or timestamp)"));
     }
-    if (changes) {
-      if (std::find(changes_.begin(), changes_.end(), table) == changes_.end()) changes_.push_back(table);
-    }
+    if (changes) table = Declare(std::string(kChangesTablePrefix) + table);
     // The name's token and the comma go; "(" stays before the arguments.
     tokens_.erase(tokens_.begin() + static_cast<std::ptrdiff_t>(open + 1),
                   tokens_.begin() + static_cast<std::ptrdiff_t>(after));
-    Replace(i, i + 1, QuoteName(changes ? std::string(kChangesTablePrefix) + table : table));
+    Replace(i, i + 1, QuoteName(table));
     return Status::OK();
+  }
+
+  // `name` among the virtual tables the session declares for the text.
+  std::string Declare(std::string name) {
+    if (std::find(declare_.begin(), declare_.end(), name) == declare_.end()) declare_.push_back(name);
+    return name;
+  }
+
+  // The virtual table of `name` as of the version or time `value` (a
+  // number or a quoted time): a table the store no longer has. Empty when
+  // `value` is neither.
+  std::string PastTable(const std::string& name, const Token& value) {
+    if (value.kind != Kind::kNumber && value.kind != Kind::kString) return {};
+    const std::string at = value.kind == Kind::kString ? Unquote(value.text) : value.text;
+    return Declare(std::string(kPastTablePrefix) + name + "@" + at);
+  }
+
+  // A table dropped since, named at `i` and read VERSION or TIMESTAMP AS OF
+  // a literal after `end`: its past table's name; empty otherwise.
+  std::string PastTableAsOf(const std::string& name, size_t end) {
+    const size_t kind = Next(end - 1), as = Next(kind), of = Next(as), value = Next(of);
+    if ((!IsWord(kind, "VERSION") && !IsWord(kind, "TIMESTAMP")) || !IsWord(as, "AS") || !IsWord(of, "OF") ||
+        value >= tokens_.size()) {
+      return {};
+    }
+    return PastTable(name, tokens_[value]);
   }
 
   // "a.b.c" VERSION AS OF 5 / TIMESTAMP AS OF '…' → "a.b.c"(5): the
@@ -539,15 +574,15 @@ class Translator {
   std::string_view text_;
   const std::vector<std::string>& tables_;
   std::vector<Token> tokens_;
-  std::vector<std::string> changes_;
+  std::vector<std::string> declare_;              // the virtual tables the session declares for the text
   std::pair<std::string, size_t> unknown_table_;  // a three-part name no table has, and where
 };
 
 }  // namespace
 
 Status TranslateSpark(std::string_view text, const std::vector<std::string>& tables, std::string* sqlite,
-                      std::vector<std::string>* changes_tables) {
-  return Translator(text, tables).Run(sqlite, changes_tables);
+                      std::vector<std::string>* declare) {
+  return Translator(text, tables).Run(sqlite, declare);
 }
 
 }  // namespace spool::sql

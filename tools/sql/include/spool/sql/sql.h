@@ -97,10 +97,11 @@ Status Query(Store* store, std::string_view text, const QueryOptions& options, c
 // The Spark SQL that the translation understands, rewritten into SQLite's
 // (docs/sql.md lists each construct). `tables`: the store's table names,
 // which unquoted three-part names and table_at must match. Fills
-// `*changes_tables` with the tables whose change feed the text reads
-// (table_changes). Errors: InvalidArgument naming the construct and where
-// it is (line and column).
+// `*declare` with the virtual tables a session declares for the text: the
+// change feeds it reads ("table_changes:a.b.c") and the tables dropped
+// since that it reads as of a version ("table_at:a.b.c@5"). Errors:
+// InvalidArgument naming the construct and where it is (line and column).
 Status TranslateSpark(std::string_view text, const std::vector<std::string>& tables, std::string* sqlite,
-                      std::vector<std::string>* changes_tables);
+                      std::vector<std::string>* declare);
 
 }  // namespace spool::sql
