@@ -18,6 +18,7 @@
 #include "spool/storage/store.h"
 #include "spool/stream/pipeline.h"
 #include "sql_internal.h"
+#include "vtab_module.h"
 
 namespace spool::sql {
 // Named apart: a unity build compiles the two modules' files as one.
@@ -319,25 +320,9 @@ int Rowid(sqlite3_vtab_cursor* base, sqlite3_int64* rowid) {
   return SQLITE_OK;
 }
 
-sqlite3_module MakeModule() {
-  sqlite3_module module{};
-  module.iVersion = 1;
-  module.xCreate = nullptr;  // eponymous only: history(…) and the rest exist in every session
-  module.xConnect = Connect;
-  module.xBestIndex = BestIndex;
-  module.xDisconnect = Disconnect;
-  module.xDestroy = Disconnect;
-  module.xOpen = Open;
-  module.xClose = Close;
-  module.xFilter = Filter;
-  module.xNext = Next;
-  module.xEof = Eof;
-  module.xColumn = ColumnValue;
-  module.xRowid = Rowid;
-  return module;
-}
-
-const sqlite3_module kModule = MakeModule();
+// Eponymous only (no xCreate): history(…) and the rest exist in every session.
+const sqlite3_module kModule =
+    ReadOnlyModule({nullptr, Connect, BestIndex, Disconnect, Open, Close, Filter, Next, Eof, ColumnValue, Rowid});
 
 }  // namespace
 }  // namespace meta_vtab

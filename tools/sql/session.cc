@@ -273,14 +273,14 @@ class SessionImpl final : public Session {
   // Drops what the last store declared and declares the new store's tables.
   Status Redeclare() {
     for (const std::string& name : declared_) {
-      SPOOL_RETURN_IF_ERROR(Exec("DROP TABLE IF EXISTS " + QuoteName(name)));
+      SPOOL_RETURN_IF_ERROR(Exec("DROP TABLE IF EXISTS " + QuoteSql(name, '"')));
     }
     declared_.clear();
     tables_ = context_.store->ListTables();
     table_names_.clear();
     for (const TableInfo& table : tables_) {
       const std::string name = table.id.ToString();
-      SPOOL_RETURN_IF_ERROR(Exec("CREATE VIRTUAL TABLE " + QuoteName(name) + " USING spool_table"));
+      SPOOL_RETURN_IF_ERROR(Exec("CREATE VIRTUAL TABLE " + QuoteSql(name, '"') + " USING spool_table"));
       declared_.insert(name);
       table_names_.push_back(name);
     }
@@ -293,7 +293,7 @@ class SessionImpl final : public Session {
     if (declared_.count(name) != 0) return Status::OK();
     declaring_ = true;
     context_.error = Status::OK();
-    Status s = Exec("CREATE VIRTUAL TABLE temp." + QuoteName(name) + " USING spool_table");
+    Status s = Exec("CREATE VIRTUAL TABLE temp." + QuoteSql(name, '"') + " USING spool_table");
     declaring_ = false;
     if (s.ok()) declared_.insert(name);
     // The store's own error (NotFound: no such table then), when it gave one.
@@ -308,12 +308,6 @@ class SessionImpl final : public Session {
       return s;
     }
     return Status::OK();
-  }
-
-  static std::string QuoteName(const std::string& name) {
-    std::string quoted = "\"";
-    for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
   }
 
   sqlite3* db_ = nullptr;

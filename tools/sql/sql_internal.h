@@ -73,6 +73,10 @@ struct MetaTableColumns {
 };
 std::vector<MetaTableColumns> MetaTables();
 
+// `text` between `quote`s, each quote in it doubled: a SQL identifier
+// ('"') or string ('\'').
+std::string QuoteSql(std::string_view text, char quote);
+
 // Timestamps in SQL are text, "yyyy-MM-dd HH:mm:ss.ffffff" (UTC), whose
 // order as text is their order in time. Parses that, without the fraction
 // or the time too ("yyyy-MM-dd"). False when malformed.

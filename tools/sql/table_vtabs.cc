@@ -26,6 +26,7 @@
 #include "row_stream.h"
 #include "spool/storage/store.h"
 #include "sql_internal.h"
+#include "vtab_module.h"
 
 namespace spool::sql {
 // Named apart: a unity build compiles the two modules' files as one.
@@ -571,26 +572,8 @@ int Rowid(sqlite3_vtab_cursor* base, sqlite3_int64* rowid) {
 
 int Rename(sqlite3_vtab*, const char*) { return SQLITE_ERROR; }
 
-sqlite3_module MakeModule() {
-  sqlite3_module module{};
-  module.iVersion = 1;
-  module.xCreate = Create;
-  module.xConnect = Connect;
-  module.xBestIndex = BestIndex;
-  module.xDisconnect = Disconnect;
-  module.xDestroy = Disconnect;
-  module.xOpen = Open;
-  module.xClose = Close;
-  module.xFilter = Filter;
-  module.xNext = Next;
-  module.xEof = Eof;
-  module.xColumn = ColumnValue;
-  module.xRowid = Rowid;
-  module.xRename = Rename;
-  return module;
-}
-
-const sqlite3_module kModule = MakeModule();
+const sqlite3_module kModule = ReadOnlyModule(
+    {Create, Connect, BestIndex, Disconnect, Open, Close, Filter, Next, Eof, ColumnValue, Rowid, Rename});
 
 }  // namespace
 }  // namespace table_vtab

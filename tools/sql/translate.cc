@@ -57,24 +57,8 @@ std::string Where(std::string_view text, size_t offset) {
   return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
-// `name` as a double-quoted SQL identifier.
-std::string QuoteName(std::string_view name) {
-  std::string quoted = "\"";
-  for (char c : name) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
-
-std::string QuoteString(std::string_view text) {
-  std::string quoted = "'";
-  for (char c : text) {
-    if (c == '\'') quoted += '\'';
-    quoted += c;
-  }
-  return quoted + "'";
-}
+std::string QuoteName(std::string_view name) { return QuoteSql(name, '"'); }
+std::string QuoteString(std::string_view text) { return QuoteSql(text, '\''); }
 
 // The text of a quoted token ('…', "…" or `…`) without its quotes.
 std::string Unquote(std::string_view token) {
@@ -579,6 +563,15 @@ class Translator {
 };
 
 }  // namespace
+
+std::string QuoteSql(std::string_view text, char quote) {
+  std::string quoted(1, quote);
+  for (char c : text) {
+    if (c == quote) quoted += quote;  // doubled, it stands for itself
+    quoted += c;
+  }
+  return quoted + quote;
+}
 
 Status TranslateSpark(std::string_view text, const std::vector<std::string>& tables, std::string* sqlite,
                       std::vector<std::string>* declare) {
