@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "spool/sql/sql.h"
+#include "spool/storage/schema.h"
 #include "sql_internal.h"
 
 namespace spool::sql {
@@ -357,11 +358,20 @@ class Translator {
   }
 
   // The virtual table of `name` as of the version or time `value` (a
-  // number or a quoted time): a table the store no longer has. Empty when
-  // `value` is neither.
+  // whole number or a quoted time): a table the store no longer has. Empty
+  // when `name` is no table's name or `value` is neither.
   std::string PastTable(const std::string& name, const Token& value) {
-    if (value.kind != Kind::kNumber && value.kind != Kind::kString) return {};
-    const std::string at = value.kind == Kind::kString ? Unquote(value.text) : value.text;
+    TableId id;
+    if (!TableId::Parse(name, &id).ok()) return {};
+    std::string at;
+    int64_t micros = 0;
+    if (value.kind == Kind::kNumber && value.text.find_first_not_of("0123456789") == std::string::npos) {
+      at = value.text;
+    } else if (value.kind == Kind::kString && ParseSqlTimestamp(Unquote(value.text), &micros)) {
+      at = Unquote(value.text);
+    } else {
+      return {};
+    }
     return Declare(std::string(kPastTablePrefix) + name + "@" + at);
   }
 
