@@ -62,6 +62,9 @@ TEST(TranslateSparkTest, RewritesEachConstructItKnows) {
             "SELECT spool_timestamp_add(spool_timestamp_add((a + b) * 2, 3, 'HOUR'), -1, 'WEEK'), spool_now(), "
             "spool_current_date()");
   EXPECT_EQ(Translate("SELECT x FROM t ORDER BY x DESC"), "SELECT x FROM t ORDER BY x DESC");
+  EXPECT_EQ(Translate("DESC HISTORY main.s.pairs"), "SELECT * FROM history('main.s.pairs')");
+  EXPECT_EQ(Translate("SELECT * FROM (SELECT x FROM t ORDER BY x DESC)"),
+            "SELECT * FROM (SELECT x FROM t ORDER BY x DESC)");
 }
 
 TEST(TranslateSparkTest, LeavesStringsNamesAndCommentsAlone) {

@@ -233,7 +233,7 @@ class Translator {
       const Token& t = tokens_[i];
       if (table || t.kind == Kind::kQuoted) {
         SPOOL_RETURN_IF_ERROR(RewriteAsOf(i));
-      } else if (Equals(t.text, "DESCRIBE") || (Equals(t.text, "DESC") && IsStatementStart(i))) {
+      } else if (Equals(t.text, "DESCRIBE") || (Equals(t.text, "DESC") && IsWord(Next(i), "HISTORY"))) {
         SPOOL_RETURN_IF_ERROR(RewriteDescribe(i));
       } else if (Equals(t.text, "table_changes") && Is(Next(i), "(")) {
         SPOOL_RETURN_IF_ERROR(RewriteFunctionTable(i, /*changes=*/true));
@@ -277,10 +277,6 @@ class Translator {
 
   // Whether the word at `i` follows a '.' (a qualified name's later part).
   bool IsQualified(size_t i) const { return i > 0 && tokens_[i - 1].text == "."; }
-  bool IsStatementStart(size_t i) const {
-    const size_t p = Prev(i);
-    return p == std::string::npos || tokens_[p].text == ";" || tokens_[p].text == "(";
-  }
 
   // current_timestamp() → spool_now(); the parentheses may be left out
   // where SQL lets them (current_timestamp, current_date).
