@@ -48,25 +48,6 @@ std::string RetentionText(const TopicRetention& r) {
                      r.bytes == 0 ? "unlimited" : FormatBytes(r.bytes));
 }
 
-// Whether `bytes` is well-formed UTF-8 (JSON strings must be).
-bool IsUtf8(std::string_view bytes) {
-  for (size_t i = 0; i < bytes.size();) {
-    const auto lead = static_cast<unsigned char>(bytes[i]);
-    const size_t n = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xe ? 3 : (lead >> 3) == 0x1e ? 4 : 0;
-    if (n == 0 || i + n > bytes.size()) return false;
-    uint32_t code = n == 1 ? lead : lead & (0x7fu >> n);
-    for (size_t k = 1; k < n; ++k) {
-      const auto c = static_cast<unsigned char>(bytes[i + k]);
-      if ((c & 0xc0) != 0x80) return false;
-      code = code << 6 | (c & 0x3fu);
-    }
-    static constexpr uint32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (code < kSmallest[n] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return false;
-    i += n;
-  }
-  return true;
-}
-
 // "name": text when it is UTF-8, else "name_base64": its base64.
 void PutBytes(ordered_json* out, const std::string& name, const std::string& bytes) {
   if (IsUtf8(bytes)) {

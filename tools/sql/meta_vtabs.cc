@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_text.h"
 #include "spool/rewind/rewind_points.h"
 #include "spool/storage/store.h"
 #include "spool/stream/pipeline.h"
@@ -119,18 +120,7 @@ Status Archive(Context* context, const Args&, std::vector<Row>* rows) {
 }
 
 // Bytes as text when they are UTF-8 (a JSON checkpoint), else a blob.
-Value TextOrBlob(std::string bytes) {
-  for (size_t i = 0; i < bytes.size();) {
-    const auto c = static_cast<unsigned char>(bytes[i]);
-    const size_t length = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (length == 0 || i + length > bytes.size()) return Bytes{std::move(bytes)};
-    for (size_t k = 1; k < length; ++k) {
-      if ((static_cast<unsigned char>(bytes[i + k]) >> 6) != 2) return Bytes{std::move(bytes)};
-    }
-    i += length;
-  }
-  return Text(std::move(bytes));
-}
+Value TextOrBlob(std::string bytes) { return IsUtf8(bytes) ? Text(std::move(bytes)) : Value(Bytes{std::move(bytes)}); }
 
 Status Flows(Context* context, const Args& args, std::vector<Row>* rows) {
   PipelineSpec spec;
@@ -207,6 +197,7 @@ struct MetaCursor : sqlite3_vtab_cursor {
   std::vector<Row> rows;
   size_t row = 0;
 
+  ~MetaCursor() { Reset(); }
   void Reset() {
     for (sqlite3_value*& value : args.values) {
       sqlite3_value_free(value);
@@ -255,18 +246,6 @@ int BestIndex(sqlite3_vtab* base, sqlite3_index_info* info) {
   }
   info->idxNum = mask;
   info->estimatedCost = 1000;
-  return SQLITE_OK;
-}
-
-int Open(sqlite3_vtab*, sqlite3_vtab_cursor** out) {
-  *out = new MetaCursor();
-  return SQLITE_OK;
-}
-
-int Close(sqlite3_vtab_cursor* base) {
-  auto* cursor = static_cast<MetaCursor*>(base);
-  cursor->Reset();
-  delete cursor;
   return SQLITE_OK;
 }
 
@@ -321,8 +300,8 @@ int Rowid(sqlite3_vtab_cursor* base, sqlite3_int64* rowid) {
 }
 
 // Eponymous only (no xCreate): history(…) and the rest exist in every session.
-const sqlite3_module kModule =
-    ReadOnlyModule({nullptr, Connect, BestIndex, Disconnect, Open, Close, Filter, Next, Eof, ColumnValue, Rowid});
+const sqlite3_module kModule = ReadOnlyModule({nullptr, Connect, BestIndex, Disconnect, OpenCursor<MetaCursor>,
+                                               CloseCursor<MetaCursor>, Filter, Next, Eof, ColumnValue, Rowid});
 
 }  // namespace
 }  // namespace meta_vtab

@@ -309,6 +309,7 @@ struct TableCursor : sqlite3_vtab_cursor {
   bool eof = true;
   sqlite3_int64 rowid = 0;
 
+  ~TableCursor() { Reset(); }
   void Reset() {
     stream.reset();
     for (sqlite3_value*& value : hidden) {
@@ -317,18 +318,6 @@ struct TableCursor : sqlite3_vtab_cursor {
     }
   }
 };
-
-int Open(sqlite3_vtab*, sqlite3_vtab_cursor** out) {
-  *out = new TableCursor();
-  return SQLITE_OK;
-}
-
-int Close(sqlite3_vtab_cursor* base) {
-  auto* cursor = static_cast<TableCursor*>(base);
-  cursor->Reset();
-  delete cursor;
-  return SQLITE_OK;
-}
 
 // Whether a statement reads column `i`, by SQLite's colUsed mask (whose
 // last bit stands for every column past the 63rd).
@@ -572,8 +561,9 @@ int Rowid(sqlite3_vtab_cursor* base, sqlite3_int64* rowid) {
 
 int Rename(sqlite3_vtab*, const char*) { return SQLITE_ERROR; }
 
-const sqlite3_module kModule = ReadOnlyModule(
-    {Create, Connect, BestIndex, Disconnect, Open, Close, Filter, Next, Eof, ColumnValue, Rowid, Rename});
+const sqlite3_module kModule =
+    ReadOnlyModule({Create, Connect, BestIndex, Disconnect, OpenCursor<TableCursor>, CloseCursor<TableCursor>, Filter,
+                    Next, Eof, ColumnValue, Rowid, Rename});
 
 }  // namespace
 }  // namespace table_vtab

@@ -7,6 +7,19 @@
 
 namespace spool::sql {
 
+// xOpen and xClose for a cursor type whose destructor lets go of what it
+// holds.
+template <class Cursor>
+int OpenCursor(sqlite3_vtab*, sqlite3_vtab_cursor** out) {
+  *out = new Cursor();
+  return SQLITE_OK;
+}
+template <class Cursor>
+int CloseCursor(sqlite3_vtab_cursor* cursor) {
+  delete static_cast<Cursor*>(cursor);
+  return SQLITE_OK;
+}
+
 struct ReadOnlyVtabMethods {
   decltype(sqlite3_module::xCreate) create;  // null: the module's tables are eponymous only
   decltype(sqlite3_module::xConnect) connect;
