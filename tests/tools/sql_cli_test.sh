@@ -151,6 +151,7 @@ while kill -0 "$writers" 2>/dev/null; do
 done
 wait "$writers"
 expect_equal "every query saw one whole commit ($queries queries)" "$torn" "0"
+expect_equal "queries ran beside the writers" "$([ "$queries" -gt 0 ] && echo yes)" "yes"
 check after-the-writers 0 "$spool" sql "$store" "SELECT count(*), min(v) = max(v) FROM $kv" --format csv
 expect_output after-the-writers-whole "^50,1$"
 
