@@ -207,7 +207,10 @@ Status ChooseWholeRewind(Store* store, const Pipeline& pipeline, RewindPlan* pla
     owned.insert(d.state_tables.begin(), d.state_tables.end());
   }
   for (const TableInfo& table : store->ListTables()) {
-    if (table.id.IsSpools()) owned.insert(table.id);  // the definition, and state of flows gone since
+    // The definition, and state of flows gone since; not what the sinks
+    // published, which a rewind leaves as it is (the change feed carries
+    // the rewind to their subscribers).
+    if (table.id.IsSpools() && table.id.ToString() != kSinkProgressTable) owned.insert(table.id);
   }
   std::vector<std::string> recreated;
   SPOOL_RETURN_IF_ERROR(store->ChangesBeyond(plan->target.version, owned, &plan->kept, &recreated));

@@ -11,6 +11,7 @@ packages=(
   libflatbuffers-dev flatbuffers-compiler
   libcli11-dev libfmt-dev nlohmann-json3-dev libboost-dev prometheus-cpp-dev curl
   librocksdb-dev libsqlite3-dev libleveldb-dev libedit-dev
+  nats-server libnats-dev
   gnuplot-nox python3 clang-format clang-tidy
 )
 

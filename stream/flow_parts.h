@@ -186,6 +186,9 @@ Status MakeFileSource(const SourceSpec& spec, Env* env, const std::string& place
                       std::unique_ptr<Source>* source);
 Status MakeTopicSource(const SourceSpec& spec, Env* env, const std::string& place, uint64_t max_rows,
                        std::unique_ptr<Source>* source);
+// A JetStream stream (docs/jetstream.md); it connects when first read.
+Status MakeJetStreamSource(const SourceSpec& spec, const std::string& place, uint64_t max_rows,
+                           std::unique_ptr<Source>* source);
 
 // The schema files and topic sources give their rows: the declared columns,
 // and `_rescued_data` under the rescue policy. Errors: InvalidArgument.

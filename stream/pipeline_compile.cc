@@ -27,7 +27,7 @@ Status CheckViewQuery(const CompiledFlow& flow) {
   const FlowSpec& f = *flow.spec;
   if (f.source.kind != SourceKind::kDataset) {
     return Status::InvalidArgument(flow.place + ".source: a materialized view is computed from datasets, not " +
-                                   (f.source.kind == SourceKind::kFiles ? "files" : "a topic") +
+                                   (f.source.kind == SourceKind::kFiles ? "files" : "a message source") +
                                    " (ingest them into a streaming table first)");
   }
   for (size_t i = 0; i < f.steps.size(); ++i) {
@@ -100,6 +100,8 @@ Status Pipeline::Impl::MakeSource(const SourceSpec& source, const FlowSpec& flow
       return MakeFileSource(source, env, place, flow.max_batch_files, flow.max_batch_rows, out);
     case SourceKind::kTopic:
       return MakeTopicSource(source, env, place, flow.max_batch_rows, out);
+    case SourceKind::kJetStream:
+      return MakeJetStreamSource(source, place, flow.max_batch_rows, out);
   }
   return Status::InvalidArgument(place + ": unknown source");
 }
@@ -208,6 +210,36 @@ Status Pipeline::Impl::Compile() {
   }
   SPOOL_RETURN_IF_ERROR(Order());
   for (size_t f : order) SPOOL_RETURN_IF_ERROR(CompileFlow(flows[f]));
+  return CompileSinks();
+}
+
+// Each sink publishes a dataset of the pipeline, to the subject its
+// template names for it.
+Status Pipeline::Impl::CompileSinks() {
+  std::set<std::string> names;
+  for (size_t i = 0; i < spec.sinks.size(); ++i) {
+    const SinkSpec& k = spec.sinks[i];
+    const std::string place = "sinks[" + std::to_string(i) + "] " + Quoted(k.name);
+    if (!ValidFlowName(k.name)) {
+      return Status::InvalidArgument(place +
+                                     ": a sink name is 1-100 letters, digits and '_', not starting with a digit");
+    }
+    if (!names.insert(k.name).second) return Status::InvalidArgument(place + ": a second sink of that name");
+    auto it = dataset_index.find(k.dataset);
+    if (it == dataset_index.end()) {
+      return Status::InvalidArgument(place + ".dataset: " + Quoted(k.dataset) + " is not a dataset of the pipeline");
+    }
+    const CompiledDataset& d = datasets[it->second];
+    if (k.mode == SinkMode::kUpserts && !(d.schema && d.schema->has_key())) {
+      return Status::InvalidArgument(place + ".mode: upserts needs a keyed dataset, and " + k.dataset +
+                                     " has no primary key (publish its changes)");
+    }
+    const JetStreamSpec js = k.jetstream;
+    sinks.push_back(std::make_unique<stream_internal::SinkRunner>(
+        k, d.id, store, env, [js](const std::string& subject, std::unique_ptr<stream_internal::MessagePublisher>* out) {
+          return stream_internal::OpenJetStreamPublisher(js, subject, out);
+        }));
+  }
   return Status::OK();
 }
 
@@ -257,10 +289,7 @@ Status Pipeline::Impl::CompileSteps(CompiledFlow& flow, Schema* output) {
   };
   Schema schema = flow.source->schema();
   size_t stateful_steps = 0;
-  std::string fingerprint =
-      "source=" + std::string(f.source.kind == SourceKind::kDataset
-                                  ? "dataset:" + f.source.dataset
-                                  : (f.source.kind == SourceKind::kFiles ? "files:" : "topic:") + f.source.path);
+  std::string fingerprint = "source=" + std::string(SourceKindName(f.source.kind)) + ":" + SourceLocation(f.source);
   for (size_t i = 0; i < f.steps.size(); ++i) {
     const std::string place = flow.place + ".steps[" + std::to_string(i) + "]";
     if (!flow.ops.empty() && flow.ops.back()->emits_upserts()) {

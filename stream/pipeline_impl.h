@@ -31,6 +31,7 @@
 
 #include "flow_parts.h"
 #include "helper_thread.h"
+#include "sinks.h"
 #include "spool/stream/pipeline.h"
 
 namespace spool {
@@ -163,7 +164,8 @@ struct Pipeline::Impl {
   std::vector<CompiledDataset> datasets;
   std::map<std::string, size_t> dataset_index;
   std::vector<CompiledFlow> flows;
-  std::vector<size_t> order;  // flows in DAG order
+  std::vector<size_t> order;                                        // flows in DAG order
+  std::vector<std::unique_ptr<stream_internal::SinkRunner>> sinks;  // as the spec lists them
 
   std::mutex mu;
   std::condition_variable wake;
@@ -188,6 +190,7 @@ struct Pipeline::Impl {
   // steps. `*output`: the columns the last step writes.
   Status CompileSteps(CompiledFlow& flow, Schema* output);
   Status ResolveTable(const std::string& name, TableInfo* table);
+  Status CompileSinks();
   Status MakeSource(const SourceSpec& source, const FlowSpec& flow, const std::string& place,
                     std::unique_ptr<Source>* out);
   // Tells the flow's source which of its columns no step reads (column

@@ -1,6 +1,7 @@
 // The JSON spec of a pipeline, both ways, and the builder.
 #include "spool/stream/pipeline_spec.h"
 
+#include <cctype>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -39,11 +40,109 @@ std::string AbsolutePath(const std::string& path) {
   return ec ? path : p.lexically_normal().string();
 }
 
+// A JetStream connection: servers, and the names (never the values) of
+// what holds its secrets.
+Status ParseNatsConnection(const Reader& r, NatsConnectionSpec* c) {
+  SPOOL_RETURN_IF_ERROR(r.Strings("servers", &c->servers, true));
+  if (c->servers.empty()) return r.FieldError("servers", "must name at least one server (nats://host:port)");
+  for (size_t i = 0; i < c->servers.size(); ++i) {
+    if (c->servers[i].find("://") == std::string::npos) {
+      return Status::InvalidArgument(r.Sub("servers") + "[" + std::to_string(i) + "]: '" + c->servers[i] +
+                                     "' is not a URL (nats://host:port)");
+    }
+  }
+  if (r.Has("credentials")) {
+    Reader k(r.At("credentials"), r.Sub("credentials"));
+    SPOOL_RETURN_IF_ERROR(k.CheckObject(
+        {"user_env", "user_file", "password_env", "password_file", "token_env", "token_file", "creds_file"}));
+    for (auto [key, field] : {std::pair{"user_env", &c->user_env},
+                              {"user_file", &c->user_file},
+                              {"password_env", &c->password_env},
+                              {"password_file", &c->password_file},
+                              {"token_env", &c->token_env},
+                              {"token_file", &c->token_file},
+                              {"creds_file", &c->creds_file}}) {
+      SPOOL_RETURN_IF_ERROR(k.String(key, field, false));
+    }
+    const bool user = !c->user_env.empty() || !c->user_file.empty();
+    const bool password = !c->password_env.empty() || !c->password_file.empty();
+    const bool token = !c->token_env.empty() || !c->token_file.empty();
+    if (user != password) return k.Error("a user needs a password, and a password a user");
+    if (int(user) + int(token) + int(!c->creds_file.empty()) > 1) {
+      return k.Error("name one way to authenticate: user and password, a token, or a creds file");
+    }
+    if ((!c->user_env.empty() && !c->user_file.empty()) || (!c->password_env.empty() && !c->password_file.empty()) ||
+        (!c->token_env.empty() && !c->token_file.empty())) {
+      return k.Error("each secret comes from an environment variable or a file, not both");
+    }
+  }
+  if (r.Has("tls")) {
+    Reader t(r.At("tls"), r.Sub("tls"));
+    SPOOL_RETURN_IF_ERROR(t.CheckObject({"ca_file", "cert_file", "key_file"}));
+    SPOOL_RETURN_IF_ERROR(t.String("ca_file", &c->tls_ca_file, false));
+    SPOOL_RETURN_IF_ERROR(t.String("cert_file", &c->tls_cert_file, false));
+    SPOOL_RETURN_IF_ERROR(t.String("key_file", &c->tls_key_file, false));
+    if (c->tls_cert_file.empty() != c->tls_key_file.empty()) return t.Error("cert_file and key_file go together");
+  }
+  SPOOL_RETURN_IF_ERROR(r.Duration("max_wait", &c->max_wait_us, false));
+  return Status::OK();
+}
+
+// "first", "new", {"sequence": n} or {"time": "yyyy-MM-dd HH:mm:ss"}.
+Status ParseStartAt(const Reader& r, JetStreamSpec* js) {
+  if (!r.Has("start")) return Status::OK();
+  const json& start = r.At("start");
+  if (start.is_string() && start.get<std::string>() == "first") js->start = StartAt::kFirst;
+  else if (start.is_string() && start.get<std::string>() == "new") js->start = StartAt::kNew;
+  else if (start.is_object()) {
+    Reader s(start, r.Sub("start"));
+    SPOOL_RETURN_IF_ERROR(s.CheckObject({"sequence", "time"}));
+    if (s.Has("sequence") == s.Has("time")) return s.Error("give one of \"sequence\" or \"time\"");
+    if (s.Has("sequence")) {
+      js->start = StartAt::kSequence;
+      SPOOL_RETURN_IF_ERROR(s.Count("sequence", &js->start_sequence));
+      if (js->start_sequence == 0) return s.FieldError("sequence", "stream sequences start at 1");
+    } else {
+      js->start = StartAt::kTime;
+      std::string text;
+      SPOOL_RETURN_IF_ERROR(s.String("time", &text, true));
+      Status t = ParseTimestamp(text, &js->start_time_us);
+      if (!t.ok()) return s.FieldError("time", t.message());
+    }
+  } else {
+    return r.FieldError("start", "expected \"first\", \"new\", {\"sequence\": n} or {\"time\": \"…\"}");
+  }
+  return Status::OK();
+}
+
+// `for_sink`: a sink's subject is the one it publishes to, and it has no
+// start position.
+Status ParseJetStream(const Reader& r, bool for_sink, JetStreamSpec* js) {
+  if (for_sink) {
+    SPOOL_RETURN_IF_ERROR(r.CheckObject({"servers", "credentials", "tls", "max_wait", "stream", "subject"}));
+  } else {
+    SPOOL_RETURN_IF_ERROR(r.CheckObject({"servers", "credentials", "tls", "max_wait", "stream", "subject", "start"}));
+  }
+  SPOOL_RETURN_IF_ERROR(ParseNatsConnection(r, &js->connection));
+  SPOOL_RETURN_IF_ERROR(r.String("stream", &js->stream, true));
+  if (js->stream.find_first_of(" \t\r\n.*>") != std::string::npos) {
+    return r.FieldError("stream", "'" + js->stream + "' is not a stream name (no spaces, '.', '*' or '>')");
+  }
+  SPOOL_RETURN_IF_ERROR(r.String("subject", &js->subject, for_sink));
+  if (js->subject.find_first_of(" \t\r\n") != std::string::npos) {
+    return r.FieldError("subject", "'" + js->subject + "' has white space");
+  }
+  if (for_sink && js->subject.find_first_of("*>") != std::string::npos) {
+    return r.FieldError("subject", "'" + js->subject + "': a sink publishes to one subject, without wildcards");
+  }
+  return for_sink ? Status::OK() : ParseStartAt(r, js);
+}
+
 Status ParseSource(const Reader& r, SourceSpec* source) {
-  SPOOL_RETURN_IF_ERROR(
-      r.CheckObject({"dataset", "skip_change_commits", "files", "topic", "format", "columns", "bad_records"}));
-  const int kinds = r.Has("dataset") + r.Has("files") + r.Has("topic");
-  if (kinds != 1) return r.Error("name exactly one of \"dataset\", \"files\" or \"topic\"");
+  SPOOL_RETURN_IF_ERROR(r.CheckObject(
+      {"dataset", "skip_change_commits", "files", "topic", "jetstream", "format", "columns", "bad_records"}));
+  const int kinds = r.Has("dataset") + r.Has("files") + r.Has("topic") + r.Has("jetstream");
+  if (kinds != 1) return r.Error("name exactly one of \"dataset\", \"files\", \"topic\" or \"jetstream\"");
   if (r.Has("dataset")) {
     source->kind = SourceKind::kDataset;
     SPOOL_RETURN_IF_ERROR(r.String("dataset", &source->dataset, true));
@@ -54,9 +153,14 @@ Status ParseSource(const Reader& r, SourceSpec* source) {
     return Status::OK();
   }
   if (r.Has("skip_change_commits")) return r.FieldError("skip_change_commits", "applies to dataset sources only");
-  source->kind = r.Has("files") ? SourceKind::kFiles : SourceKind::kTopic;
-  SPOOL_RETURN_IF_ERROR(r.String(r.Has("files") ? "files" : "topic", &source->path, true));
-  source->path = AbsolutePath(source->path);
+  if (r.Has("jetstream")) {
+    source->kind = SourceKind::kJetStream;
+    SPOOL_RETURN_IF_ERROR(ParseJetStream(Reader(r.At("jetstream"), r.Sub("jetstream")), false, &source->jetstream));
+  } else {
+    source->kind = r.Has("files") ? SourceKind::kFiles : SourceKind::kTopic;
+    SPOOL_RETURN_IF_ERROR(r.String(r.Has("files") ? "files" : "topic", &source->path, true));
+    source->path = AbsolutePath(source->path);
+  }
   std::string format = "jsonl";
   SPOOL_RETURN_IF_ERROR(r.String("format", &format, false));
   if (format == "jsonl" || format == "json") source->format = FileFormat::kJsonLines;
@@ -65,7 +169,7 @@ Status ParseSource(const Reader& r, SourceSpec* source) {
     return r.FieldError("format",
                         "'" + format +
                             (source->kind == SourceKind::kFiles ? "' is not jsonl or csv"
-                                                                : "' is not json (topic messages are JSON objects)"));
+                                                                : "' is not json (messages are JSON objects)"));
   std::string bad = "fail";
   SPOOL_RETURN_IF_ERROR(r.String("bad_records", &bad, false));
   if (bad == "fail") source->bad_records = BadRecords::kFail;
@@ -281,6 +385,24 @@ Status ParseDataset(const Reader& r, DatasetSpec* dataset) {
   return r.StringMap("properties", &dataset->properties);
 }
 
+Status ParseSink(const Reader& r, SinkSpec* sink) {
+  SPOOL_RETURN_IF_ERROR(r.CheckObject({"name", "dataset", "mode", "jetstream"}));
+  SPOOL_RETURN_IF_ERROR(r.String("name", &sink->name, true));
+  for (char c : sink->name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') {
+      return r.FieldError("name", "'" + sink->name + "' may hold only letters, digits and '_'");
+    }
+  }
+  SPOOL_RETURN_IF_ERROR(r.String("dataset", &sink->dataset, true));
+  std::string mode = "changes";
+  SPOOL_RETURN_IF_ERROR(r.String("mode", &mode, false));
+  if (mode == "changes") sink->mode = SinkMode::kChanges;
+  else if (mode == "upserts") sink->mode = SinkMode::kUpserts;
+  else return r.FieldError("mode", "'" + mode + "' is not changes or upserts");
+  if (!r.Has("jetstream")) return r.FieldError("jetstream", "missing: where the sink publishes");
+  return ParseJetStream(Reader(r.At("jetstream"), r.Sub("jetstream")), true, &sink->jetstream);
+}
+
 // --- to JSON ---------------------------------------------------------------
 
 json ColumnsJson(const std::vector<Column>& columns) {
@@ -291,21 +413,63 @@ json ColumnsJson(const std::vector<Column>& columns) {
   return out;
 }
 
+// Exact, so that a recorded spec reads back as it was.
+std::string DurationText(uint64_t us) { return std::to_string(us) + " microseconds"; }
+
+json JetStreamJson(const JetStreamSpec& js, bool for_sink) {
+  const NatsConnectionSpec& c = js.connection;
+  json out = {{"servers", c.servers}};
+  json credentials = json::object();
+  for (auto [key, value] : {std::pair{"user_env", &c.user_env},
+                            {"user_file", &c.user_file},
+                            {"password_env", &c.password_env},
+                            {"password_file", &c.password_file},
+                            {"token_env", &c.token_env},
+                            {"token_file", &c.token_file},
+                            {"creds_file", &c.creds_file}}) {
+    if (!value->empty()) credentials[key] = *value;
+  }
+  if (!credentials.empty()) out["credentials"] = credentials;
+  json tls = json::object();
+  for (auto [key, value] :
+       {std::pair{"ca_file", &c.tls_ca_file}, {"cert_file", &c.tls_cert_file}, {"key_file", &c.tls_key_file}}) {
+    if (!value->empty()) tls[key] = *value;
+  }
+  if (!tls.empty()) out["tls"] = tls;
+  out["max_wait"] = DurationText(c.max_wait_us);
+  out["stream"] = js.stream;
+  if (!js.subject.empty()) out["subject"] = js.subject;
+  if (for_sink) return out;
+  switch (js.start) {
+    case StartAt::kFirst:
+      out["start"] = "first";
+      break;
+    case StartAt::kNew:
+      out["start"] = "new";
+      break;
+    case StartAt::kSequence:
+      out["start"] = {{"sequence", js.start_sequence}};
+      break;
+    case StartAt::kTime:
+      out["start"] = {{"time", FormatTimestampMicros(js.start_time_us)}};
+      break;
+  }
+  return out;
+}
+
 json SourceJson(const SourceSpec& s) {
   if (s.kind == SourceKind::kDataset) {
     json out = {{"dataset", s.dataset}};
     if (s.skip_change_commits) out["skip_change_commits"] = true;
     return out;
   }
-  json out = {{s.kind == SourceKind::kFiles ? "files" : "topic", s.path},
-              {"format", s.format == FileFormat::kCsv ? "csv" : "jsonl"},
-              {"columns", ColumnsJson(s.columns)}};
+  json out = s.kind == SourceKind::kJetStream ? json{{"jetstream", JetStreamJson(s.jetstream, false)}}
+                                              : json{{s.kind == SourceKind::kFiles ? "files" : "topic", s.path}};
+  out["format"] = s.format == FileFormat::kCsv ? "csv" : "jsonl";
+  out["columns"] = ColumnsJson(s.columns);
   if (s.bad_records == BadRecords::kRescue) out["bad_records"] = "rescue";
   return out;
 }
-
-// Exact, so that a recorded spec reads back as it was.
-std::string DurationText(uint64_t us) { return std::to_string(us) + " microseconds"; }
 
 json JoinKeysJson(const std::vector<JoinKey>& on) {
   json out = json::array();
@@ -388,6 +552,31 @@ std::string_view AggregateFnName(AggregateFn fn) {
   return "?";
 }
 
+std::string_view SourceKindName(SourceKind kind) {
+  switch (kind) {
+    case SourceKind::kDataset:
+      return "dataset";
+    case SourceKind::kFiles:
+      return "files";
+    case SourceKind::kTopic:
+      return "topic";
+    case SourceKind::kJetStream:
+      return "jetstream";
+  }
+  return "?";
+}
+
+std::string SourceLocation(const SourceSpec& source) {
+  switch (source.kind) {
+    case SourceKind::kDataset:
+      return source.dataset;
+    case SourceKind::kJetStream:
+      return source.jetstream.stream + (source.jetstream.subject.empty() ? "" : " " + source.jetstream.subject);
+    default:
+      return source.path;
+  }
+}
+
 Status ParsePipelineSpec(std::string_view text, PipelineSpec* spec) {
   json j;
   std::string duplicate;
@@ -407,7 +596,7 @@ Status ParsePipelineSpec(std::string_view text, PipelineSpec* spec) {
   }
   *spec = PipelineSpec{};
   Reader r(j, "spec");
-  SPOOL_RETURN_IF_ERROR(r.CheckObject({"name", "continuous", "configuration", "datasets", "flows"}));
+  SPOOL_RETURN_IF_ERROR(r.CheckObject({"name", "continuous", "configuration", "datasets", "flows", "sinks"}));
   SPOOL_RETURN_IF_ERROR(r.String("name", &spec->name, false));
   SPOOL_RETURN_IF_ERROR(r.Bool("continuous", &spec->continuous));
   SPOOL_RETURN_IF_ERROR(r.StringMap("configuration", &spec->configuration));
@@ -425,6 +614,15 @@ Status ParsePipelineSpec(std::string_view text, PipelineSpec* spec) {
     FlowSpec flow;
     SPOOL_RETURN_IF_ERROR(ParseFlow(Reader(flows[i], "flows[" + std::to_string(i) + "]"), &flow));
     spec->flows.push_back(std::move(flow));
+  }
+  if (r.Has("sinks")) {
+    const json& sinks = r.At("sinks");
+    if (!sinks.is_array()) return r.FieldError("sinks", "expected a list");
+    for (size_t i = 0; i < sinks.size(); ++i) {
+      SinkSpec sink;
+      SPOOL_RETURN_IF_ERROR(ParseSink(Reader(sinks[i], "sinks[" + std::to_string(i) + "]"), &sink));
+      spec->sinks.push_back(std::move(sink));
+    }
   }
   return Status::OK();
 }
@@ -453,6 +651,16 @@ std::string PipelineSpecToJson(const PipelineSpec& spec) {
   if (!spec.configuration.empty()) out["configuration"] = spec.configuration;
   out["datasets"] = datasets;
   out["flows"] = flows;
+  if (!spec.sinks.empty()) {
+    json sinks = json::array();
+    for (const SinkSpec& k : spec.sinks) {
+      sinks.push_back({{"name", k.name},
+                       {"dataset", k.dataset},
+                       {"mode", k.mode == SinkMode::kUpserts ? "upserts" : "changes"},
+                       {"jetstream", JetStreamJson(k.jetstream, true)}});
+    }
+    out["sinks"] = sinks;
+  }
   return JsonText(out, 2);
 }
 
@@ -466,12 +674,19 @@ FlowBuilder& FlowBuilder::FromDataset(std::string dataset, bool skip_change_comm
 }
 FlowBuilder& FlowBuilder::FromFiles(std::string dir, std::vector<Column> columns, FileFormat format,
                                     BadRecords bad_records) {
-  flow().source = SourceSpec{SourceKind::kFiles, "", false, std::move(dir), std::move(columns), format, bad_records};
+  flow().source =
+      SourceSpec{SourceKind::kFiles, "", false, std::move(dir), std::move(columns), format, bad_records, {}};
   return *this;
 }
 FlowBuilder& FlowBuilder::FromTopic(std::string dir, std::vector<Column> columns, BadRecords bad_records) {
-  flow().source = SourceSpec{SourceKind::kTopic,     "",         false, std::move(dir), std::move(columns),
-                             FileFormat::kJsonLines, bad_records};
+  flow().source = SourceSpec{SourceKind::kTopic,     "",          false, std::move(dir), std::move(columns),
+                             FileFormat::kJsonLines, bad_records, {}};
+  return *this;
+}
+FlowBuilder& FlowBuilder::FromJetStream(JetStreamSpec jetstream, std::vector<Column> columns, BadRecords bad_records) {
+  flow().source =
+      SourceSpec{SourceKind::kJetStream, "", false, "", std::move(columns), FileFormat::kJsonLines, bad_records,
+                 std::move(jetstream)};
   return *this;
 }
 FlowBuilder& FlowBuilder::Filter(std::string condition) { return Step(FilterStep{std::move(condition)}); }
@@ -532,6 +747,10 @@ FlowBuilder PipelineBuilder::Flow(std::string name) {
   spec_.flows.push_back(FlowSpec{});
   spec_.flows.back().name = std::move(name);
   return FlowBuilder(&spec_.flows, spec_.flows.size() - 1);
+}
+
+void PipelineBuilder::Sink(std::string name, std::string dataset, JetStreamSpec jetstream, SinkMode mode) {
+  spec_.sinks.push_back(SinkSpec{std::move(name), std::move(dataset), mode, std::move(jetstream)});
 }
 
 }  // namespace spool

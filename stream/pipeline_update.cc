@@ -55,6 +55,8 @@ class UpdateRun {
   Status RunFlow(size_t f, bool* any);
   Status FlowFailed(size_t f, const Status& s, bool commit_failed);
   Status SaveIdleOffsets();
+  Status RunSinks();
+  Status FinishSinks();
   void WaitForTrigger();
   Status Finish();
 
@@ -85,8 +87,9 @@ class UpdateRun {
   bool canceled_ = false;  // stopped
   // By flow index:
   std::vector<bool> failed_;
-  std::vector<bool> done_;     // a `once` flow that ran, or one not selected
-  std::vector<bool> pending_;  // in this pass: committed, or has more
+  std::vector<bool> done_;         // a `once` flow that ran, or one not selected
+  std::vector<bool> pending_;      // in this pass: committed, or has more
+  std::vector<bool> sink_failed_;  // by sink index
 };
 
 Status UpdateRun::Run() {
@@ -100,8 +103,12 @@ Status UpdateRun::Run() {
   if (ended_) return Status::OK();
   SPOOL_RETURN_IF_ERROR(StartFlows());
   SPOOL_RETURN_IF_ERROR(StartRunning());
-  SPOOL_RETURN_IF_ERROR(RunPasses());
-  if (ended_) return Status::OK();
+  Status passes = RunPasses();
+  // What the sinks acknowledged is recorded however the passes ended.
+  Status sinks = FinishSinks();
+  SPOOL_RETURN_IF_ERROR(passes);
+  if (ended_) return sinks;
+  SPOOL_RETURN_IF_ERROR(sinks);
   return Finish();
 }
 
@@ -188,6 +195,7 @@ Status UpdateRun::StartFlow(CompiledFlow& flow) {
     Status s = flow.source->BoundToNow();
     if (!s.ok()) {
       failed_[flow.index] = true;
+      if (result_.error.empty()) result_.transient = s.IsIOError();  // a server out of reach: retried
       SPOOL_RETURN_IF_ERROR(FailFlow(flow, s));
     }
   }
@@ -215,6 +223,11 @@ Status UpdateRun::StartRunning() {
   done_ = refresh_.excluded;
   for (size_t f = 0; f < done_.size(); ++f) result_.flows[f].skipped = refresh_.excluded[f];
   pending_.assign(p_.flows.size(), false);
+  sink_failed_.assign(p_.sinks.size(), false);
+  for (auto& sink : p_.sinks) {
+    sink->Start();
+    result_.sinks.push_back(SinkUpdateStats{sink->spec().name});
+  }
   return Status::OK();
 }
 
@@ -231,6 +244,7 @@ Status UpdateRun::RunPasses() {
     bool any = false;
     SPOOL_RETURN_IF_ERROR(RunPass(&any));
     if (ended_) return Status::OK();
+    SPOOL_RETURN_IF_ERROR(RunSinks());
     if (Stopping()) {
       canceled_ = true;
       return Status::OK();
@@ -331,6 +345,57 @@ Status UpdateRun::SaveIdleOffsets() {
   return Status::OK();
 }
 
+// Each sink publishes what its dataset committed since its last round. A
+// sink that fails publishes no more in this update, which ends FAILED (a
+// message system out of reach is a transient failure, retried).
+Status UpdateRun::RunSinks() {
+  for (size_t i = 0; i < p_.sinks.size(); ++i) {
+    if (sink_failed_[i]) continue;
+    SinkRunner& sink = *p_.sinks[i];
+    SinkUpdateStats& stats = result_.sinks[i];
+    SinkRound round;
+    Status s = sink.Publish(update_id(), &round);
+    if (!s.ok()) {
+      sink_failed_[i] = stats.failed = true;
+      if (result_.error.empty()) result_.transient = s.IsIOError();
+      const std::string message = "Sink '" + sink.spec().name + "' failed: " + std::string(s.message());
+      SPOOL_RETURN_IF_ERROR(Fail(message, nullptr));
+      SPOOL_RETURN_IF_ERROR(
+          p_.Event(EventLevel::kError, "sink_progress", message,
+                   json{{"sink_progress",
+                         {{"sink", sink.spec().name}, {"status", "FAILED"}, {"error", std::string(s.message())}}}},
+                   update_id()));
+      continue;
+    }
+    stats.messages += round.messages;
+    stats.published = sink.published();
+    if (round.to == 0) continue;
+    SPOOL_RETURN_IF_ERROR(p_.Event(EventLevel::kInfo, "sink_progress",
+                                   "Sink '" + sink.spec().name + "' published " + std::to_string(round.messages) +
+                                       " changes of versions " + std::to_string(round.from) + " to " +
+                                       std::to_string(round.to) + " to " + sink.subject() + ".",
+                                   json{{"sink_progress",
+                                         {{"sink", sink.spec().name},
+                                          {"status", "RUNNING"},
+                                          {"subject", sink.subject()},
+                                          {"messages", round.messages},
+                                          {"from_version", round.from},
+                                          {"to_version", round.to}}}},
+                                   update_id(), nullptr, true));
+  }
+  return Status::OK();
+}
+
+// Records what each sink acknowledged since its last commit.
+Status UpdateRun::FinishSinks() {
+  Status first;
+  for (size_t i = 0; i < p_.sinks.size(); ++i) {
+    Status s = p_.sinks[i]->Finish(update_id());
+    if (first.ok()) first = s;
+  }
+  return first;
+}
+
 // Waits the trigger interval in slices, so that a stop flag set by a signal
 // handler is seen.
 void UpdateRun::WaitForTrigger() {
@@ -349,7 +414,8 @@ Status UpdateRun::Finish() {
     std::lock_guard lock(p_.mu);
     p_.stop = false;  // a Stop() reaches the update running (or the next one)
   }
-  const bool any_failed = std::find(failed_.begin(), failed_.end(), true) != failed_.end();
+  const bool any_failed = std::find(failed_.begin(), failed_.end(), true) != failed_.end() ||
+                          std::find(sink_failed_.begin(), sink_failed_.end(), true) != sink_failed_.end();
   if (canceled_ && !any_failed) {
     SPOOL_RETURN_IF_ERROR(Progress(UpdateState::kStopping));
     return Progress(UpdateState::kCanceled);

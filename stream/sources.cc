@@ -6,25 +6,12 @@
 
 #include "json_reader.h"
 #include "operators_internal.h"
-#include "parse_whole.h"
+#include "record_source.h"
 #include "spool/stream/records.h"
 #include "spool/stream/topic.h"
 
 namespace spool::stream_internal {
 namespace {
-
-// A source's offset as its flow's checkpoint holds it: decimal digits, or
-// empty (nothing read yet: 0). Stored data, so checked, never thrown over.
-Status ParseOffset(const std::string& offset, std::string_view source, uint64_t* value) {
-  *value = 0;
-  if (offset.empty()) return Status::OK();
-  if (!ParseWhole(offset, value)) {
-    return Status::Corruption(std::string(source) + ": the checkpoint's offset '" + offset + "' is not a number");
-  }
-  return Status::OK();
-}
-
-constexpr std::string_view kRescueColumn = "_rescued_data";
 
 // The stream of a dataset's commits, whole commits at a time, after the
 // version recorded as the offset: from the table's creation on, or, when
@@ -255,36 +242,6 @@ class DatasetSource : public Source {
   uint64_t next_ = 0;
   uint64_t newest_ = 0;  // the store's newest version at the last Read
   uint64_t max_rows_ = 0;
-};
-
-// A source of records (files, a topic): their schema, and the parser that
-// reads them, leaving NULL the columns its flow does not read.
-class RecordSource : public Source {
- public:
-  const Schema& schema() const override { return schema_; }
-
-  // The rescue column is kept, read or not (RecordOptions::leave_null).
-  Status LeaveNull(const std::vector<bool>& columns) override {
-    options_.leave_null = columns;
-    const std::optional<size_t> rescue = schema_.FindColumn(options_.rescue_column);
-    if (options_.bad_records == BadRecordPolicy::kRescue && rescue) options_.leave_null[*rescue] = false;
-    return RecordParser::Make(schema_, options_, &parser_);
-  }
-
- protected:
-  // `name`: the records' source in errors and rescued data.
-  Status InitRecords(const SourceSpec& spec, std::string name, const std::string& place) {
-    SPOOL_RETURN_IF_ERROR(RecordSchema(spec, place, &schema_));
-    options_.format = spec.format == FileFormat::kCsv ? RecordFormat::kCsv : RecordFormat::kJsonLines;
-    options_.bad_records = spec.bad_records == BadRecords::kRescue ? BadRecordPolicy::kRescue : BadRecordPolicy::kFail;
-    options_.rescue_column = std::string(kRescueColumn);
-    options_.source_name = std::move(name);
-    return RecordParser::Make(schema_, options_, &parser_);
-  }
-
-  Schema schema_;
-  RecordOptions options_;
-  std::unique_ptr<const RecordParser> parser_;  // of schema_ and options_
 };
 
 // A directory of JSON-lines or CSV files, each read once, in name order.

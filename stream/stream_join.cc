@@ -83,10 +83,13 @@ class StreamJoinOp : public Operator {
 
   std::string Fingerprint() const override {
     // The right source is part of it: its offsets mean nothing to another.
-    std::string f =
-        "stream_join(right=" +
-        (step_.right.kind == SourceKind::kDataset ? "dataset:" + step_.right.dataset : "topic:" + step_.right.path) +
-        " on=[";
+    std::string f = "stream_join(right=" +
+                    // (files and topics were both named "topic:" here first: kept, so that
+                    // their states stay usable)
+                    (step_.right.kind == SourceKind::kDataset     ? "dataset:" + step_.right.dataset
+                     : step_.right.kind == SourceKind::kJetStream ? "jetstream:" + SourceLocation(step_.right)
+                                                                  : "topic:" + step_.right.path) +
+                    " on=[";
     for (const JoinKey& k : step_.on) f += k.left + "=" + k.right + ",";
     return f + "] times=" + step_.left_time + "," + step_.right_time + ")";
   }

@@ -85,9 +85,7 @@ int RunShow(const std::string& dir, bool as_json, const std::string& plot) {
   std::cout << datasets.ToString() << "\n";
   Table flows({"flow", "source", "steps", "target", "checkpoint"});
   for (const FlowSpec& f : spec.flows) {
-    std::string source = f.source.kind == SourceKind::kDataset ? "dataset " + f.source.dataset
-                         : f.source.kind == SourceKind::kFiles ? "files " + f.source.path
-                                                               : "topic " + f.source.path;
+    std::string source = std::string(SourceKindName(f.source.kind)) + " " + SourceLocation(f.source);
     std::string data;
     bool found = false;
     s = store->GetCheckpoint(f.name, &data, &found);
@@ -96,6 +94,22 @@ int RunShow(const std::string& dir, bool as_json, const std::string& plot) {
                   found ? Preview(data, 60) : "none"});
   }
   std::cout << flows.ToString();
+  if (spec.sinks.empty()) return kExitOk;
+  // What each sink has published: the version up to which the message
+  // system stores every change, from its progress row.
+  Table sinks({"sink", "dataset", "mode", "publishes to", "published up to"});
+  TableId progress;
+  (void)TableId::Parse(kSinkProgressTable, &progress);
+  for (const SinkSpec& k : spec.sinks) {
+    Row row;
+    bool found = false;
+    s = store->Get(progress, {k.name}, &row, &found);
+    if (!s.ok() && !s.IsNotFound()) return ReportError(s);
+    sinks.AddRow({k.name, k.dataset, k.mode == SinkMode::kUpserts ? "upserts" : "changes",
+                  "jetstream " + k.jetstream.stream + " " + k.jetstream.subject,
+                  found ? "version " + std::to_string(std::get<int64_t>(row[1])) : "nothing yet"});
+  }
+  std::cout << "\n" << sinks.ToString();
   return kExitOk;
 }
 
@@ -239,6 +253,14 @@ int ReportUpdate(const UpdateResult& result) {
                               : "ok"});
   }
   std::cout << fmt::format("update {} {}\n", result.update_id, UpdateStateName(result.state)) << table.ToString();
+  if (!result.sinks.empty()) {
+    Table sinks({"sink", "messages", "published up to", "status"});
+    for (const SinkUpdateStats& k : result.sinks) {
+      sinks.AddRow({k.sink, FormatCount(k.messages), k.published ? "version " + std::to_string(k.published) : "-",
+                    k.failed ? "FAILED" : "ok"});
+    }
+    std::cout << sinks.ToString();
+  }
   if (result.state == UpdateState::kFailed) {
     std::cerr << "error: " << result.error << "\n";
     return kExitUpdateFailed;

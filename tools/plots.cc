@@ -28,7 +28,7 @@ struct Node {
 };
 
 std::string SourceKey(const SourceSpec& source) {
-  return (source.kind == SourceKind::kFiles ? "files " : "topic ") + source.path;
+  return std::string(SourceKindName(source.kind)) + " " + SourceLocation(source);
 }
 
 // What fits in a box: a long label keeps its end (a path's file name).

@@ -139,12 +139,9 @@ Status Flows(Context* context, const Args& args, std::vector<Row>* rows) {
     bool found = false;
     SPOOL_RETURN_IF_ERROR(version ? context->store->GetCheckpointAt(f.name, *version, &data, &found)
                                   : context->store->GetCheckpoint(f.name, &data, &found));
-    const std::string_view kind = f.source.kind == SourceKind::kDataset ? "dataset"
-                                  : f.source.kind == SourceKind::kFiles ? "files"
-                                                                        : "topic";
-    rows->push_back({Text(f.name), Text(std::string(kind)),
-                     Text(f.source.kind == SourceKind::kDataset ? f.source.dataset : f.source.path), Text(f.target),
-                     Int(f.steps.size()), Int(f.once ? 1 : 0), found ? TextOrBlob(std::move(data)) : Value()});
+    rows->push_back({Text(f.name), Text(std::string(SourceKindName(f.source.kind))), Text(SourceLocation(f.source)),
+                     Text(f.target), Int(f.steps.size()), Int(f.once ? 1 : 0),
+                     found ? TextOrBlob(std::move(data)) : Value()});
   }
   return Status::OK();
 }

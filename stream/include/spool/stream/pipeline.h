@@ -105,6 +105,14 @@ struct FlowUpdateStats {
   bool skipped = false;  // downstream of a failed flow, or a `once` flow already done
 };
 
+// What a sink published in one update.
+struct SinkUpdateStats {
+  std::string sink;
+  uint64_t messages = 0;   // published (a re-send after a crash included)
+  uint64_t published = 0;  // the version up to which every change is stored
+  bool failed = false;
+};
+
 // The states of docs/design.md that this runtime passes through.
 enum class UpdateState : uint8_t {
   kQueued = 1,
@@ -124,7 +132,8 @@ struct UpdateResult {
   UpdateState state = UpdateState::kQueued;
   uint64_t batches = 0;
   std::vector<FlowUpdateStats> flows;
-  std::string error;  // the first failure, naming its flow
+  std::vector<SinkUpdateStats> sinks;
+  std::string error;  // the first failure, naming its flow or sink
   // The first failure was an I/O error reading a source, which a retry may
   // not meet again (nothing was committed for it).
   bool transient = false;
@@ -193,6 +202,11 @@ class Pipeline {
 // state tables are gone (dropped by hand, or damaged): its results would be
 // wrong. A full refresh of the flow's dataset rebuilds the state.
 inline constexpr std::string_view kInternalStateMissing = "INTERNAL_STATE_MISSING";
+
+// The table in which sinks keep what they have published (one row a sink,
+// docs/jetstream.md). No rewind restores it: the subscribers have seen what
+// they have seen, and the rewind reaches them through the change feed.
+inline constexpr std::string_view kSinkProgressTable = "__spool.sinks.progress";
 
 // A new id for an update (or a pipeline): a random version-4 UUID.
 std::string NewUpdateId();

@@ -57,9 +57,44 @@ struct DatasetSpec {
   std::map<std::string, std::string> properties;
 };
 
-enum class SourceKind : uint8_t { kDataset = 1, kFiles, kTopic };
+enum class SourceKind : uint8_t { kDataset = 1, kFiles, kTopic, kJetStream };
 enum class FileFormat : uint8_t { kJsonLines = 1, kCsv };
 enum class BadRecords : uint8_t { kFail = 1, kRescue };
+
+// How to reach a NATS server and its JetStream (docs/jetstream.md). Secrets
+// never stand in a spec: it names the environment variables or files that
+// hold them, read when the connection opens.
+struct NatsConnectionSpec {
+  std::vector<std::string> servers;  // nats://host:port, tried in turn
+  // user and password, or a token, or a .creds file (JWT and nkey seed)
+  std::string user_env, user_file;
+  std::string password_env, password_file;
+  std::string token_env, token_file;
+  std::string creds_file;
+  // TLS: the CA that signed the server's certificate, and a client
+  // certificate and key when the server asks for one.
+  std::string tls_ca_file, tls_cert_file, tls_key_file;
+  // How long one read or publish waits for a server that is down or
+  // restarting before the update fails (a transient failure, retried by
+  // the update's retry policy).
+  uint64_t max_wait_us = 30'000'000;
+};
+
+// Where a new JetStream source starts (once it has a checkpoint, it goes on
+// from there).
+enum class StartAt : uint8_t { kFirst = 1, kNew, kSequence, kTime };
+
+struct JetStreamSpec {
+  NatsConnectionSpec connection;
+  std::string stream;
+  // A source: the subjects it reads (a filter, wildcards allowed; empty:
+  // every subject of the stream). A sink: the subject it publishes to;
+  // "{catalog}", "{schema}" and "{table}" stand for its dataset's name.
+  std::string subject;
+  StartAt start = StartAt::kFirst;
+  uint64_t start_sequence = 0;  // kSequence
+  int64_t start_time_us = 0;    // kTime: the first message stored at or after it
+};
 
 struct SourceSpec {
   SourceKind kind = SourceKind::kDataset;
@@ -83,6 +118,9 @@ struct SourceSpec {
   // offending fields in a `_rescued_data` string column (then every
   // declared column must be nullable).
   BadRecords bad_records = BadRecords::kFail;
+  // kJetStream: the stream read, by stream sequence; its messages are JSON
+  // objects with `columns`, as a topic's are.
+  JetStreamSpec jetstream;
 };
 
 enum class AggregateFn : uint8_t { kCount = 1, kSum, kMin, kMax, kAvg };
@@ -196,6 +234,23 @@ struct FlowSpec {
   uint64_t max_batch_files = 1000;
 };
 
+// What a sink publishes of its dataset's change data feed, one message per
+// change row: every row of the feed (`insert`, `update_preimage`,
+// `update_postimage`, `delete`), or, for a keyed dataset, `upsert` (the
+// row as it now is) and `delete` (the row removed) only.
+enum class SinkMode : uint8_t { kChanges = 1, kUpserts };
+
+// A dataset's changes published to a message system, in commit order, each
+// change once (docs/jetstream.md): after every pass of an update, the
+// commits since the last one it published.
+struct SinkSpec {
+  // Letters, digits and '_', unique among the pipeline's sinks.
+  std::string name;
+  std::string dataset;  // a dataset of the pipeline
+  SinkMode mode = SinkMode::kChanges;
+  JetStreamSpec jetstream;
+};
+
 struct PipelineSpec {
   std::string name;
   // A continuous pipeline: every update of it runs until stopped, taking a
@@ -207,6 +262,7 @@ struct PipelineSpec {
   std::map<std::string, std::string> configuration;
   std::vector<DatasetSpec> datasets;
   std::vector<FlowSpec> flows;
+  std::vector<SinkSpec> sinks;
 };
 
 // Parses the JSON spec. Errors: InvalidArgument naming the place in the
@@ -218,6 +274,10 @@ Status ParsePipelineSpec(std::string_view text, PipelineSpec* spec);
 std::string PipelineSpecToJson(const PipelineSpec& spec);
 
 std::string_view AggregateFnName(AggregateFn fn);  // "count", "sum", "min", "max", "avg"
+std::string_view SourceKindName(SourceKind kind);  // "dataset", "files", "topic", "jetstream"
+// What a source reads, for listings and messages: the dataset's name, the
+// directory, or the stream with its subject filter ("ORDERS orders.>").
+std::string SourceLocation(const SourceSpec& source);
 
 class FlowBuilder {
  public:
@@ -226,6 +286,8 @@ class FlowBuilder {
   FlowBuilder& FromFiles(std::string dir, std::vector<Column> columns, FileFormat format = FileFormat::kJsonLines,
                          BadRecords bad_records = BadRecords::kFail);
   FlowBuilder& FromTopic(std::string dir, std::vector<Column> columns, BadRecords bad_records = BadRecords::kFail);
+  FlowBuilder& FromJetStream(JetStreamSpec jetstream, std::vector<Column> columns,
+                             BadRecords bad_records = BadRecords::kFail);
   FlowBuilder& Filter(std::string condition);
   FlowBuilder& Select(std::vector<std::pair<std::string, std::string>> columns);
   FlowBuilder& Aggregate(std::vector<std::string> group_by, std::vector<AggregateSpec> aggregates,
@@ -265,6 +327,8 @@ class PipelineBuilder {
   DatasetBuilder MaterializedView(std::string name);
   // A flow; unnamed (""), it takes its target's full identifier (Into).
   FlowBuilder Flow(std::string name = "");
+  // Publishes `dataset`'s changes to the JetStream subject `jetstream.subject`.
+  void Sink(std::string name, std::string dataset, JetStreamSpec jetstream, SinkMode mode = SinkMode::kChanges);
   PipelineSpec Build() const { return spec_; }
 
  private:

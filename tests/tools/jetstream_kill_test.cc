@@ -1,0 +1,248 @@
+// Exactly once in and out of JetStream under SIGKILL (docs/jetstream.md):
+// `spool update` runs a pipeline reading orders from a JetStream stream and
+// publishing its tables' changes to another, and is killed from outside at
+// random moments, cycle after cycle, while producers keep adding orders.
+// Then every table equals what the orders make, and consumers applying
+// every message the sinks published end equal to the tables, with no
+// duplicate and no gap (counted, by message id and by order).
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nats/nats.h>
+#include <nlohmann/json.hpp>
+
+#include "nats_server.h"
+#include "spool/storage/store.h"
+#include "temp_dir.h"
+
+extern char** environ;
+
+namespace spool {
+namespace {
+
+using json = nlohmann::json;
+using testing::NatsServer;
+
+constexpr const char* kCountries[] = {"fr", "de", "it", "es", "pt"};
+double Amount(int64_t id) { return static_cast<double>(id % 9) + 0.25; }
+
+uint64_t EnvOr(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? std::strtoull(v, nullptr, 10) : fallback;
+}
+
+// A message as a consumer reads it: its id and its JSON.
+struct Delivered {
+  std::string id;
+  json body;
+};
+
+// Every message of `stream`, in stream order, with its Nats-Msg-Id.
+::testing::AssertionResult ReadAll(const NatsServer& server, const std::string& stream, std::vector<Delivered>* out) {
+  testing::NatsClient client;
+  if (auto r = server.Connect(&client); !r) return r;
+  testing::NatsStreamState state;
+  if (auto r = client.GetStreamState(stream, &state); !r) return r;
+  for (uint64_t seq = state.first_sequence; seq != 0 && seq <= state.last_sequence; ++seq) {
+    natsMsg* msg = nullptr;
+    jsErrCode code = static_cast<jsErrCode>(0);
+    natsStatus s = js_GetMsg(&msg, client.jetstream(), stream.c_str(), seq, nullptr, &code);
+    if (s != NATS_OK) return ::testing::AssertionFailure() << "js_GetMsg " << stream << " " << seq << ": " << s;
+    const char* id = nullptr;
+    (void)natsMsgHeader_Get(msg, "Nats-Msg-Id", &id);
+    out->push_back({id != nullptr ? id : "",
+                    json::parse(std::string(natsMsg_GetData(msg), static_cast<size_t>(natsMsg_GetDataLength(msg))))});
+    natsMsg_Destroy(msg);
+  }
+  return ::testing::AssertionSuccess();
+}
+
+class JetStreamKillTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(server_.Start());
+    ASSERT_TRUE(server_.CreateStream("ORDERS", {.subjects = {"orders.>"}}));
+    ASSERT_TRUE(server_.CreateStream("OUT", {.subjects = {"out.>"}}));
+    store_ = dir_.Sub("store");
+    const json js = {{"servers", {server_.url()}}, {"max_wait", "5 seconds"}};
+    json source = js;
+    source["stream"] = "ORDERS";
+    source["subject"] = "orders.>";
+    json totals_out = js, orders_out = js;
+    totals_out["stream"] = orders_out["stream"] = "OUT";
+    totals_out["subject"] = "out.totals";
+    orders_out["subject"] = "out.orders";
+    const json spec = {
+        {"name", "shop"},
+        {"datasets", {{{"name", "main.shop.orders"}}, {{"name", "main.shop.totals"}}}},
+        {"flows",
+         {{{"name", "orders"},
+           {"target", "main.shop.orders"},
+           {"max_batch_rows", 15},
+           {"source",
+            {{"jetstream", source},
+             {"columns",
+              {{{"name", "id"}, {"type", "int64"}, {"nullable", false}},
+               {{"name", "country"}, {"type", "string"}, {"nullable", false}},
+               {{"name", "amount"}, {"type", "double"}, {"nullable", false}}}}}}},
+          {{"name", "totals"},
+           {"target", "main.shop.totals"},
+           {"source", {{"dataset", "main.shop.orders"}}},
+           {"steps",
+            {{{"aggregate",
+               {{"group_by", {"country"}},
+                {"aggregates",
+                 {{{"name", "revenue"}, {"fn", "sum"}, {"expr", "amount"}},
+                  {{"name", "orders"}, {"fn", "count"}}}}}}}}}}}},
+        {"sinks",
+         {{{"name", "totals_out"}, {"dataset", "main.shop.totals"}, {"mode", "upserts"}, {"jetstream", totals_out}},
+          {{"name", "orders_out"}, {"dataset", "main.shop.orders"}, {"jetstream", orders_out}}}}};
+    std::ofstream(dir_.Sub("spec.json")) << spec.dump(2);
+    ASSERT_EQ(Spool({"init", store_}), 0);
+    ASSERT_EQ(Spool({"pipeline", "set", store_, dir_.Sub("spec.json")}), 0);
+  }
+
+  pid_t Start(const std::vector<std::string>& args) {
+    std::vector<std::string> all = {SPOOL_BINARY};
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& a : all) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t files;
+    posix_spawn_file_actions_init(&files);
+    const std::string log = dir_.Sub("spool.log");
+    posix_spawn_file_actions_addopen(&files, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_adddup2(&files, 1, 2);
+    pid_t pid = -1;
+    EXPECT_EQ(posix_spawn(&pid, argv[0], &files, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&files);
+    return pid;
+  }
+
+  static int Wait(pid_t pid, bool* killed = nullptr) {
+    int status = 0;
+    EXPECT_EQ(waitpid(pid, &status, 0), pid);
+    if (killed != nullptr) *killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  int Spool(const std::vector<std::string>& args) { return Wait(Start(args)); }
+
+  void PublishOrders(int64_t from, int64_t to) {
+    for (int64_t id = from; id <= to; ++id) {
+      ASSERT_TRUE(server_.Publish("orders.new",
+                                  json{{"id", id}, {"country", kCountries[id % 5]}, {"amount", Amount(id)}}.dump()));
+    }
+  }
+
+  NatsServer server_;
+  TempDir dir_;
+  std::string store_;
+};
+
+TEST_F(JetStreamKillTest, SpoolUpdateKilledAtRandomMomentsLosesAndRepeatsNothingInOrOut) {
+  const uint64_t cycles = EnvOr("SPOOL_JETSTREAM_KILL_CYCLES", 40);
+  const uint64_t seed = EnvOr("SPOOL_JETSTREAM_KILL_SEED", 20261205);
+  std::mt19937_64 rng(seed);
+  int64_t published = 0;
+  uint64_t landed = 0;  // kills of an update still running
+  for (uint64_t cycle = 0; cycle < cycles; ++cycle) {
+    PublishOrders(published + 1, published + 40);
+    published += 40;
+    const pid_t pid = Start({"update", store_});
+    // A random moment: the fault's timing, not a synchronisation (the
+    // checks below hold wherever it lands).
+    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 250'000));
+    ::kill(pid, SIGKILL);
+    bool killed = false;
+    Wait(pid, &killed);
+    landed += killed ? 1 : 0;
+  }
+  ASSERT_EQ(Spool({"update", store_}), 0) << "see " << dir_.Sub("spool.log");
+  std::printf("jetstream kill campaign: seed %llu, %llu cycles, %llu kills landed mid-update, %lld orders\n",
+              static_cast<unsigned long long>(seed), static_cast<unsigned long long>(cycles),
+              static_cast<unsigned long long>(landed), static_cast<long long>(published));
+  EXPECT_GT(landed, cycles / 4) << "too few kills landed during an update to test anything";
+
+  // The tables: every order once, and the totals they make.
+  std::unique_ptr<Store> store;
+  StoreOptions read_only;
+  read_only.read_only = true;
+  ASSERT_TRUE(Store::Open(read_only, store_, &store).ok());
+  std::set<int64_t> ids;
+  TableId orders, totals;
+  ASSERT_TRUE(TableId::Parse("main.shop.orders", &orders).ok());
+  ASSERT_TRUE(TableId::Parse("main.shop.totals", &totals).ok());
+  ASSERT_TRUE(store
+                  ->Read(orders, {},
+                         [&](const Row& r) {
+                           EXPECT_TRUE(ids.insert(std::get<int64_t>(r[0])).second) << "order twice in the table";
+                           return true;
+                         })
+                  .ok());
+  EXPECT_EQ(ids.size(), static_cast<size_t>(published));
+  std::map<std::string, std::pair<double, int64_t>> reference, table, downstream;
+  for (int64_t id = 1; id <= published; ++id) {
+    auto& [revenue, count] = reference[kCountries[id % 5]];
+    revenue += Amount(id);
+    ++count;
+  }
+  ASSERT_TRUE(store
+                  ->Read(totals, {},
+                         [&](const Row& r) {
+                           table[std::get<std::string>(r[0])] = {std::get<double>(r[1]), std::get<int64_t>(r[2])};
+                           return true;
+                         })
+                  .ok());
+  EXPECT_EQ(table, reference);
+
+  // What the consumers received: by message id no duplicate, and each
+  // version's messages numbered 1.. without a gap; applied, the tables.
+  std::vector<Delivered> messages;
+  ASSERT_TRUE(ReadAll(server_, "OUT", &messages));
+  std::set<std::string> seen_ids;
+  std::map<std::string, std::pair<uint64_t, uint64_t>> last;  // per sink: version, index
+  uint64_t duplicates = 0, gaps = 0;
+  std::multiset<int64_t> delivered_orders;
+  for (const Delivered& m : messages) {
+    if (!seen_ids.insert(m.id).second) ++duplicates;
+    // <store>.<sink>.<version>.<index>
+    const size_t a = m.id.find('.'), b = m.id.find('.', a + 1), c = m.id.find('.', b + 1);
+    const std::string sink = m.id.substr(a + 1, b - a - 1);
+    const uint64_t version = std::stoull(m.id.substr(b + 1, c - b - 1));
+    const uint64_t index = std::stoull(m.id.substr(c + 1));
+    auto& [v, i] = last[sink];
+    if (version == v ? index != i + 1 : (version < v || index != 1)) ++gaps;
+    v = version;
+    i = index;
+    if (sink == "orders_out") {
+      delivered_orders.insert(m.body["id"].get<int64_t>());
+    } else if (m.body["_change_type"] == "delete") {
+      downstream.erase(m.body["country"].get<std::string>());
+    } else {
+      downstream[m.body["country"].get<std::string>()] = {m.body["revenue"].get<double>(),
+                                                          m.body["orders"].get<int64_t>()};
+    }
+  }
+  std::printf("jetstream kill campaign: %zu messages delivered, %llu duplicates, %llu gaps\n", messages.size(),
+              static_cast<unsigned long long>(duplicates), static_cast<unsigned long long>(gaps));
+  EXPECT_EQ(duplicates, 0u);
+  EXPECT_EQ(gaps, 0u);
+  EXPECT_EQ(delivered_orders.size(), static_cast<size_t>(published));
+  EXPECT_EQ(std::set<int64_t>(delivered_orders.begin(), delivered_orders.end()), ids);
+  EXPECT_EQ(downstream, table);
+}
+
+}  // namespace
+}  // namespace spool
