@@ -369,6 +369,11 @@ Status UpdateRun::RunSinks() {
     }
     stats.messages += round.messages;
     stats.published = sink.published();
+    if (!round.warning.empty()) {
+      SPOOL_RETURN_IF_ERROR(p_.Event(EventLevel::kWarn, "sink_progress", round.warning,
+                                     json{{"sink_progress", {{"sink", sink.spec().name}, {"warning", round.warning}}}},
+                                     update_id()));
+    }
     if (round.to == 0) continue;
     SPOOL_RETURN_IF_ERROR(p_.Event(EventLevel::kInfo, "sink_progress",
                                    "Sink '" + sink.spec().name + "' published " + std::to_string(round.messages) +

@@ -1,6 +1,7 @@
 // A dataset's change data feed published to a message system (sinks.h).
 #include "sinks.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -118,7 +119,7 @@ void SinkRunner::Start() { resumed_ = false; }
 // subject's last message is the sink's own, or the subject has not moved
 // since the sink's last round: anything else is another writer, which the
 // sink refuses to publish beside.
-Status SinkRunner::Resume(const std::string&) {
+Status SinkRunner::Resume(std::string* warning) {
   stored_ = Progress{};
   Row row;
   bool found = false;
@@ -132,6 +133,18 @@ Status SinkRunner::Resume(const std::string&) {
   now_ = stored_;
   skip_version_ = skip_index_ = 0;
   if (publisher_ == nullptr) SPOOL_RETURN_IF_ERROR(open_(subject_, &publisher_));
+  // A round a crash left unfinished is sent again. Within the duplicate
+  // window the system drops what it stored of it already; past the window
+  // only the subject's last message (below) tells what it stored.
+  const uint64_t since_us =
+      static_cast<uint64_t>(std::max<int64_t>(0, static_cast<int64_t>(env_->NowMicros()) - stored_.pending_since_us));
+  if (stored_.pending > stored_.acked && since_us > publisher_->duplicate_window_us()) {
+    *warning = "sink '" + spec_.name + "' resumes a round left unfinished " + std::to_string(since_us / 1000000) +
+               " s ago, longer than the " + std::to_string(publisher_->duplicate_window_us() / 1000000) +
+               " s duplicate window of " + publisher_->name() +
+               ": it skips what the subject's last message shows stored, and relies on the round's messages "
+               "having been stored in order";
+  }
   LastMessage last;
   SPOOL_RETURN_IF_ERROR(publisher_->Last(&last));
   now_.subject_sequence = last.found ? last.sequence : 0;
@@ -176,7 +189,7 @@ Status SinkRunner::Commit(const Progress& progress, const std::string& update_id
 
 Status SinkRunner::Publish(const std::string& update_id, SinkRound* round) {
   *round = SinkRound{};
-  if (!resumed_) SPOOL_RETURN_IF_ERROR(Resume(update_id));
+  if (!resumed_) SPOOL_RETURN_IF_ERROR(Resume(&round->warning));
   TableInfo info;
   Status s = store_->GetTable(dataset_, &info);
   if (s.IsNotFound()) return Status::OK();  // not created yet

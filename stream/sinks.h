@@ -34,6 +34,9 @@ struct SinkRound {
   uint64_t messages = 0;  // stored new (not duplicates)
   uint64_t from = 0;      // the versions it covered, when it published any
   uint64_t to = 0;
+  // Said once an update, when the sink resumes a round a crash left
+  // unfinished after longer than the system's duplicate window.
+  std::string warning;
 };
 
 class SinkRunner {
@@ -72,7 +75,7 @@ class SinkRunner {
   };
 
  private:
-  Status Resume(const std::string& update_id);
+  Status Resume(std::string* warning);
   Status Commit(const Progress& progress, const std::string& update_id);
   Status PublishVersions(uint64_t from, uint64_t to, SinkRound* round);
 

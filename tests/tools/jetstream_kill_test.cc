@@ -19,10 +19,10 @@
 #include <thread>
 
 #include <gtest/gtest.h>
-#include <nats/nats.h>
 #include <nlohmann/json.hpp>
 
 #include "nats_server.h"
+#include "sink_consumer.h"
 #include "spool/storage/store.h"
 #include "temp_dir.h"
 
@@ -40,32 +40,6 @@ double Amount(int64_t id) { return static_cast<double>(id % 9) + 0.25; }
 uint64_t EnvOr(const char* name, uint64_t fallback) {
   const char* v = std::getenv(name);
   return v != nullptr ? std::strtoull(v, nullptr, 10) : fallback;
-}
-
-// A message as a consumer reads it: its id and its JSON.
-struct Delivered {
-  std::string id;
-  json body;
-};
-
-// Every message of `stream`, in stream order, with its Nats-Msg-Id.
-::testing::AssertionResult ReadAll(const NatsServer& server, const std::string& stream, std::vector<Delivered>* out) {
-  testing::NatsClient client;
-  if (auto r = server.Connect(&client); !r) return r;
-  testing::NatsStreamState state;
-  if (auto r = client.GetStreamState(stream, &state); !r) return r;
-  for (uint64_t seq = state.first_sequence; seq != 0 && seq <= state.last_sequence; ++seq) {
-    natsMsg* msg = nullptr;
-    jsErrCode code = static_cast<jsErrCode>(0);
-    natsStatus s = js_GetMsg(&msg, client.jetstream(), stream.c_str(), seq, nullptr, &code);
-    if (s != NATS_OK) return ::testing::AssertionFailure() << "js_GetMsg " << stream << " " << seq << ": " << s;
-    const char* id = nullptr;
-    (void)natsMsgHeader_Get(msg, "Nats-Msg-Id", &id);
-    out->push_back({id != nullptr ? id : "",
-                    json::parse(std::string(natsMsg_GetData(msg), static_cast<size_t>(natsMsg_GetDataLength(msg))))});
-    natsMsg_Destroy(msg);
-  }
-  return ::testing::AssertionSuccess();
 }
 
 class JetStreamKillTest : public ::testing::Test {
@@ -209,38 +183,22 @@ TEST_F(JetStreamKillTest, SpoolUpdateKilledAtRandomMomentsLosesAndRepeatsNothing
 
   // What the consumers received: by message id no duplicate, and each
   // version's messages numbered 1.. without a gap; applied, the tables.
-  std::vector<Delivered> messages;
-  ASSERT_TRUE(ReadAll(server_, "OUT", &messages));
-  std::set<std::string> seen_ids;
-  std::map<std::string, std::pair<uint64_t, uint64_t>> last;  // per sink: version, index
-  uint64_t duplicates = 0, gaps = 0;
-  std::multiset<int64_t> delivered_orders;
-  for (const Delivered& m : messages) {
-    if (!seen_ids.insert(m.id).second) ++duplicates;
-    // <store>.<sink>.<version>.<index>
-    const size_t a = m.id.find('.'), b = m.id.find('.', a + 1), c = m.id.find('.', b + 1);
-    const std::string sink = m.id.substr(a + 1, b - a - 1);
-    const uint64_t version = std::stoull(m.id.substr(b + 1, c - b - 1));
-    const uint64_t index = std::stoull(m.id.substr(c + 1));
-    auto& [v, i] = last[sink];
-    if (version == v ? index != i + 1 : (version < v || index != 1)) ++gaps;
-    v = version;
-    i = index;
-    if (sink == "orders_out") {
-      delivered_orders.insert(m.body["id"].get<int64_t>());
-    } else if (m.body["_change_type"] == "delete") {
-      downstream.erase(m.body["country"].get<std::string>());
-    } else {
-      downstream[m.body["country"].get<std::string>()] = {m.body["revenue"].get<double>(),
-                                                          m.body["orders"].get<int64_t>()};
-    }
+  testing::SinkConsumer consumer;
+  consumer.set_key("totals_out", "country");
+  ASSERT_TRUE(consumer.Catch(server_, "OUT"));
+  std::printf("jetstream kill campaign: %llu messages delivered, %llu duplicates, %llu gaps\n",
+              static_cast<unsigned long long>(consumer.total()), static_cast<unsigned long long>(consumer.duplicates()),
+              static_cast<unsigned long long>(consumer.gaps()));
+  EXPECT_EQ(consumer.duplicates(), 0u);
+  EXPECT_EQ(consumer.gaps(), 0u);
+  std::set<int64_t> delivered;
+  for (const testing::SinkMessage& m : consumer.messages("orders_out")) {
+    EXPECT_TRUE(delivered.insert(m.body["id"].get<int64_t>()).second) << "order delivered twice";
   }
-  std::printf("jetstream kill campaign: %zu messages delivered, %llu duplicates, %llu gaps\n", messages.size(),
-              static_cast<unsigned long long>(duplicates), static_cast<unsigned long long>(gaps));
-  EXPECT_EQ(duplicates, 0u);
-  EXPECT_EQ(gaps, 0u);
-  EXPECT_EQ(delivered_orders.size(), static_cast<size_t>(published));
-  EXPECT_EQ(std::set<int64_t>(delivered_orders.begin(), delivered_orders.end()), ids);
+  EXPECT_EQ(delivered, ids);
+  for (const auto& [country, m] : consumer.rows("totals_out")) {
+    downstream[m["country"].get<std::string>()] = {m["revenue"].get<double>(), m["orders"].get<int64_t>()};
+  }
   EXPECT_EQ(downstream, table);
 }
 
