@@ -16,28 +16,11 @@
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "demo_script.h"
 #include "spool/storage/store.h"
 
 namespace spool::cli {
 namespace {
-
-// How a person runs this program: "spool" when that name on the PATH is
-// this very program, else the program's full path.
-std::string SelfCommand() {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return "spool";
-  const char* path = std::getenv("PATH");
-  std::string_view dirs = path != nullptr ? path : "";
-  while (!dirs.empty()) {
-    const size_t colon = dirs.find(':');
-    const fs::path candidate = fs::path(dirs.substr(0, colon)) / "spool";
-    if (fs::equivalent(candidate, self, ec)) return "spool";
-    dirs.remove_prefix(colon == std::string_view::npos ? dirs.size() : colon + 1);
-  }
-  return self.string();
-}
 
 // The pipeline, with `amount` as the deployed transformation of amounts.
 std::string PipelineJson(const std::string& dir, const std::string& amount) {
@@ -91,20 +74,11 @@ std::string CustomersJsonl(int seq, bool renamed) {
   return out;
 }
 
-// The word after `marker` in `text` (up to a space, a newline or a ','), or
-// "" when `marker` is not there.
-std::string WordAfter(const std::string& text, std::string_view marker) {
-  const size_t at = text.find(marker);
-  if (at == std::string::npos) return "";
-  const size_t begin = at + marker.size();
-  return text.substr(begin, text.find_first_of(" \n,", begin) - begin);
-}
-
-class Demo {
+class Demo : public DemoScript {
  public:
-  explicit Demo(std::string dir) : dir_(std::move(dir)), store_(dir_ + "/store") {}
+  explicit Demo(std::string dir) : DemoScript(std::move(dir)) {}
 
-  int Run() {
+  int Play() {
     Say("Spool keeps a streaming pipeline's tables, source offsets and operator state in one log.\n"
         "This demo runs a pipeline in " +
         dir_ + ", breaks it with a bad deployment, and rewinds it.");
@@ -193,16 +167,9 @@ class Demo {
     }
     bool equal = true;
     for (const char* table : {"main.shop.orders", "main.shop.revenue", "main.shop.customers"}) {
-      std::string mine, theirs;
-      if (!Run({"read", store_, table, "--format", "csv"}, &mine, true) ||
-          !Run({"read", reference, table, "--format", "csv"}, &theirs, true)) {
-        return Failed("reading " + std::string(table));
-      }
-      const size_t rows = mine.empty() ? 0 : static_cast<size_t>(std::count(mine.begin(), mine.end(), '\n')) - 1;
-      std::cout << fmt::format("  {:<22} {:>4} rows  {}\n", table, rows, mine == theirs ? "equal" : "DIFFERENT");
-      equal = equal && mine == theirs;
+      equal = SameTable(reference, table) && equal;
     }
-    return equal || Failed("the tables differ from the run without the bug");
+    return equal;
   }
 
   // Shows the history kept, then the commands to explore it further.
@@ -235,54 +202,14 @@ class Demo {
     return true;
   }
 
-  void Say(const std::string& text) { std::cout << text << "\n"; }
-  void Step(const std::string& text) { std::cout << "\n== " << text << "\n"; }
-  // Records the step that failed; false.
-  bool Failed(const std::string& what) {
-    failed_at_ = what;
-    return false;
-  }
-  void Write(const std::string& name, const std::string& text) { std::ofstream(dir_ + "/" + name) << text; }
-
-  // Prints the command line, runs it in this process and shows its output
-  // (`quiet`: neither), which `*output` receives too. False when it failed.
-  bool Run(const std::vector<std::string>& args, std::string* output = nullptr, bool quiet = false) {
-    if (!quiet) {
-      std::string line = "$ spool";
-      for (const std::string& a : args) {
-        line += ' ';
-        line += a.find_first_of(" ><*'") == std::string::npos ? a : "\"" + a + "\"";
-      }
-      std::cout << line << "\n";
-    }
-    std::ostringstream captured;
-    std::streambuf* saved = std::cout.rdbuf(captured.rdbuf());
-    const int code = RunSpool(args);
-    std::cout.rdbuf(saved);
-    if (!quiet) std::cout << captured.str();
-    if (output != nullptr) *output = captured.str();
-    return code == kExitOk;
-  }
-
-  std::string dir_;
-  std::string store_;
   std::string point_;        // the rewind point found before the first bad commit
   uint64_t rewound_to_ = 0;  // the version the rewind goes back to
-  std::string failed_at_;    // the step that failed
 };
 
-int RunDemo(std::string dir) {
-  std::error_code error;
-  if (dir.empty()) {
-    std::string pattern = (std::filesystem::temp_directory_path(error) / "spool-demo-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) return ReportError(Status::IOError("cannot create a directory in /tmp"));
-    dir = pattern;
-  } else if (std::filesystem::exists(dir) && !std::filesystem::is_empty(dir)) {
-    return ReportError(Status::InvalidArgument(dir + " is not empty: the demo needs a new or empty directory"));
-  } else if (!std::filesystem::create_directories(dir, error) && error) {
-    return ReportError(Status::IOError("cannot create " + dir + ": " + error.message()));
-  }
-  return Demo(std::filesystem::absolute(dir).string()).Run();
+int RunDemo(std::string dir, bool jetstream) {
+  Status s = MakeDemoDir(&dir);
+  if (!s.ok()) return ReportError(s);
+  return jetstream ? RunJetStreamDemo(dir) : Demo(dir).Play();
 }
 
 }  // namespace
@@ -291,8 +218,12 @@ void RegisterDemoCommand(CLI::App& app, int* exit_code) {
   auto dir = std::make_shared<std::string>();
   CLI::App* demo = app.add_subcommand(
       "demo", "The product's story: a pipeline, a bad deployment, a rewind and a replay, with the commands shown");
+  auto jetstream = std::make_shared<bool>(false);
   demo->add_option("--dir", *dir, "A new or empty directory for the demo (default: a new one in /tmp)");
-  demo->callback([=] { *exit_code = RunDemo(*dir); });
+  demo->add_flag("--jetstream", *jetstream,
+                 "The same story with NATS JetStream: orders flow in from a stream, totals flow out to one "
+                 "(starts a local nats-server)");
+  demo->callback([=] { *exit_code = RunDemo(*dir, *jetstream); });
 }
 
 }  // namespace spool::cli
