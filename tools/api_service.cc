@@ -140,6 +140,7 @@ struct ApiService::Impl {
   ApiResponse StartUpdate(const std::string& body);
   ApiResponse ListUpdates(const Target& t);
   ApiResponse GetUpdate(const std::string& update_id);
+  ApiResponse GetPipeline();
   ApiResponse ListEvents(const Target& t);
   ApiResponse ListRewindPoints(const Target& t);
   Status ParseSince(const std::string& text, uint64_t* since_us);
@@ -191,13 +192,18 @@ ApiResponse ApiService::Impl::Route(const ApiRequest& request) {
     if (Status s = OnlyParameters(t, {}); !s.ok()) return ApiFromStatus(s);
     return SqlStatement(store, request.body);
   }
-  if (p.size() < 5 || p[0] != "api" || p[1] != "2.0" || p[2] != "pipelines") {
+  if (p.size() < 4 || p[0] != "api" || p[1] != "2.0" || p[2] != "pipelines") {
     return ApiError(404, "ENDPOINT_NOT_FOUND", "no endpoint " + request.method + " " + request.target);
   }
   if (p[3] != pipeline->id()) {
     return ApiError(404, "RESOURCE_DOES_NOT_EXIST",
                     "no pipeline has id " + p[3] + " (this server's: " + pipeline->id() + ")");
   }
+  if (p.size() == 4 && request.method == "GET") {
+    if (Status s = OnlyParameters(t, {}); !s.ok()) return ApiFromStatus(s);
+    return GetPipeline();
+  }
+  if (p.size() == 4) return ApiError(404, "ENDPOINT_NOT_FOUND", "no endpoint " + request.method + " " + request.target);
   const std::string& what = p[4];
   const bool get = request.method == "GET", post = request.method == "POST";
   // The endpoint's handler, once its query parameters are known ones.
@@ -337,6 +343,28 @@ ApiResponse ApiService::Impl::ListUpdates(const Target& t) {
   json out = {{"updates", updates}};
   if (more) out["next_page_token"] = std::to_string(last);
   return ApiOk(out);
+}
+
+// The pipeline as it runs: its id, name and spec (sources and sinks
+// included), and how far each sink has published.
+ApiResponse ApiService::Impl::GetPipeline() {
+  const PipelineSpec& spec = pipeline->spec();
+  json sinks = json::array();
+  TableId progress;
+  (void)TableId::Parse(kSinkProgressTable, &progress);
+  for (const SinkSpec& k : spec.sinks) {
+    Row row;
+    bool found = false;
+    Status s = store->Get(progress, {k.name}, &row, &found);
+    if (!s.ok() && !s.IsNotFound()) return ApiFromStatus(s);
+    json j = {{"name", k.name}, {"dataset", k.dataset}};
+    if (found) j["published_version"] = std::get<int64_t>(row[1]);
+    sinks.push_back(j);
+  }
+  return ApiOk({{"pipeline_id", pipeline->id()},
+                {"name", spec.name},
+                {"spec", json::parse(PipelineSpecToJson(spec))},
+                {"sinks", sinks}});
 }
 
 ApiResponse ApiService::Impl::GetUpdate(const std::string& update_id) {

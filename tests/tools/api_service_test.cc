@@ -105,6 +105,39 @@ TEST_F(ApiServiceTest, AnUpdateStartsAtOnceAndItsStateIsFollowed) {
   EXPECT_EQ(list["updates"][0]["state"], "COMPLETED");
 }
 
+TEST_F(ApiServiceTest, ThePipelineReadsBackWithItsSourcesAndSinks) {
+  ApiResponse r = Call("GET", "");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Json(r)["pipeline_id"], pipeline_id_);
+  EXPECT_EQ(Json(r)["spec"]["flows"][0]["source"]["files"], dir_.Sub("in"));
+  EXPECT_TRUE(Json(r)["sinks"].empty());
+  EXPECT_EQ(Call("POST", "").status, 404);
+  // A pipeline reading JetStream and publishing to it (nothing connects to
+  // answer this).
+  JetStreamSpec js;
+  js.connection.servers = {"nats://127.0.0.1:4222"};
+  js.stream = "ORDERS";
+  PipelineBuilder b("nats");
+  b.StreamingTable("main.nats.orders");
+  b.Flow("ingest").FromJetStream(js, {{"id", ColumnType::kInt64, false}}).Into("main.nats.orders");
+  js.stream = "OUT";
+  js.subject = "out.{table}";
+  b.Sink("out", "main.nats.orders", js);
+  std::string id;
+  ASSERT_TRUE(SetPipelineDefinition(store_.get(), b.Build(), &id).ok());
+  std::unique_ptr<Pipeline> pipeline;
+  ASSERT_TRUE(Pipeline::Open(store_.get(), b.Build(), &pipeline).ok());
+  ApiService service(store_.get(), pipeline.get(), kToken);
+  r = service.Handle({"GET", "/api/2.0/pipelines/" + pipeline->id(), "Bearer " + std::string(kToken), ""});
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json body = Json(r);
+  EXPECT_EQ(body["spec"]["flows"][0]["source"]["jetstream"]["stream"], "ORDERS");
+  EXPECT_EQ(body["spec"]["sinks"][0]["jetstream"]["subject"], "out.{table}");
+  ASSERT_EQ(body["sinks"].size(), 1u);
+  EXPECT_EQ(body["sinks"][0]["name"], "out");
+  EXPECT_FALSE(body["sinks"][0].contains("published_version"));  // nothing published yet
+}
+
 TEST_F(ApiServiceTest, MetricsAreThePrometheusTextOfTheStoreAndItsEvents) {
   Update();
   VacuumOptions vacuum;
