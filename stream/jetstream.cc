@@ -148,7 +148,7 @@ class JetStreamConnection {
     if (acks != nullptr) {
       jo.PublishAsync.AckHandler = OnAck;
       jo.PublishAsync.AckHandlerClosure = acks;
-      jo.PublishAsync.MaxPending = 4 * kFetchBatch;
+      jo.PublishAsync.MaxPending = int64_t{4} * kFetchBatch;
     }
     return FromNats(natsConnection_JetStream(&js_, nc_, &jo), 0, where_);
   }

@@ -149,21 +149,23 @@ Status SinkRunner::Resume(std::string* warning) {
   SPOOL_RETURN_IF_ERROR(publisher_->Last(&last));
   now_.subject_sequence = last.found ? last.sequence : 0;
   resumed_ = true;
-  if (!last.found || last.sequence == stored_.subject_sequence) return Status::OK();
+  if (!last.found) return Status::OK();
   uint64_t version = 0, index = 0;
   const bool ours = ParseMessageId(last.id, id_prefix_, &version, &index);
-  if (ours && version <= stored_.acked) return Status::OK();
-  if (ours && version <= stored_.pending) {  // a round that crashed: what it stored goes out no more
+  if (ours && version > stored_.acked && version <= stored_.pending) {
+    // A round that crashed or failed: what it stored goes out no more.
     skip_version_ = version;
     skip_index_ = index;
     return Status::OK();
   }
+  if (last.sequence == stored_.subject_sequence || (ours && version <= stored_.acked)) return Status::OK();
   if (!ours && stored_.subject_sequence == 0 && stored_.acked == 0) return Status::OK();  // the sink's first round
   resumed_ = false;
   return Status::InvalidArgument(
       "sink '" + spec_.name + "': " + publisher_->name() + " moved to sequence " + std::to_string(last.sequence) +
       " (message id '" + last.id + "') since the sink's last round left it at " +
-      std::to_string(stored_.subject_sequence) +
+      std::to_string(stored_.subject_sequence) + " (having published up to version " + std::to_string(stored_.acked) +
+      ", maybe " + std::to_string(stored_.pending) + ")" +
       (ours ? ", with a version this sink has not published: another copy of this store publishes to it"
             : ": another writer publishes to it") +
       "; the sink publishes only to a subject it alone writes");
