@@ -81,6 +81,10 @@ class Source {
   // its start begins at its oldest retained offset); "" when it cannot say.
   // The first batch's is where the flow's table was built from.
   virtual std::string ReadFromOffset() const { return ""; }
+  // Whether the last Read moved the source's offset without giving rows (a
+  // new flow's start resolved to a position that a later update would
+  // resolve otherwise): its checkpoint is committed all the same.
+  virtual bool MovedWithoutRows() const { return false; }
   // The batch committed: Read continues after it.
   virtual void Committed() = 0;
   // Whether the runner may call Committed before the commit is durable and

@@ -78,6 +78,9 @@ class MessageLogSource : public RecordSource {
     started_ = true;
   }
   bool ReadsAhead() const override { return true; }
+  // "new" and a time resolve to where the stream stands when the flow
+  // first reads: kept from then on, even before a message arrives.
+  bool MovedWithoutRows() const override { return !started_ && checked_ && spec_.jetstream.start != StartAt::kFirst; }
   Backlog backlog() const override { return {"records", left_}; }
 
   // A replay reads again from the flow's offset at the point: the log must

@@ -130,7 +130,8 @@ Status BatchPreparation::Run(const std::string& update_id) {
   if (out_.skipped) return Status::OK();
   SPOOL_RETURN_IF_ERROR(ReadSides());
   out_.backlog = flow_.source->backlog();
-  if (!flow_.materialized && !flow_.spec->once && input_rows_ == 0 && out_.txn.empty()) {
+  if (!flow_.materialized && !flow_.spec->once && input_rows_ == 0 && out_.txn.empty() &&
+      !flow_.source->MovedWithoutRows()) {
     out_.skipped = true;
     return Status::OK();
   }

@@ -5,6 +5,7 @@
 // created again; and the errors of bad input (an unknown stream, a server
 // out of reach, wrong credentials, a filter matching nothing, malformed
 // records, a message too large, another writer on the sink's subject).
+#include <chrono>
 #include <map>
 #include <set>
 
@@ -288,6 +289,47 @@ TEST_F(JetStreamTest, AFullRefreshReachesTheConsumerAsItsNetChange) {
   EXPECT_EQ(Rows("main.shop.orders").size(), 20u);
   d.Catch(server_, "TOTALS", "country");
   ExpectConverged(d);
+}
+
+TEST_F(JetStreamTest, ANewFlowStartsWhereItsSpecSaysAndKeepsThatPosition) {
+  ASSERT_TRUE(server_.CreateStream("ORDERS", {.subjects = {"orders.>"}}));
+  PublishOrders(1, 10);
+  auto flow = [&](const std::string& table, StartAt start, uint64_t sequence = 0) {
+    JetStreamSpec js = Stream("ORDERS");
+    js.start = start;
+    js.start_sequence = sequence;
+    PipelineBuilder b("p");
+    b.StreamingTable(table);
+    b.Flow("f").FromJetStream(js, OrderColumns()).Into(table);
+    return b.Build();
+  };
+  auto ids = [&](const std::string& table) {
+    std::set<int64_t> out;
+    for (const Row& r : Rows(table)) out.insert(std::get<int64_t>(r[0]));
+    return out;
+  };
+  // "new": nothing of what is there when it first runs, everything after,
+  // even when nothing arrived between its first update and its second.
+  ASSERT_EQ(Run(flow("main.s.fresh", StartAt::kNew)).state, UpdateState::kCompleted);
+  EXPECT_TRUE(Rows("main.s.fresh").empty());
+  PublishOrders(11, 13);
+  ASSERT_EQ(Run(flow("main.s.fresh", StartAt::kNew)).state, UpdateState::kCompleted);
+  EXPECT_EQ(ids("main.s.fresh"), (std::set<int64_t>{11, 12, 13}));
+  // A sequence: from it on.
+  store_.reset();
+  ASSERT_TRUE(Store::Open(StoreOptions{}, dir_.Sub("other"), &store_).ok());
+  ASSERT_EQ(Run(flow("main.s.from", StartAt::kSequence, 12)).state, UpdateState::kCompleted);
+  EXPECT_EQ(ids("main.s.from"), (std::set<int64_t>{12, 13}));
+  // A time: the first message stored at or after it (13 was stored before
+  // it was read off the clock, 14 after).
+  const int64_t now_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  PublishOrders(14, 15);
+  PipelineSpec spec = flow("main.s.since", StartAt::kTime);
+  spec.flows[0].source.jetstream.start_time_us = now_us;
+  ASSERT_EQ(Run(spec).state, UpdateState::kCompleted);
+  EXPECT_EQ(ids("main.s.since"), (std::set<int64_t>{14, 15}));
 }
 
 TEST_F(JetStreamTest, AStreamDeletedAndCreatedAgainIsRefusedNotReadAsNewData) {
