@@ -6,6 +6,7 @@
 // out of reach, wrong credentials, a filter matching nothing, malformed
 // records, a message too large, another writer on the sink's subject).
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -284,6 +285,16 @@ TEST_F(JetStreamTest, AFullRefreshReachesTheConsumerAsItsNetChange) {
   ASSERT_TRUE(server_.PurgeStream("ORDERS", 21));
   UpdateOptions full;
   full.full_refresh = true;
+  {  // what it would lose, said before it runs
+    std::unique_ptr<Pipeline> pipeline;
+    ASSERT_TRUE(Pipeline::Open(store_.get(), Shop(), &pipeline).ok());
+    std::vector<std::string> warnings;
+    ASSERT_TRUE(pipeline->Validate(full, &warnings).ok());
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("no longer holds sequences 1 to 20 of the records the table was built from"),
+              std::string::npos)
+        << warnings[0];
+  }
   UpdateResult r = Run(Shop(), full);
   ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
   EXPECT_EQ(Rows("main.shop.orders").size(), 20u);
@@ -414,6 +425,26 @@ TEST_F(JetStreamTest, WrongCredentialsAreRefusedAndSecretsComeFromTheEnvironment
   r = Run(b.Build());
   EXPECT_NE(r.error.find("SPOOL_TEST_NATS_PASSWORD"), std::string::npos) << r.error;
   ::unsetenv("SPOOL_TEST_NATS_USER");
+}
+
+TEST_F(JetStreamTest, ATokenComesFromAFile) {
+  NatsServer locked(testing::NatsServerOptions{.auth = {.token = "t0ken"}});
+  ASSERT_TRUE(locked.Start());
+  ASSERT_TRUE(locked.CreateStream("ORDERS", {.subjects = {"orders.>"}}));
+  ASSERT_TRUE(locked.Publish("orders.new", Order(1, "fr", 1)));
+  JetStreamSpec js = Stream("ORDERS");
+  js.connection.servers = {locked.url()};
+  js.connection.token_file = dir_.Sub("token");
+  PipelineBuilder b("p");
+  b.StreamingTable("main.s.t");
+  b.Flow("f").FromJetStream(js, OrderColumns()).Into("main.s.t");
+  std::ofstream(dir_.Sub("token")) << "wrong\n";
+  UpdateResult r = Run(b.Build());
+  EXPECT_NE(r.error.find("Authorization"), std::string::npos) << r.error;
+  std::ofstream(dir_.Sub("token")) << "t0ken\n";
+  r = Run(b.Build());
+  EXPECT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  EXPECT_EQ(Rows("main.s.t").size(), 1u);
 }
 
 TEST_F(JetStreamTest, TheSinkRefusesASubjectAnotherWriterPublishesTo) {
