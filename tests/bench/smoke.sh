@@ -18,11 +18,12 @@ fail() { echo "bench smoke: $*" >&2; exit 1; }
 "$bench" --dir "$dir/run" --scale 0.05 --reps 1 --no-progress --w6-history-multipliers 2,10 --json "$dir/results.json" >"$dir/report.txt" \
   2>"$dir/progress.txt" || { tail -20 "$dir/progress.txt" >&2; fail "spool-bench failed"; }
 
-workloads="limits w1 w2 w2-writers w3 w3k w4 latency w5 w5-rows w6 w6-history cdf snapshot vacuum w6p w7 e2e sql"
+workloads="limits w1 w2 w2-writers w3 w3k w4 latency w5 w5-rows w6 w6-history cdf snapshot vacuum w6p w7 e2e sql jetstream"
 for w in $workloads; do
   grep -q "\"workload\": \"$w\"" "$dir/results.json" || fail "no result of workload $w in the JSON"
 done
-for e in spool rocksdb lmdb sqlite leveldb; do
+# jetstream's hand-built rows beside the engines: the bare libnats loop and libnats + RocksDB.
+for e in spool rocksdb lmdb sqlite leveldb nats-limit nats-rocksdb; do
   grep -q "\"engine\": \"$e\"" "$dir/results.json" || fail "no result of engine $e in the JSON"
 done
 for key in '"machine"' '"versions"' '"settings"' '"targets"' '"ratio_to_spool"'; do
@@ -43,7 +44,7 @@ fi
 "$bench" plot "$dir/results.json" --out "$dir/svg" --format svg >"$dir/svg.txt"
 # A bar chart per workload with a headline figure, latency charts where
 # percentiles were measured, a chart per scaling series.
-for chart in w1 w2 w3 w3k w4 w5 w6 cdf snapshot vacuum w6p w7 e2e w1-latency w4-latency latency-latency \
+for chart in w1 w2 w3 w3k w4 w5 w6 cdf snapshot vacuum w6p w7 e2e jetstream w1-latency w4-latency latency-latency \
   w2-writers-commits_per_s w5-rows-asof_read_s w6-history-rewind_s; do
   png="$dir/png/$chart.png"
   [ -s "$png" ] || fail "no chart $chart.png"

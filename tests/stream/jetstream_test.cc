@@ -6,6 +6,7 @@
 // out of reach, wrong credentials, a filter matching nothing, malformed
 // records, a message too large, another writer on the sink's subject).
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
@@ -442,6 +443,43 @@ TEST_F(JetStreamTest, ATokenComesFromAFile) {
   UpdateResult r = Run(b.Build());
   EXPECT_NE(r.error.find("Authorization"), std::string::npos) << r.error;
   std::ofstream(dir_.Sub("token")) << "t0ken\n";
+  r = Run(b.Build());
+  EXPECT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  EXPECT_EQ(Rows("main.s.t").size(), 1u);
+}
+
+// A CA and a certificate for 127.0.0.1 it signed, made with openssl in `dir`.
+::testing::AssertionResult MakeCertificates(const std::string& dir) {
+  const std::string script =
+      "cd '" + dir +
+      "' && openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=spool-test-ca -keyout ca.key -out ca.pem "
+      "2>/dev/null && openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout server.key -out server.csr "
+      "2>/dev/null && printf 'subjectAltName=IP:127.0.0.1\\n' > san.ext && openssl x509 -req -in server.csr -CA "
+      "ca.pem -CAkey ca.key -CAcreateserial -days 1 -extfile san.ext -out server.pem 2>/dev/null";
+  if (std::system(script.c_str()) != 0) return ::testing::AssertionFailure() << "openssl failed: " << script;
+  return ::testing::AssertionSuccess();
+}
+
+TEST_F(JetStreamTest, ATlsServerIsReadWithTheCaTheSpecNames) {
+  ASSERT_TRUE(MakeCertificates(dir_.path()));
+  NatsServer secure(testing::NatsServerOptions{.auth = {.tls_ca_file = dir_.Sub("ca.pem")},
+                                               .tls_cert_file = dir_.Sub("server.pem"),
+                                               .tls_key_file = dir_.Sub("server.key")});
+  ASSERT_TRUE(secure.Start());
+  ASSERT_TRUE(secure.CreateStream("ORDERS", {.subjects = {"orders.>"}}));
+  ASSERT_TRUE(secure.Publish("orders.new", Order(1, "fr", 1)));
+  JetStreamSpec js = Stream("ORDERS");
+  js.connection.servers = {secure.url()};
+  PipelineBuilder b("p");
+  b.StreamingTable("main.s.t");
+  b.Flow("f").FromJetStream(js, OrderColumns()).Into("main.s.t");
+  UpdateResult r = Run(b.Build());  // no CA: the server's certificate is not trusted
+  EXPECT_EQ(r.state, UpdateState::kFailed);
+  EXPECT_NE(r.error.find("connecting to JetStream stream ORDERS"), std::string::npos) << r.error;
+  b = PipelineBuilder("p");
+  b.StreamingTable("main.s.t");
+  js.connection.tls_ca_file = dir_.Sub("ca.pem");
+  b.Flow("f").FromJetStream(js, OrderColumns()).Into("main.s.t");
   r = Run(b.Build());
   EXPECT_EQ(r.state, UpdateState::kCompleted) << r.error;
   EXPECT_EQ(Rows("main.s.t").size(), 1u);

@@ -337,6 +337,10 @@ void NatsClient::Close() {
     status = natsOptions_SetUserInfo(options, auth.user.c_str(), auth.password.c_str());
   }
   if (status == NATS_OK && !auth.token.empty()) status = natsOptions_SetToken(options, auth.token.c_str());
+  if (status == NATS_OK && !auth.tls_ca_file.empty()) status = natsOptions_SetSecure(options, true);
+  if (status == NATS_OK && !auth.tls_ca_file.empty()) {
+    status = natsOptions_LoadCATrustedCertificates(options, auth.tls_ca_file.c_str());
+  }
   if (status == NATS_OK) status = natsOptions_SetName(options, "spool-test-harness");
   if (status == NATS_OK) status = natsOptions_SetTimeout(options, kRequestWaitMs);
   // After a server goes away: try the others (or it, restarted) every
@@ -578,6 +582,10 @@ std::string NatsServer::ConfigText() const {
          << "http: " << Quoted(Loopback(monitor_port_)) << "\n"
          << "jetstream {\n  store_dir: " << Quoted(store_dir()) << "\n}\n";
   if (options_.max_payload > 0) config << "max_payload: " << options_.max_payload << "\n";
+  if (!options_.tls_cert_file.empty()) {
+    config << "tls {\n  cert_file: " << Quoted(options_.tls_cert_file)
+           << "\n  key_file: " << Quoted(options_.tls_key_file) << "\n}\n";
+  }
   if (!options_.auth.user.empty()) {
     config << "authorization {\n  user: " << Quoted(options_.auth.user)
            << "\n  password: " << Quoted(options_.auth.password) << "\n}\n";

@@ -46,6 +46,8 @@ struct NatsAuth {
   std::string user{};
   std::string password{};
   std::string token{};
+  // A client of a TLS server: the CA that signed the server's certificate.
+  std::string tls_ca_file{};
 };
 
 struct NatsServerOptions {
@@ -53,6 +55,10 @@ struct NatsServerOptions {
   // The largest message the server accepts, in bytes; 0 keeps the
   // server's default (1 MiB).
   int64_t max_payload = 0;
+  // TLS, required of every client: the server's certificate and key (its
+  // clients then need auth.tls_ca_file).
+  std::string tls_cert_file{};
+  std::string tls_key_file{};
   // How long Start and Restart wait for the server (or the cluster) to
   // serve JetStream before they give up.
   std::chrono::milliseconds ready_timeout = std::chrono::seconds(60);
