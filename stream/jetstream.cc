@@ -452,13 +452,7 @@ class JetStreamPublisher : public MessagePublisher {
     return Status::OK();
   }
 
-  Status Publish(const std::vector<OutMessage>& messages, uint64_t expected_last, uint64_t* last) override {
-    {
-      std::lock_guard lock(acks_.mu);
-      acks_.received = 0;
-      acks_.last = expected_last;
-      acks_.first_error = Status::OK();
-    }
+  Status Send(const std::vector<OutMessage>& messages, bool fence, uint64_t expected_last) override {
     for (size_t i = 0; i < messages.size(); ++i) {
       const OutMessage& m = messages[i];
       natsMsg* msg = nullptr;
@@ -470,7 +464,7 @@ class JetStreamPublisher : public MessagePublisher {
       jsPubOptions_Init(&po);
       po.MsgId = m.id.c_str();
       po.MaxWait = static_cast<int64_t>(conn_.spec().connection.max_wait_us / 1000);
-      if (i == 0) {  // fences a second writer: the subject must be where this one left it
+      if (fence && i == 0) {  // the subject must be where this writer left it
         if (expected_last == 0) po.ExpectNoMessage = true;
         else po.ExpectLastSubjectSeq = expected_last;
       }
@@ -481,18 +475,21 @@ class JetStreamPublisher : public MessagePublisher {
         return FromNats(s, 0, "publishing to " + name_);
       }
     }
+    return Status::OK();
+  }
+
+  Status Complete(uint64_t* last) override {
     jsPubOptions wait;
     jsPubOptions_Init(&wait);
     wait.MaxWait = static_cast<int64_t>(conn_.spec().connection.max_wait_us / 1000);
     natsStatus s = js_PublishAsyncComplete(conn_.js(), &wait);
-    if (s != NATS_OK) {
-      AbandonPending();
-      return FromNats(s, 0, "waiting for " + name_ + " to store " + std::to_string(messages.size()) + " messages");
-    }
+    if (s != NATS_OK) AbandonPending();
     std::lock_guard lock(acks_.mu);
-    SPOOL_RETURN_IF_ERROR(acks_.first_error.WithContext(name_));
+    Status acked = acks_.first_error.WithContext(name_);
     *last = acks_.last;
-    return Status::OK();
+    acks_.first_error = Status::OK();
+    SPOOL_RETURN_IF_ERROR(acked);
+    return FromNats(s, 0, "waiting for " + name_ + " to store what was sent");
   }
 
  private:

@@ -111,14 +111,17 @@ class MessagePublisher {
   // The largest message it takes, in bytes (MessageBytes).
   virtual uint64_t max_message_bytes() const = 0;
   virtual Status Last(LastMessage* last) = 0;
-  // Publishes `messages` in order and waits until each is stored (or
-  // recognised as a duplicate). `expected_last`: the first is refused
-  // unless the subject's last message has this sequence (0: the subject
-  // holds none), which fences a second writer; `*last` is the sequence of
-  // the last one stored. Errors: IOError (unreachable; some may be stored),
-  // Aborted (the subject moved: another writer), InvalidArgument (a
-  // message refused, naming why).
-  virtual Status Publish(const std::vector<OutMessage>& messages, uint64_t expected_last, uint64_t* last) = 0;
+  // Sends `messages` in order, without waiting for them to be stored
+  // (beyond a bounded number in flight). `fence`: the first is refused
+  // unless the subject's last message has the sequence `expected_last`
+  // (0: the subject holds none), which fences a second writer. Errors:
+  // IOError (unreachable), InvalidArgument (a message refused at once).
+  virtual Status Send(const std::vector<OutMessage>& messages, bool fence, uint64_t expected_last) = 0;
+  // Waits until every message sent is stored (or recognised as a
+  // duplicate); `*last`: the highest sequence stored. Errors: IOError
+  // (unreachable: some may be stored), Aborted (the subject moved: another
+  // writer), InvalidArgument (a message refused, naming why).
+  virtual Status Complete(uint64_t* last) = 0;
 };
 
 // Opens the subject `subject` of the stream `spec.stream` for publishing.

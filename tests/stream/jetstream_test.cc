@@ -6,6 +6,7 @@
 // out of reach, wrong credentials, a filter matching nothing, malformed
 // records, a message too large, another writer on the sink's subject).
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -342,6 +343,56 @@ TEST_F(JetStreamTest, ANewFlowStartsWhereItsSpecSaysAndKeepsThatPosition) {
   spec.flows[0].source.jetstream.start_time_us = now_us;
   ASSERT_EQ(Run(spec).state, UpdateState::kCompleted);
   EXPECT_EQ(ids("main.s.since"), (std::set<int64_t>{14, 15}));
+}
+
+// What a sink publishes, a JetStream source reads back as it was: every
+// type, and strings that JSON must escape.
+TEST_F(JetStreamTest, ASinksMessagesReadBackAsTheRowsTheyCameFrom) {
+  ASSERT_TRUE(server_.CreateStream("IN", {.subjects = {"in.>"}}));
+  ASSERT_TRUE(server_.CreateStream("OUT", {.subjects = {"out.>"}}));
+  const std::vector<Column> columns = {{"i", ColumnType::kInt64, false},    {"d", ColumnType::kDouble, true},
+                                       {"s", ColumnType::kString, true},    {"b", ColumnType::kBool, true},
+                                       {"t", ColumnType::kTimestamp, true}, {"x", ColumnType::kBytes, true}};
+  const std::vector<std::string> records = {
+      R"({"i": 1, "d": 0.1, "s": "quote \" backslash \\ tab \t newline \n bell \u0007 é ☃", "b": true,
+          "t": "2026-12-05 09:00:00.123456", "x": "AAEC/w=="})",
+      R"({"i": -9223372036854775807, "d": 1e300, "s": "", "b": false, "t": 0, "x": ""})",
+      R"({"i": 3, "d": "NaN", "s": null, "b": null, "t": null, "x": null})",
+      R"({"i": 4, "d": "-Infinity", "s": "{\"json\": [1, 2]}", "b": true, "t": "1969-12-31 23:59:59", "x": "/w=="})"};
+  for (const std::string& r : records) ASSERT_TRUE(server_.Publish("in.a", r));
+  PipelineBuilder b("p");
+  b.StreamingTable("main.s.original");
+  b.Flow("in").FromJetStream(Stream("IN"), columns).Into("main.s.original");
+  b.Sink("out", "main.s.original", Stream("OUT", "out.rows"));
+  std::vector<Column> feed = columns;
+  feed.push_back({"_change_type", ColumnType::kString, false});
+  feed.push_back({"_commit_version", ColumnType::kInt64, false});
+  feed.push_back({"_commit_timestamp", ColumnType::kTimestamp, false});
+  std::vector<std::pair<std::string, std::string>> select;
+  for (const Column& c : columns) select.emplace_back(c.name, c.name);
+  UpdateResult first = Run(b.Build());
+  ASSERT_EQ(first.state, UpdateState::kCompleted) << first.error;
+  PipelineBuilder back("p");
+  back.StreamingTable("main.s.original");
+  back.StreamingTable("main.s.copy");
+  back.Flow("in").FromJetStream(Stream("IN"), columns).Into("main.s.original");
+  back.Sink("out", "main.s.original", Stream("OUT", "out.rows"));
+  back.Flow("back").FromJetStream(Stream("OUT"), feed).Select(select).Into("main.s.copy");
+  UpdateResult r = Run(back.Build());
+  ASSERT_EQ(r.state, UpdateState::kCompleted) << r.error;
+  const std::vector<Row> original = Rows("main.s.original"), copy = Rows("main.s.copy");
+  ASSERT_EQ(copy.size(), records.size());
+  for (size_t i = 0; i < original.size(); ++i) {
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const Value& a = original[i][c];
+      const Value& z = copy[i][c];
+      if (std::holds_alternative<double>(a) && std::isnan(std::get<double>(a))) {
+        EXPECT_TRUE(std::holds_alternative<double>(z) && std::isnan(std::get<double>(z)));
+      } else {
+        EXPECT_EQ(a, z) << "row " << i << " column " << columns[c].name;
+      }
+    }
+  }
 }
 
 TEST_F(JetStreamTest, AStreamDeletedAndCreatedAgainIsRefusedNotReadAsNewData) {
