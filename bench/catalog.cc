@@ -7,6 +7,7 @@
 #include "end_to_end_workload.h"
 #include "engine.h"
 #include "history_workloads.h"
+#include "jetstream_workload.h"
 #include "latency_workload.h"
 #include "pipeline_rewind_workload.h"
 #include "results.h"
@@ -43,6 +44,7 @@ const std::vector<WorkloadEntry>& Workloads() {
       {kW6Pipeline, "W6 pipeline: rewind tables, offsets and state to a point", {metric::kPipelineRewindS}},
       {kW7, "W7: reopen after the writer was killed", {metric::kReopenS}},
       {kE2E, "End to end: triggered update, topic → filter → aggregate → table", {metric::kEventsPerS}},
+      {kJetStream, "JetStream in and out: stream → W4's step → totals published", {metric::kEventsPerS}},
   };
   return entries;
 }
@@ -126,6 +128,8 @@ std::string RowLabel(std::string_view workload, std::string_view row) {
   if (row == kW6pX1) return "Spool pipeline, ×1 history";
   if (row == kW6pX10) return "Spool pipeline, ×10 history";
   if (row == kW6pX100) return "Spool pipeline, ×100 history";
+  if (row == kNatsLimit) return "the limit: bare libnats loop";
+  if (row == kNatsRocksDb) return "hand-built peer: libnats + RocksDB";
   if (row == kRocksDb && workload == kW6Pipeline) return "RocksDB checkpoint, the table alone";
   if (row == kSpool && (workload == kW3Keyed || workload == kW5 || workload == kW6)) {
     return workload == kW3Keyed ? "Spool keyed table" : "Spool table";

@@ -9,6 +9,7 @@
 #include "end_to_end_workload.h"
 #include "engine.h"
 #include "history_workloads.h"
+#include "jetstream_workload.h"
 #include "latency_workload.h"
 #include "pipeline_rewind_report.h"
 #include "scaling_report.h"
@@ -225,6 +226,7 @@ void PrintReport(const BenchConfig& config, const RunInfo& info, const Results& 
   PrintRunInfo(info, out);
   if (config.Runs(kLimits)) PrintLimits(results, out);
   PrintWorkloads(config, results, out);
+  PrintJetStream(config, results, out);
   PrintTargets(checks, out);
 }
 

@@ -5,7 +5,9 @@
 // (table_workloads.h); with its pipeline runtime, W4 the stream step
 // (stream_step_workload.h) and an end-to-end update of 10 million events
 // (end_to_end_workload.h), and W6 for a whole pipeline: its tables,
-// offsets and state (pipeline_rewind_workload.h). Prints one table per
+// offsets and state (pipeline_rewind_workload.h), and W4's step between
+// NATS JetStream streams against libnats alone and libnats with RocksDB
+// (jetstream_workload.h). Prints one table per
 // workload and the targets; --json writes the same as JSON.
 // docs/benchmarks.md says how to run it.
 #include <chrono>
@@ -21,6 +23,7 @@
 #include "engine.h"
 #include "files.h"
 #include "history_workloads.h"
+#include "jetstream_workload.h"
 #include "latency_workload.h"
 #include "machine_limits.h"
 #include "pipeline_rewind_workload.h"
@@ -39,8 +42,8 @@ constexpr char kDefaultDir[] = "/var/tmp/spool-bench";
 constexpr int kExitError = 1;
 
 std::vector<std::string> AllWorkloads() {
-  return {kLimits, kW1,        kW2,         kW2Writers, kW3,     kW3Keyed,    kW4, kLatency, kW5, kW5RowsSeries,
-          kW6,     kW6History, kChangeFeed, kSnapshot,  kVacuum, kW6Pipeline, kW7, kE2E,     kSql};
+  return {kLimits, kW1,        kW2,         kW2Writers, kW3,     kW3Keyed,    kW4, kLatency, kW5,  kW5RowsSeries,
+          kW6,     kW6History, kChangeFeed, kSnapshot,  kVacuum, kW6Pipeline, kW7, kE2E,     kSql, kJetStream};
 }
 
 // Hidden options: how RunKilledWriter starts W7's writer, and RunE2E the
@@ -125,6 +128,7 @@ void RunAll(const BenchConfig& config, bool show_progress, Results* results) {
   if (config.Runs(kW7)) steps.push_back(RunW7);
   if (config.Runs(kE2E)) steps.push_back(RunE2E);
   if (config.Runs(kSql)) steps.push_back(RunSql);
+  if (config.Runs(kJetStream)) steps.push_back(RunJetStream);
   // The workloads print a line per run; the bar, a line per workload run
   // between them, with the time left.
   const auto started = std::chrono::steady_clock::now();

@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "engine.h"
+#include "jetstream_workload.h"
 #include "pipeline_rewind_report.h"
 #include "sql_workload.h"
 #include "stream_step_workload.h"
@@ -112,6 +113,7 @@ std::vector<TargetCheck> CheckTargets(const Results& results) {
   CheckTableTargets(results, &checks);
   CheckPipelineRewindTargets(results, &checks);
   CheckSqlTargets(results, &checks);
+  CheckJetStreamTargets(results, &checks);
   return checks;
 }
 
