@@ -151,6 +151,13 @@ void AddJsResults(const BenchConfig& config, std::string_view name, int rep, con
 }
 
 // What a repetition shares: the server, a client of it, the run's sizes.
+// The benchmark's nats-server's CPU seconds so far (throws if unreadable).
+double ServerCpuSeconds(const NatsServerProcess& server) {
+  double seconds = 0;
+  Expect(server.CpuSeconds(&seconds), "jetstream: the server's CPU time");
+  return seconds;
+}
+
 struct JsRep {
   const BenchConfig& config;
   int rep;
@@ -162,7 +169,7 @@ struct JsRep {
 
 JsPlace PlaceOf(const JsRep& r, const JsEngine& engine) {
   return {r.config.RunDir(kJetStream, std::string(engine.name()), r.rep), r.server.url(),
-          [&server = r.server] { return server.CpuSeconds(); }};
+          [&server = r.server] { return ServerCpuSeconds(server); }};
 }
 
 // The engine's run (timed), then its checks: batches and messages, its
@@ -172,10 +179,10 @@ void RunJsEngine(const JsRep& r, JsEngine& engine, Results* results) {
   const JsPlace place = PlaceOf(r, engine);
   Expect(engine.Open(place), name + ": open");
   SyncAll();
-  const double server_before = r.server.CpuSeconds();
+  const double server_before = ServerCpuSeconds(r.server);
   JsRun run;
   Expect(engine.Run(r.shape.events(), &run), name + ": the run");
-  const double server_cpu_s = r.server.CpuSeconds() - server_before;
+  const double server_cpu_s = ServerCpuSeconds(r.server) - server_before;
   if (run.batches != r.shape.batches || run.messages != r.expected.messages) {
     throw BenchError(fmt::format("{}: {} batches publishing {} messages, {} and {} expected", name, run.batches,
                                  run.messages, r.shape.batches, r.expected.messages));
@@ -233,7 +240,7 @@ void RunJetStream(const BenchConfig& config, int rep, Results* results) {
   const std::string server_dir = config.RunDir(kJetStream, "nats-server", rep);
   FreshDir(server_dir);
   NatsServerProcess server;
-  server.Start(server_dir);
+  Expect(server.Start(server_dir), "jetstream: starting nats-server");
   NatsClient client;
   Expect(client.Connect(server.url()), "jetstream: connecting");
   Expect(client.CreateStream(kJsEventsStream, kJsEventsSubject), "jetstream: the events stream");
@@ -247,7 +254,7 @@ void RunJetStream(const BenchConfig& config, int rep, Results* results) {
   }
   Expect(LoadEvents(client, shape.events()), "jetstream: loading the events");
   for (const auto& engine : engines) RunJsEngine(r, *engine, results);
-  server.Stop();
+  Expect(server.Stop(), "jetstream: stopping nats-server");
   RemoveDir(server_dir);
 }
 

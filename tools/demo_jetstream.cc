@@ -7,21 +7,11 @@
 // replays — reading the orders again from the stream — and the consumer's
 // copy ends equal to the table, which equals a store that never had the
 // bug. The server is stopped at the end; the store is left to explore.
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
-#include <thread>
 
 #include <fmt/format.h>
 #include <nats/nats.h>
@@ -29,64 +19,23 @@
 
 #include "commands.h"
 #include "demo_script.h"
-
-extern char** environ;
+#include "nats_server_process.h"
 
 namespace spool::cli {
 namespace {
 
-// A free TCP port on loopback (the kernel's pick; the server binds it next).
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  int port = 0;
-  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  if (fd >= 0) ::close(fd);
-  return port;
-}
-
-std::string FindNatsServer() {
-  for (const char* path : {"/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"}) {
-    if (::access(path, X_OK) == 0) return path;
-  }
-  return "";
-}
-
-// One nats-server, this demo's child, and a connection to it.
+// The demo's nats-server (NatsServerProcess) and a connection to it.
 class LocalNats {
  public:
   ~LocalNats() { Stop(); }
 
   Status Start(const std::string& dir) {
-    const std::string binary = FindNatsServer();
-    if (binary.empty()) {
-      return Status::NotFound(
-          "nats-server is not installed (scripts/setup.sh installs it: apt-get install nats-server)");
-    }
     std::filesystem::create_directories(dir);
-    port_ = FreePort();
-    url_ = fmt::format("nats://127.0.0.1:{}", port_);
-    const std::string config = dir + "/nats-server.conf";
-    std::ofstream(config) << fmt::format("listen: 127.0.0.1:{}\njetstream {{ store_dir: \"{}/store\" }}\n", port_, dir);
-    posix_spawn_file_actions_t files;
-    posix_spawn_file_actions_init(&files);
-    const std::string log = dir + "/nats-server.log";
-    posix_spawn_file_actions_addopen(&files, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_adddup2(&files, 1, 2);
-    std::vector<std::string> args = {binary, "-c", config};
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const int spawned = posix_spawn(&pid_, argv[0], &files, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&files);
-    if (spawned != 0) return Status::IOError("cannot start " + binary);
-    return WaitReady(log);
+    SPOOL_RETURN_IF_ERROR(server_.Start(dir));
+    natsStatus s = natsConnection_ConnectTo(&nc_, server_.url().c_str());
+    if (s == NATS_OK) s = natsConnection_JetStream(&js_, nc_, nullptr);
+    return s == NATS_OK ? Status::OK()
+                        : Status::IOError("connecting to " + server_.url() + ": " + natsStatus_GetText(s));
   }
 
   void Stop() {
@@ -94,11 +43,7 @@ class LocalNats {
     if (nc_ != nullptr) natsConnection_Destroy(nc_);
     js_ = nullptr;
     nc_ = nullptr;
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGTERM);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = -1;
+    (void)server_.Stop();
   }
 
   Status CreateStream(const char* name, const char* subjects) {
@@ -134,34 +79,10 @@ class LocalNats {
     }
   }
 
-  const std::string& url() const { return url_; }
+  std::string url() const { return server_.url(); }
 
  private:
-  // Polls (a connection, then JetStream's account info) until the server
-  // answers, for up to 20 s.
-  Status WaitReady(const std::string& log) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (std::chrono::steady_clock::now() < deadline) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return Status::IOError("nats-server exited at start; see " + log);
-      }
-      if (nc_ == nullptr && natsConnection_ConnectTo(&nc_, url_.c_str()) != NATS_OK) nc_ = nullptr;
-      if (nc_ != nullptr && js_ == nullptr) natsConnection_JetStream(&js_, nc_, nullptr);
-      jsAccountInfo* info = nullptr;
-      if (js_ != nullptr && js_GetAccountInfo(&info, js_, nullptr, nullptr) == NATS_OK) {
-        jsAccountInfo_Destroy(info);
-        return Status::OK();
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(25));  // polling a process we started, bounded
-    }
-    return Status::IOError("nats-server did not serve JetStream within 20 s; see " + log);
-  }
-
-  pid_t pid_ = -1;
-  int port_ = 0;
-  std::string url_;
+  NatsServerProcess server_;
   natsConnection* nc_ = nullptr;
   jsCtx* js_ = nullptr;
 };

@@ -20,9 +20,9 @@
 #include <fmt/format.h>
 #include <nats/nats.h>
 
-#include "check.h"
+#include "spool/txnlog/status.h"
 
-namespace spool::bench {
+namespace spool {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -57,9 +57,9 @@ std::string FindNatsServer() {
 }
 
 // A port no one listens on now (bound to 127.0.0.1:0, read back, closed).
-int PickFreePort() {
+Status PickFreePort(int* port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ExpectSys(fd >= 0, "picking a port: socket");
+  if (fd < 0) return Status::IOError("picking a port: socket: " + std::string(std::strerror(errno)));
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(0x7F000001U);  // 127.0.0.1
@@ -68,9 +68,9 @@ int PickFreePort() {
                   ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
   const int saved = errno;
   ::close(fd);
-  errno = saved;
-  ExpectSys(ok, "picking a port: bind 127.0.0.1:0");
-  return ntohs(address.sin_port);
+  if (!ok) return Status::IOError("picking a port: bind 127.0.0.1:0: " + std::string(std::strerror(saved)));
+  *port = ntohs(address.sin_port);
+  return Status::OK();
 }
 
 std::string Quoted(const std::string& text) {
@@ -97,7 +97,8 @@ std::string DescribeWaitStatus(int status) {
 }
 
 // fork/exec of `binary -c config`, stdout and stderr to `log`, stdin from
-// /dev/null; the child dies with the thread that forked it.
+// /dev/null; the child dies with the thread that forked it. -1 when it
+// cannot be started.
 pid_t SpawnServer(const std::string& binary, const std::string& config, const std::string& log) {
   std::vector<std::string> args = {binary, "-c", config};
   std::vector<char*> argv;
@@ -105,9 +106,12 @@ pid_t SpawnServer(const std::string& binary, const std::string& config, const st
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
   const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  ExpectSys(log_fd >= 0, "open " + log);
   const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  ExpectSys(null_fd >= 0, "open /dev/null");
+  if (log_fd < 0 || null_fd < 0) {
+    if (log_fd >= 0) ::close(log_fd);
+    if (null_fd >= 0) ::close(null_fd);
+    return -1;
+  }
   const pid_t parent = ::getpid();
   const pid_t child = ::fork();
   if (child == 0) {
@@ -123,12 +127,9 @@ pid_t SpawnServer(const std::string& binary, const std::string& config, const st
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }
-  const int fork_errno = errno;
   ::close(log_fd);
   ::close(null_fd);
-  errno = fork_errno;
-  ExpectSys(child > 0, "fork");
-  return child;
+  return child > 0 ? child : -1;
 }
 
 // Whether the server at `url` answers a JetStream request; if not, why.
@@ -158,61 +159,60 @@ bool ServesJetStream(const std::string& url, std::string* why_not) {
 
 }  // namespace
 
-NatsServerProcess::~NatsServerProcess() {
-  try {
-    Stop();
-  } catch (const BenchError&) {  // it is killed and reaped already
-  }
-}
+NatsServerProcess::~NatsServerProcess() { (void)Stop(); }  // killed and reaped whatever it says
 
 std::string NatsServerProcess::url() const { return fmt::format("nats://127.0.0.1:{}", port_); }
 
 std::string NatsServerProcess::ConfigText() const {
   return fmt::format(
-      "# Written by spool-bench (bench/nats_server_process.cc) for the jetstream workload.\n"
-      "server_name: \"spool-bench\"\n"
+      "# Written by Spool (tools/nats_process/nats_server_process.cc) for a server of its own.\n"
+      "server_name: \"spool-local\"\n"
       "listen: \"127.0.0.1:{}\"\n"
       "jetstream {{\n  store_dir: {}\n}}\n",
       port_, Quoted(dir_ + "/jetstream"));
 }
 
-void NatsServerProcess::Start(const std::string& dir) {
-  if (running()) throw BenchError("nats-server: started twice");
+Status NatsServerProcess::Start(const std::string& dir) {
+  if (running()) return Status::InvalidArgument("nats-server: started twice");
   dir_ = dir;
   std::string how;
   for (int attempt = 1; attempt <= kPortAttempts; ++attempt) {
-    port_ = PickFreePort();
-    Launch();
-    if (WaitReady(&how)) return;
+    SPOOL_RETURN_IF_ERROR(PickFreePort(&port_));
+    SPOOL_RETURN_IF_ERROR(Launch());
+    bool ready = false;
+    SPOOL_RETURN_IF_ERROR(WaitReady(&ready, &how));
+    if (ready) return Status::OK();
     // Exited before it was ready: another process may have taken the port.
     if (LogTail().find("address already in use") == std::string::npos) break;
   }
-  throw BenchError("nats-server at " + url() + " " + how + " before it was ready; its log ends:\n" + LogTail());
+  return Status::IOError("nats-server at " + url() + " " + how + " before it was ready; its log ends:\n" + LogTail());
 }
 
-void NatsServerProcess::Launch() {
+Status NatsServerProcess::Launch() {
   const std::string binary = FindNatsServer();
   if (binary.empty()) {
-    throw BenchError(
+    return Status::NotFound(
         "nats-server: not found on the PATH, in /usr/sbin or in /usr/bin (scripts/setup.sh installs "
         "Debian's nats-server)");
   }
   const std::string config_path = dir_ + "/nats-server.conf";
   std::ofstream config(config_path, std::ios::trunc);
   config << ConfigText();
-  if (!config.flush()) throw BenchError("nats-server: writing " + config_path);
+  if (!config.flush()) return Status::IOError("nats-server: writing " + config_path);
   pid_ = SpawnServer(binary, config_path, dir_ + "/nats-server.log");
+  if (pid_ <= 0) return Status::IOError("nats-server: cannot start " + binary + " (its log: " + dir_ + ")");
+  return Status::OK();
 }
 
-bool NatsServerProcess::WaitReady(std::string* how) {
+Status NatsServerProcess::WaitReady(bool* ready, std::string* how) {
   const auto deadline = Clock::now() + kReadyTimeout;
   std::string why_not;
   while (true) {
-    if (Exited(how)) return false;
-    if (ServesJetStream(url(), &why_not)) return true;
+    if (Exited(how)) return Status::OK();
+    if ((*ready = ServesJetStream(url(), &why_not))) return Status::OK();
     if (Clock::now() >= deadline) {
-      Stop();
-      throw BenchError(
+      (void)Stop();
+      return Status::IOError(
           fmt::format("nats-server at {} did not serve JetStream within {} s (the last check: {}); "
                       "its log ends:\n{}",
                       url(), kReadyTimeout.count(), why_not, LogTail()));
@@ -234,12 +234,12 @@ bool NatsServerProcess::Exited(std::string* how) {
   return true;
 }
 
-void NatsServerProcess::Stop() {
-  if (pid_ <= 0) return;
+Status NatsServerProcess::Stop() {
+  if (pid_ <= 0) return Status::OK();
   const pid_t pid = pid_;
   std::string how;
-  if (Exited(&how)) throw BenchError(fmt::format("nats-server (pid {}) {} before it was stopped", pid, how));
-  ExpectSys(::kill(pid, SIGTERM) == 0, "kill nats-server");
+  if (Exited(&how)) return Status::IOError(fmt::format("nats-server (pid {}) {} before it was stopped", pid, how));
+  if (::kill(pid, SIGTERM) != 0) return Status::IOError("kill nats-server: " + std::string(std::strerror(errno)));
   const auto deadline = Clock::now() + kStopTimeout;
   while (!Exited(&how)) {
     if (Clock::now() >= deadline) {
@@ -247,24 +247,26 @@ void NatsServerProcess::Stop() {
       int status = 0;
       ::waitpid(pid, &status, 0);
       pid_ = -1;
-      throw BenchError(fmt::format("nats-server (pid {}) did not exit within {} s of SIGTERM: killed it", pid,
-                                   kStopTimeout.count()));
+      return Status::IOError(fmt::format("nats-server (pid {}) did not exit within {} s of SIGTERM: killed it", pid,
+                                         kStopTimeout.count()));
     }
     std::this_thread::sleep_for(kPollPause);
   }
+  return Status::OK();
 }
 
-double NatsServerProcess::CpuSeconds() const {
+Status NatsServerProcess::CpuSeconds(double* seconds) const {
   const std::string stat = ReadFile(fmt::format("/proc/{}/stat", pid_));
   // After the command's ")": state is field 3, utime 14 and stime 15.
   const size_t close = stat.rfind(')');
-  if (pid_ <= 0 || close == std::string::npos) throw BenchError("nats-server: no /proc/<pid>/stat");
+  if (pid_ <= 0 || close == std::string::npos) return Status::IOError("nats-server: no /proc/<pid>/stat");
   std::istringstream fields(stat.substr(close + 2));
   std::vector<std::string> values;
   for (std::string field; fields >> field && values.size() < 13;) values.push_back(field);
-  if (values.size() < 13) throw BenchError("nats-server: /proc/<pid>/stat is short");
+  if (values.size() < 13) return Status::IOError("nats-server: /proc/<pid>/stat is short");
   const double ticks = static_cast<double>(std::stoull(values[11]) + std::stoull(values[12]));
-  return ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
+  *seconds = ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
+  return Status::OK();
 }
 
 std::string NatsServerProcess::LogTail() const {
@@ -273,4 +275,4 @@ std::string NatsServerProcess::LogTail() const {
   return log.size() > kTail ? log.substr(log.size() - kTail) : log;
 }
 
-}  // namespace spool::bench
+}  // namespace spool
