@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "jetstream_spec.h"
 #include "nats_server.h"
 #include "spool/rewind/rewind.h"
 #include "spool/rewind/rewind_points.h"
@@ -36,13 +37,8 @@ class JetStreamRewindTest : public ::testing::Test {
     ASSERT_TRUE(Store::Open(StoreOptions{}, dir_.Sub("store"), &store_).ok());
   }
 
-  JetStreamSpec Stream(const std::string& stream, const std::string& subject) const {
-    JetStreamSpec js;
-    js.connection.servers = {server_.url()};
-    js.connection.max_wait_us = 5'000'000;
-    js.stream = stream;
-    js.subject = subject;
-    return js;
+  JetStreamSpec Stream(const std::string& stream, const std::string& subject = "") const {
+    return testing::JetStreamOn(server_, stream, subject);
   }
 
   // orders → revenue by country, published as upserts. The bad deployment

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "jetstream_spec.h"
 #include "nats_server.h"
 #include "sink_consumer.h"
 #include "spool/rewind/retries.h"
@@ -61,19 +62,9 @@ class JetStreamFailureTest : public ::testing::Test {
   void SetUp() override { ASSERT_TRUE(Store::Open(StoreOptions{}, dir_.Sub("store"), &store_).ok()); }
 
   // orders (from ORDERS, ten a batch) → totals, both published to OUT.
-  // `urls`: the servers' URLs, separated by commas.
-  PipelineSpec Shop(const std::string& urls, uint64_t max_wait_us) const {
-    JetStreamSpec in, out;
-    for (size_t at = 0; at <= urls.size();) {
-      const size_t comma = std::min(urls.find(',', at), urls.size());
-      in.connection.servers.push_back(urls.substr(at, comma - at));
-      at = comma + 1;
-    }
-    out.connection.servers = in.connection.servers;
-    in.connection.max_wait_us = out.connection.max_wait_us = max_wait_us;
-    in.stream = "ORDERS";
-    out.stream = "OUT";
-    out.subject = "out.{table}";
+  PipelineSpec Shop(const testing::NatsEndpoint& server, uint64_t max_wait_us) const {
+    const JetStreamSpec in = testing::JetStreamOn(server, "ORDERS", "", max_wait_us);
+    const JetStreamSpec out = testing::JetStreamOn(server, "OUT", "out.{table}", max_wait_us);
     PipelineBuilder b("shop");
     b.StreamingTable("main.shop.orders");
     b.StreamingTable("main.shop.totals");
@@ -177,7 +168,7 @@ TEST_F(JetStreamFailureTest, AServerRestartedMidUpdateIsWaitedForAndNothingIsLos
   // At the 8th batch the server is killed and started again while the
   // update waits; the update reconnects and goes on.
   std::thread update([&] {
-    RunUpdate(Shop(server.url(), 10'000'000),
+    RunUpdate(Shop(server, 10'000'000),
               [&](uint64_t batch) {
                 if (batch == 8) at_.Reach(1);
               },
@@ -200,7 +191,7 @@ TEST_F(JetStreamFailureTest, AServerDownLongerThanTheWaitFailsTheUpdateWhichIsRe
   // reads having given up after 1 s, is about to be retried.
   std::thread update([&] {
     RunUpdate(
-        Shop(server.url(), 1'000'000),
+        Shop(server, 1'000'000),
         [&](uint64_t batch) {
           if (batch == 8) at_.Reach(1);
         },
@@ -231,7 +222,7 @@ TEST_F(JetStreamFailureTest, OneOfThreeClusterNodesKilledMidUpdateLosesAndRepeat
   // follows, during which publishes time out and the update may be
   // retried (each retry waits for the test to let it go on).
   std::thread update([&] {
-    RunUpdate(Shop(cluster.url(), 5'000'000),
+    RunUpdate(Shop(cluster, 5'000'000),
               [&](uint64_t batch) {
                 if (batch == 8) at_.Reach(1);
               },

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "jetstream_spec.h"
 #include "nats_server.h"
 #include "spool/stream/pipeline.h"
 #include "temp_dir.h"
@@ -167,12 +168,7 @@ class JetStreamTest : public ::testing::Test {
   }
 
   JetStreamSpec Stream(const std::string& stream, const std::string& subject = "") const {
-    JetStreamSpec js;
-    js.connection.servers = {server_.url()};
-    js.connection.max_wait_us = 5'000'000;
-    js.stream = stream;
-    js.subject = subject;
-    return js;
+    return testing::JetStreamOn(server_, stream, subject);
   }
 
   // orders (from the stream ORDERS) → totals by country, published to
