@@ -3,8 +3,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "check.h"
 
@@ -60,6 +66,28 @@ void RemoveDir(const std::string& dir) {
 uint64_t DiskBytes(const std::string& dir, std::string_view suffix) {
   return SumFiles(dir, suffix,
                   [](const struct stat& st) { return static_cast<uint64_t>(st.st_blocks) * kStatBlockBytes; });
+}
+
+std::string DiskBreakdown(const std::string& dir) {
+  std::vector<std::pair<uint64_t, std::string>> parts;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    struct stat st;
+    if (::lstat(entry.path().c_str(), &st) != 0) continue;
+    const uint64_t bytes = S_ISDIR(st.st_mode)   ? DiskBytes(entry.path().string())
+                           : S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_blocks) * kStatBlockBytes
+                                                 : 0;
+    parts.emplace_back(bytes, name);
+  }
+  if (ec) throw BenchError("list " + dir + ": " + ec.message());
+  std::sort(parts.begin(), parts.end(), std::greater<>());
+  std::string out;
+  for (const auto& [bytes, name] : parts) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{} {:.1f} MB", name, static_cast<double>(bytes) / 1e6);
+  }
+  return out;
 }
 
 uint64_t FileBytes(const std::string& dir, std::string_view suffix) {

@@ -20,6 +20,9 @@ void RemoveDir(const std::string& dir);
 // files and preallocated-but-unused space count as the file system counts.
 // With a `suffix`, only files whose names end with it.
 uint64_t DiskBytes(const std::string& dir, std::string_view suffix = {});
+// DiskBytes of each entry directly under `dir` (a file, or a directory's
+// files), largest first, as "name 12.3 MB, …": where an engine's disk goes.
+std::string DiskBreakdown(const std::string& dir);
 // Bytes of data (st_size) in the files under `dir` whose names end with
 // `suffix`: what a reader has to go through, preallocation left out.
 uint64_t FileBytes(const std::string& dir, std::string_view suffix);

@@ -14,7 +14,10 @@
 //             must then equal the floor's);
 //   vacuum    everything no read as of the floor or later needs dropped
 //             (reads as of the floor and of the newest version must stay
-//             right; the bytes it reclaimed are measured).
+//             right; the bytes it reclaimed are measured), then the
+//             store's disk against a fresh store of the same engine
+//             holding just the history kept (the table as of the floor,
+//             the updates after it, and the restore when it ran).
 // The figures of a workload are recorded only when it is selected; the
 // table is built when any of them is.
 #pragma once
@@ -42,6 +45,9 @@ inline constexpr char kRestoreS[] = "restore_s";
 inline constexpr char kVacuumS[] = "vacuum_s";
 inline constexpr char kDiskMBBefore[] = "disk_mb_before";
 inline constexpr char kReclaimedMB[] = "reclaimed_mb";
+inline constexpr char kDiskMBAfter[] = "disk_mb_after";
+inline constexpr char kFreshMB[] = "fresh_mb";
+inline constexpr char kAfterPerFresh[] = "after_per_fresh";
 }  // namespace metric
 
 // Repetition `rep` of the selected history operations on every engine.

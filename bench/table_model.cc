@@ -38,6 +38,49 @@ std::vector<uint64_t> UpdatedRows(const TableShape& shape, uint64_t k) {
 // The value update commit `k` writes into the `j`-th row it updates.
 uint64_t UpdateValueIndex(const TableShape& shape, uint64_t k, uint64_t j) { return (k - 1) * shape.update_rows + j; }
 
+// Where a row's value comes from: a record stream and an index in it.
+struct ValueId {
+  uint32_t stream;
+  uint64_t index;
+};
+
+// Each row's value after the load and `updates` update commits.
+std::vector<ValueId> ModelValues(const TableShape& shape, uint64_t updates) {
+  std::vector<ValueId> values(shape.rows);
+  for (uint64_t row = 0; row < shape.rows; ++row) values[row] = ValueId{kLoadStream, row};
+  for (uint64_t k = 1; k <= updates; ++k) {
+    const std::vector<uint64_t> rows = UpdatedRows(shape, k);
+    for (uint64_t j = 0; j < rows.size(); ++j) values[rows[j]] = ValueId{kUpdateStream, UpdateValueIndex(shape, k, j)};
+  }
+  return values;
+}
+
+// Commits update commit `k`'s rows as `version`; returns the seconds the commit took.
+double CommitUpdate(VersionedEngine& engine, const TableShape& shape, uint64_t k, uint64_t version) {
+  const std::vector<uint64_t> rows = UpdatedRows(shape, k);
+  Batch batch(rows.size());
+  for (uint64_t j = 0; j < rows.size(); ++j) batch.Add(rows[j], kUpdateStream, UpdateValueIndex(shape, k, j));
+  Stopwatch watch;
+  Expect(engine.Commit(version, batch.records()), std::string(engine.name()) + " commit");
+  return watch.Seconds();
+}
+
+// Loads the table as `values` hold it, in shape.load_batch commits from
+// version kFirstDataVersion; returns the seconds the commits took.
+double Load(VersionedEngine& engine, const TableShape& shape, const std::vector<ValueId>& values) {
+  double seconds = 0;
+  for (uint64_t c = 0; c < shape.load_commits(); ++c) {
+    const uint64_t first = c * shape.load_batch;
+    const uint64_t n = std::min(shape.load_batch, shape.rows - first);
+    Batch batch(n);
+    for (uint64_t i = first; i < first + n; ++i) batch.Add(i, values[i].stream, values[i].index);
+    Stopwatch watch;
+    Expect(engine.Commit(shape.LoadVersion(c), batch.records()), std::string(engine.name()) + " commit");
+    seconds += watch.Seconds();
+  }
+  return seconds;
+}
+
 }  // namespace
 
 TableShape ShapeWithRows(uint64_t rows) {
@@ -90,16 +133,7 @@ RowVisitor DigestInto(Digest* digest) {
 }
 
 Digest ModelDigest(const TableShape& shape, uint64_t updates) {
-  struct ValueId {
-    uint32_t stream;
-    uint64_t index;
-  };
-  std::vector<ValueId> values(shape.rows);
-  for (uint64_t row = 0; row < shape.rows; ++row) values[row] = ValueId{kLoadStream, row};
-  for (uint64_t k = 1; k <= updates; ++k) {
-    const std::vector<uint64_t> rows = UpdatedRows(shape, k);
-    for (uint64_t j = 0; j < rows.size(); ++j) values[rows[j]] = ValueId{kUpdateStream, UpdateValueIndex(shape, k, j)};
-  }
+  const std::vector<ValueId> values = ModelValues(shape, updates);
   Digest digest;
   std::array<char, kRecordBytes> record;
   for (uint64_t row = 0; row < shape.rows; ++row) {
@@ -117,24 +151,10 @@ void CheckRead(const Digest& got, const Digest& expected, std::string_view engin
 }
 
 Built BuildTable(VersionedEngine& engine, const TableShape& shape, uint64_t updates, const std::string& point_dir) {
-  const std::string what = std::string(engine.name()) + " commit";
   Built built;
-  for (uint64_t c = 0; c < shape.load_commits(); ++c) {
-    const uint64_t first = c * shape.load_batch;
-    const uint64_t n = std::min(shape.load_batch, shape.rows - first);
-    Batch batch(n);
-    for (uint64_t i = 0; i < n; ++i) batch.Add(first + i, kLoadStream, first + i);
-    Stopwatch watch;
-    Expect(engine.Commit(shape.LoadVersion(c), batch.records()), what);
-    built.load_s += watch.Seconds();
-  }
+  built.load_s = Load(engine, shape, ModelValues(shape, 0));
   for (uint64_t k = 1; k <= updates; ++k) {
-    const std::vector<uint64_t> rows = UpdatedRows(shape, k);
-    Batch batch(rows.size());
-    for (uint64_t j = 0; j < rows.size(); ++j) batch.Add(rows[j], kUpdateStream, UpdateValueIndex(shape, k, j));
-    Stopwatch watch;
-    Expect(engine.Commit(shape.UpdateVersion(k), batch.records()), what);
-    built.update_s += watch.Seconds();
+    built.update_s += CommitUpdate(engine, shape, k, shape.UpdateVersion(k));
     if (k == shape.point) {
       const WriteCounters before = ReadWriteCounters(std::filesystem::path(point_dir).parent_path());
       Stopwatch point_watch;
@@ -145,6 +165,12 @@ Built BuildTable(VersionedEngine& engine, const TableShape& shape, uint64_t upda
     }
   }
   return built;
+}
+
+uint64_t BuildRetained(VersionedEngine& engine, const TableShape& shape, uint64_t floor, uint64_t updates) {
+  Load(engine, shape, ModelValues(shape, floor));
+  for (uint64_t k = floor + 1; k <= updates; ++k) CommitUpdate(engine, shape, k, shape.UpdateVersion(k - floor));
+  return shape.loaded_version();
 }
 
 Built BuildAndReopen(VersionedEngine& engine, const TableShape& shape, uint64_t updates, const std::string& run_dir) {

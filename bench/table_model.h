@@ -108,6 +108,12 @@ struct Built {
 // Times the commits alone, not the making of their rows.
 Built BuildTable(VersionedEngine& engine, const TableShape& shape, uint64_t updates, const std::string& point_dir);
 
+// Builds in the open, empty `engine` the history a vacuum to update
+// `floor` keeps: the table as of that update, loaded as BuildTable loads
+// it, then update commits floor + 1 … `updates`, each one version after
+// the one before. Returns the version the floor has there (the load's last).
+uint64_t BuildRetained(VersionedEngine& engine, const TableShape& shape, uint64_t floor, uint64_t updates);
+
 // BuildTable in `run_dir`/db (both made anew, the point's copies in
 // `run_dir`/point), then close (Spool's state flushed), sync and reopen:
 // the table as a store that has run holds it.

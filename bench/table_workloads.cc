@@ -60,13 +60,26 @@ void AddRewind(Results* results, const std::string& workload, const std::string&
   results->Add(workload, row, metric::kRewindOpenS, times.open_s);
 }
 
-// A point of W6's history series: as-of read and rewind with `multiplier`
-// × W6's history after the point.
-void AddHistoryPoint(Results* results, const std::string& name, uint64_t multiplier, uint64_t after, double as_of_s,
-                     double rewind_s) {
+// What a point of W6's history series measured: W5's figures on a store
+// with more versions, and the rewind.
+struct HistoryPoint {
+  double as_of_s = 0;
+  double latest_s = 0;
+  double disk_bytes = 0;
+  double payload_bytes = 0;
+  double rewind_s = 0;
+};
+
+// A point of W6's history series, with `multiplier` × W6's history after
+// the point.
+void AddHistoryPoint(Results* results, const std::string& name, uint64_t multiplier, uint64_t after,
+                     const HistoryPoint& measured) {
   const Results::Point point{kHistoryPoint, static_cast<double>(multiplier)};
-  results->AddAt(kW6History, name, point, metric::kAsOfReadS, as_of_s);
-  results->AddAt(kW6History, name, point, metric::kRewindS, rewind_s);
+  results->AddAt(kW6History, name, point, metric::kAsOfReadS, measured.as_of_s);
+  results->AddAt(kW6History, name, point, metric::kLatestReadS, measured.latest_s);
+  results->AddAt(kW6History, name, point, metric::kDiskMB, measured.disk_bytes / kBytesPerMB);
+  results->AddAt(kW6History, name, point, metric::kDiskPerPayload, measured.disk_bytes / measured.payload_bytes);
+  results->AddAt(kW6History, name, point, metric::kRewindS, measured.rewind_s);
   results->AddAt(kW6History, name, point, metric::kVersionsAfterPoint, static_cast<double>(after));
 }
 
@@ -149,8 +162,9 @@ void RunW5W6Engine(const BenchConfig& config, const std::string& name, int rep, 
     results->Add(kW5, name, metric::kLoadRecordsPerS, static_cast<double>(shape.rows) / built.load_s);
     results->Add(kW5, name, metric::kUpdateCommitsPerS, static_cast<double>(kW5Updates) / built.update_s);
   }
-  std::cerr << fmt::format("w5 {} rep {}/{}: as-of v{} read {:.4f} s, latest read {:.4f} s, {:.1f} MB on disk\n", name,
-                           rep, config.reps, shape.point_version(), as_of, latest, disk / kBytesPerMB);
+  std::cerr << fmt::format("w5 {} rep {}/{}: as-of v{} read {:.4f} s, latest read {:.4f} s, {:.1f} MB on disk ({})\n",
+                           name, rep, config.reps, shape.point_version(), as_of, latest, disk / kBytesPerMB,
+                           DiskBreakdown(db));
 
   if (config.Runs(kW6) || config.Runs(kW6History)) {
     double total_s = 0;
@@ -161,7 +175,9 @@ void RunW5W6Engine(const BenchConfig& config, const std::string& name, int rep, 
       results->Add(kW6, name, metric::kPointWrittenMB,
                    static_cast<double>(built.point_written.syscall_bytes) / kBytesPerMB);
     }
-    if (config.Runs(kW6History)) AddHistoryPoint(results, name, 1, kW5Updates - shape.point, as_of, total_s);
+    if (config.Runs(kW6History)) {
+      AddHistoryPoint(results, name, 1, kW5Updates - shape.point, HistoryPoint{as_of, latest, disk, payload, total_s});
+    }
     std::cerr << fmt::format("w6 {} rep {}/{}: rewind to v{} {:.4f} s\n", name, rep, config.reps, shape.point_version(),
                              total_s);
   }
@@ -179,17 +195,21 @@ void RunW6HistoryOnce(const BenchConfig& config, const std::string& name, int re
   const std::string run_dir = config.RunDir(kW6History, name + "-x" + std::to_string(multiplier), rep);
   // As W5's store: closed (Spool's state flushed), synced, reopened.
   const Built built = BuildAndReopen(*engine, shape, shape.point + after, run_dir);
-  const double as_of = TimedRead(name, "the read as of the point", at_point, [&](const RowVisitor& visit) {
-    return engine->ReadAsOf(shape.point_version(), visit);
-  });
-  double total_s = 0;
-  const RewindTimes times = TimedRewind(*engine, at_point, &total_s);
-  AddHistoryPoint(results, name, multiplier, after, as_of, total_s);
+  HistoryPoint measured;
+  measured.disk_bytes = static_cast<double>(DiskBytes(run_dir + "/db"));
+  measured.payload_bytes = shape.PayloadBytes(shape.point + after);
+  measured.as_of_s = TimedRead(name, "the read as of the point", at_point,
+                               [&](const RowVisitor& visit) { return engine->ReadAsOf(shape.point_version(), visit); });
+  measured.latest_s = TimedRead(name, "the read of the latest version", ModelDigest(shape, shape.point + after),
+                                [&](const RowVisitor& visit) { return engine->ReadLatest(visit); });
+  const RewindTimes times = TimedRewind(*engine, at_point, &measured.rewind_s);
+  AddHistoryPoint(results, name, multiplier, after, measured);
   std::cerr << fmt::format(
-      "w6 {} history ×{} rep {}/{}: {} commits after v{} (built in {:.1f} s), "
-      "as-of read {:.4f} s, rewind {:.4f} s (restore {:.4f}, close {:.4f}, reopen {:.4f})\n",
-      name, multiplier, rep, config.reps, after, shape.point_version(), built.load_s + built.update_s, as_of, total_s,
-      times.restore_s, times.close_s, times.open_s);
+      "w6 {} history ×{} rep {}/{}: {} commits after v{} (built in {:.1f} s), {:.1f} MB on disk, "
+      "as-of read {:.4f} s, latest read {:.4f} s, rewind {:.4f} s (restore {:.4f}, close {:.4f}, reopen {:.4f})\n",
+      name, multiplier, rep, config.reps, after, shape.point_version(), built.load_s + built.update_s,
+      measured.disk_bytes / kBytesPerMB, measured.as_of_s, measured.latest_s, measured.rewind_s, times.restore_s,
+      times.close_s, times.open_s);
   Expect(engine->Close(), name + " close");
   engine.reset();
   RemoveDir(run_dir);

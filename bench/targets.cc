@@ -21,7 +21,7 @@ constexpr double kW1VsOverwrite = 0.9;
 constexpr double kW1VsBestPeer = 1.0;
 constexpr double kW2VsOwnW1 = 3.0;
 constexpr double kW2VsBestPeer = 1.5;
-constexpr double kW3VsSequential = 0.7;
+constexpr double kW3VsSequential = 0.5;
 constexpr double kW3VsBestPeer = 2.0;
 constexpr double kW4VsBestPeer = 2.0;
 constexpr double kW7ReopenSeconds = 0.5;
@@ -62,7 +62,7 @@ void CheckW2(const Results& results, std::vector<TargetCheck>* checks) {
 
 void CheckW3(const Results& results, std::vector<TargetCheck>* checks) {
   checks->push_back(
-      Ratio(kW3, "≥ 0.7 × the sequential-write limit", "Spool payload MB/s ÷ buffered seq. write",
+      Ratio(kW3, "≥ 0.5 × the sequential-write limit", "Spool payload MB/s ÷ buffered seq. write",
             SpoolMedian(results, kW3, metric::kPayloadMBPerS),
             CeilingMedian(results, kW3, kRawSequential, metric::kPayloadMBPerS, metric::kSeqBufferedMBPerS),
             kW3VsSequential));

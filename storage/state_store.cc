@@ -1063,7 +1063,8 @@ Status StateStore::Reset(const StatePosition& position, const std::function<Stat
 }
 
 Status StateStore::Prune(std::string_view begin, std::string_view end,
-                         const std::function<bool(std::string_view key)>& drop, uint64_t* dropped) {
+                         const std::function<bool(std::string_view key)>& drop,
+                         const std::vector<std::pair<std::string, std::string>>& puts, uint64_t* dropped) {
   *dropped = 0;
   SPOOL_RETURN_IF_ERROR(Writable("prune"));
   std::unique_lock lock(apply_mu_);
@@ -1090,6 +1091,7 @@ Status StateStore::Prune(std::string_view begin, std::string_view end,
     MDB_val key = Val(chosen[i]);
     rc = mdb_del(txn, lmdb_->dbi, &key, nullptr);
   }
+  for (size_t i = 0; rc == 0 && i < puts.size(); ++i) rc = PutSealed(txn, lmdb_->dbi, puts[i].first, puts[i].second);
   if (rc != 0) {
     mdb_txn_abort(txn);
     return LmdbError(rc, "prune");
@@ -1295,9 +1297,6 @@ Status StateStore::RemoveCopy(const std::string& name) {
   return Status::OK();
 }
 
-// The copy becomes generation N + 1 by one rename, durable before anything
-// reads it; a crash before leaves generation N, after, N + 1 (Open removes
-// N). Both are states the log can bring forward or rebuild from.
 Status StateStore::Adopt(const std::string& name) {
   SPOOL_RETURN_IF_ERROR(Writable("adopt a copy"));
   namespace fs = std::filesystem;
@@ -1306,10 +1305,19 @@ Status StateStore::Adopt(const std::string& name) {
   const std::string copy = (fs::path(copies_dir()) / name).string();
   std::error_code ec;
   if (!fs::exists(copy, ec)) return Status::NotFound("state store: no copy " + name);
+  return AdoptLocked(copy, lock);
+}
+
+// The copy becomes generation N + 1 by one rename, durable before anything
+// reads it; a crash before leaves generation N, after, N + 1 (Open removes
+// N). Both are states the log can bring forward or rebuild from.
+Status StateStore::AdoptLocked(const std::string& copy, std::unique_lock<std::mutex>& lock) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
   // A copy kept for a rewind point may have sat on the disk for long.
   FileCheck check;
   SPOOL_RETURN_IF_ERROR(CheckGeneration(copy, &check));
-  if (check.legacy) return Status::Corruption("state store: copy " + name + " was written before values were sealed");
+  if (check.legacy) return Status::Corruption("state store: copy " + copy + " was written before values were sealed");
   const uint64_t next = generation_ + 1;
   const std::string dir = (fs::path(options_.path) / GenerationName(next)).string();
   fs::remove_all(dir, ec);
@@ -1339,6 +1347,77 @@ Status StateStore::Adopt(const std::string& name) {
   apply_error_ = Status::OK();
   lock.unlock();
   Discard(retired->dir, retired);
+  return Status::OK();
+}
+
+Status StateStore::MeasureFree(uint64_t* file_bytes, uint64_t* free_bytes) {
+  // The pages in use: the main tree's, the free-page tree's own and the two
+  // meta pages; the rest of the file up to LMDB's last page are free pages
+  // (kept for reuse, or still held by a reader's snapshot).
+  MDB_envinfo info{};
+  MDB_stat main{}, free_tree{};
+  MDB_txn* txn = nullptr;
+  int rc = mdb_env_info(lmdb_->env, &info);
+  if (rc == 0) rc = mdb_txn_begin(lmdb_->env, nullptr, MDB_RDONLY, &txn);
+  if (rc == 0) rc = mdb_stat(txn, lmdb_->dbi, &main);
+  if (rc == 0) rc = mdb_stat(txn, 0, &free_tree);  // dbi 0: LMDB's free-page tree
+  if (txn != nullptr) mdb_txn_abort(txn);
+  if (rc != 0) return LmdbError(rc, "measure");
+  const auto pages = [](const MDB_stat& st) {
+    return static_cast<uint64_t>(st.ms_branch_pages + st.ms_leaf_pages + st.ms_overflow_pages);
+  };
+  const uint64_t file_pages = static_cast<uint64_t>(info.me_last_pgno) + 1;
+  const uint64_t used = std::min<uint64_t>(file_pages, 2 + pages(main) + pages(free_tree));
+  *file_bytes = file_pages * main.ms_psize;
+  *free_bytes = (file_pages - used) * main.ms_psize;
+  return Status::OK();
+}
+
+// LMDB's compacting copy goes into copies/compact.tmp (a crash leaves it to
+// Open, which removes *.tmp there), synced, then becomes the next
+// generation as a copy does (AdoptLocked). The applier is held off
+// throughout, so the copy misses no batch.
+Status StateStore::Compact(double min_free_share, Compaction* report) {
+  *report = Compaction{};
+  SPOOL_RETURN_IF_ERROR(Writable("compact"));
+  namespace fs = std::filesystem;
+  std::unique_lock lock(apply_mu_);
+  apply_cv_.wait(lock, [&] { return imm_ == nullptr; });
+  if (!apply_error_.ok()) return Status::Failed(apply_error_.message());
+  {
+    std::shared_lock overlay(overlay_mu_);
+    if (!mem_->empty()) return Status::Failed("state store: compact with commits staged");
+  }
+  SPOOL_RETURN_IF_ERROR(MeasureFree(&report->file_bytes_before, &report->free_bytes));
+  report->file_bytes_after = report->file_bytes_before;
+  if (static_cast<double>(report->free_bytes) < min_free_share * static_cast<double>(report->file_bytes_before)) {
+    return Status::OK();
+  }
+  const std::string tmp = (fs::path(copies_dir()) / ("compact" + std::string(kTempSuffix))).string();
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  fs::create_directories(tmp, ec);
+  if (ec) return FsError("cannot create", tmp, ec);
+  const std::string file = (fs::path(tmp) / "data.mdb").string();
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::IOError("state store: cannot create " + file + ": " + std::strerror(errno));
+  int rc = mdb_env_copyfd2(lmdb_->env, fd, MDB_CP_COMPACT);
+  const int synced = rc == 0 ? ::fdatasync(fd) : 0;
+  const int sync_errno = errno;
+  ::close(fd);
+  Status s = rc != 0       ? LmdbWriteError(rc, "compacting copy", tmp)
+             : synced != 0 ? Status::IOError("state store: cannot sync " + file + ": " + std::strerror(sync_errno))
+                           : SyncDirectory(tmp);
+  SPOOL_KILL_POINT("state.compact.copied");
+  if (s.ok()) s = AdoptLocked(tmp, lock);
+  if (!s.ok()) {
+    fs::remove_all(tmp, ec);
+    return s;
+  }
+  report->compacted = true;
+  std::error_code size_ec;
+  const uint64_t after = fs::file_size(fs::path(options_.path) / GenerationName(generation_) / "data.mdb", size_ec);
+  report->file_bytes_after = size_ec ? 0 : after;
   return Status::OK();
 }
 

@@ -355,10 +355,30 @@ class StateStore {
   Status Reset(const StatePosition& position, const std::function<Status(const StateLoader& put)>& load);
 
   // Deletes, in one LMDB transaction, every applied key in [begin, end)
-  // that `drop` chooses; keys still staged are left. Sets *dropped to how
-  // many went. Errors: IOError, Failed.
+  // that `drop` chooses, and writes `puts` in the same transaction (what
+  // must change with the deletion: the history floor); keys still staged
+  // are left. Sets *dropped to how many went. Errors: IOError, Failed.
   Status Prune(std::string_view begin, std::string_view end, const std::function<bool(std::string_view key)>& drop,
-               uint64_t* dropped);
+               const std::vector<std::pair<std::string, std::string>>& puts, uint64_t* dropped);
+
+  // What Compact found and did.
+  struct Compaction {
+    uint64_t file_bytes_before = 0;  // the environment's file
+    uint64_t file_bytes_after = 0;   // the same when not compacted
+    uint64_t free_bytes = 0;         // of it, pages LMDB holds free for reuse
+    bool compacted = false;
+  };
+  // Replaces the environment by a compacted copy when at least
+  // `min_free_share` of its file is free pages: LMDB reuses a freed page
+  // but never shortens its file, so after a prune (or a batch that rewrote
+  // most pages) the file keeps its high-water mark. The copy (LMDB's copy
+  // without free pages) is synced, checked whole and adopted as the next
+  // generation, as Adopt does; the retired generation is deleted once no
+  // reader has it open (DiscardNow returns the space at once). Nothing may
+  // be staged: call it after a Flush, with commits held off. Errors:
+  // IOError, NoSpace, Failed, Corruption (the copy failed its check); on
+  // error the state is unchanged.
+  Status Compact(double min_free_share, Compaction* report);
 
   // Point read of the current state.
   Status Get(std::string_view key, std::string* value, bool* found);
@@ -378,15 +398,23 @@ class StateStore {
   Status ListCopies(std::vector<std::string>* names);
   // OK if there is no such copy.
   Status RemoveCopy(const std::string& name);
-  // For tests: makes every discarded generation due now and waits until
-  // those no handle has open are deleted (background applier only).
-  // Returns how many are left, held open here or in another process.
+  // Makes every discarded generation due now and waits until those no
+  // handle has open are deleted (background applier only): a vacuum that
+  // compacted returns the space before it returns. Returns how many are
+  // left, held open here or in another process.
   size_t DiscardNow();
 
   // Replaces the state by the copy `name` (which is consumed), dropping
   // what is staged. Errors: NotFound, IOError, Corruption; on error the
   // state is unchanged.
   Status Adopt(const std::string& name);
+
+ private:
+  // Adopt's work on the complete environment in `copy` (consumed), with
+  // apply_mu_ held through `lock` and no batch being applied.
+  Status AdoptLocked(const std::string& copy, std::unique_lock<std::mutex>& lock);
+  // The environment's file and the bytes of it that are free pages.
+  Status MeasureFree(uint64_t* file_bytes, uint64_t* free_bytes);
 
  private:
   explicit StateStore(const StateStoreOptions& options);

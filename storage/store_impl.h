@@ -148,6 +148,7 @@ class StoreImpl {
   void FindDoomedSnapshots(VacuumPlan* plan, VacuumReport* report);
   Status FindDoomedCuts(VacuumPlan* plan, VacuumReport* report);
   Status DeleteDoomed(const VacuumPlan& plan, const VacuumOptions& options, VacuumReport* report);
+  Status PruneHistory(uint64_t floor, VacuumReport* report);
   Status RecordVacuum(const VacuumReport& report);
   // State copies: each named for its position; those on the history, and
   // (keep_newest) only the newest StoreOptions::state_copies.

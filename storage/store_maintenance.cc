@@ -442,7 +442,12 @@ Status StoreImpl::Vacuum(const VacuumOptions& options, VacuumReport* report) {
   }
   if (options.dry_run) return Status::OK();
   SPOOL_RETURN_IF_ERROR(DeleteDoomed(plan, options, report));
-  return RecordVacuum(*report);
+  SPOOL_RETURN_IF_ERROR(RecordVacuum(*report));
+  lock.unlock();
+  // The generation a compaction retired goes now (its last reader gone),
+  // so that the space is back when the vacuum returns; commits go on.
+  if (report->state_compacted) state_->DiscardNow();
+  return Status::OK();
 }
 
 // The floor: the newest commit at or before now minus the retention,
@@ -576,15 +581,8 @@ Status StoreImpl::DeleteDoomed(const VacuumPlan& plan, const VacuumOptions& opti
     SPOOL_KILL_POINT("vacuum.snapshot_deleted");
     progress(1);
   }
-  // Index entries that end at or before the oldest kept version answer no
-  // read any more.
-  const uint64_t kept = log_->Oldest().version;
-  SPOOL_RETURN_IF_ERROR(state_->Prune(
-      kStateHistoryPrefix, PrefixEnd(kStateHistoryPrefix),
-      [&](std::string_view key) {
-        return key.size() == kStateHistoryKeyBytes && GetBigEndian64(key.substr(1 + 8)) <= kept;
-      },
-      &report->history_runs));
+  SPOOL_RETURN_IF_ERROR(PruneHistory(plan.floor, report));
+  SPOOL_KILL_POINT("vacuum.history_pruned");
   if (!plan.snapshot_files.empty()) SPOOL_RETURN_IF_ERROR(env->SyncDir(snapshot_dir()));
   for (const std::string& cut : plan.cuts) {
     std::vector<std::string> files;
@@ -597,6 +595,40 @@ Status StoreImpl::DeleteDoomed(const VacuumPlan& plan, const VacuumOptions& opti
   return Status::OK();
 }
 
+// The history index from the floor on: a run at version u answers reads
+// as of versions before u, so those at or before the floor answer only
+// reads below it, which the log serves (the floor rises with them, in the
+// same LMDB transaction: an index never claims versions it lost). Then the
+// state's file is compacted when the runs dropped (or earlier batches) left
+// much of it free: LMDB reuses free pages but never returns them.
+Status StoreImpl::PruneHistory(uint64_t floor, VacuumReport* report) {
+  std::string value;
+  bool found = false;
+  SPOOL_RETURN_IF_ERROR(state_->Get(kStateHistoryFloorKey, &value, &found));
+  if (found && value.size() != 8) {
+    return Status::Corruption("state store: history floor of " + std::to_string(value.size()) + " bytes");
+  }
+  std::vector<std::pair<std::string, std::string>> puts;
+  if (!found || GetBigEndian64(value) < floor) {
+    std::string raised;
+    PutBigEndian64(&raised, floor);
+    puts.emplace_back(std::string(kStateHistoryFloorKey), std::move(raised));
+  }
+  SPOOL_RETURN_IF_ERROR(state_->Prune(
+      kStateHistoryPrefix, PrefixEnd(kStateHistoryPrefix),
+      [&](std::string_view key) {
+        return key.size() == kStateHistoryKeyBytes && GetBigEndian64(key.substr(1 + 8)) <= floor;
+      },
+      puts, &report->history_runs));
+  constexpr double kCompactFreeShare = 0.25;
+  StateStore::Compaction compaction;
+  SPOOL_RETURN_IF_ERROR(state_->Compact(kCompactFreeShare, &compaction));
+  report->state_compacted = compaction.compacted;
+  report->state_bytes_before = compaction.file_bytes_before;
+  report->state_bytes_after = compaction.file_bytes_after;
+  return Status::OK();
+}
+
 // The event that says what a vacuum removed.
 Status StoreImpl::RecordVacuum(const VacuumReport& report) {
   Event event;
@@ -604,12 +636,19 @@ Status StoreImpl::RecordVacuum(const VacuumReport& report) {
   event.message = "Vacuum removed " + std::to_string(report.paths.size()) + " file(s), " +
                   std::to_string(report.bytes) + " bytes; versions from " + std::to_string(report.floor_version) +
                   " are kept.";
+  if (report.state_compacted) {
+    event.message += " The state's file was compacted from " + std::to_string(report.state_bytes_before) + " to " +
+                     std::to_string(report.state_bytes_after) + " bytes.";
+  }
   event.details_json = "{\"floor_version\":" + std::to_string(report.floor_version) +
                        ",\"bytes\":" + std::to_string(report.bytes) +
                        ",\"log_segments\":" + std::to_string(report.log_segments) +
                        ",\"snapshots\":" + std::to_string(report.snapshots) +
                        ",\"archive_files\":" + std::to_string(report.archive_files) +
-                       ",\"history_runs\":" + std::to_string(report.history_runs) + "}";
+                       ",\"history_runs\":" + std::to_string(report.history_runs) +
+                       ",\"state_compacted\":" + (report.state_compacted ? "true" : "false") +
+                       ",\"state_bytes_before\":" + std::to_string(report.state_bytes_before) +
+                       ",\"state_bytes_after\":" + std::to_string(report.state_bytes_after) + "}";
   return events_->Append(&event);
 }
 

@@ -315,6 +315,10 @@ void PrintVacuum(const VacuumReport& r, bool dry_run) {
   if (r.snapshot_taken) std::cout << (dry_run ? "a base snapshot would be taken\n" : "a base snapshot was taken\n");
   if (r.history_runs != 0)
     std::cout << fmt::format("{} history index run(s) dropped (one per commit and table)\n", r.history_runs);
+  if (r.state_compacted) {
+    std::cout << fmt::format("state file compacted from {} to {}\n", FormatBytes(r.state_bytes_before),
+                             FormatBytes(r.state_bytes_after));
+  }
   for (const std::string& path : r.paths) std::cout << "  " << path << "\n";
 }
 
@@ -349,6 +353,9 @@ int RunVacuum(const VacuumArgs& args) {
                    {"snapshots", report.snapshots},
                    {"archive_files", report.archive_files},
                    {"history_runs", report.history_runs},
+                   {"state_compacted", report.state_compacted},
+                   {"state_bytes_before", report.state_bytes_before},
+                   {"state_bytes_after", report.state_bytes_after},
                    {"snapshot_taken", report.snapshot_taken},
                    {"paths", report.paths}};
   std::cout << JsonText(out, 2) << "\n";

@@ -130,7 +130,12 @@ struct VacuumReport {
   uint64_t log_segments = 0;
   uint64_t snapshots = 0;
   uint64_t archive_files = 0;
-  uint64_t history_runs = 0;    // history index runs dropped, one per commit and table (not in a dry run)
+  uint64_t history_runs = 0;  // history index runs dropped, one per commit and table (not in a dry run)
+  // The state's file: compacted when a quarter or more of it was free
+  // pages (after the history dropped), its size before and after.
+  bool state_compacted = false;
+  uint64_t state_bytes_before = 0;
+  uint64_t state_bytes_after = 0;
   bool snapshot_taken = false;  // a base snapshot was taken (or would be)
   std::string held_by;          // what set the floor: "retention", "pin NAME", …
 };
