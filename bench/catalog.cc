@@ -6,10 +6,12 @@
 #include "commit_workloads.h"
 #include "end_to_end_workload.h"
 #include "engine.h"
+#include "history_series.h"
 #include "history_workloads.h"
 #include "jetstream_workload.h"
 #include "latency_workload.h"
 #include "pipeline_rewind_workload.h"
+#include "recovery.h"
 #include "results.h"
 #include "stream_step_workload.h"
 #include "table_workloads.h"
@@ -33,6 +35,7 @@ const std::vector<WorkloadEntry>& Workloads() {
       {kW3, "W3: batches of 1,000 records, 1 durable commit per batch", {metric::kRecordsPerS}},
       {kW3Keyed, "W3 keyed: W3's records as rows of a keyed table", {metric::kRecordsPerS}},
       {kW4, "W4: stream step, 1,000 events per durable step", {metric::kEventsPerS}},
+      {kW4Keys, "W4 scaling: the stream step against the key space", {}},
       {kLatency, "Latency: an event produced → visible in the output table, continuous mode", {metric::kP50Us}},
       {kW5, "W5: time travel, full read of a 100,000-row table", {metric::kAsOfReadS, metric::kLatestReadS}},
       {kW5RowsSeries, "W5 scaling: full reads against the table's rows", {}},
@@ -41,8 +44,10 @@ const std::vector<WorkloadEntry>& Workloads() {
       {kChangeFeed, "Change data feed: scan of 100 versions' changes", {metric::kChangeRowsPerS}},
       {kSnapshot, "Snapshot of the newest version, restore to an older one", {metric::kSnapshotS, metric::kRestoreS}},
       {kVacuum, "Vacuum of the history below a floor", {metric::kVacuumS}},
+      {kHistorySeries, "History length: change feed and vacuum against the update commits", {}},
       {kW6Pipeline, "W6 pipeline: rewind tables, offsets and state to a point", {metric::kPipelineRewindS}},
       {kW7, "W7: reopen after the writer was killed", {metric::kReopenS}},
+      {kW7Log, "W7 scaling: reopen after a kill against the log written", {}},
       {kE2E, "End to end: triggered update, topic → filter → aggregate → table", {metric::kEventsPerS}},
       {kJetStream, "JetStream in and out: stream → W4's step → totals published", {metric::kEventsPerS}},
   };
@@ -78,6 +83,7 @@ MetricInfo UnitOf(std::string_view metric) {
     return {"", RateUnit(metric.substr(0, at)), true};
   }
   if (EndsWith(metric, "_per_payload_byte")) return {"", "× payload", false};
+  if (EndsWith(metric, "_per_fresh")) return {"", "× fresh store", false};
   if (EndsWith(metric, "ratio")) return {"", "×", true};
   if (EndsWith(metric, "_per_sync")) return {"", "commits/sync", true};
   if (EndsWith(metric, "_us")) return {"", "µs", false};
@@ -123,6 +129,7 @@ std::string RowLabel(std::string_view workload, std::string_view row) {
   if (row == kRawOverwrite) return "raw 4-KiB overwrite + fdatasync";
   if (row == kRawAppend) return "raw 4-KiB append + fdatasync";
   if (row == kRawSequential) return "raw sequential write + 1 fdatasync";
+  if (row == kRawSyncedBatches) return "raw, each batch written + fdatasync";
   if (row == kMachine) return "machine";
   if (row == kSpoolLogRow) return "Spool log only (plain W3)";
   if (row == kW6pX1) return "Spool pipeline, ×1 history";

@@ -17,8 +17,9 @@ struct MetricInfo {
 
 // Read off the metric's name: "<what>_per_s" (or "<what>_per_s_<qualifier>")
 // is a rate of <what>, "_us" microseconds, "_s" seconds, "_mb" megabytes
-// (10^6 bytes), "_per_payload_byte" a multiple of the payload, "ratio" a
-// factor; anything else a count.
+// (10^6 bytes), "_per_payload_byte" a multiple of the payload,
+// "_per_fresh" a multiple of a fresh store's bytes, "ratio" a factor;
+// anything else a count.
 MetricInfo DescribeMetric(std::string_view metric);
 
 // The workload's name as the report and the charts title it ("W1: one

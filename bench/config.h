@@ -33,6 +33,9 @@ struct BenchConfig {
   // W6's history series: the stores of their own, each with this many times
   // W6's history after the point (×1 is W6's run).
   std::vector<uint64_t> history_multipliers = {10, 100};
+  // The history-updates series: its sizes, update commits at --scale 1
+  // (history_series.h).
+  std::vector<uint64_t> history_updates = {250, 1'000};
   std::string json_path;  // empty: no JSON
   std::string self_path;  // this executable, for W7's writer
   cli::ProgressMode progress = cli::ProgressMode::kAuto;

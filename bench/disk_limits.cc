@@ -115,4 +115,17 @@ double SequentialWriteMBPerS(const std::string& path, uint64_t bytes, bool direc
   return static_cast<double>(chunks * kChunkBytes) / kBytesPerMB / watch.Seconds();
 }
 
+double SyncedBatchesMBPerS(const std::string& path, uint64_t bytes, uint64_t batch_bytes) {
+  ScratchFile file(path, 0);
+  ExpectSys(file.is_open(), "open " + path);
+  const std::string batch = MakeRows(batch_bytes);
+  const uint64_t batches = (bytes + batch_bytes - 1) / batch_bytes;
+  Stopwatch watch;
+  for (uint64_t i = 0; i < batches; ++i) {
+    ExpectSys(WriteAt(file.fd(), batch.data(), batch.size(), i * batch_bytes), "pwrite");
+    ExpectSys(::fdatasync(file.fd()) == 0, "fdatasync");
+  }
+  return static_cast<double>(batches * batch_bytes) / kBytesPerMB / watch.Seconds();
+}
+
 }  // namespace spool::bench

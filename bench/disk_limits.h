@@ -27,5 +27,10 @@ SyncRate OverwriteSyncRate(const std::string& path, uint64_t blocks);
 // end; MB/s (1 MB = 10^6 bytes) over the whole. `direct`: O_DIRECT with
 // aligned buffers. Returns NaN when the file system refuses O_DIRECT.
 double SequentialWriteMBPerS(const std::string& path, uint64_t bytes, bool direct);
+// Writes `bytes` sequentially in pwrites of `batch_bytes` at the end of a
+// growing file, each followed by fdatasync: the most a writer making each
+// batch durable before the next can do with the batch's bytes as they are.
+// MB/s over the whole.
+double SyncedBatchesMBPerS(const std::string& path, uint64_t bytes, uint64_t batch_bytes);
 
 }  // namespace spool::bench

@@ -9,6 +9,7 @@
 #include "check.h"
 #include "engine.h"
 #include "files.h"
+#include "history_steps.h"
 #include "report.h"
 #include "stopwatch.h"
 #include "table_model.h"
@@ -18,92 +19,46 @@
 namespace spool::bench {
 namespace {
 
-TableShape HistoryShape(const BenchConfig& config) {
-  TableShape shape = ShapeOf(config);
-  shape.point = kHistoryFloor;
-  return shape;
+// The results of the change feed.
+void AddChangeFeed(const std::string& name, const ChangeFeed& feed, Results* results) {
+  results->Add(kChangeFeed, name, metric::kChangeRowsPerS, feed.rows / feed.seconds);
+  results->Add(kChangeFeed, name, metric::kChangeFeedS, feed.seconds);
+  results->Add(kChangeFeed, name, metric::kChangeRows, feed.rows);
 }
 
-// The table's reads as of the floor and of the newest version, checked.
-void CheckReads(VersionedEngine& engine, const TableShape& shape, const Digest& at_floor, const Digest& latest,
-                std::string_view after) {
-  const std::string name(engine.name());
-  Digest digest;
-  Expect(engine.ReadAsOf(shape.point_version(), DigestInto(&digest)),
-         name + " read as of the floor " + std::string(after));
-  CheckRead(digest, at_floor, name, "the read as of the floor " + std::string(after));
-  digest = Digest();
-  Expect(engine.ReadLatest(DigestInto(&digest)), name + " latest read " + std::string(after));
-  CheckRead(digest, latest, name, "the latest read " + std::string(after));
+// The results of the vacuum.
+void AddVacuum(const std::string& name, const Vacuumed& v, Results* results) {
+  results->Add(kVacuum, name, metric::kVacuumS, v.seconds);
+  results->Add(kVacuum, name, metric::kDiskMBBefore, v.before / kBytesPerMB);
+  results->Add(kVacuum, name, metric::kReclaimedMB, (v.before - v.after) / kBytesPerMB);
+  results->Add(kVacuum, name, metric::kDiskMBAfter, v.after / kBytesPerMB);
+  results->Add(kVacuum, name, metric::kFreshMB, v.fresh / kBytesPerMB);
+  results->Add(kVacuum, name, metric::kAfterPerFresh, v.after / v.fresh);
 }
 
-void RunChangeFeed(VersionedEngine& engine, const TableShape& shape, Results* results) {
-  const std::string name(engine.name());
-  ChangeDigest got;
-  Stopwatch watch;
-  Expect(engine.ScanChanges(
-             shape.point_version(), shape.UpdateVersion(kHistoryUpdates),
-             [&](uint64_t version, std::string_view key, std::string_view value) { got.Add(version, key, value); }),
-         name + " change feed");
-  const double seconds = watch.Seconds();
-  const ChangeDigest expected = ModelChanges(shape, kHistoryFloor, kHistoryUpdates);
-  if (got != expected) {
-    throw BenchError(fmt::format("{}: the change feed after version {} returned other changes ({}, {} expected)", name,
-                                 shape.point_version(), got.changes(), expected.changes()));
-  }
-  const double changes = static_cast<double>(got.changes());
-  results->Add(kChangeFeed, name, metric::kChangeRowsPerS, changes / seconds);
-  results->Add(kChangeFeed, name, metric::kChangeFeedS, seconds);
-  results->Add(kChangeFeed, name, metric::kChangeRows, changes);
-}
-
-// Bytes on disk of a fresh store of engine `name` holding what a vacuum
-// to the floor keeps: the table as of the floor, the updates after it and,
-// when `restored`, the restore of the table to the floor as a new version.
-double FreshStoreBytes(const BenchConfig& config, const std::string& name, int rep, const TableShape& shape,
-                       bool restored) {
-  std::unique_ptr<VersionedEngine> engine = MakeVersionedEngine(name);
-  const std::string run_dir = config.RunDir("history-fresh", name, rep);
-  const std::string db = run_dir + "/db";
-  FreshDir(run_dir);
-  FreshDir(db);
-  Expect(engine->Open(db), name + " open a fresh store");
-  const uint64_t floor = BuildRetained(*engine, shape, kHistoryFloor, kHistoryUpdates);
-  if (restored) {
-    const uint64_t newest = shape.UpdateVersion(kHistoryUpdates - kHistoryFloor);
-    Expect(engine->RestoreAsNewVersion(floor, newest + 1), name + " restore in a fresh store");
-  }
-  Expect(engine->Close(), name + " close a fresh store");
-  engine.reset();
-  SyncAll();
-  const double bytes = static_cast<double>(DiskBytes(db));
-  RemoveDir(run_dir);
-  return bytes;
-}
-
-void RunOnEngine(const BenchConfig& config, const std::string& name, int rep, const TableShape& shape,
-                 Results* results) {
+void RunOnEngine(const BenchConfig& config, const std::string& name, int rep, const History& h, Results* results) {
   std::unique_ptr<VersionedEngine> engine = MakeVersionedEngine(name);
   if (engine == nullptr) return;  // no table variant (spool-group)
   const std::string run_dir = config.RunDir("history", name, rep);
-  BuildAndReopen(*engine, shape, kHistoryUpdates, run_dir);
+  BuildAndReopen(*engine, h.shape, h.updates, run_dir, Point::kNone);
   const std::string db = run_dir + "/db";
-  const Digest at_floor = ModelDigest(shape, kHistoryFloor);
-  CheckReads(*engine, shape, at_floor, ModelDigest(shape, kHistoryUpdates), "(warm-up)");
+  const Digest at_floor = ModelDigest(h.shape, h.floor());
+  CheckHistoryReads(*engine, h, at_floor, ModelDigest(h.shape, h.updates), "(warm-up)");
   std::string line = fmt::format("history {} rep {}/{}:", name, rep, config.reps);
 
   if (config.Runs(kChangeFeed)) {
-    RunChangeFeed(*engine, shape, results);
-    line += fmt::format(" change feed {:.0f} rows/s", results->Get(kChangeFeed, name, metric::kChangeRowsPerS)->max);
+    const ChangeFeed feed = TimedChangeFeed(*engine, h);
+    AddChangeFeed(name, feed, results);
+    line += fmt::format(" change feed {:.0f} rows/s", feed.rows / feed.seconds);
   }
-  const double rows = static_cast<double>(shape.rows);
-  uint64_t newest = shape.UpdateVersion(kHistoryUpdates);
+  const double rows = static_cast<double>(h.shape.rows);
+  uint64_t newest = h.shape.UpdateVersion(h.updates);
   if (config.Runs(kSnapshot)) {
     Stopwatch watch;
     Expect(engine->TakeSnapshot(run_dir + "/snapshot"), name + " snapshot");
     const double snapshot_s = watch.Seconds();
     watch.Restart();
-    Expect(engine->RestoreAsNewVersion(shape.point_version(), ++newest), name + " restore");
+    Expect(engine->RestoreAsNewVersion(h.shape.point_version(), ++newest), name + " restore");
     const double restore_s = watch.Seconds();
     Digest digest;
     Expect(engine->ReadLatest(DigestInto(&digest)), name + " read after the restore");
@@ -114,27 +69,17 @@ void RunOnEngine(const BenchConfig& config, const std::string& name, int rep, co
     line += fmt::format(", snapshot {:.4f} s, restore {:.4f} s", snapshot_s, restore_s);
   }
   if (config.Runs(kVacuum)) {
-    SyncAll();
-    const double before = static_cast<double>(DiskBytes(db));
-    Stopwatch watch;
-    Expect(engine->Vacuum(shape.point_version()), name + " vacuum");
-    const double seconds = watch.Seconds();
-    SyncAll();
-    const double after = static_cast<double>(DiskBytes(db));
+    Vacuumed v = TimedVacuum(*engine, h, db);
     // The floor still reads as it was; the newest version is the floor's
     // again when the restore ran.
-    CheckReads(*engine, shape, at_floor, config.Runs(kSnapshot) ? at_floor : ModelDigest(shape, kHistoryUpdates),
-               "after the vacuum");
-    const double fresh = FreshStoreBytes(config, name, rep, shape, config.Runs(kSnapshot));
-    results->Add(kVacuum, name, metric::kVacuumS, seconds);
-    results->Add(kVacuum, name, metric::kDiskMBBefore, before / kBytesPerMB);
-    results->Add(kVacuum, name, metric::kReclaimedMB, (before - after) / kBytesPerMB);
-    results->Add(kVacuum, name, metric::kDiskMBAfter, after / kBytesPerMB);
-    results->Add(kVacuum, name, metric::kFreshMB, fresh / kBytesPerMB);
-    results->Add(kVacuum, name, metric::kAfterPerFresh, after / fresh);
-    line += fmt::format(
-        ", vacuum {:.4f} s ({:.1f} of {:.1f} MB reclaimed; left: {}), {:.2f} × a fresh store's {:.1f} MB", seconds,
-        (before - after) / kBytesPerMB, before / kBytesPerMB, DiskBreakdown(db), after / fresh, fresh / kBytesPerMB);
+    CheckHistoryReads(*engine, h, at_floor, config.Runs(kSnapshot) ? at_floor : ModelDigest(h.shape, h.updates),
+                      "after the vacuum");
+    v.fresh = FreshStoreBytes(config, name, rep, h, config.Runs(kSnapshot));
+    AddVacuum(name, v, results);
+    line +=
+        fmt::format(", vacuum {:.4f} s ({:.1f} of {:.1f} MB reclaimed; left: {}), {:.2f} × a fresh store's {:.1f} MB",
+                    v.seconds, (v.before - v.after) / kBytesPerMB, v.before / kBytesPerMB, DiskBreakdown(db),
+                    v.after / v.fresh, v.fresh / kBytesPerMB);
   }
   std::cerr << line << "\n";
   Expect(engine->Close(), name + " close");
@@ -145,12 +90,12 @@ void RunOnEngine(const BenchConfig& config, const std::string& name, int rep, co
 }  // namespace
 
 void RunHistoryOps(const BenchConfig& config, int rep, Results* results) {
-  const TableShape shape = HistoryShape(config);
-  for (const std::string& name : config.engines) RunOnEngine(config, name, rep, shape, results);
+  const History h = HistoryOf(config, kHistoryUpdates);
+  for (const std::string& name : config.engines) RunOnEngine(config, name, rep, h, results);
 }
 
 void PrintHistoryOps(const BenchConfig& config, const Results& results, std::ostream& out) {
-  const TableShape shape = HistoryShape(config);
+  const TableShape shape = HistoryOf(config, kHistoryUpdates).shape;
   const std::string sizes = fmt::format("  ({} rows, then {} update commits of {} rows; the floor is v{}.\n",
                                         shape.rows, kHistoryUpdates, shape.update_rows, shape.point_version());
   if (config.Runs(kChangeFeed)) {

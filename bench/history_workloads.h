@@ -5,7 +5,7 @@
 //
 // One table per engine and repetition, built as W5's (its rows, 1% per
 // update commit) but with kHistoryUpdates update commits (10× W5's), closed
-// and reopened; its floor is the version after kHistoryFloor of them. Then,
+// and reopened; its floor is the version after 90% of them. Then,
 // in order, each timed and checked against a model of the table:
 //   cdf       every change of the versions after the floor (the last 100
 //             commits' rows), each once, with its version;
@@ -34,7 +34,6 @@ inline constexpr char kSnapshot[] = "snapshot";
 inline constexpr char kVacuum[] = "vacuum";
 
 inline constexpr uint64_t kHistoryUpdates = 1'000;
-inline constexpr uint64_t kHistoryFloor = 900;
 
 namespace metric {
 inline constexpr char kChangeRowsPerS[] = "change_rows_per_s";

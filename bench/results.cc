@@ -15,6 +15,11 @@ void Results::AddAt(std::string_view workload, std::string_view engine, const Po
   row.samples[std::string(metric)].push_back(value);
 }
 
+void Results::AddTo(const Place& place, std::string_view engine, std::string_view metric, double value) {
+  Row& row = FindOrAdd(place.workload, engine, place.point);
+  row.samples[std::string(metric)].push_back(value);
+}
+
 void Results::SetNote(std::string_view workload, std::string_view engine, std::string note) {
   FindOrAdd(workload, engine, std::nullopt).note = std::move(note);
 }

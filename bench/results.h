@@ -46,6 +46,7 @@ inline constexpr char kMachine[] = "machine";
 inline constexpr char kRawOverwrite[] = "raw-overwrite";
 inline constexpr char kRawAppend[] = "raw-append";
 inline constexpr char kRawSequential[] = "raw-sequential";
+inline constexpr char kRawSyncedBatches[] = "raw-synced-batches";
 
 class Results {
  public:
@@ -65,10 +66,19 @@ class Results {
     std::map<std::string, std::vector<double>, std::less<>> samples;
   };
 
+  // Where a run's figures go: its workload's own row (no point), or a
+  // scaling series' row at `point`; for code that measures both the same way.
+  struct Place {
+    std::string workload;
+    std::optional<Point> point;
+  };
+
   void Add(std::string_view workload, std::string_view engine, std::string_view metric, double value);
   // A sample of a scaling series' row: `engine` measured at `point`.
   void AddAt(std::string_view workload, std::string_view engine, const Point& point, std::string_view metric,
              double value);
+  // Add or AddAt, as `place` says.
+  void AddTo(const Place& place, std::string_view engine, std::string_view metric, double value);
   void SetNote(std::string_view workload, std::string_view engine, std::string note);
 
   // Median and range of a metric; nullopt when it has no samples.

@@ -139,6 +139,7 @@ Fields Settings(const BenchConfig& config) {
       {"workloads", CommaList(config.workloads)},
       {"w4_peer_state", config.peer_state},
       {"w6_history_multipliers", fmt::format("{}", fmt::join(config.history_multipliers, ","))},
+      {"history_updates", fmt::format("{}", fmt::join(config.history_updates, ","))},
       {"dir", config.dir},
       {"durability",
        "every commit durable before it returns: Spool log kSync (fdatasync), RocksDB and LevelDB sync=true, "

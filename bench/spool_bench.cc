@@ -22,6 +22,7 @@
 #include "end_to_end_workload.h"
 #include "engine.h"
 #include "files.h"
+#include "history_series.h"
 #include "history_workloads.h"
 #include "jetstream_workload.h"
 #include "latency_workload.h"
@@ -42,8 +43,9 @@ constexpr char kDefaultDir[] = "/var/tmp/spool-bench";
 constexpr int kExitError = 1;
 
 std::vector<std::string> AllWorkloads() {
-  return {kLimits, kW1,        kW2,         kW2Writers, kW3,     kW3Keyed,    kW4, kLatency, kW5,  kW5RowsSeries,
-          kW6,     kW6History, kChangeFeed, kSnapshot,  kVacuum, kW6Pipeline, kW7, kE2E,     kSql, kJetStream};
+  return {kLimits,        kW1,         kW2,           kW2Writers, kW3,        kW3Keyed,    kW4,       kW4Keys,
+          kLatency,       kW5,         kW5RowsSeries, kW6,        kW6History, kChangeFeed, kSnapshot, kVacuum,
+          kHistorySeries, kW6Pipeline, kW7,           kW7Log,     kE2E,       kSql,        kJetStream};
 }
 
 // Hidden options: how RunKilledWriter starts W7's writer, and RunE2E the
@@ -83,6 +85,12 @@ void AddOptions(CLI::App& app, BenchConfig* config, ChildArgs* child) {
       ->delimiter(',')
       ->check(CLI::Range(uint64_t{2}, uint64_t{1'000}))
       ->capture_default_str();
+  app.add_option("--history-updates", config->history_updates,
+                 "The history-updates series: comma list of update commits its tables hold at --scale 1 (--scale "
+                 "multiplies them; 4,000 takes minutes per peer)")
+      ->delimiter(',')
+      ->check(CLI::Range(uint64_t{10}, uint64_t{100'000}))
+      ->capture_default_str();
   app.add_option("--state-map-gib", config->state_map_gib,
                  "The LMDB map of Spool's state, GiB of address space reserved (not memory): lower it for valgrind "
                  "or under ulimit -v")
@@ -120,12 +128,14 @@ void RunAll(const BenchConfig& config, bool show_progress, Results* results) {
   if (config.Runs(kW3)) steps.push_back(RunW3);
   if (config.Runs(kW3Keyed)) steps.push_back(RunW3Keyed);
   if (config.Runs(kW4)) steps.push_back(RunW4);
+  if (config.Runs(kW4Keys)) steps.push_back(RunW4Keys);
   if (config.Runs(kLatency)) steps.push_back(RunLatency);
   if (config.Runs(kW5) || config.Runs(kW6) || config.Runs(kW6History)) steps.push_back(RunW5W6);
   if (config.Runs(kW5RowsSeries)) steps.push_back(RunW5Rows);
   if (config.Runs(kChangeFeed) || config.Runs(kSnapshot) || config.Runs(kVacuum)) steps.push_back(RunHistoryOps);
+  if (config.Runs(kHistorySeries)) steps.push_back(RunHistorySeries);
   if (config.Runs(kW6Pipeline)) steps.push_back(RunW6Pipeline);
-  if (config.Runs(kW7)) steps.push_back(RunW7);
+  if (config.Runs(kW7) || config.Runs(kW7Log)) steps.push_back(RunW7);
   if (config.Runs(kE2E)) steps.push_back(RunE2E);
   if (config.Runs(kSql)) steps.push_back(RunSql);
   if (config.Runs(kJetStream)) steps.push_back(RunJetStream);

@@ -2,9 +2,11 @@
 // default StoreOptions (log durability kSync, state applied to LMDB in
 // background batches, automatic snapshots), read with Store::Scan (rows in
 // place, as the peers' reads hand out their bytes).
+#include <filesystem>
 #include <variant>
 
 #include "engine.h"
+#include "files.h"
 #include "spool/storage/store.h"
 #include "stopwatch.h"
 #include "versioned_engine.h"
@@ -72,14 +74,23 @@ class SpoolTableEngine final : public VersionedEngine {
 
   Status ReadLatest(const RowVisitor& visit) override { return Read(ReadOptions{}, visit); }
 
+  // A pipeline's rewind point: a durable pin (vacuum keeps the version) and
+  // a copy of the state at it, which the rewind adopts instead of
+  // rebuilding the state.
   Status MarkRewindPoint(const std::string& /*point_dir*/) override {
     point_ = store_->log()->Newest().version;
-    return Status::OK();
+    SPOOL_RETURN_IF_ERROR(store_->AddPin("w6-point", point_));
+    return store_->SaveStateCopy();
+  }
+
+  uint64_t RewindPointBytes() override {
+    const std::string copies = dir_ + "/state/copies";
+    return std::filesystem::exists(copies) ? DiskBytes(copies) : 0;
   }
 
   Status Rewind(RewindTimes* times) override {
     Stopwatch watch;
-    SPOOL_RETURN_IF_ERROR(store_->Restore(BenchTable(), point_));
+    SPOOL_RETURN_IF_ERROR(store_->RewindTo(point_));
     times->restore_s = watch.Seconds();
     watch.Restart();
     SPOOL_RETURN_IF_ERROR(Close());

@@ -32,23 +32,23 @@ bool FindInt(std::string_view message, std::string_view field, int64_t* value) {
 
 }  // namespace
 
-StreamEvent EventAt(uint64_t offset) {
+StreamEvent EventAt(uint64_t offset, uint64_t keys) {
   const uint64_t h = Mix(kEventSeed ^ offset);
   const uint64_t span = static_cast<uint64_t>(kMaxAmount - kMinAmount + 1);
-  return StreamEvent{static_cast<int64_t>(h % kStreamKeys), kMinAmount + static_cast<int64_t>((h >> 32) % span)};
+  return StreamEvent{static_cast<int64_t>(h % keys), kMinAmount + static_cast<int64_t>((h >> 32) % span)};
 }
 
-void EventMessage(uint64_t offset, std::string* out) {
-  const StreamEvent e = EventAt(offset);
+void EventMessage(uint64_t offset, std::string* out, uint64_t keys) {
+  const StreamEvent e = EventAt(offset, keys);
   out->clear();
   fmt::format_to(std::back_inserter(*out),
                  R"({{"key":{},"amount":{},"at":{},"note":"order {:010d} from customer {} shipped"}})", e.key, e.amount,
                  kEpochUs + static_cast<int64_t>(offset) * kMicrosPerEvent, offset % 10'000'000'000ull, e.key);
 }
 
-std::vector<std::string> EventMessages(uint64_t first, uint64_t count) {
+std::vector<std::string> EventMessages(uint64_t first, uint64_t count, uint64_t keys) {
   std::vector<std::string> messages(count);
-  for (uint64_t i = 0; i < count; ++i) EventMessage(first + i, &messages[i]);
+  for (uint64_t i = 0; i < count; ++i) EventMessage(first + i, &messages[i], keys);
   return messages;
 }
 
@@ -61,10 +61,10 @@ bool ParseEventMessage(std::string_view message, StreamEvent* event) {
   return FindInt(message, kKeyField, &event->key) && FindInt(message, kAmountField, &event->amount);
 }
 
-std::vector<KeyTotals> ModelTotals(uint64_t events, bool positive_only) {
-  std::vector<KeyTotals> totals(kStreamKeys);
+std::vector<KeyTotals> ModelTotals(uint64_t events, bool positive_only, uint64_t keys) {
+  std::vector<KeyTotals> totals(keys);
   for (uint64_t offset = 0; offset < events; ++offset) {
-    const StreamEvent e = EventAt(offset);
+    const StreamEvent e = EventAt(offset, keys);
     if (positive_only && e.amount <= 0) continue;
     KeyTotals& t = totals[static_cast<size_t>(e.key)];
     ++t.count;
@@ -73,11 +73,11 @@ std::vector<KeyTotals> ModelTotals(uint64_t events, bool positive_only) {
   return totals;
 }
 
-uint64_t DistinctKeys(uint64_t first, uint64_t count) {
-  std::vector<bool> seen(kStreamKeys, false);
+uint64_t DistinctKeys(uint64_t first, uint64_t count, uint64_t keys) {
+  std::vector<bool> seen(keys, false);
   uint64_t distinct = 0;
   for (uint64_t offset = first; offset < first + count; ++offset) {
-    const auto key = static_cast<size_t>(EventAt(offset).key);
+    const auto key = static_cast<size_t>(EventAt(offset, keys).key);
     if (!seen[key]) ++distinct;
     seen[key] = true;
   }

@@ -23,12 +23,12 @@ bool IntAt(const Row& row, std::optional<size_t> column, int64_t* value) {
 
 }  // namespace
 
-Status ProduceEvents(const std::string& dir, uint64_t first, uint64_t count, uint64_t batch_messages) {
+Status ProduceEvents(const std::string& dir, uint64_t first, uint64_t count, uint64_t batch_messages, uint64_t keys) {
   std::unique_ptr<Topic> topic;
   SPOOL_RETURN_IF_ERROR(Topic::Open(Env::Default(), dir, &topic));
   std::vector<TopicWrite> batch;
   for (uint64_t at = first; at < first + count; at += batch_messages) {
-    const std::vector<std::string> messages = EventMessages(at, std::min(batch_messages, first + count - at));
+    const std::vector<std::string> messages = EventMessages(at, std::min(batch_messages, first + count - at), keys);
     batch.clear();
     for (const std::string& m : messages) batch.push_back(TopicWrite{{}, m});
     SPOOL_RETURN_IF_ERROR(topic->Produce(batch, nullptr));
@@ -65,7 +65,7 @@ Status RunUpdate(Pipeline* pipeline, const UpdateOptions& options, UpdateResult*
   return Status::Aborted("the update ended " + std::string(UpdateStateName(result->state)) + ": " + result->error);
 }
 
-Status ReadTotals(Store* store, std::vector<KeyTotals>* totals) {
+Status ReadTotals(Store* store, std::vector<KeyTotals>* totals, uint64_t keys) {
   TableId id;
   SPOOL_RETURN_IF_ERROR(TableId::Parse(kTotalsTable, &id));
   TableInfo table;
@@ -73,13 +73,13 @@ Status ReadTotals(Store* store, std::vector<KeyTotals>* totals) {
   const std::optional<size_t> key_column = table.schema.FindColumn("key");
   const std::optional<size_t> count_column = table.schema.FindColumn("events");
   const std::optional<size_t> sum_column = table.schema.FindColumn("amount_sum");
-  totals->assign(kStreamKeys, KeyTotals{});
+  totals->assign(keys, KeyTotals{});
   Status row_status;
   SPOOL_RETURN_IF_ERROR(store->Read(id, {}, [&](const Row& row) {
     int64_t key = 0;
     KeyTotals t;
     const bool fits = IntAt(row, key_column, &key) && IntAt(row, count_column, &t.count) &&
-                      IntAt(row, sum_column, &t.sum) && key >= 0 && static_cast<uint64_t>(key) < kStreamKeys;
+                      IntAt(row, sum_column, &t.sum) && key >= 0 && static_cast<uint64_t>(key) < keys;
     if (!fits) row_status = Status::Corruption(std::string(kTotalsTable) + " holds a row that is not a key's totals");
     if (fits) (*totals)[static_cast<size_t>(key)] = t;
     return fits;

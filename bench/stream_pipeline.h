@@ -29,8 +29,10 @@ struct EventPipeline {
 
 // Produces events [first, first + count) into the topic in `dir` (made by
 // Topic::Create), `batch_messages` per Produce: each batch one durable log
-// record. Errors: as Topic::Open and Topic::Produce.
-Status ProduceEvents(const std::string& dir, uint64_t first, uint64_t count, uint64_t batch_messages);
+// record; their keys drawn from `keys` keys. Errors: as Topic::Open and
+// Topic::Produce.
+Status ProduceEvents(const std::string& dir, uint64_t first, uint64_t count, uint64_t batch_messages,
+                     uint64_t keys = kStreamKeys);
 
 PipelineSpec EventPipelineSpec(const EventPipeline& pipeline);
 // The layered pipeline (W6's whole-pipeline rewind): flow "orders" appends
@@ -44,10 +46,10 @@ PipelineSpec LayeredEventPipelineSpec(const std::string& topic_dir);
 // complete (naming its state and first error).
 Status RunUpdate(Pipeline* pipeline, const UpdateOptions& options, UpdateResult* result);
 
-// The per-key totals (indexed by key) kTotalsTable holds. Errors: as
-// Store::Read; Corruption for a row that is not (key, count, sum) or a key
-// out of range.
-Status ReadTotals(Store* store, std::vector<KeyTotals>* totals);
+// The per-key totals (indexed by key, `keys` of them) kTotalsTable holds.
+// Errors: as Store::Read; Corruption for a row that is not (key, count,
+// sum) or a key out of range.
+Status ReadTotals(Store* store, std::vector<KeyTotals>* totals, uint64_t keys = kStreamKeys);
 // The number of rows `table` (catalog.schema.table) holds. Errors: as
 // Store::Scan.
 Status CountRows(Store* store, const std::string& table, uint64_t* rows);

@@ -46,15 +46,16 @@ class PeerStreamStep final : public StreamStepEngine {
 
   std::string_view name() const override { return store_->name(); }
 
-  Status Open(const std::string& dir, uint64_t events_per_step) override {
+  Status Open(const std::string& dir, uint64_t events_per_step, uint64_t keys) override {
     events_per_step_ = events_per_step;
+    keys_ = keys;
     SPOOL_RETURN_IF_ERROR(store_->Open(dir));
     return store_->ReadOffset(&next_offset_);
   }
 
   Status Stage(uint64_t count) override {
     for (uint64_t first = 0; first < count; first += events_per_step_) {
-      const std::vector<std::string> messages = EventMessages(first, std::min(events_per_step_, count - first));
+      const std::vector<std::string> messages = EventMessages(first, std::min(events_per_step_, count - first), keys_);
       SPOOL_RETURN_IF_ERROR(store_->AppendEvents(first, messages));
     }
     staged_ = count;
@@ -72,7 +73,7 @@ class PeerStreamStep final : public StreamStepEngine {
     return Status::OK();
   }
 
-  Status ReadOutput(std::vector<KeyTotals>* totals) override { return ReadPeerTotals(*store_, totals); }
+  Status ReadOutput(std::vector<KeyTotals>* totals) override { return ReadPeerTotals(*store_, totals, keys_); }
 
   Status Close() override { return store_->Close(); }
 
@@ -80,6 +81,7 @@ class PeerStreamStep final : public StreamStepEngine {
   const std::unique_ptr<PeerStepStore> store_;
   const PeerState state_;
   uint64_t events_per_step_ = 0;
+  uint64_t keys_ = kStreamKeys;
   uint64_t staged_ = 0;
   uint64_t next_offset_ = 0;
 };
@@ -123,11 +125,11 @@ Status RunPeerStep(PeerStepStore& store, PeerState state_in, uint64_t from, uint
   return Status::OK();
 }
 
-Status ReadPeerTotals(PeerStepStore& store, std::vector<KeyTotals>* totals) {
-  totals->assign(kStreamKeys, KeyTotals{});
+Status ReadPeerTotals(PeerStepStore& store, std::vector<KeyTotals>* totals, uint64_t keys) {
+  totals->assign(keys, KeyTotals{});
   Status fits;
   SPOOL_RETURN_IF_ERROR(store.ReadOutput([&](int64_t key, const KeyTotals& t) {
-    if (key < 0 || static_cast<uint64_t>(key) >= kStreamKeys) {
+    if (key < 0 || static_cast<uint64_t>(key) >= keys) {
       fits = Status::Corruption(std::string(store.name()) + "'s output has key " + std::to_string(key));
     } else {
       (*totals)[static_cast<size_t>(key)] = t;

@@ -37,14 +37,16 @@ class StreamStepEngine {
 
   virtual std::string_view name() const = 0;
   // Creates the engine's stores in `dir` (an empty directory), for steps of
-  // `events_per_step` events.
-  virtual Status Open(const std::string& dir, uint64_t events_per_step) = 0;
-  // Untimed: makes events [0, count) durable in the engine's source, one
-  // batch of events_per_step per write.
+  // `events_per_step` events whose keys are drawn from `keys` keys
+  // (kStreamKeys in W4).
+  virtual Status Open(const std::string& dir, uint64_t events_per_step, uint64_t keys) = 0;
+  // Untimed: makes events [0, count) of Open's key space durable in the
+  // engine's source, one batch of events_per_step per write.
   virtual Status Stage(uint64_t count) = 0;
   // Runs steps until every staged event is read, calling `done` after each.
   virtual Status Run(const StepDone& done) = 0;
-  // The per-key totals (indexed by key) of the output table.
+  // The per-key totals (indexed by key, one per key of Open's key space) of
+  // the output table.
   virtual Status ReadOutput(std::vector<KeyTotals>* totals) = 0;
   // Closes every store; idempotent.
   virtual Status Close() = 0;
@@ -104,9 +106,9 @@ inline PeerState PeerStateNamed(std::string_view name) {
 // offset from + count, committed durably. `*output_rows`: the keys it
 // touched. Errors: the store's; Corruption when the events are not all there.
 Status RunPeerStep(PeerStepStore& store, PeerState state, uint64_t from, uint64_t count, uint64_t* output_rows);
-// The per-key totals (indexed by key) of the store's output. Errors: the
-// store's; Corruption for a key out of range.
-Status ReadPeerTotals(PeerStepStore& store, std::vector<KeyTotals>* totals);
+// The per-key totals (indexed by key, `keys` of them) of the store's
+// output. Errors: the store's; Corruption for a key out of range.
+Status ReadPeerTotals(PeerStepStore& store, std::vector<KeyTotals>* totals, uint64_t keys = kStreamKeys);
 // A new, closed peer store; null for Spool's engines and unknown names.
 std::unique_ptr<PeerStepStore> MakePeerStepStore(std::string_view engine);
 

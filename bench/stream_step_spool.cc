@@ -23,8 +23,9 @@ class SpoolStreamStep final : public StreamStepEngine {
 
   std::string_view name() const override { return kSpool; }
 
-  Status Open(const std::string& dir, uint64_t events_per_step) override {
+  Status Open(const std::string& dir, uint64_t events_per_step, uint64_t keys) override {
     events_per_step_ = events_per_step;
+    keys_ = keys;
     topic_dir_ = dir + "/topic";
     SPOOL_RETURN_IF_ERROR(Store::Open(SpoolStoreOptions(), dir + "/store", &store_));
     // Created empty now, so the set-up update below finds it.
@@ -35,7 +36,7 @@ class SpoolStreamStep final : public StreamStepEngine {
     return RunUpdate(pipeline_.get(), UpdateOptions{}, &setup);
   }
 
-  Status Stage(uint64_t count) override { return ProduceEvents(topic_dir_, 0, count, events_per_step_); }
+  Status Stage(uint64_t count) override { return ProduceEvents(topic_dir_, 0, count, events_per_step_, keys_); }
 
   Status Run(const StepDone& done) override {
     UpdateOptions options;
@@ -48,7 +49,7 @@ class SpoolStreamStep final : public StreamStepEngine {
     return RunUpdate(pipeline_.get(), options, &result);
   }
 
-  Status ReadOutput(std::vector<KeyTotals>* totals) override { return ReadTotals(store_.get(), totals); }
+  Status ReadOutput(std::vector<KeyTotals>* totals) override { return ReadTotals(store_.get(), totals, keys_); }
 
   Status Close() override {
     pipeline_.reset();
@@ -58,6 +59,7 @@ class SpoolStreamStep final : public StreamStepEngine {
 
  private:
   uint64_t events_per_step_ = 0;
+  uint64_t keys_ = kStreamKeys;
   std::string topic_dir_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<Pipeline> pipeline_;

@@ -39,7 +39,7 @@ enum Statement : size_t {
   kReadOutput,
   kStatements
 };
-constexpr std::array<const char*, kStatements> kSql = {
+constexpr std::array<const char*, kStatements> kStatementSql = {
     "BEGIN",
     "COMMIT",
     "INSERT INTO events(offset, message) VALUES(?1, ?2)",
@@ -61,7 +61,7 @@ class SqliteStepStore final : public PeerStepStore {
 
   Status Open(const std::string& dir) override {
     SPOOL_RETURN_IF_ERROR(sqlite::Open(dir + kStreamDbFileName, kStreamSchema, &db_));
-    for (size_t i = 0; i < kStatements; ++i) SPOOL_RETURN_IF_ERROR(sqlite::Prepare(db_, kSql[i], &stmts_[i]));
+    for (size_t i = 0; i < kStatements; ++i) SPOOL_RETURN_IF_ERROR(sqlite::Prepare(db_, kStatementSql[i], &stmts_[i]));
     return Status::OK();
   }
 
@@ -140,7 +140,7 @@ class SqliteStepStore final : public PeerStepStore {
     const int rc = sqlite3_step(stmts_[statement]);
     sqlite3_reset(stmts_[statement]);
     if (rc == SQLITE_DONE) return Status::OK();
-    const Status error = Error(kSql[statement]);
+    const Status error = Error(kStatementSql[statement]);
     if (statement != kBegin && sqlite3_get_autocommit(db_) == 0) (void)sqlite::Exec(db_, "ROLLBACK");
     return error;
   }

@@ -12,6 +12,11 @@
 // so its start and end are in; peers: the loop of steps) and the latency of
 // each step (Spool: between on_batch callbacks, the first from the call),
 // p50 and p99. --scale multiplies the steps (at least 2), not their size.
+//
+// W4's keys series (workload w4-keys, a scaling series): the same steps and
+// events on every engine with the keys drawn from kW4KeysMultipliers × W4's
+// key space (10,000 and 100,000 keys; rows at Results::Point{kKeysPoint,
+// keys}), each run checked against the model as W4's is.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +27,9 @@
 namespace spool::bench {
 
 inline constexpr char kW4[] = "w4";
+inline constexpr char kW4Keys[] = "w4-keys";
+inline constexpr char kKeysPoint[] = "keys";
+inline constexpr uint64_t kW4KeysMultipliers[] = {1, 10};
 
 inline constexpr uint64_t kW4Steps = 200;
 inline constexpr uint64_t kW4MinSteps = 2;
@@ -36,5 +44,7 @@ inline constexpr char kCpuPerStepUs[] = "cpu_per_step_us";
 
 // Repetition `rep` (1-based) of W4 on every engine.
 void RunW4(const BenchConfig& config, int rep, Results* results);
+// Repetition `rep` of W4's keys series on every engine.
+void RunW4Keys(const BenchConfig& config, int rep, Results* results);
 
 }  // namespace spool::bench

@@ -155,7 +155,7 @@ Built BuildTable(VersionedEngine& engine, const TableShape& shape, uint64_t upda
   built.load_s = Load(engine, shape, ModelValues(shape, 0));
   for (uint64_t k = 1; k <= updates; ++k) {
     built.update_s += CommitUpdate(engine, shape, k, shape.UpdateVersion(k));
-    if (k == shape.point) {
+    if (k == shape.point && !point_dir.empty()) {
       const WriteCounters before = ReadWriteCounters(std::filesystem::path(point_dir).parent_path());
       Stopwatch point_watch;
       Expect(engine.MarkRewindPoint(point_dir), std::string(engine.name()) + " rewind point");
@@ -173,13 +173,14 @@ uint64_t BuildRetained(VersionedEngine& engine, const TableShape& shape, uint64_
   return shape.loaded_version();
 }
 
-Built BuildAndReopen(VersionedEngine& engine, const TableShape& shape, uint64_t updates, const std::string& run_dir) {
+Built BuildAndReopen(VersionedEngine& engine, const TableShape& shape, uint64_t updates, const std::string& run_dir,
+                     Point point) {
   const std::string name(engine.name());
   const std::string db = run_dir + "/db";
   FreshDir(run_dir);
   FreshDir(db);
   Expect(engine.Open(db), name + " open");
-  const Built built = BuildTable(engine, shape, updates, run_dir + "/point");
+  const Built built = BuildTable(engine, shape, updates, point == Point::kMark ? run_dir + "/point" : "");
   Expect(engine.Close(), name + " close");
   SyncAll();
   Expect(engine.Open(db), name + " reopen");

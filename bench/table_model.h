@@ -104,7 +104,8 @@ struct Built {
 };
 
 // Loads the table and applies `updates` update commits, making the version
-// after shape.point of them the rewind point (peers' copies in `point_dir`).
+// after shape.point of them the rewind point (peers' copies in `point_dir`;
+// empty: no rewind point).
 // Times the commits alone, not the making of their rows.
 Built BuildTable(VersionedEngine& engine, const TableShape& shape, uint64_t updates, const std::string& point_dir);
 
@@ -117,7 +118,10 @@ uint64_t BuildRetained(VersionedEngine& engine, const TableShape& shape, uint64_
 // BuildTable in `run_dir`/db (both made anew, the point's copies in
 // `run_dir`/point), then close (Spool's state flushed), sync and reopen:
 // the table as a store that has run holds it.
-Built BuildAndReopen(VersionedEngine& engine, const TableShape& shape, uint64_t updates, const std::string& run_dir);
+// Whether a build takes the rewind point (W6's rewinds) or not (reads only).
+enum class Point { kMark, kNone };
+Built BuildAndReopen(VersionedEngine& engine, const TableShape& shape, uint64_t updates, const std::string& run_dir,
+                     Point point);
 
 // A timed full read, checked against `expected`.
 template <typename ReadFn>

@@ -115,11 +115,14 @@ void PrintW6(const Results& results, std::ostream& out) {
       << RatioLine("Spool rewind ÷ RocksDB's open of the checkpoint alone (no close)",
                    spool / Median(results, kW6, kRocksDb, metric::kRewindOpenS), "")
       << "  (rewind = the whole step, timed from the store open at the newest version to the store open at v50:\n"
-         "   Spool: Store::Restore (one durable RESTORE commit writing the difference), close, Store::Open;\n"
-         "   RocksDB: close, open the Checkpoint taken at v50; LevelDB: close, open the copy made at v50 (closed,\n"
-         "   table files hard-linked); LMDB, SQLite: close, copy the backup taken at v50 back + fdatasync, open.\n"
-         "   \"point taken\" = making that checkpoint or copy at v50, during the updates (not in W5's figures).\n"
-         "   Spool keeps the versions after v50 (the restore is a new version); the peers drop them.)\n";
+         "   Spool: Store::RewindTo v50 (the log cut after it, the cut archived; the state copy kept at the\n"
+         "   rewind point adopted), close, Store::Open; RocksDB: close, open the Checkpoint taken at v50;\n"
+         "   LevelDB: close, open the copy made at v50 (closed, table files hard-linked); LMDB, SQLite: close,\n"
+         "   copy the backup taken at v50 back + fdatasync, open. \"point taken\" = making that checkpoint or\n"
+         "   copy at v50 during the updates (Spool: a durable pin and Store::SaveStateCopy, as a pipeline's\n"
+         "   rewind point does), left out of W5's figures. The versions after v50 stay readable in Spool's\n"
+         "   archive; the peers drop them. Bringing the table back as a new version, keeping them\n"
+         "   (Store::Restore), is the snapshot workload's restore.)\n";
 }
 
 // Spool's rewind with ×100 W6's history after the point ÷ with ×1.

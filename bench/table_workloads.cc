@@ -118,7 +118,7 @@ void RunW5RowsOnce(const BenchConfig& config, const std::string& name, int rep, 
   std::unique_ptr<VersionedEngine> engine = MakeVersionedEngine(name);
   if (engine == nullptr) return;  // no table variant (spool-group)
   const std::string run_dir = config.RunDir(kW5RowsSeries, name + "-" + std::to_string(shape.rows), rep);
-  BuildAndReopen(*engine, shape, kW5Updates, run_dir);
+  BuildAndReopen(*engine, shape, kW5Updates, run_dir, Point::kNone);
   const TableReads reads =
       TimedReads(*engine, shape, Expected{ModelDigest(shape, shape.point), ModelDigest(shape, kW5Updates)});
   const Results::Point point{kRowsPoint, static_cast<double>(shape.rows)};
@@ -147,7 +147,7 @@ void RunW5W6Engine(const BenchConfig& config, const std::string& name, int rep, 
   Expect(engine->Close(), name + " close");
   SyncAll();
   const WriteCounters written = WrittenBetween(written_before, ReadWriteCounters(db));
-  const double disk = static_cast<double>(DiskBytes(db));
+  const double disk = static_cast<double>(DiskBytes(db) - engine->RewindPointBytes());
   const double payload = shape.PayloadBytes(kW5Updates);
 
   Expect(engine->Open(db), name + " reopen");
@@ -170,7 +170,7 @@ void RunW5W6Engine(const BenchConfig& config, const std::string& name, int rep, 
     double total_s = 0;
     const RewindTimes times = TimedRewind(*engine, expected.at_point, &total_s);
     if (config.Runs(kW6)) AddRewind(results, kW6, name, total_s, times);
-    if (config.Runs(kW6) && name != kSpool) {
+    if (config.Runs(kW6)) {
       results->Add(kW6, name, metric::kPointS, built.point_s);
       results->Add(kW6, name, metric::kPointWrittenMB,
                    static_cast<double>(built.point_written.syscall_bytes) / kBytesPerMB);
@@ -194,9 +194,9 @@ void RunW6HistoryOnce(const BenchConfig& config, const std::string& name, int re
   if (engine == nullptr) return;  // no table variant (spool-group)
   const std::string run_dir = config.RunDir(kW6History, name + "-x" + std::to_string(multiplier), rep);
   // As W5's store: closed (Spool's state flushed), synced, reopened.
-  const Built built = BuildAndReopen(*engine, shape, shape.point + after, run_dir);
+  const Built built = BuildAndReopen(*engine, shape, shape.point + after, run_dir, Point::kMark);
   HistoryPoint measured;
-  measured.disk_bytes = static_cast<double>(DiskBytes(run_dir + "/db"));
+  measured.disk_bytes = static_cast<double>(DiskBytes(run_dir + "/db") - engine->RewindPointBytes());
   measured.payload_bytes = shape.PayloadBytes(shape.point + after);
   measured.as_of_s = TimedRead(name, "the read as of the point", at_point,
                                [&](const RowVisitor& visit) { return engine->ReadAsOf(shape.point_version(), visit); });
@@ -288,7 +288,7 @@ TableRewind MeasureTableRewind(std::string_view engine_name, uint64_t rows, cons
   const std::string name(engine_name);
   std::unique_ptr<VersionedEngine> engine = MakeVersionedEngine(engine_name);
   if (engine == nullptr) throw BenchError(name + " has no table variant");
-  BuildAndReopen(*engine, shape, kW5Updates, run_dir);
+  BuildAndReopen(*engine, shape, kW5Updates, run_dir, Point::kMark);
   Digest warm;
   Expect(engine->ReadLatest(DigestInto(&warm)), name + " warm-up read");
   CheckRead(warm, ModelDigest(shape, kW5Updates), name, "the warm-up read");

@@ -4,7 +4,12 @@
 //
 // Spool: one keyed table (key bytes primary key, value bytes) in a Store;
 // a commit is one Transaction of upserts, time travel is Store::Read with
-// ReadOptions::version, rewind is Store::Restore then close and reopen.
+// ReadOptions::version; the rewind point is what a pipeline's is (a durable
+// pin and Store::SaveStateCopy), and rewind is Store::RewindTo the point
+// (the history after it cut to the log's archive, as the peers' copies lose
+// it) then close and reopen. Bringing a table back while keeping the
+// history, as a new version (Store::Restore), is the `snapshot` workload's
+// restore.
 //
 // Peers (RocksDB, LMDB, SQLite, LevelDB): every write is a new entry
 // key‖version (the version 8 bytes big-endian, so a key's entries sort by
@@ -79,6 +84,10 @@ class VersionedEngine {
   // W6: makes the current version the rewind point. Peers copy or
   // checkpoint the store into `point_dir` (which does not exist yet).
   virtual Status MarkRewindPoint(const std::string& point_dir) = 0;
+  // Bytes on disk inside the store's directory of what MarkRewindPoint
+  // keeps (Spool's state copy), left out of the store's disk figures as
+  // the peers' copies are, which live beside it.
+  virtual uint64_t RewindPointBytes() { return 0; }
   // W6: brings the table back to the rewind point and leaves the store open
   // there (RocksDB and LevelDB on the checkpoint directory).
   virtual Status Rewind(RewindTimes* times) = 0;

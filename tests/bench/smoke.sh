@@ -18,7 +18,7 @@ fail() { echo "bench smoke: $*" >&2; exit 1; }
 "$bench" --dir "$dir/run" --scale 0.05 --reps 1 --no-progress --w6-history-multipliers 2,10 --json "$dir/results.json" >"$dir/report.txt" \
   2>"$dir/progress.txt" || { tail -20 "$dir/progress.txt" >&2; fail "spool-bench failed"; }
 
-workloads="limits w1 w2 w2-writers w3 w3k w4 latency w5 w5-rows w6 w6-history cdf snapshot vacuum w6p w7 e2e sql jetstream"
+workloads="limits w1 w2 w2-writers w3 w3k w4 w4-keys latency w5 w5-rows w6 w6-history cdf snapshot vacuum history-updates w6p w7 w7-log e2e sql jetstream"
 for w in $workloads; do
   grep -q "\"workload\": \"$w\"" "$dir/results.json" || fail "no result of workload $w in the JSON"
 done
@@ -45,7 +45,8 @@ fi
 # A bar chart per workload with a headline figure, latency charts where
 # percentiles were measured, a chart per scaling series.
 for chart in w1 w2 w3 w3k w4 w5 w6 cdf snapshot vacuum w6p w7 e2e jetstream w1-latency w4-latency latency-latency \
-  w2-writers-commits_per_s w5-rows-asof_read_s w6-history-rewind_s; do
+  w2-writers-commits_per_s w4-keys-events_per_s w5-rows-asof_read_s w6-history-rewind_s history-updates-vacuum_s \
+  history-updates-after_per_fresh w7-log-reopen_s; do
   png="$dir/png/$chart.png"
   [ -s "$png" ] || fail "no chart $chart.png"
   [ "$(head -c 8 "$png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "$chart.png is not a PNG"
