@@ -196,7 +196,8 @@ void PrintWorkloads(const BenchConfig& config, const Results& results, std::ostr
                spool / CeilingMedian(results, kW3, kRawSequential, metric::kPayloadMBPerS, metric::kSeqBufferedMBPerS),
                "  (target ≥ 0.50)")
         << RatioLine("Spool ÷ raw writes of the batches, each synced (this table)",
-                     spool / CeilingMedian(results, kW3, kRawSyncedBatches, metric::kPayloadMBPerS, ""), "")
+                     spool / results.Get(kW3, kRawSyncedBatches, metric::kPayloadMBPerS).value_or(Summary{kNaN}).median,
+                     "")
         << RatioLine("Spool ÷ sequential write, buffered (limits table)",
                      spool / MachineMedian(results, metric::kSeqBufferedMBPerS), "")
         << RatioLine("Spool ÷ sequential write, O_DIRECT (limits table)",

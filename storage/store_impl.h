@@ -149,6 +149,9 @@ class StoreImpl {
   Status FindDoomedCuts(VacuumPlan* plan, VacuumReport* report);
   Status DeleteDoomed(const VacuumPlan& plan, const VacuumOptions& options, VacuumReport* report);
   Status PruneHistory(uint64_t floor, VacuumReport* report);
+  // The history index's floor H: it holds every change after this version
+  // (0 when H is absent). Errors: Corruption (a malformed H), IOError.
+  Status HistoryFloor(uint64_t* floor);
   Status RecordVacuum(const VacuumReport& report);
   // State copies: each named for its position; those on the history, and
   // (keep_newest) only the newest StoreOptions::state_copies.

@@ -602,14 +602,10 @@ Status StoreImpl::DeleteDoomed(const VacuumPlan& plan, const VacuumOptions& opti
 // state's file is compacted when the runs dropped (or earlier batches) left
 // much of it free: LMDB reuses free pages but never returns them.
 Status StoreImpl::PruneHistory(uint64_t floor, VacuumReport* report) {
-  std::string value;
-  bool found = false;
-  SPOOL_RETURN_IF_ERROR(state_->Get(kStateHistoryFloorKey, &value, &found));
-  if (found && value.size() != 8) {
-    return Status::Corruption("state store: history floor of " + std::to_string(value.size()) + " bytes");
-  }
+  uint64_t current = 0;
+  SPOOL_RETURN_IF_ERROR(HistoryFloor(&current));
   std::vector<std::pair<std::string, std::string>> puts;
-  if (!found || GetBigEndian64(value) < floor) {
+  if (current < floor) {
     std::string raised;
     PutBigEndian64(&raised, floor);
     puts.emplace_back(std::string(kStateHistoryFloorKey), std::move(raised));

@@ -246,16 +246,24 @@ Status StoreImpl::CaptureTableLocked(const TableId& id, const ReadOptions& optio
   SPOOL_RETURN_IF_ERROR(state_->NewView(capture->prefix, PrefixEnd(capture->prefix), &capture->view));
   if (capture->version == capture->newest) return Status::OK();
   // The history index serves versions after its floor (a rebuilt state's
-  // index begins at the snapshot it was rebuilt from).
-  std::string floor;
-  bool found = false;
-  SPOOL_RETURN_IF_ERROR(state_->Get(kStateHistoryFloorKey, &floor, &found));
-  if (found && floor.size() != 8) {
-    return Status::Corruption("state store: history floor of " + std::to_string(floor.size()) + " bytes");
-  }
-  if (found && GetBigEndian64(floor) > capture->version) return Status::OK();
+  // index begins at the snapshot it was rebuilt from, a vacuumed one at the
+  // vacuum's floor).
+  uint64_t floor = 0;
+  SPOOL_RETURN_IF_ERROR(HistoryFloor(&floor));
+  if (floor > capture->version) return Status::OK();
   const std::string history = StateHistoryPrefix(capture->table.uid);
   return state_->NewView(history, PrefixEnd(history), &capture->history);
+}
+
+Status StoreImpl::HistoryFloor(uint64_t* floor) {
+  std::string value;
+  bool found = false;
+  SPOOL_RETURN_IF_ERROR(state_->Get(kStateHistoryFloorKey, &value, &found));
+  if (found && value.size() != 8) {
+    return Status::Corruption("state store: history floor of " + std::to_string(value.size()) + " bytes");
+  }
+  *floor = found ? GetBigEndian64(value) : 0;
+  return Status::OK();
 }
 
 // Estimated bytes of the log's commits (after, upto], from segment sizes.

@@ -22,6 +22,8 @@
 #include <thread>
 #include <utility>
 
+#include "nats_server_process.h"
+
 namespace spool::testing {
 namespace {
 
@@ -105,34 +107,7 @@ jsOptions RequestOptions() {
   return options;
 }
 
-std::string Quoted(const std::string& text) {
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') quoted += '\\';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
-
 std::string Loopback(int port) { return "127.0.0.1:" + std::to_string(port); }
-
-// nats-server on the PATH, else where Debian's package puts it (/usr/sbin,
-// which a user's PATH may lack), else empty.
-std::string FindNatsServer() {
-  std::vector<std::string> candidates;
-  if (const char* path = std::getenv("PATH")) {
-    std::stringstream dirs(path);
-    for (std::string dir; std::getline(dirs, dir, ':');) {
-      if (!dir.empty()) candidates.push_back(dir + "/nats-server");
-    }
-  }
-  candidates.push_back("/usr/sbin/nats-server");
-  candidates.push_back("/usr/bin/nats-server");
-  for (const std::string& candidate : candidates) {
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
 
 sockaddr_in LoopbackAddress(int port) {
   sockaddr_in address{};
@@ -577,24 +552,24 @@ std::string NatsServer::LogTail(int lines) const {
 std::string NatsServer::ConfigText() const {
   std::ostringstream config;
   config << "# Written by Spool's test harness (tests/support/nats_server.cc) for one test.\n"
-         << "server_name: " << Quoted(server_name_) << "\n"
-         << "listen: " << Quoted(Loopback(client_port_)) << "\n"
-         << "http: " << Quoted(Loopback(monitor_port_)) << "\n"
-         << "jetstream {\n  store_dir: " << Quoted(store_dir()) << "\n}\n";
+         << "server_name: " << NatsQuoted(server_name_) << "\n"
+         << "listen: " << NatsQuoted(Loopback(client_port_)) << "\n"
+         << "http: " << NatsQuoted(Loopback(monitor_port_)) << "\n"
+         << "jetstream {\n  store_dir: " << NatsQuoted(store_dir()) << "\n}\n";
   if (options_.max_payload > 0) config << "max_payload: " << options_.max_payload << "\n";
   if (!options_.tls_cert_file.empty()) {
-    config << "tls {\n  cert_file: " << Quoted(options_.tls_cert_file)
-           << "\n  key_file: " << Quoted(options_.tls_key_file) << "\n}\n";
+    config << "tls {\n  cert_file: " << NatsQuoted(options_.tls_cert_file)
+           << "\n  key_file: " << NatsQuoted(options_.tls_key_file) << "\n}\n";
   }
   if (!options_.auth.user.empty()) {
-    config << "authorization {\n  user: " << Quoted(options_.auth.user)
-           << "\n  password: " << Quoted(options_.auth.password) << "\n}\n";
+    config << "authorization {\n  user: " << NatsQuoted(options_.auth.user)
+           << "\n  password: " << NatsQuoted(options_.auth.password) << "\n}\n";
   } else if (!options_.auth.token.empty()) {
-    config << "authorization {\n  token: " << Quoted(options_.auth.token) << "\n}\n";
+    config << "authorization {\n  token: " << NatsQuoted(options_.auth.token) << "\n}\n";
   }
   if (route_port_ != 0) {
-    config << "cluster {\n  name: \"spool-test\"\n  listen: " << Quoted(Loopback(route_port_)) << "\n  routes: [\n";
-    for (int peer : peer_route_ports_) config << "    " << Quoted("nats-route://" + Loopback(peer)) << "\n";
+    config << "cluster {\n  name: \"spool-test\"\n  listen: " << NatsQuoted(Loopback(route_port_)) << "\n  routes: [\n";
+    for (int peer : peer_route_ports_) config << "    " << NatsQuoted("nats-route://" + Loopback(peer)) << "\n";
     config << "  ]\n}\n";
   }
   return config.str();

@@ -39,23 +39,6 @@ constexpr int kCheckWaitMs = 500;
 // Starts again on another port when the one picked was taken meanwhile.
 constexpr int kPortAttempts = 5;
 
-// nats-server on the PATH, else where Debian's package puts it; empty if none.
-std::string FindNatsServer() {
-  std::vector<std::string> candidates;
-  if (const char* path = std::getenv("PATH")) {
-    std::stringstream dirs(path);
-    for (std::string dir; std::getline(dirs, dir, ':');) {
-      if (!dir.empty()) candidates.push_back(dir + "/nats-server");
-    }
-  }
-  candidates.emplace_back("/usr/sbin/nats-server");
-  candidates.emplace_back("/usr/bin/nats-server");
-  for (const std::string& candidate : candidates) {
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
-
 // A port no one listens on now (bound to 127.0.0.1:0, read back, closed).
 Status PickFreePort(int* port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -71,15 +54,6 @@ Status PickFreePort(int* port) {
   if (!ok) return Status::IOError("picking a port: bind 127.0.0.1:0: " + std::string(std::strerror(saved)));
   *port = ntohs(address.sin_port);
   return Status::OK();
-}
-
-std::string Quoted(const std::string& text) {
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') quoted += '\\';
-    quoted += c;
-  }
-  return quoted + "\"";
 }
 
 // The file's bytes; empty when it cannot be read.
@@ -159,6 +133,31 @@ bool ServesJetStream(const std::string& url, std::string* why_not) {
 
 }  // namespace
 
+std::string NatsQuoted(const std::string& text) {
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+std::string FindNatsServer() {
+  std::vector<std::string> candidates;
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream dirs(path);
+    for (std::string dir; std::getline(dirs, dir, ':');) {
+      if (!dir.empty()) candidates.push_back(dir + "/nats-server");
+    }
+  }
+  candidates.emplace_back("/usr/sbin/nats-server");
+  candidates.emplace_back("/usr/bin/nats-server");
+  for (const std::string& candidate : candidates) {
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
+}
+
 NatsServerProcess::~NatsServerProcess() { (void)Stop(); }  // killed and reaped whatever it says
 
 std::string NatsServerProcess::url() const { return fmt::format("nats://127.0.0.1:{}", port_); }
@@ -169,7 +168,7 @@ std::string NatsServerProcess::ConfigText() const {
       "server_name: \"spool-local\"\n"
       "listen: \"127.0.0.1:{}\"\n"
       "jetstream {{\n  store_dir: {}\n}}\n",
-      port_, Quoted(dir_ + "/jetstream"));
+      port_, NatsQuoted(dir_ + "/jetstream"));
 }
 
 Status NatsServerProcess::Start(const std::string& dir) {

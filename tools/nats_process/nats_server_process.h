@@ -23,6 +23,12 @@
 
 namespace spool {
 
+// The nats-server binary: the first on the PATH, else where Debian's
+// package puts it (/usr/sbin, which a user's PATH may lack); empty if none.
+std::string FindNatsServer();
+// `text` as a double-quoted string of nats-server's configuration format.
+std::string NatsQuoted(const std::string& text);
+
 class NatsServerProcess {
  public:
   NatsServerProcess() = default;
