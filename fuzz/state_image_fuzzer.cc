@@ -1,11 +1,12 @@
 // Fuzz target: the state reader (storage/state_check.h and state_store.h).
 // Input: the bytes of a state's LMDB file (data.mdb).
 // Oracle, beyond "no crash, no hang, no undefined behaviour": CheckStateImage
-// either refuses the bytes with Corruption or accepts them; bytes it accepts
-// are then opened as a state, in LMDB, and read whole — a scan of every key
-// and a point read of each — and every read must succeed, each point read
-// finding the value the scan found. What the check lets through, LMDB must
-// read without leaving the file or disagreeing with itself.
+// either refuses the bytes with Corruption or accepts them, with the same
+// verdict on one thread and on two; bytes it accepts are then opened as a
+// state, in LMDB, and read whole — a scan of every key and a point read of
+// each — and every read must succeed, each point read finding the value
+// the scan found. What the check lets through, LMDB must read without
+// leaving the file or disagreeing with itself.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -43,8 +44,11 @@ const std::string& StateDir() {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view image(reinterpret_cast<const char*>(data), size);
   spool::FileCheck check;
-  const spool::Status checked = spool::CheckStateImage(image, &check);
+  const spool::Status checked = spool::CheckStateImage(image, &check, /*threads=*/1);
   Check(checked.ok() || checked.IsCorruption(), "the check failed other than with Corruption", checked);
+  spool::FileCheck threaded;
+  Check(spool::CheckStateImage(image, &threaded, /*threads=*/2).ToString() == checked.ToString(),
+        "the check's verdict on two threads differs from one thread's", checked);
   if (!checked.ok() || image.empty()) return 0;
 
   const std::string dir = StateDir() + "/state";

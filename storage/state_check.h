@@ -57,8 +57,10 @@ struct FileCheck {
 };
 
 // Checks `image`, the bytes of an LMDB data file (empty: a file not yet
-// written, which is fine). Errors: Corruption("page N: ...").
-Status CheckStateImage(std::string_view image, FileCheck* check);
+// written, which is fine), its leaves on up to `threads` threads (0: the
+// machine's cores, up to 4, for a file of 4 MiB or more; else one). The
+// verdict does not depend on `threads`. Errors: Corruption("page N: ...").
+Status CheckStateImage(std::string_view image, FileCheck* check, unsigned threads = 0);
 // CheckStateImage of the file at `path`, read through a read-only map.
 // Errors: IOError, Corruption naming the file.
 Status CheckStateFile(const std::string& path, FileCheck* check);

@@ -89,7 +89,13 @@ class StateCheckTest : public ::testing::Test {
   // model's, or a key too many or missing, fails the test.
   Outcome Try(std::string_view image, const std::string& what) {
     FileCheck check;
-    Status checked = CheckStateImage(image, &check);
+    Status checked = CheckStateImage(image, &check, /*threads=*/1);
+    // Checked on three threads, each leaf is a chunk of its own here: the
+    // same verdict, the same failure named first.
+    FileCheck threaded;
+    EXPECT_EQ(CheckStateImage(image, &threaded, /*threads=*/3).ToString(), checked.ToString()) << what;
+    EXPECT_EQ(threaded.pages, check.pages) << what;
+    EXPECT_EQ(threaded.entries, check.entries) << what;
     if (checked.IsCorruption()) return Outcome::kFoundByCheck;
     EXPECT_TRUE(checked.ok()) << what << ": " << checked.ToString();
     TempDir dir;
@@ -269,6 +275,30 @@ TEST_F(StateCheckTest, AStateWrittenBeforeSealingIsEmptiedForTheStoreToRebuild) 
   bool found = true;
   ASSERT_TRUE(store->Get(StateRowKey(5, "alice"), &value, &found).ok());
   EXPECT_FALSE(found);
+}
+
+// With damage in several leaves, the check names the first in key order,
+// however many threads check the leaves and whichever finishes first.
+TEST_F(StateCheckTest, OfSeveralDamagedValuesTheFirstInKeyOrderIsNamed) {
+  // Rows far apart in key order ("key-300" < "key-555" < "key-999"), so on
+  // leaves of their own; every copy of each value is damaged, the live one
+  // among them.
+  std::string damaged = *image_;
+  for (int row : {999, 300, 555}) {
+    const std::string& value = model_->at(RowStateKey(7, row));
+    size_t copies = 0;
+    for (size_t at = damaged.find(value); at != std::string::npos; at = damaged.find(value, at + 1), ++copies) {
+      damaged[at] = static_cast<char>(damaged[at] ^ 1);
+    }
+    ASSERT_GT(copies, 0u) << row;
+  }
+  const std::string first = DescribeStateKey(RowStateKey(7, 300));
+  for (unsigned threads : {1U, 2U, 3U, 8U}) {
+    FileCheck check;
+    const Status s = CheckStateImage(damaged, &check, threads);
+    EXPECT_TRUE(s.IsCorruption()) << threads << ": " << s.ToString();
+    EXPECT_NE(s.ToString().find(first + " is damaged"), std::string::npos) << threads << ": " << s.ToString();
+  }
 }
 
 // A sealed position without the format key in front is damage, not an old
