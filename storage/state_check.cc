@@ -546,7 +546,14 @@ Status CheckStateImage(std::string_view image, FileCheck* check, unsigned thread
   return Walker(image, psize, newest, threads).Run(check);
 }
 
-Status CheckStateFile(const std::string& path, FileCheck* check) {
+namespace {
+
+// `fn` on the bytes of the file at `path`, read through a read-only map.
+// Populated at once: the walk and the digest touch every page, and one call
+// maps them all (and reads a file not in the page cache ahead, in order)
+// instead of a fault per page in the walk's order.
+template <typename Fn>
+Status WithMappedFile(const std::string& path, const Fn& fn) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::IOError("cannot open " + path + ": " + std::strerror(errno));
   struct stat st {};
@@ -556,15 +563,39 @@ Status CheckStateFile(const std::string& path, FileCheck* check) {
     return Status::IOError("cannot stat " + path + ": " + std::strerror(err));
   }
   const auto size = static_cast<size_t>(st.st_size);
-  // Populated at once: the walk touches every page, and one call maps them
-  // all (and reads a file not in the page cache ahead, in order) instead of
-  // a fault per page in the walk's order.
   void* map = size == 0 ? nullptr : ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
   ::close(fd);
   if (map == MAP_FAILED) return Status::IOError("cannot map " + path + ": " + std::strerror(errno));
-  Status s = CheckStateImage(std::string_view(static_cast<const char*>(map), size), check);
+  Status s = fn(std::string_view(static_cast<const char*>(map), size));
   if (map != nullptr) ::munmap(map, size);
   return s.WithContext(path);
+}
+
+std::string Digest(std::string_view image) {
+  const XXH128_hash_t h = XXH3_128bits(image.data(), image.size());
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (const uint64_t half : {h.high64, h.low64}) {
+    for (int shift = 60; shift >= 0; shift -= 4) out.push_back(kHex[(half >> shift) & 15]);
+  }
+  return out + " " + std::to_string(image.size());
+}
+
+}  // namespace
+
+Status CheckStateFile(const std::string& path, FileCheck* check, std::string* digest) {
+  return WithMappedFile(path, [&](std::string_view image) {
+    SPOOL_RETURN_IF_ERROR(CheckStateImage(image, check));
+    if (digest != nullptr) *digest = Digest(image);
+    return Status::OK();
+  });
+}
+
+Status DigestStateFile(const std::string& path, std::string* digest) {
+  return WithMappedFile(path, [&](std::string_view image) {
+    *digest = Digest(image);
+    return Status::OK();
+  });
 }
 
 }  // namespace spool

@@ -320,6 +320,8 @@ namespace {
 constexpr std::string_view kGenerationPrefix = "gen-";
 constexpr std::string_view kCopiesDir = "copies";
 constexpr std::string_view kTempSuffix = ".tmp";
+// Beside a copy's data.mdb: DigestStateFile of it, taken when it was checked.
+constexpr std::string_view kDigestFile = "DIGEST";
 
 std::string GenerationName(uint64_t generation) {
   std::string digits = std::to_string(generation);
@@ -363,6 +365,16 @@ Status OpenLmdb(const std::string& dir, uint64_t map_size, unsigned int flags, s
   if ((rc = mdb_txn_commit(txn)) != 0) return LmdbError(rc, "commit");
   *out = std::move(opened);
   return Status::OK();
+}
+
+// Whether the copy in `dir` holds the bytes SaveCopy checked and recorded
+// the digest of. Anything else — no digest (a compaction's copy, or one
+// written before digests), a damaged digest, other bytes — is false: the
+// copy's check then decides.
+bool CopyUnchanged(const std::string& dir) {
+  std::string recorded, digest;
+  return ReadFileToString(Env::Default(), (std::filesystem::path(dir) / kDigestFile).string(), &recorded).ok() &&
+         DigestStateFile((std::filesystem::path(dir) / "data.mdb").string(), &digest).ok() && recorded == digest;
 }
 
 // Checks the environment in `dir` before LMDB opens it.
@@ -1266,6 +1278,12 @@ Status StateStore::SaveCopy(const std::string& name, StatePosition* position) {
     SPOOL_RETURN_IF_ERROR(CopyState(*CurrentEnv(), *copy, position));
   }
   fs::remove(fs::path(tmp) / "lock.mdb", ec);
+  // Checked whole now, and its digest kept beside it: adopting the copy
+  // later needs only to find the same bytes (CopyUnchanged).
+  FileCheck check;
+  std::string digest;
+  SPOOL_RETURN_IF_ERROR(CheckStateFile((fs::path(tmp) / "data.mdb").string(), &check, &digest));
+  SPOOL_RETURN_IF_ERROR(WriteFileAtomically(Env::Default(), (fs::path(tmp) / kDigestFile).string(), digest));
   SPOOL_RETURN_IF_ERROR(SyncDirectory(tmp));
   SPOOL_KILL_POINT("state.copy.synced");
   fs::remove_all(dir, ec);
@@ -1314,10 +1332,16 @@ Status StateStore::Adopt(const std::string& name) {
 Status StateStore::AdoptLocked(const std::string& copy, std::unique_lock<std::mutex>& lock) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  // A copy kept for a rewind point may have sat on the disk for long.
-  FileCheck check;
-  SPOOL_RETURN_IF_ERROR(CheckGeneration(copy, &check));
-  if (check.legacy) return Status::Corruption("state store: copy " + copy + " was written before values were sealed");
+  // A copy kept for a rewind point may have sat on the disk for long: it
+  // is checked again, unless its bytes are still those checked when it was
+  // written.
+  if (!CopyUnchanged(copy)) {
+    FileCheck check;
+    SPOOL_RETURN_IF_ERROR(CheckGeneration(copy, &check));
+    if (check.legacy) {
+      return Status::Corruption("state store: copy " + copy + " was written before values were sealed");
+    }
+  }
   const uint64_t next = generation_ + 1;
   const std::string dir = (fs::path(options_.path) / GenerationName(next)).string();
   fs::remove_all(dir, ec);

@@ -209,6 +209,57 @@ TEST_F(RewindStoreTest, AStateCopyAtThePointIsSwappedInAndTheCopiesItCutAreDropp
   EXPECT_EQ(Checkpoint(), "offset=50");
 }
 
+// A copy is checked when it is written and keeps a digest of its bytes;
+// the rewind that adopts it walks it again only when the bytes differ.
+// Damage to the copy is found that way and the state rebuilt; damage to
+// the digest alone costs the walk, not the copy.
+TEST_F(RewindStoreTest, AStateCopyDamagedOnDiskIsFoundAtTheRewindAndTheStateRebuilt) {
+  const std::string name = "a name found once in the state copy";
+  Transaction write("WRITE");
+  write.Write(users_, User(7, name));
+  Commit(write);                        // version 2
+  for (int i = 0; i < 4; ++i) Step(i);  // versions 3..6
+  ASSERT_TRUE(store_->SaveStateCopy().ok());
+  for (int i = 4; i < 9; ++i) Step(i);  // versions 7..11
+  const std::vector<Row> at6 = RowsAt(6);
+  const std::string copy = state_.Sub("state/copies/e1-v6");
+  ASSERT_TRUE(std::filesystem::exists(copy + "/DIGEST"));
+  std::string bytes;
+  ASSERT_TRUE(ReadFileToString(Env::Default(), copy + "/data.mdb", &bytes).ok());
+  const size_t at = bytes.find(name);
+  ASSERT_NE(at, std::string::npos);
+  ASSERT_EQ(bytes.find(name, at + 1), std::string::npos);
+  bytes[at] = static_cast<char>(bytes[at] ^ 4);
+  ASSERT_TRUE(WriteFileAtomically(Env::Default(), copy + "/data.mdb", bytes).ok());
+
+  ASSERT_TRUE(store_->RewindTo(6).ok());
+  EXPECT_EQ(Rows(), at6);  // rebuilt from the log, not read from the copy
+  EXPECT_EQ(Checkpoint(), "offset=3");
+  EXPECT_FALSE(std::filesystem::exists(copy));
+  EventQuery damaged;
+  damaged.event_type = "state_copy_damaged";
+  std::vector<Event> events;
+  ASSERT_TRUE(store_->events()->Query(damaged, &events).ok());
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_NE(events[0].message.find("row"), std::string::npos) << events[0].message;
+}
+
+TEST_F(RewindStoreTest, AStateCopyWhoseDigestIsDamagedIsCheckedAndAdopted) {
+  for (int i = 0; i < 5; ++i) Step(i);  // versions 2..6
+  ASSERT_TRUE(store_->SaveStateCopy().ok());
+  for (int i = 5; i < 9; ++i) Step(i);  // versions 7..10
+  const std::vector<Row> at6 = RowsAt(6);
+  ASSERT_TRUE(WriteFileAtomically(Env::Default(), state_.Sub("state/copies/e1-v6/DIGEST"), "0123 4096").ok());
+  ASSERT_TRUE(store_->RewindTo(6).ok());
+  EXPECT_TRUE(std::filesystem::exists(state_.Sub("state/gen-000002")));  // adopted
+  EXPECT_EQ(Rows(), at6);
+  EventQuery damaged;
+  damaged.event_type = "state_copy_damaged";
+  std::vector<Event> events;
+  ASSERT_TRUE(store_->events()->Query(damaged, &events).ok());
+  EXPECT_TRUE(events.empty());
+}
+
 TEST_F(RewindStoreTest, OnlyTheNewestStateCopiesAreKept) {
   StoreOptions options = Options();
   options.state_copies = 2;
