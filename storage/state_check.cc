@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cinttypes>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <thread>
@@ -403,8 +405,9 @@ class Walker {
   // each: the walk is bound by waiting for memory (a miss per node
   // otherwise), and leaves need not lie in the file in order for the
   // processor to guess them. Each is asked for again at every leaf before
-  // it, as the processor drops what its miss buffers cannot hold (asking
-  // once, 4 ahead, gains nothing; this takes a third off the walk).
+  // it, as the processor drops what its miss buffers cannot hold: this
+  // takes a third off the walk, and asking once, four ahead, was 8–15 %
+  // slower than asking again in alternating runs.
   Chunk CheckChunk(const std::vector<Leaf>& leaves, size_t begin, size_t end, bool integer, bool decides_legacy) {
     constexpr size_t kAhead = 4;
     Chunk chunk;
@@ -573,12 +576,9 @@ Status WithMappedFile(const std::string& path, const Fn& fn) {
 
 std::string Digest(std::string_view image) {
   const XXH128_hash_t h = XXH3_128bits(image.data(), image.size());
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (const uint64_t half : {h.high64, h.low64}) {
-    for (int shift = 60; shift >= 0; shift -= 4) out.push_back(kHex[(half >> shift) & 15]);
-  }
-  return out + " " + std::to_string(image.size());
+  char line[64];
+  std::snprintf(line, sizeof line, "%016" PRIx64 "%016" PRIx64 " %zu", h.high64, h.low64, image.size());
+  return line;
 }
 
 }  // namespace

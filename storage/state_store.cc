@@ -1283,8 +1283,8 @@ Status StateStore::SaveCopy(const std::string& name, StatePosition* position) {
   FileCheck check;
   std::string digest;
   SPOOL_RETURN_IF_ERROR(CheckStateFile((fs::path(tmp) / "data.mdb").string(), &check, &digest));
+  // Its directory synced after, data.mdb's entry with it.
   SPOOL_RETURN_IF_ERROR(WriteFileAtomically(Env::Default(), (fs::path(tmp) / kDigestFile).string(), digest));
-  SPOOL_RETURN_IF_ERROR(SyncDirectory(tmp));
   SPOOL_KILL_POINT("state.copy.synced");
   fs::remove_all(dir, ec);
   fs::rename(tmp, dir, ec);
