@@ -4,6 +4,13 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+// The library's XXH3 dispatched at run time to the widest vector unit the
+// CPU has, for the digest's bulk hashing (the inlined one below is built
+// for the baseline, SSE2: half the speed where AVX2 is there).
+#define XXH_DISPATCH_DISABLE_REPLACE  // named where used, not put for XXH3_* at large
+#include <xxh_x86dispatch.h>
+#endif
 // XXH3 compiled here: every value read from LMDB is checked with it, and
 // inlined it costs a fraction of the library's call and dispatch.
 #define XXH_INLINE_ALL
@@ -103,7 +110,14 @@ std::string DescribeStateKey(std::string_view key) {
   }
 }
 
+namespace {
+std::atomic<uint64_t> damaged_entries_seen{0};
+}  // namespace
+
+uint64_t DamagedEntriesSeen() { return damaged_entries_seen.load(std::memory_order_relaxed); }
+
 Status DamagedEntry(std::string_view key) {
+  damaged_entries_seen.fetch_add(1, std::memory_order_relaxed);
   return Status::Corruption("state store: " + DescribeStateKey(key) +
                             " is damaged (checksum mismatch); `spool repair` rebuilds the state from the log");
 }
@@ -138,9 +152,36 @@ constexpr uint32_t kDataVersion = 1;
 constexpr uint16_t kIntegerKey = 0x08;
 constexpr uint64_t kNoPage = ~uint64_t{0};
 constexpr size_t kMaxDepth = 64;
-// Smaller files are checked on the caller's thread alone: starting another
-// would cost more than it saves.
+// Smaller files are checked (and digested) on the caller's thread alone:
+// starting another would cost more than it saves.
 constexpr size_t kThreadedCheckBytes = size_t{4} << 20;
+
+// How many threads work on `bytes` of a file when the caller leaves it to
+// the check (0): the machine's cores, up to 4, for a file of
+// kThreadedCheckBytes or more.
+unsigned ThreadsFor(size_t bytes, unsigned threads) {
+  if (threads != 0) return threads;
+  return bytes < kThreadedCheckBytes ? 1 : std::clamp(std::thread::hardware_concurrency(), 1U, 4U);
+}
+
+// Runs `job(k)` for every k in [0, count), on the caller's thread and up to
+// `workers - 1` helpers (named spool-check), each taking the next k free.
+template <typename Job>
+void OnThreads(size_t count, size_t workers, const Job& job) {
+  std::atomic<size_t> next{0};
+  const auto work = [&] {
+    for (size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < count;) job(k);
+  };
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < std::min(workers, count); ++t) {
+    helpers.emplace_back([&] {
+      NameThisThread("spool-check");
+      work();
+    });
+  }
+  work();
+  for (std::thread& helper : helpers) helper.join();
+}
 
 template <typename T>
 T Load(const char* at) {
@@ -376,21 +417,7 @@ class Walker {
     // The main tree's first entry tells a sealed state from a legacy one,
     // which the checks of all the others need.
     chunks[0] = check(0, /*decides_legacy=*/!integer);
-    if (chunks[0].status.ok()) {
-      std::atomic<size_t> next{1};
-      const auto work = [&] {
-        for (size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < count;) chunks[k] = check(k, false);
-      };
-      std::vector<std::thread> helpers;
-      for (size_t t = 1; t < workers; ++t) {
-        helpers.emplace_back([&] {
-          NameThisThread("spool-check");
-          work();
-        });
-      }
-      work();
-      for (std::thread& helper : helpers) helper.join();
-    }
+    if (chunks[0].status.ok()) OnThreads(count - 1, workers, [&](size_t k) { chunks[k + 1] = check(k + 1, false); });
     for (const Chunk& chunk : chunks) {
       for (const Span& run : chunk.runs) SPOOL_RETURN_IF_ERROR(Mark(run));
       SPOOL_RETURN_IF_ERROR(chunk.status);
@@ -543,20 +570,18 @@ Status CheckStateImage(std::string_view image, FileCheck* check, unsigned thread
                               " are not two consecutive ones");
   }
   const Meta& newest = metas[metas[0].txnid < metas[1].txnid ? 1 : 0];
-  if (threads == 0) {
-    threads = image.size() < kThreadedCheckBytes ? 1 : std::clamp(std::thread::hardware_concurrency(), 1U, 4U);
-  }
-  return Walker(image, psize, newest, threads).Run(check);
+  return Walker(image, psize, newest, ThreadsFor(image.size(), threads)).Run(check);
 }
 
 namespace {
 
 // `fn` on the bytes of the file at `path`, read through a read-only map.
-// Populated at once: the walk and the digest touch every page, and one call
-// maps them all (and reads a file not in the page cache ahead, in order)
-// instead of a fault per page in the walk's order.
+// Populated at once unless `populate` is false: the walk and the digest
+// touch every page, and one call maps them all (and reads a file not in the
+// page cache ahead, in order) instead of a fault per page in the walk's
+// order. Unpopulated, nothing is read until `fn` reads it.
 template <typename Fn>
-Status WithMappedFile(const std::string& path, const Fn& fn) {
+Status WithMappedFile(const std::string& path, bool populate, const Fn& fn) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::IOError("cannot open " + path + ": " + std::strerror(errno));
   struct stat st {};
@@ -566,7 +591,8 @@ Status WithMappedFile(const std::string& path, const Fn& fn) {
     return Status::IOError("cannot stat " + path + ": " + std::strerror(err));
   }
   const auto size = static_cast<size_t>(st.st_size);
-  void* map = size == 0 ? nullptr : ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  const int flags = MAP_PRIVATE | (populate ? MAP_POPULATE : 0);
+  void* map = size == 0 ? nullptr : ::mmap(nullptr, size, PROT_READ, flags, fd, 0);
   ::close(fd);
   if (map == MAP_FAILED) return Status::IOError("cannot map " + path + ": " + std::strerror(errno));
   Status s = fn(std::string_view(static_cast<const char*>(map), size));
@@ -574,26 +600,70 @@ Status WithMappedFile(const std::string& path, const Fn& fn) {
   return s.WithContext(path);
 }
 
-std::string Digest(std::string_view image) {
-  const XXH128_hash_t h = XXH3_128bits(image.data(), image.size());
-  char line[64];
-  std::snprintf(line, sizeof line, "%016" PRIx64 "%016" PRIx64 " %zu", h.high64, h.low64, image.size());
-  return line;
+// Whether every page of the mapped `image` is in the page cache.
+bool Resident(std::string_view image) {
+  if (image.empty()) return true;
+  const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> in((image.size() + page - 1) / page);
+  if (::mincore(const_cast<char*>(image.data()), image.size(), in.data()) != 0) return false;
+  return std::all_of(in.begin(), in.end(), [](unsigned char c) { return (c & 1) != 0; });
+}
+
+// The digest hashes the file in chunks of this size, on several threads,
+// then the chunks' hashes.
+constexpr size_t kDigestChunkBytes = size_t{1} << 20;
+
+// XXH3-128 of `bytes`, read through a map: their pages mapped first in one
+// call where the kernel can (a fault per page otherwise).
+XXH128_hash_t HashMapped(std::string_view bytes) {
+#if defined(MADV_POPULATE_READ)
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(bytes.data()) & ~(page - 1);
+  (void)::madvise(reinterpret_cast<void*>(begin), reinterpret_cast<uintptr_t>(bytes.data()) + bytes.size() - begin,
+                  MADV_POPULATE_READ);
+#endif
+#if defined(__x86_64__)
+  // The library's XXH128_hash_t, not the inlined one's (XXH_INLINE_ALL).
+  const auto h = XXH3_128bits_dispatch(bytes.data(), bytes.size());
+  return XXH128_hash_t{h.low64, h.high64};
+#else
+  return XXH3_128bits(bytes.data(), bytes.size());
+#endif
 }
 
 }  // namespace
 
+std::string DigestStateImage(std::string_view image, unsigned threads) {
+  const size_t count = (image.size() + kDigestChunkBytes - 1) / kDigestChunkBytes;
+  std::vector<XXH128_canonical_t> sums(count);
+  OnThreads(count, ThreadsFor(image.size(), threads), [&](size_t k) {
+    XXH128_canonicalFromHash(&sums[k], HashMapped(image.substr(k * kDigestChunkBytes, kDigestChunkBytes)));
+  });
+  const XXH128_hash_t h = XXH3_128bits(sums.data(), sums.size() * sizeof(XXH128_canonical_t));
+  char line[80];
+  std::snprintf(line, sizeof line, "xxh3-128/1m %016" PRIx64 "%016" PRIx64 " %zu", h.high64, h.low64, image.size());
+  return line;
+}
+
 Status CheckStateFile(const std::string& path, FileCheck* check, std::string* digest) {
-  return WithMappedFile(path, [&](std::string_view image) {
+  return WithMappedFile(path, /*populate=*/true, [&](std::string_view image) {
     SPOOL_RETURN_IF_ERROR(CheckStateImage(image, check));
-    if (digest != nullptr) *digest = Digest(image);
+    if (digest != nullptr) *digest = DigestStateImage(image);
     return Status::OK();
   });
 }
 
 Status DigestStateFile(const std::string& path, std::string* digest) {
-  return WithMappedFile(path, [&](std::string_view image) {
-    *digest = Digest(image);
+  return WithMappedFile(path, /*populate=*/false, [&](std::string_view image) {
+    *digest = DigestStateImage(image);
+    return Status::OK();
+  });
+}
+
+Status DigestResidentStateFile(const std::string& path, std::string* digest) {
+  digest->clear();
+  return WithMappedFile(path, /*populate=*/false, [&](std::string_view image) {
+    if (Resident(image)) *digest = DigestStateImage(image);
     return Status::OK();
   });
 }

@@ -44,8 +44,11 @@ void Seal(std::string_view key, std::string_view value, char* out);
 // The value in `stored` (sealed under `key`); false when the checksum
 // does not match.
 bool Unseal(std::string_view key, std::string_view stored, std::string_view* value);
-// Corruption naming the key `Unseal` refused (DescribeStateKey).
+// Corruption naming the key `Unseal` refused (DescribeStateKey); counted.
 Status DamagedEntry(std::string_view key);
+// How many DamagedEntry errors this process has met: damage seen while a
+// state was open, which its close then does not vouch for (a DIGEST).
+uint64_t DamagedEntriesSeen();
 // A state key in words: "row 'alice' of table #3", "the applied position".
 std::string DescribeStateKey(std::string_view key);
 
@@ -65,11 +68,20 @@ Status CheckStateImage(std::string_view image, FileCheck* check, unsigned thread
 // with `digest`, also the file's DigestStateFile when it passes. Errors:
 // IOError, Corruption naming the file.
 Status CheckStateFile(const std::string& path, FileCheck* check, std::string* digest = nullptr);
-// The file's bytes in a line: their XXH3-128 (32 hex digits), a space and
-// their count. A state copy records it when it is written and checked, so
-// that adopting the copy needs only to find the same bytes again (about
-// half the check's time; a different digest: the check decides).
-// Errors: IOError.
+// `image`'s bytes in a line: "xxh3-128/1m", the XXH3-128 (32 hex digits)
+// of the XXH3-128s of its 1-MiB chunks (each in canonical form), and their
+// count; the chunks hashed on up to `threads` threads (0: as for
+// CheckStateImage). The line does not depend on `threads`.
+std::string DigestStateImage(std::string_view image, unsigned threads = 0);
+// DigestStateImage of the file at `path`. A state copy records it when it
+// is written and checked, and a clean close records it for the live state
+// (state_store.h), so that adopting or opening one needs only to find the
+// same bytes again, a fraction of the check's time (a different digest: the
+// check decides). Errors: IOError.
 Status DigestStateFile(const std::string& path, std::string* digest);
+// DigestStateFile of a file whose every page is in the page cache, read
+// from there; `digest` left empty, and no page read from the disk, when
+// any is not. Errors: IOError.
+Status DigestResidentStateFile(const std::string& path, std::string* digest);
 
 }  // namespace spool

@@ -320,7 +320,9 @@ namespace {
 constexpr std::string_view kGenerationPrefix = "gen-";
 constexpr std::string_view kCopiesDir = "copies";
 constexpr std::string_view kTempSuffix = ".tmp";
-// Beside a copy's data.mdb: DigestStateFile of it, taken when it was checked.
+// Beside data.mdb, in a copy and in the live generation: DigestStateFile of
+// it, taken when its bytes were known sound — a copy's when it was written
+// and checked, a generation's at a clean close (RecordDigest).
 constexpr std::string_view kDigestFile = "DIGEST";
 
 std::string GenerationName(uint64_t generation) {
@@ -367,18 +369,21 @@ Status OpenLmdb(const std::string& dir, uint64_t map_size, unsigned int flags, s
   return Status::OK();
 }
 
-// Whether the copy in `dir` holds the bytes SaveCopy checked and recorded
-// the digest of. Anything else — no digest (a compaction's copy, or one
-// written before digests), a damaged digest, other bytes — is false: the
-// copy's check then decides.
-bool CopyUnchanged(const std::string& dir) {
+// Whether the environment in `dir` holds the bytes its DIGEST names.
+// Anything else — no digest (a compaction's copy, a generation a crash
+// left), a damaged digest, other bytes — is false: the walk then decides.
+bool MatchesDigest(const std::string& dir) {
   std::string recorded, digest;
   return ReadFileToString(Env::Default(), (std::filesystem::path(dir) / kDigestFile).string(), &recorded).ok() &&
          DigestStateFile((std::filesystem::path(dir) / "data.mdb").string(), &digest).ok() && recorded == digest;
 }
 
-// Checks the environment in `dir` before LMDB opens it.
-Status CheckGeneration(const std::string& dir, FileCheck* check) {
+// Checks the environment in `dir` before LMDB opens it: its bytes found
+// unchanged since its digest was recorded (`*by_digest`), or walked whole
+// (`check` says what the walk found).
+Status CheckEnvironment(const std::string& dir, FileCheck* check, bool* by_digest) {
+  *by_digest = MatchesDigest(dir);
+  if (*by_digest) return Status::OK();
   const std::string file = (std::filesystem::path(dir) / "data.mdb").string();
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) return Status::OK();
@@ -388,6 +393,36 @@ Status CheckGeneration(const std::string& dir, FileCheck* check) {
                               "; the state is derived from the log: `spool repair` rebuilds it");
   }
   return s;
+}
+
+// Records the digest of the closed environment in `dir` when every page
+// of its file is in memory, so that the digest is of bytes LMDB wrote or
+// read in this process, never of pages read back from the disk now. Not
+// synced, and written over the old one in place (replacing a file by a
+// rename or a truncation to zero makes ext4 write it back at once, and an
+// unlink costs as much): a DIGEST lost, torn or older than the file does
+// not match it, and costs the next Open only the walk. A file partly out
+// of memory loses its DIGEST.
+void RecordDigest(const std::string& dir) {
+  Env* env = Env::Default();
+  const std::string path = (std::filesystem::path(dir) / kDigestFile).string();
+  std::string digest;
+  Status s = DigestResidentStateFile((std::filesystem::path(dir) / "data.mdb").string(), &digest);
+  if (s.ok() && digest.empty()) s = Status::NotFound("not all in memory");
+  std::unique_ptr<File> file;
+  uint64_t size = 0;
+  if (s.ok()) s = env->OpenFile(path, OpenMode::kCreate, &file);
+  if (s.ok()) s = file->Write(0, digest);
+  if (s.ok()) s = file->Size(&size);
+  if (s.ok() && size > digest.size()) s = file->Truncate(digest.size());
+  if (s.ok()) s = file->Close();
+  if (!s.ok()) (void)env->RemoveFile(path);
+}
+
+// The id of the newest transaction LMDB committed to `lmdb`.
+uint64_t LastTransaction(const LmdbEnv& lmdb) {
+  MDB_envinfo info{};
+  return mdb_env_info(lmdb.env, &info) == 0 ? static_cast<uint64_t>(info.me_last_txnid) : 0;
 }
 
 // Gives an environment without the format key one: an empty one, or one
@@ -617,11 +652,33 @@ StateStore::~StateStore() {
   apply_cv_.notify_all();
   if (applier_.joinable()) applier_.join();
   imm_.reset();
+  // A clean close of a generation checked when it was opened or adopted,
+  // with no damage met since: its digest lets the next Open skip the walk,
+  // unless the DIGEST there already names these bytes.
+  const bool record = !options_.read_only && checked_ && apply_error_.ok() && lmdb_ != nullptr &&
+                      DamagedEntriesSeen() == damage_seen_at_check_ &&
+                      !(checked_by_digest_ && LastTransaction(*lmdb_) == checked_transaction_);
+  const std::string dir = lmdb_ != nullptr ? lmdb_->dir : std::string();
+  const std::weak_ptr<LmdbEnv> env = lmdb_;
   lmdb_.reset();  // closed before another handle may open it
+  if (record && env.expired()) RecordDigest(dir);
   if (!registered_.empty()) {
     std::lock_guard lock(open_paths_mu);
     open_paths.erase(registered_);
   }
+}
+
+void StateStore::Checked(bool by_digest) {
+  std::lock_guard lock(apply_mu_);
+  CheckedLocked(by_digest);
+}
+
+void StateStore::CheckedLocked(bool by_digest) {
+  checked_ = true;
+  checked_by_digest_ = by_digest;
+  checked_transaction_ = LastTransaction(*lmdb_);
+  damage_seen_at_check_ = DamagedEntriesSeen();
+  (by_digest ? stats_.checks_by_digest : stats_.checks_whole)++;
 }
 
 std::string StateStore::copies_dir() const { return (std::filesystem::path(options_.path) / kCopiesDir).string(); }
@@ -674,13 +731,16 @@ Status StateStore::Open(const StateStoreOptions& options, std::unique_ptr<StateS
   const std::string dir = (fs::path(options.path) / GenerationName(store->generation_)).string();
   fs::create_directories(dir, ec);
   if (ec) return FsError("cannot create", dir, ec);
-  // LMDB opens only a file checked whole (state_check.h).
+  // LMDB opens only a file checked whole (state_check.h), or found as a
+  // clean close left it.
   FileCheck check;
-  if (options.check_on_open) SPOOL_RETURN_IF_ERROR(CheckGeneration(dir, &check));
+  bool by_digest = false;
+  if (options.check_on_open) SPOOL_RETURN_IF_ERROR(CheckEnvironment(dir, &check, &by_digest));
   // MDB_NOMETASYNC: a power loss may undo the last batch (the log replays
   // it) but cannot corrupt the environment.
   SPOOL_RETURN_IF_ERROR(OpenLmdb(dir, options.map_size_bytes, MDB_NOMETASYNC, &store->lmdb_));
   SPOOL_RETURN_IF_ERROR(SealFormat(*store->lmdb_));
+  if (options.check_on_open) store->Checked(by_digest);
   SPOOL_RETURN_IF_ERROR(store->AppliedPosition(&store->position_));
   if (options.background) store->applier_ = std::thread([s = store.get()] { s->ApplierLoop(); });
   *out = std::move(store);
@@ -741,7 +801,8 @@ Status StateStore::OpenReadOnly(const StateStoreOptions& options, std::unique_pt
     // A writer checked the file when it opened, and changes it while this
     // would read it: checked only without one.
     FileCheck check;
-    if (options.check_on_open && !OpenElsewhere(dir)) SPOOL_RETURN_IF_ERROR(CheckGeneration(dir, &check));
+    bool by_digest = false;
+    if (options.check_on_open && !OpenElsewhere(dir)) SPOOL_RETURN_IF_ERROR(CheckEnvironment(dir, &check, &by_digest));
     Status s = OpenLmdb(dir, options.map_size_bytes, MDB_RDONLY, &store->lmdb_);
     if (s.ok()) {
       const int rc = mdb_txn_begin(store->lmdb_->env, nullptr, MDB_RDONLY, &store->lmdb_->pinned);
@@ -1279,7 +1340,7 @@ Status StateStore::SaveCopy(const std::string& name, StatePosition* position) {
   }
   fs::remove(fs::path(tmp) / "lock.mdb", ec);
   // Checked whole now, and its digest kept beside it: adopting the copy
-  // later needs only to find the same bytes (CopyUnchanged).
+  // later needs only to find the same bytes (MatchesDigest).
   FileCheck check;
   std::string digest;
   SPOOL_RETURN_IF_ERROR(CheckStateFile((fs::path(tmp) / "data.mdb").string(), &check, &digest));
@@ -1335,13 +1396,10 @@ Status StateStore::AdoptLocked(const std::string& copy, std::unique_lock<std::mu
   // A copy kept for a rewind point may have sat on the disk for long: it
   // is checked again, unless its bytes are still those checked when it was
   // written.
-  if (!CopyUnchanged(copy)) {
-    FileCheck check;
-    SPOOL_RETURN_IF_ERROR(CheckGeneration(copy, &check));
-    if (check.legacy) {
-      return Status::Corruption("state store: copy " + copy + " was written before values were sealed");
-    }
-  }
+  FileCheck check;
+  bool by_digest = false;
+  SPOOL_RETURN_IF_ERROR(CheckEnvironment(copy, &check, &by_digest));
+  if (check.legacy) return Status::Corruption("state store: copy " + copy + " was written before values were sealed");
   const uint64_t next = generation_ + 1;
   const std::string dir = (fs::path(options_.path) / GenerationName(next)).string();
   fs::remove_all(dir, ec);
@@ -1369,6 +1427,7 @@ Status StateStore::AdoptLocked(const std::string& copy, std::unique_lock<std::mu
   }
   generation_ = next;
   apply_error_ = Status::OK();
+  CheckedLocked(by_digest);
   lock.unlock();
   Discard(retired->dir, retired);
   return Status::OK();

@@ -247,7 +247,8 @@ struct StateStoreOptions {
   bool background = true;
   // Check the environment's file whole before LMDB opens it (state_check.h):
   // a damaged state fails Open with Corruption instead of misreading or
-  // crashing later. Costs one read of the file.
+  // crashing later. A file a clean close left (its DIGEST matches) costs a
+  // digest of its bytes; any other, the walk.
   bool check_on_open = true;
   // Open the live generation beside the process that writes it, changing
   // nothing: no batches are applied (what is staged stays in memory), and
@@ -262,6 +263,10 @@ struct StateStoreOptions {
 struct StateStats {
   uint64_t batches = 0;  // LMDB transactions written
   uint64_t applied_commits = 0;
+  // How the generations opened or adopted were checked: found as a clean
+  // close (or SaveCopy) recorded them by their digest, or walked whole.
+  uint64_t checks_by_digest = 0;
+  uint64_t checks_whole = 0;
 };
 
 using StateLoader = std::function<Status(std::string_view key, std::string_view value)>;
@@ -432,6 +437,10 @@ class StateStore {
   void ApplierLoop();
   void CompleteBatchLocked(const Status& s);
   Status HandOffLocked(std::unique_lock<std::mutex>& lock);
+  // Records that the live generation was checked (by its digest or whole)
+  // as LMDB's newest transaction left it; what the close's digest needs.
+  void Checked(bool by_digest);
+  void CheckedLocked(bool by_digest);  // REQUIRES: apply_mu_ held
 
   StateStoreOptions options_;
   std::string registered_;  // the path Register took, released by the destructor
@@ -451,6 +460,13 @@ class StateStore {
   bool stopping_ = false;
   Status apply_error_;
   StateStats stats_;
+  // The live generation was checked when opened or adopted, by its digest
+  // or whole, at LMDB's transaction `checked_transaction_` (Checked); the
+  // close vouches for it only if no damage was met since.
+  bool checked_ = false;
+  bool checked_by_digest_ = false;
+  uint64_t checked_transaction_ = 0;
+  uint64_t damage_seen_at_check_ = 0;  // DamagedEntriesSeen() then
   std::thread applier_;
   // Generations for the applier to delete (Discard), oldest first; under
   // apply_mu_.

@@ -4,7 +4,9 @@
 // value, never a crash (state_check.h).
 #include "state_check.h"
 
+#include <fcntl.h>
 #include <lmdb.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <map>
@@ -312,6 +314,47 @@ TEST_F(StateCheckTest, ASealedStateWithoutItsFormatKeyIsCorruption) {
   Status s = StateStore::Open(Options(dir), &store);
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_NE(s.ToString().find("the format key is missing"), std::string::npos) << s.ToString();
+}
+
+// The digest names the bytes and their count, and is the same line on any
+// number of threads.
+TEST_F(StateCheckTest, TheDigestChangesWithAnyByteAndNotWithTheThreads) {
+  std::string image((9u << 20) + 123, '\0');
+  std::mt19937_64 rng(7);
+  for (char& c : image) c = static_cast<char>(rng());
+  const std::string digest = DigestStateImage(image, 1);
+  EXPECT_TRUE(digest.starts_with("xxh3-128/1m ")) << digest;
+  EXPECT_TRUE(digest.ends_with(" " + std::to_string(image.size()))) << digest;
+  EXPECT_EQ(DigestStateImage(image, 3), digest);
+  EXPECT_EQ(DigestStateImage(image), digest);
+  for (size_t at : {size_t{0}, (size_t{1} << 20) - 1, size_t{5} << 20, image.size() - 1}) {
+    std::string changed = image;
+    changed[at] = static_cast<char>(changed[at] ^ 0x10);
+    EXPECT_NE(DigestStateImage(changed, 2), digest) << "byte " << at;
+  }
+  EXPECT_NE(DigestStateImage(std::string_view(image).substr(0, image.size() - 1), 2), digest);
+}
+
+// A close records the digest of a state only from memory: a file that is
+// not all in the page cache gets none, and is read from the disk not at all.
+TEST_F(StateCheckTest, AFileNotAllInMemoryHasNoResidentDigest) {
+  TempDir dir;
+  const std::string path = dir.Sub("data.mdb");
+  std::string bytes(1u << 20, 'x');
+  WriteFile(path, bytes);
+  std::string digest;
+  ASSERT_TRUE(DigestResidentStateFile(path, &digest).ok());
+  EXPECT_EQ(digest, DigestStateImage(bytes));
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::fdatasync(fd), 0);
+  ASSERT_EQ(::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+  ::close(fd);
+  ASSERT_TRUE(DigestResidentStateFile(path, &digest).ok());
+  EXPECT_EQ(digest, "");
+  ASSERT_TRUE(DigestStateFile(path, &digest).ok());  // reads it back in
+  ASSERT_TRUE(DigestResidentStateFile(path, &digest).ok());
+  EXPECT_EQ(digest, DigestStateImage(bytes));
 }
 
 TEST_F(StateCheckTest, DescribedKeysNameTheirTableAndKey) {
