@@ -264,7 +264,8 @@ Status Rewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, co
     if (dry_run_point != nullptr) *dry_run_point = std::move(point);
     return Status::OK();
   }
-  SPOOL_RETURN_IF_ERROR(RecordUpdateProgress(store, pipeline.id(), run.update_id, UpdateState::kResetting));
+  SPOOL_RETURN_IF_ERROR(
+      RecordUpdateProgress(store, pipeline.id(), run.update_id, UpdateState::kResetting, {}, /*sync=*/false));
   json datasets = json::array();
   std::string names;
   for (const RewindDataset& d : plan.datasets) {
@@ -278,8 +279,8 @@ Status Rewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, co
                       {"whole_pipeline", plan.whole_pipeline},
                       {"datasets", datasets}};
   const std::string what = plan.whole_pipeline ? "the pipeline" : names;
-  // Durable before anything changes: a crash from here on is an incomplete
-  // rewind that the next open sees.
+  // Durable before anything changes, with the events before it: a crash
+  // from here on is an incomplete rewind that the next open sees.
   SPOOL_RETURN_IF_ERROR(AppendUpdateEvent(store, pipeline, run.update_id, EventLevel::kInfo, kStartedEvent,
                                           "Rewinding " + what + " to " + target + ".", {{"rewind", where}}));
   SPOOL_KILL_POINT("rewind.started_event");
@@ -306,9 +307,10 @@ Status Rewind(Store* store, const Pipeline& pipeline, const RewindPlan& plan, co
   SPOOL_KILL_POINT("rewind.before_completed_event");
   const LogPosition head = store->log()->Newest();
   done["head"] = {{"epoch", head.epoch}, {"version", head.version}};
+  // Durable with the update's COMPLETED, which follows it.
   return AppendUpdateEvent(store, pipeline, run.update_id, EventLevel::kInfo, kCompletedEvent,
                            "Rewound " + what + " to " + target + "; the next update replays from there.",
-                           {{"rewind", done}});
+                           {{"rewind", done}}, /*sync=*/false);
 }
 
 }  // namespace
@@ -363,11 +365,16 @@ Status RunAsUpdate(Store* store, const Pipeline& pipeline, RewindRun* run, bool 
   const std::string cause(UpdateCauseName(run->cause));
   json created = {{"cause", cause}, {"rewind", true}, {"dry_run", run->dry_run}};
   if (undo) created["undo"] = true;
+  // Not synced one by one: these become durable with the rewind's first
+  // synced event (rewind_started, before anything changes), or with FAILED
+  // or COMPLETED. A crash before then loses an update that changed nothing.
   SPOOL_RETURN_IF_ERROR(AppendUpdateEvent(store, pipeline, update_id, EventLevel::kInfo, "create_update",
                                           "Update " + update_id.substr(0, 6) + " started by " + cause + ".",
-                                          {{"create_update", created}}));
-  SPOOL_RETURN_IF_ERROR(RecordUpdateProgress(store, pipeline.id(), update_id, UpdateState::kQueued));
-  SPOOL_RETURN_IF_ERROR(RecordUpdateProgress(store, pipeline.id(), update_id, UpdateState::kInitializing));
+                                          {{"create_update", created}}, /*sync=*/false));
+  SPOOL_RETURN_IF_ERROR(
+      RecordUpdateProgress(store, pipeline.id(), update_id, UpdateState::kQueued, {}, /*sync=*/false));
+  SPOOL_RETURN_IF_ERROR(
+      RecordUpdateProgress(store, pipeline.id(), update_id, UpdateState::kInitializing, {}, /*sync=*/false));
   Status s = rewind();
   if (!s.ok()) {
     // Best effort: the rewind's own error is what counts.
@@ -409,7 +416,8 @@ json UndoPlanToJson(const UndoPlan& plan) {
 
 // Brings back what the rewind took (see ExecuteUndo).
 Status Undo(Store* store, const Pipeline& pipeline, const UndoPlan& plan, const RewindRun& run) {
-  SPOOL_RETURN_IF_ERROR(RecordUpdateProgress(store, pipeline.id(), run.update_id, UpdateState::kResetting));
+  SPOOL_RETURN_IF_ERROR(
+      RecordUpdateProgress(store, pipeline.id(), run.update_id, UpdateState::kResetting, {}, /*sync=*/false));
   const json where = {{"epoch", plan.target.epoch}, {"version", plan.target.version}, {"undo", UndoPlanToJson(plan)}};
   const std::string what =
       "the rewind of update " + plan.rewind_update_id + " to version " + std::to_string(plan.target.version);
@@ -422,7 +430,7 @@ Status Undo(Store* store, const Pipeline& pipeline, const UndoPlan& plan, const 
   RestoredBy(pipeline, rewound, &tables, &flows);
   SPOOL_RETURN_IF_ERROR(store->RestoreTables(tables, flows, plan.version, nullptr, run.update_id));
   return AppendUpdateEvent(store, pipeline, run.update_id, EventLevel::kInfo, kCompletedEvent, "Undid " + what + ".",
-                           {{"rewind", where}});
+                           {{"rewind", where}}, /*sync=*/false);  // durable with COMPLETED
 }
 
 }  // namespace

@@ -12,8 +12,9 @@
 namespace spool {
 
 // Appends an event of update `update_id` of `pipeline`, its details `details`
-// (a JSON object). Errors: as EventLog::Append.
+// (a JSON object); durable on return, or with `sync` false with the next
+// synced event (EventLog::Append). Errors: as EventLog::Append.
 Status AppendUpdateEvent(Store* store, const Pipeline& pipeline, const std::string& update_id, EventLevel level,
-                         std::string_view type, std::string message, const json& details);
+                         std::string_view type, std::string message, const json& details, bool sync = true);
 
 }  // namespace spool

@@ -76,7 +76,7 @@ Status WithPipelineSettings(const PipelineSpec& spec, UpdateOptions* options) {
 }  // namespace
 
 Status AppendUpdateEvent(Store* store, const Pipeline& pipeline, const std::string& update_id, EventLevel level,
-                         std::string_view type, std::string message, const json& details) {
+                         std::string_view type, std::string message, const json& details, bool sync) {
   Event e;
   e.origin.pipeline_id = pipeline.id();
   e.origin.update_id = update_id;
@@ -84,7 +84,7 @@ Status AppendUpdateEvent(Store* store, const Pipeline& pipeline, const std::stri
   e.event_type = type;
   e.message = std::move(message);
   e.details_json = JsonText(details);
-  return store->events()->Append(&e);
+  return store->events()->Append(&e, sync);
 }
 
 Status CheckUpdateRequestRuns(Store* store, Pipeline* pipeline, const UpdateRequest& request,

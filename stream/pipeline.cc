@@ -38,7 +38,7 @@ Status ParseWatermarkStep(const std::string& flow, const std::string& key, size_
 }  // namespace
 
 Status RecordUpdateProgress(Store* store, const std::string& pipeline_id, const std::string& update_id,
-                            UpdateState state, std::string_view error) {
+                            UpdateState state, std::string_view error, bool sync) {
   Event e;
   e.origin.pipeline_id = pipeline_id;
   e.origin.update_id = update_id;
@@ -51,7 +51,7 @@ Status RecordUpdateProgress(Store* store, const std::string& pipeline_id, const 
     e.message = "Update " + update_id.substr(0, 6) + " failed: " + std::string(error);
   }
   e.details_json = JsonText(json{{"update_progress", progress}});
-  return store->events()->Append(&e);
+  return store->events()->Append(&e, sync);
 }
 
 std::string NewUpdateId() {

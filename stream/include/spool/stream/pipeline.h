@@ -214,9 +214,10 @@ std::string NewUpdateId();
 // An update_progress event: the update `update_id` of the pipeline entered
 // `state` (as Pipeline::Update records them, and the rewind layer for the
 // updates it runs); a FAILED one carries its `error` (an ERROR event).
-// Errors: as EventLog::Append.
+// Durable on return, or with `sync` false with the next synced event
+// (EventLog::Append). Errors: as EventLog::Append.
 Status RecordUpdateProgress(Store* store, const std::string& pipeline_id, const std::string& update_id,
-                            UpdateState state, std::string_view error = {});
+                            UpdateState state, std::string_view error = {}, bool sync = true);
 
 // The pipeline definition recorded in the store (the internal table
 // `__spool.pipeline.definition`: the pipeline id, the definition's number —
