@@ -397,26 +397,17 @@ Status CheckEnvironment(const std::string& dir, FileCheck* check, bool* by_diges
 
 // Records the digest of the closed environment in `dir` when every page
 // of its file is in memory, so that the digest is of bytes LMDB wrote or
-// read in this process, never of pages read back from the disk now. Not
-// synced, and written over the old one in place (replacing a file by a
-// rename or a truncation to zero makes ext4 write it back at once, and an
-// unlink costs as much): a DIGEST lost, torn or older than the file does
-// not match it, and costs the next Open only the walk. A file partly out
-// of memory loses its DIGEST.
+// read in this process, never of pages read back from the disk now.
+// WriteFileInPlace: a DIGEST lost, torn or older than the file does not
+// match it, and costs the next Open only the walk. A file partly out of
+// memory loses its DIGEST.
 void RecordDigest(const std::string& dir) {
   Env* env = Env::Default();
   const std::string path = (std::filesystem::path(dir) / kDigestFile).string();
   std::string digest;
   Status s = DigestResidentStateFile((std::filesystem::path(dir) / "data.mdb").string(), &digest);
-  if (s.ok() && digest.empty()) s = Status::NotFound("not all in memory");
-  std::unique_ptr<File> file;
-  uint64_t size = 0;
-  if (s.ok()) s = env->OpenFile(path, OpenMode::kCreate, &file);
-  if (s.ok()) s = file->Write(0, digest);
-  if (s.ok()) s = file->Size(&size);
-  if (s.ok() && size > digest.size()) s = file->Truncate(digest.size());
-  if (s.ok()) s = file->Close();
-  if (!s.ok()) (void)env->RemoveFile(path);
+  if (s.ok() && !digest.empty()) s = WriteFileInPlace(env, path, digest);
+  if (!s.ok() || digest.empty()) (void)env->RemoveFile(path);
 }
 
 // The id of the newest transaction LMDB committed to `lmdb`.

@@ -40,6 +40,18 @@ Status WriteFileAtomically(Env* env, const std::string& path, std::string_view d
   return env->SyncDir(DirName(path));
 }
 
+Status WriteFileInPlace(Env* env, const std::string& path, std::string_view data) {
+  std::unique_ptr<File> file;
+  uint64_t size = 0;
+  Status s = env->OpenFile(path, OpenMode::kCreate, &file);
+  if (s.ok()) s = file->Write(0, data);
+  if (s.ok()) s = file->Size(&size);
+  if (s.ok() && size > data.size()) s = file->Truncate(data.size());
+  if (s.ok()) s = file->Close();
+  if (!s.ok()) (void)env->RemoveFile(path);
+  return s;
+}
+
 Status RemoveTree(Env* env, const std::string& path) {
   std::vector<std::string> names;
   Status s = env->ListDir(path, &names);

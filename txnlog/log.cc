@@ -63,9 +63,9 @@ LogImpl::LogImpl(const LogOptions& options, std::string dir) : options_(options)
 LogImpl::~LogImpl() {
   async_leader_.Wait();
   // Make kNoSync appends durable on a clean close; errors are for Flush().
-  if (!options_.read_only && unsynced_data_ && poisoned_.ok() && !segments_.empty()) {
-    (void)segments_.back()->file->Sync();
-  }
+  if (options_.read_only || !poisoned_.ok() || segments_.empty()) return;
+  if (unsynced_data_ && !segments_.back()->file->Sync().ok()) return;
+  RecordCleanClose();
 }
 
 Status Log::Open(const LogOptions& options, const std::string& dir, std::unique_ptr<Log>* log,

@@ -124,6 +124,11 @@ Status DecodeMeta(std::string_view bytes, Meta* meta);
 // --- File names.
 inline constexpr std::string_view kMetaFileName = "META";
 inline constexpr std::string_view kLockFileName = "LOCK";
+// What a clean close leaves in CLOSED, and what an open writes over it (as
+// long, in place): only the first says the tail is durable.
+inline constexpr std::string_view kClosedFileName = "CLOSED";
+inline constexpr std::string_view kClosedClean = "closed clean\n";
+inline constexpr std::string_view kClosedOpen = "opened      \n";
 inline constexpr std::string_view kSegmentSuffix = ".seg";
 inline constexpr std::string_view kTempSuffix = ".tmp";
 

@@ -152,7 +152,9 @@ class LogImpl final : public Log {
   Status AssumeActiveRecords();
   Status CheckNewestEpoch();
   Status FinishTruncation(const std::vector<uint64_t>& cut, LogRecoveryReport* report);
+  bool TakeCleanClose();
   Status RecoverActiveTail(LogRecoveryReport* report);
+  void RecordCleanClose();
   Status CheckKnownDurable(const Segment& active, uint64_t end);
   Status SalvageSealed(LogRecoveryReport* report);
   Status CutForSalvage(size_t segment_index, uint64_t offset, uint64_t next_version);

@@ -244,7 +244,8 @@ Status LogImpl::RecoverActiveTail(LogRecoveryReport* report) {
   SPOOL_RETURN_IF_ERROR(CheckKnownDurable(*active, end));
   bool zero = true;
   SPOOL_RETURN_IF_ERROR(ZeroFrom(active->file.get(), end, size, &zero));
-  if (zero) return options_.read_only ? Status::OK() : active->file->Sync();
+  // Intact: made durable, unless a clean close left it so.
+  if (zero) return options_.read_only || TakeCleanClose() ? Status::OK() : active->file->Sync();
   std::string tail;
   SPOOL_RETURN_IF_ERROR(active->file->Read(end, static_cast<size_t>(size - end), &tail));
   const std::string where = "segment " + active->path + " offset " + std::to_string(end);
@@ -262,6 +263,27 @@ Status LogImpl::RecoverActiveTail(LogRecoveryReport* report) {
   SPOOL_RETURN_IF_ERROR(active->file->Truncate(end));
   SPOOL_KILL_POINT("log.recovery.tail_truncated");
   return active->file->Sync();
+}
+
+// Whether the last handle closed the log cleanly, every record it wrote
+// synced: its CLOSED says so. Taken back at once, written over in place
+// and not synced, so that a writer that dies from here on leaves it saying
+// "opened" and the next open syncs the tail. A power loss that undoes the
+// taking back undoes this writer's unsynced records with it: what the disk
+// holds after one is durable. False when it cannot be taken back.
+bool LogImpl::TakeCleanClose() {
+  Env* env = options_.env;
+  const std::string path = JoinPath(dir_, logfmt::kClosedFileName);
+  std::string bytes;
+  if (!ReadFileToString(env, path, &bytes).ok() || bytes != logfmt::kClosedClean) return false;
+  return WriteFileInPlace(env, path, logfmt::kClosedOpen).ok();
+}
+
+// A clean close, every record synced: CLOSED says so, for the next open to
+// skip syncing the tail (a device flush). Not synced: lost, it costs that
+// open the sync.
+void LogImpl::RecordCleanClose() {
+  (void)WriteFileInPlace(options_.env, JoinPath(dir_, logfmt::kClosedFileName), logfmt::kClosedClean);
 }
 
 // A commit the caller knows was acknowledged, past the end of what is left

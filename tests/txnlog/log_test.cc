@@ -736,6 +736,7 @@ TEST_F(LogTest, FailedFsyncIsSticky) {
   EXPECT_TRUE(s.IsFailed()) << s.ToString();
   EXPECT_TRUE(log_->TruncateAfter(1, true, nullptr).IsFailed());
   EXPECT_EQ(log_->Newest().version, 3u);
+  log_.reset();  // closed while its Env is alive: the close writes CLOSED
 }
 
 TEST_F(LogTest, GroupCommitSharesOneSync) {
@@ -760,6 +761,7 @@ TEST_F(LogTest, GroupCommitSharesOneSync) {
   EXPECT_EQ(after.groups - before.groups, 2u);  // the leader's, then one for all followers
   EXPECT_EQ(after.syncs - before.syncs, 2u);
   EXPECT_EQ(ReadAll(log_.get()).size(), 2u + kFollowers);
+  log_.reset();  // closed while its Env is alive: the close writes CLOSED
 }
 
 TEST_F(LogTest, ConcurrentAppendsGetDenseVersions) {
@@ -1020,6 +1022,40 @@ TEST_F(LogTest, NoSyncModeStillRecoversAPrefix) {
   Open(TestOptions(&fault));
   std::vector<LogEntry> entries = ReadAll(log_.get());
   for (size_t i = 0; i < entries.size(); ++i) EXPECT_EQ(entries[i].body, CommitBody(i + 1));
+  log_.reset();  // closed while its Env is alive: the close writes CLOSED
+}
+
+// Opening syncs the tail a writer left, so that records it wrote and never
+// synced (it died first) are durable before anything builds on them —
+// unless it closed cleanly, having synced them itself, as CLOSED then says.
+// An open takes that back before anything else.
+TEST_F(LogTest, OnlyACleanCloseLetsTheNextOpenSkipSyncingTheTail) {
+  FaultEnv fault(&env_);
+  LogOptions options = TestOptions(&fault);
+  options.durability = Durability::kNoSync;
+  Open(options);
+  AppendMany(1, 3);
+  log_.reset();  // syncs 1-3 and says so
+  EXPECT_EQ(ReadFile("/log/CLOSED"), "closed clean\n");
+  uint64_t syncs = fault.sync_calls();
+  Open(options);
+  EXPECT_EQ(fault.sync_calls(), syncs);
+  EXPECT_EQ(ReadFile("/log/CLOSED"), "opened      \n");
+
+  AppendMany(4, 5);
+  fault.CrashAtCall(fault.io_calls() + 1);  // the writer dies before its close
+  log_.reset();
+  fault.SimulateCrash(CrashMode::kProcessKill, 1);  // 4 and 5 stay in the page cache
+  syncs = fault.sync_calls();
+  Open(options);  // reads 4 and 5: makes them durable
+  EXPECT_GT(fault.sync_calls(), syncs);
+  EXPECT_EQ(log_->Newest().version, 5u);
+  fault.CrashAtCall(fault.io_calls() + 1);
+  log_.reset();
+  fault.SimulateCrash(CrashMode::kPowerLoss, 1);
+  Open(options);
+  EXPECT_EQ(log_->Newest().version, 5u);
+  log_.reset();  // closed while its Env is alive: the close writes CLOSED
 }
 
 TEST_F(LogTest, AnUnsyncedAppendIsDurableOnlyOnceASyncedOneFollows) {
@@ -1048,6 +1084,7 @@ TEST_F(LogTest, AnUnsyncedAppendIsDurableOnlyOnceASyncedOneFollows) {
   entries = ReadAll(log_.get());
   ASSERT_EQ(entries.size(), 3u);
   for (size_t i = 0; i < entries.size(); ++i) EXPECT_EQ(entries[i].body, CommitBody(i + 1));
+  log_.reset();  // closed while its Env is alive: the close writes CLOSED
 }
 
 TEST_F(LogTest, AnAsyncAppendReturnsBeforeItsSyncAndIsSeenOnceDurable) {
@@ -1071,6 +1108,7 @@ TEST_F(LogTest, AnAsyncAppendReturnsBeforeItsSyncAndIsSeenOnceDurable) {
   std::vector<LogEntry> entries = ReadAll(log_.get());
   ASSERT_EQ(entries.size(), 3u);
   for (size_t i = 0; i < entries.size(); ++i) EXPECT_EQ(entries[i].body, CommitBody(i + 1));
+  log_.reset();  // closed while its Env is alive: the close writes CLOSED
 }
 
 TEST_F(LogTest, AsyncAndWaitingAppendsFromOneThreadKeepTheirOrder) {
@@ -1118,6 +1156,7 @@ TEST_F(LogTest, AFailedSyncFailsTheAsyncAppendsQueuedBehindIt) {
   EXPECT_EQ(log_->Newest().version, 1u);
   std::unique_ptr<PendingAppend> refused;
   EXPECT_TRUE(log_->AppendAsync(LogWrite{"WRITE", body3}, &refused).IsFailed());
+  log_.reset();  // closed while its Env is alive: the close writes CLOSED
 }
 
 TEST_F(LogTest, APowerLossKeepsAPrefixOfTheAsyncAppends) {
@@ -1138,6 +1177,7 @@ TEST_F(LogTest, APowerLossKeepsAPrefixOfTheAsyncAppends) {
   std::vector<LogEntry> entries = ReadAll(log_.get());
   EXPECT_GE(entries.size(), 20u);
   for (size_t i = 0; i < entries.size(); ++i) EXPECT_EQ(entries[i].body, CommitBody(i + 1));
+  log_.reset();  // closed while its Env is alive: the close writes CLOSED
 }
 
 }  // namespace

@@ -153,6 +153,14 @@ Status ReadFileToString(Env* env, const std::string& path, std::string* out);
 // (the file or its directory could not be written; `path` is unchanged).
 Status WriteFileAtomically(Env* env, const std::string& path, std::string_view data);
 
+// Writes `data` over the file at `path` in place (created if missing, cut
+// to its length), not synced: for a file whose loss, tearing or staleness
+// its reader detects and can do without — a digest, a marker, an index
+// kept for speed. Replacing a file by a rename or a truncation to zero
+// would make ext4 write it back at once; an unlink costs as much. On error
+// the file is removed. Errors: IOError, NoSpace.
+Status WriteFileInPlace(Env* env, const std::string& path, std::string_view data);
+
 // "dir/name"
 std::string JoinPath(std::string_view dir, std::string_view name);
 // The directory part of `path` ("." when there is none).
