@@ -14,7 +14,9 @@
 #include "event_codec.h"
 #include "event_generated.h"
 #include "fb_fields.h"
+#include "spool/txnlog/env.h"
 #include "spool/txnlog/log.h"
+#include "varint.h"
 
 namespace spool {
 
@@ -39,6 +41,70 @@ std::string NewEventId(uint64_t store_id, uint64_t now_us, uint64_t counter, con
                            "/" + event.event_type + "/" + event.message;
   const XXH128_hash_t h = XXH3_128bits(seed.data(), seed.size());
   return FormatUuid4(h.high64, h.low64);
+}
+
+// The index of event types (each type's sequences, ascending) outlives the
+// open in TYPES beside the segments, so that the first query for a type
+// after an open reads the events of that type, not every event since the
+// log began:
+//   "SPOOLTYP" varint(1) varint(store id) varint(indexed_to)
+//   varint(timestamp of event indexed_to) varint(types)
+//   { varint(name bytes) name varint(count) varint(sequence delta)* }*
+//   checksum: XXH3-64 of all before it, 8 bytes big-endian
+constexpr std::string_view kTypesFileName = "TYPES";
+constexpr std::string_view kTypesMagic = "SPOOLTYP";
+constexpr uint64_t kTypesVersion = 1;
+
+using TypeIndex = std::map<std::string, std::vector<uint64_t>, std::less<>>;
+
+struct TypesFile {
+  uint64_t store_id = 0;
+  uint64_t indexed_to = 0;
+  uint64_t indexed_timestamp_us = 0;
+  TypeIndex by_type;
+};
+
+std::string EncodeTypes(const TypesFile& f) {
+  std::string out(kTypesMagic);
+  for (uint64_t v : {kTypesVersion, f.store_id, f.indexed_to, f.indexed_timestamp_us, uint64_t{f.by_type.size()}}) {
+    PutVarint(&out, v);
+  }
+  for (const auto& [type, sequences] : f.by_type) {
+    PutVarint(&out, type.size());
+    out += type;
+    PutVarint(&out, sequences.size());
+    uint64_t previous = 0;
+    for (uint64_t sequence : sequences) PutVarint(&out, sequence - std::exchange(previous, sequence));
+  }
+  PutBigEndian64(&out, XXH3_64bits(out.data(), out.size()));
+  return out;
+}
+
+// False for anything but a whole, checked TYPES of ascending sequences.
+bool DecodeTypes(std::string_view in, TypesFile* f) {
+  if (in.size() < kTypesMagic.size() + 8 || !in.starts_with(kTypesMagic)) return false;
+  const std::string_view body = in.substr(0, in.size() - 8);
+  if (GetBigEndian64(in.substr(body.size())) != XXH3_64bits(body.data(), body.size())) return false;
+  std::string_view at = body.substr(kTypesMagic.size());
+  uint64_t version = 0, types = 0;
+  if (!GetVarint(&at, &version) || version != kTypesVersion || !GetVarint(&at, &f->store_id) ||
+      !GetVarint(&at, &f->indexed_to) || !GetVarint(&at, &f->indexed_timestamp_us) || !GetVarint(&at, &types)) {
+    return false;
+  }
+  for (uint64_t t = 0; t < types; ++t) {
+    uint64_t name_bytes = 0, count = 0;
+    if (!GetVarint(&at, &name_bytes) || name_bytes > at.size()) return false;
+    std::vector<uint64_t>& sequences = f->by_type[std::string(at.substr(0, name_bytes))];
+    at.remove_prefix(name_bytes);
+    if (!GetVarint(&at, &count) || count > at.size()) return false;
+    uint64_t sequence = 0;
+    for (uint64_t i = 0; i < count; ++i) {
+      uint64_t delta = 0;
+      if (!GetVarint(&at, &delta) || delta == 0 || (sequence += delta) > f->indexed_to) return false;
+      sequences.push_back(sequence);
+    }
+  }
+  return at.empty();
 }
 
 }  // namespace
@@ -88,7 +154,12 @@ bool Matches(const EventQuery& q, const Event& e) {
 
 class EventLogImpl final : public EventLog {
  public:
-  EventLogImpl(Env* env, std::unique_ptr<Log> log) : env_(env), log_(std::move(log)) {}
+  EventLogImpl(Env* env, std::string dir, std::unique_ptr<Log> log, bool read_only)
+      : env_(env), types_path_(JoinPath(dir, kTypesFileName)), log_(std::move(log)), read_only_(read_only) {
+    LoadTypes();
+  }
+  // A clean close keeps the index of types for the next open.
+  ~EventLogImpl() override { SaveTypes(); }
 
   using EventLog::Append;
   Status Append(Event* event, bool sync) override {
@@ -131,6 +202,37 @@ class EventLogImpl final : public EventLog {
   void Index(const std::string& type, uint64_t sequence) {
     by_type_[type].push_back(sequence);
     indexed_to_ = sequence;
+  }
+
+  // The index TYPES holds, when it fits this log: its store, and its newest
+  // event still there with the same timestamp (a log salvaged after it would
+  // use the sequences it cut again). Appends keep it current from here on.
+  void LoadTypes() {
+    std::string bytes;
+    TypesFile f;
+    LogEntry newest;
+    if (!ReadFileToString(env_, types_path_, &bytes).ok() || !DecodeTypes(bytes, &f) || f.store_id != log_->StoreId() ||
+        f.indexed_to == 0 || f.indexed_to > log_->Newest().version || !log_->Read(f.indexed_to, &newest).ok() ||
+        newest.timestamp_us != f.indexed_timestamp_us) {
+      return;
+    }
+    std::lock_guard lock(index_mu_);
+    by_type_ = std::move(f.by_type);
+    indexed_to_ = saved_to_ = f.indexed_to;
+  }
+
+  // Writes the index to TYPES when it grew since it was loaded or saved
+  // (WriteFileInPlace: a TYPES lost, torn or stale fails LoadTypes' checks
+  // and costs the next open only the scan).
+  void SaveTypes() {
+    std::lock_guard lock(index_mu_);
+    if (read_only_ || indexed_to_ == 0 || !CatchUpLocked().ok() || indexed_to_ == saved_to_) return;
+    TypesFile f{log_->StoreId(), indexed_to_, 0, {}};
+    LogEntry newest;
+    if (!log_->Read(indexed_to_, &newest).ok()) return;
+    f.indexed_timestamp_us = newest.timestamp_us;
+    f.by_type = by_type_;
+    (void)WriteFileInPlace(env_, types_path_, EncodeTypes(f));
   }
 
   // Brings the index of event types up to the newest event: reads each
@@ -186,13 +288,16 @@ class EventLogImpl final : public EventLog {
   }
 
   Env* env_;
+  const std::string types_path_;
   std::unique_ptr<Log> log_;
+  const bool read_only_;
   std::atomic<uint64_t> counter_{0};
   // Every event's sequence by its type, for the events up to indexed_to_
-  // (in memory, built on the first query for a type).
+  // (in memory: loaded from TYPES, or built on the first query for a type).
   std::mutex index_mu_;
-  std::map<std::string, std::vector<uint64_t>, std::less<>> by_type_;
+  TypeIndex by_type_;
   uint64_t indexed_to_ = 0;
+  uint64_t saved_to_ = 0;  // what TYPES holds
 };
 
 }  // namespace
@@ -222,7 +327,7 @@ Status EventLog::Open(Env* env, const std::string& dir, std::unique_ptr<EventLog
   options.preallocate_bytes = 64ull << 10;
   std::unique_ptr<Log> log;
   SPOOL_RETURN_IF_ERROR(Log::Open(options, dir, &log));
-  *events = std::make_unique<EventLogImpl>(env, std::move(log));
+  *events = std::make_unique<EventLogImpl>(env, dir, std::move(log), read_only);
   return Status::OK();
 }
 

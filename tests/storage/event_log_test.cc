@@ -135,6 +135,70 @@ TEST_F(EventLogTest, EventsSurviveReopenExactly) {
   EXPECT_EQ(all[0].message, e.message);
 }
 
+// The index of types a clean close keeps in TYPES answers the next open's
+// queries by type, kept current by appends after it; one that does not fit
+// the log (damaged, another store's, or naming an event the log no longer
+// has) is left aside and the index built again from the events.
+TEST_F(EventLogTest, TheIndexOfTypesKeptAtCloseAnswersOnlyTheLogItFits) {
+  Open();
+  std::vector<std::string> points;  // the ids of the "point" events, in order
+  for (int i = 0; i < 60; ++i) {
+    Event e = Make(i % 7 == 0 ? "point" : "flow_progress", EventLevel::kInfo, "f");
+    ASSERT_TRUE(events_->Append(&e).ok());
+    if (i % 7 == 0) points.push_back(e.id);
+  }
+  EventQuery by_type;
+  by_type.event_type = "point";
+  ASSERT_EQ(Query(by_type).size(), points.size());  // builds the index
+  events_.reset();
+  std::string saved;
+  ASSERT_TRUE(ReadFileToString(&env_, "/events/TYPES", &saved).ok());
+  const auto ids = [&] {
+    std::vector<std::string> out;
+    for (const Event& e : Query(by_type)) out.push_back(e.id);
+    return out;
+  };
+  Open();
+  Event later = Make("point", EventLevel::kInfo, "f");
+  ASSERT_TRUE(events_->Append(&later).ok());
+  points.push_back(later.id);
+  EXPECT_EQ(ids(), points);
+  events_.reset();  // saves the index with `later`
+  std::string grown;
+  ASSERT_TRUE(ReadFileToString(&env_, "/events/TYPES", &grown).ok());
+  EXPECT_NE(grown, saved);
+
+  const auto reopened_with = [&](std::string types) {
+    events_.reset();
+    std::unique_ptr<File> file;
+    EXPECT_TRUE(env_.OpenFile("/events/TYPES", OpenMode::kTruncate, &file).ok());
+    EXPECT_TRUE(file->Write(0, types).ok());
+    file.reset();
+    Open();
+    return ids();
+  };
+  std::string flipped = grown;
+  flipped[flipped.size() / 2] = static_cast<char>(flipped[flipped.size() / 2] ^ 1);
+  EXPECT_EQ(reopened_with(flipped), points);
+  EXPECT_EQ(reopened_with(grown.substr(0, grown.size() - 3)), points);
+  EXPECT_EQ(reopened_with(grown), points);
+
+  // Another store's log, whose TYPES names a "point" at other sequences.
+  MemEnv other_env;
+  std::unique_ptr<EventLog> other;
+  ASSERT_TRUE(EventLog::Open(&other_env, "/events", &other).ok());
+  for (int i = 0; i < 70; ++i) {
+    Event e = Make(i == 3 ? "point" : "other", EventLevel::kInfo, "f");
+    ASSERT_TRUE(other->Append(&e).ok());
+  }
+  std::vector<Event> found;
+  ASSERT_TRUE(other->Query(by_type, &found).ok());
+  other.reset();
+  std::string foreign;
+  ASSERT_TRUE(ReadFileToString(&other_env, "/events/TYPES", &foreign).ok());
+  EXPECT_EQ(reopened_with(foreign), points);
+}
+
 TEST(EventLogSyncTest, AnUnsyncedEventIsDurableAfterSync) {
   MemEnv base;
   FaultEnv fault(&base);
