@@ -154,7 +154,7 @@ bool Matches(const EventQuery& q, const Event& e) {
 
 class EventLogImpl final : public EventLog {
  public:
-  EventLogImpl(Env* env, std::string dir, std::unique_ptr<Log> log, bool read_only)
+  EventLogImpl(Env* env, const std::string& dir, std::unique_ptr<Log> log, bool read_only)
       : env_(env), types_path_(JoinPath(dir, kTypesFileName)), log_(std::move(log)), read_only_(read_only) {
     LoadTypes();
   }

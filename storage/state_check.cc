@@ -613,14 +613,12 @@ bool Resident(std::string_view image) {
 // then the chunks' hashes.
 constexpr size_t kDigestChunkBytes = size_t{1} << 20;
 
-// XXH3-128 of `bytes`, read through a map: their pages mapped first in one
-// call where the kernel can (a fault per page otherwise).
+// XXH3-128 of `bytes`. When they are a chunk of a map (starting on a page),
+// their pages are mapped first in one call where the kernel can, instead of
+// a fault per page; elsewhere the call fails and changes nothing.
 XXH128_hash_t HashMapped(std::string_view bytes) {
 #if defined(MADV_POPULATE_READ)
-  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const uintptr_t begin = reinterpret_cast<uintptr_t>(bytes.data()) & ~(page - 1);
-  (void)::madvise(reinterpret_cast<void*>(begin), reinterpret_cast<uintptr_t>(bytes.data()) + bytes.size() - begin,
-                  MADV_POPULATE_READ);
+  (void)::madvise(const_cast<char*>(bytes.data()), bytes.size(), MADV_POPULATE_READ);
 #endif
 #if defined(__x86_64__)
   // The library's XXH128_hash_t, not the inlined one's (XXH_INLINE_ALL).
