@@ -183,6 +183,7 @@ void AddHistory(const std::string& row, const HistoryRun& run, uint64_t events_p
   results->Add(kW6Pipeline, row, metric::kPipelineRewindS, run.phases.total());
   results->Add(kW6Pipeline, row, metric::kRewindPlanS, run.phases.plan_s);
   results->Add(kW6Pipeline, row, metric::kRewindExecuteS, run.phases.execute_s);
+  results->Add(kW6Pipeline, row, metric::kRewindUpdateS, run.phases.plan_s + run.phases.execute_s);
   results->Add(kW6Pipeline, row, metric::kRewindReopenCloseS, run.phases.close_s);
   results->Add(kW6Pipeline, row, metric::kRewindReopenS, run.phases.open_s);
   results->Add(kW6Pipeline, row, metric::kFullRefreshS, run.refresh_s);

@@ -67,6 +67,9 @@ inline constexpr char kRewindPlanS[] = "rewind_plan_s";        // PlanRewind
 inline constexpr char kRewindExecuteS[] = "rewind_execute_s";  // ExecuteRewind
 inline constexpr char kRewindReopenCloseS[] = "rewind_close_s";
 inline constexpr char kRewindReopenS[] = "rewind_open_s";  // Store::Open + Pipeline::Open
+// plan + execute: the rewind as the update it is, on the open store (as a
+// full refresh is timed)
+inline constexpr char kRewindUpdateS[] = "rewind_update_s";
 inline constexpr char kFullRefreshS[] = "full_refresh_s";
 inline constexpr char kRecordPointS[] = "record_point_s";  // RecordRewindPoint: its snapshot and state copy
 inline constexpr char kUpdatesAfterPoint[] = "updates_after_point";
