@@ -153,7 +153,7 @@ class LogImpl final : public Log {
   Status CheckNewestEpoch();
   Status FinishTruncation(const std::vector<uint64_t>& cut, LogRecoveryReport* report);
   bool TakeCleanClose();
-  Status RecoverActiveTail(LogRecoveryReport* report);
+  Status RecoverActiveTail(bool closed_clean, LogRecoveryReport* report);
   void RecordCleanClose();
   Status CheckKnownDurable(const Segment& active, uint64_t end);
   Status SalvageSealed(LogRecoveryReport* report);

@@ -221,7 +221,7 @@ Status LogImpl::AdoptChain(const std::vector<FoundSegment*>& chain) {
 // Scans the segment being written to its end. A bad record followed only by
 // bytes of unacknowledged groups is a torn tail and is cut away; one
 // followed by a record that proves it had been synced is corruption.
-Status LogImpl::RecoverActiveTail(LogRecoveryReport* report) {
+Status LogImpl::RecoverActiveTail(bool closed_clean, LogRecoveryReport* report) {
   Segment* active = segments_.back().get();
   uint64_t size = 0;
   SPOOL_RETURN_IF_ERROR(active->file->Size(&size));
@@ -245,7 +245,7 @@ Status LogImpl::RecoverActiveTail(LogRecoveryReport* report) {
   bool zero = true;
   SPOOL_RETURN_IF_ERROR(ZeroFrom(active->file.get(), end, size, &zero));
   // Intact: made durable, unless a clean close left it so.
-  if (zero) return options_.read_only || TakeCleanClose() ? Status::OK() : active->file->Sync();
+  if (zero) return options_.read_only || closed_clean ? Status::OK() : active->file->Sync();
   std::string tail;
   SPOOL_RETURN_IF_ERROR(active->file->Read(end, static_cast<size_t>(size - end), &tail));
   const std::string where = "segment " + active->path + " offset " + std::to_string(end);
@@ -270,8 +270,10 @@ Status LogImpl::RecoverActiveTail(LogRecoveryReport* report) {
 // and not synced, so that a writer that dies from here on leaves it saying
 // "opened" and the next open syncs the tail. A power loss that undoes the
 // taking back undoes this writer's unsynced records with it: what the disk
-// holds after one is durable. False when it cannot be taken back.
+// holds after one is durable. False when it cannot be taken back, and for
+// a read-only open, which writes nothing.
 bool LogImpl::TakeCleanClose() {
+  if (options_.read_only) return false;
   Env* env = options_.env;
   const std::string path = JoinPath(dir_, logfmt::kClosedFileName);
   std::string bytes;
@@ -350,6 +352,8 @@ Status LogImpl::CutForSalvage(size_t segment_index, uint64_t offset, uint64_t ne
 
 Status LogImpl::Recover(LogRecoveryReport* report) {
   SPOOL_RETURN_IF_ERROR(OpenDirectory());
+  // Taken back before anything else, whatever the tail turns out to be.
+  const bool closed_clean = TakeCleanClose();
   std::vector<FoundSegment> found;
   SPOOL_RETURN_IF_ERROR(LoadSegments(&found));
   if (found.empty()) return StartFirstSegment(report);
@@ -362,7 +366,7 @@ Status LogImpl::Recover(LogRecoveryReport* report) {
   SPOOL_RETURN_IF_ERROR(CheckNewestEpoch());
   if (!options_.read_only) SPOOL_RETURN_IF_ERROR(FinishTruncation(cut, report));
   if (options_.salvage) SPOOL_RETURN_IF_ERROR(SalvageSealed(report));
-  return RecoverActiveTail(report);
+  return RecoverActiveTail(closed_clean, report);
 }
 
 // A log without segments: a new one (segment 1, epoch 1), unless META says

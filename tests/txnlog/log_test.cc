@@ -290,6 +290,23 @@ TEST_F(LogTest, TornTailIsTruncated) {
   EXPECT_EQ(ReadAll(log_.get()).size(), 12u);
 }
 
+// A clean close's word is taken back by every writer's open, whatever it
+// then finds: here a tail torn after the close, cut away.
+TEST_F(LogTest, AnOpenThatCutsATornTailTakesBackTheCleanClose) {
+  Open();
+  AppendMany(1, 10);
+  const size_t data_end = log_->Segments()[0].data_end_bytes;
+  log_.reset();
+  EXPECT_EQ(ReadFile("/log/CLOSED"), "closed clean\n");
+  std::string bytes = ReadFile(SegmentPath(1));
+  bytes.replace(data_end, 30, bytes.substr(96, 30));
+  WriteFile(SegmentPath(1), bytes);
+  LogRecoveryReport report;
+  Open(TestOptions(&env_), &report);
+  EXPECT_GT(report.torn_tail_bytes, 0u);
+  EXPECT_EQ(ReadFile("/log/CLOSED"), "opened      \n");
+}
+
 TEST_F(LogTest, AByteWrittenFarIntoThePreallocatedTailIsSeenAndTruncated) {
   // Recovery reads a preallocated tail a chunk at a time: a write torn far
   // past the last record (as a topic's megabyte of preallocation allows) is
