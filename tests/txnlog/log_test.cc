@@ -1125,6 +1125,8 @@ TEST_F(LogTest, AnAsyncAppendReturnsBeforeItsSyncAndIsSeenOnceDurable) {
   std::vector<LogEntry> entries = ReadAll(log_.get());
   ASSERT_EQ(entries.size(), 3u);
   for (size_t i = 0; i < entries.size(); ++i) EXPECT_EQ(entries[i].body, CommitBody(i + 1));
+  second.reset();  // before the log they belong to
+  third.reset();
   log_.reset();  // closed while its Env is alive: the close writes CLOSED
 }
 
@@ -1173,6 +1175,9 @@ TEST_F(LogTest, AFailedSyncFailsTheAsyncAppendsQueuedBehindIt) {
   EXPECT_EQ(log_->Newest().version, 1u);
   std::unique_ptr<PendingAppend> refused;
   EXPECT_TRUE(log_->AppendAsync(LogWrite{"WRITE", body3}, &refused).IsFailed());
+  second.reset();  // before the log they belong to
+  third.reset();
+  refused.reset();
   log_.reset();  // closed while its Env is alive: the close writes CLOSED
 }
 
