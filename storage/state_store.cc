@@ -405,9 +405,11 @@ void RecordDigest(const std::string& dir) {
   Env* env = Env::Default();
   const std::string path = (std::filesystem::path(dir) / kDigestFile).string();
   std::string digest;
-  Status s = DigestResidentStateFile((std::filesystem::path(dir) / "data.mdb").string(), &digest);
-  if (s.ok() && !digest.empty()) s = WriteFileInPlace(env, path, digest);
-  if (!s.ok() || digest.empty()) (void)env->RemoveFile(path);
+  if (DigestResidentStateFile((std::filesystem::path(dir) / "data.mdb").string(), &digest).ok() && !digest.empty()) {
+    (void)WriteFileInPlace(env, path, digest);  // which removes it on error
+  } else {
+    (void)env->RemoveFile(path);
+  }
 }
 
 // The id of the newest transaction LMDB committed to `lmdb`.

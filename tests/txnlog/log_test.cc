@@ -23,6 +23,7 @@ namespace {
 using testing::AppendBody;
 using testing::CommitBody;
 using testing::GatedSyncEnv;
+using testing::NoSyncOptions;
 using testing::ReadAll;
 using testing::TestOptions;
 
@@ -1028,8 +1029,7 @@ TEST_F(LogRefreshTest, OnlyAReadOnlyLogRefreshes) {
 
 TEST_F(LogTest, NoSyncModeStillRecoversAPrefix) {
   FaultEnv fault(&env_);
-  LogOptions options = TestOptions(&fault);
-  options.durability = Durability::kNoSync;
+  const LogOptions options = NoSyncOptions(&fault);
   Open(options);
   AppendMany(1, 200);
   EXPECT_EQ(log_->Stats().syncs, 0u);
@@ -1048,8 +1048,7 @@ TEST_F(LogTest, NoSyncModeStillRecoversAPrefix) {
 // An open takes that back before anything else.
 TEST_F(LogTest, OnlyACleanCloseLetsTheNextOpenSkipSyncingTheTail) {
   FaultEnv fault(&env_);
-  LogOptions options = TestOptions(&fault);
-  options.durability = Durability::kNoSync;
+  const LogOptions options = NoSyncOptions(&fault);
   Open(options);
   AppendMany(1, 3);
   log_.reset();  // syncs 1-3 and says so

@@ -31,6 +31,13 @@ inline LogOptions TestOptions(Env* env) {
   return options;
 }
 
+// TestOptions with no sync per commit (Durability::kNoSync).
+inline LogOptions NoSyncOptions(Env* env) {
+  LogOptions options = TestOptions(env);
+  options.durability = Durability::kNoSync;
+  return options;
+}
+
 inline Status AppendBody(Log* log, uint64_t i, LogCommit* commit = nullptr) {
   LogCommit ignored;
   std::string body = CommitBody(i);
