@@ -609,39 +609,54 @@ bool Resident(std::string_view image) {
   return std::all_of(in.begin(), in.end(), [](unsigned char c) { return (c & 1) != 0; });
 }
 
-// The digest hashes the file in chunks of this size, on several threads,
-// then the chunks' hashes.
-constexpr size_t kDigestChunkBytes = size_t{1} << 20;
+std::atomic<uint64_t> chunks_hashed{0};
 
-// XXH3-128 of `bytes`. When they are a chunk of a map (starting on a page),
-// their pages are mapped first in one call where the kernel can, instead of
-// a fault per page; elsewhere the call fails and changes nothing.
-XXH128_hash_t HashMapped(std::string_view bytes) {
+// XXH3-128 of `bytes`, in canonical form. When they are a chunk of a map
+// (starting on a page), their pages are mapped first in one call where the
+// kernel can, instead of a fault per page; elsewhere the call fails and
+// changes nothing.
+std::array<unsigned char, 16> HashChunk(std::string_view bytes) {
 #if defined(MADV_POPULATE_READ)
   (void)::madvise(const_cast<char*>(bytes.data()), bytes.size(), MADV_POPULATE_READ);
 #endif
 #if defined(__x86_64__)
   // The library's XXH128_hash_t, not the inlined one's (XXH_INLINE_ALL).
   const auto h = XXH3_128bits_dispatch(bytes.data(), bytes.size());
-  return XXH128_hash_t{h.low64, h.high64};
+  const XXH128_hash_t hash{h.low64, h.high64};
 #else
-  return XXH3_128bits(bytes.data(), bytes.size());
+  const XXH128_hash_t hash = XXH3_128bits(bytes.data(), bytes.size());
 #endif
+  chunks_hashed.fetch_add(1, std::memory_order_relaxed);
+  XXH128_canonical_t canonical;
+  XXH128_canonicalFromHash(&canonical, hash);
+  std::array<unsigned char, 16> out;
+  std::memcpy(out.data(), canonical.digest, out.size());
+  return out;
+}
+
+std::string_view Chunk(std::string_view image, size_t k) {
+  return image.substr(k * kDigestChunkBytes, kDigestChunkBytes);
 }
 
 }  // namespace
 
-std::string DigestStateImage(std::string_view image, unsigned threads) {
-  const size_t count = (image.size() + kDigestChunkBytes - 1) / kDigestChunkBytes;
-  std::vector<XXH128_canonical_t> sums(count);
-  OnThreads(count, ThreadsFor(image.size(), threads), [&](size_t k) {
-    XXH128_canonicalFromHash(&sums[k], HashMapped(image.substr(k * kDigestChunkBytes, kDigestChunkBytes)));
-  });
-  const XXH128_hash_t h = XXH3_128bits(sums.data(), sums.size() * sizeof(XXH128_canonical_t));
+std::string StateDigest::Line() const {
+  const XXH128_hash_t h = XXH3_128bits(sums.data(), sums.size() * sizeof(sums[0]));
   char line[80];
-  std::snprintf(line, sizeof line, "xxh3-128/1m %016" PRIx64 "%016" PRIx64 " %zu", h.high64, h.low64, image.size());
+  std::snprintf(line, sizeof line, "xxh3-128/1m %016" PRIx64 "%016" PRIx64 " %" PRIu64, h.high64, h.low64, size);
   return line;
 }
+
+StateDigest DigestStateChunks(std::string_view image, unsigned threads) {
+  StateDigest digest;
+  digest.size = image.size();
+  digest.sums.resize((image.size() + kDigestChunkBytes - 1) / kDigestChunkBytes);
+  OnThreads(digest.sums.size(), ThreadsFor(image.size(), threads),
+            [&](size_t k) { digest.sums[k] = HashChunk(Chunk(image, k)); });
+  return digest;
+}
+
+uint64_t StateChunksHashed() { return chunks_hashed.load(std::memory_order_relaxed); }
 
 Status CheckStateFile(const std::string& path, FileCheck* check, std::string* digest) {
   return WithMappedFile(path, /*populate=*/true, [&](std::string_view image) {
@@ -651,9 +666,9 @@ Status CheckStateFile(const std::string& path, FileCheck* check, std::string* di
   });
 }
 
-Status DigestStateFile(const std::string& path, std::string* digest) {
+Status DigestStateFile(const std::string& path, StateDigest* digest) {
   return WithMappedFile(path, /*populate=*/false, [&](std::string_view image) {
-    *digest = DigestStateImage(image);
+    *digest = DigestStateChunks(image);
     return Status::OK();
   });
 }
@@ -662,6 +677,33 @@ Status DigestResidentStateFile(const std::string& path, std::string* digest) {
   digest->clear();
   return WithMappedFile(path, /*populate=*/false, [&](std::string_view image) {
     if (Resident(image)) *digest = DigestStateImage(image);
+    return Status::OK();
+  });
+}
+
+Status RedigestResidentStateFile(const std::string& path, const StateDigest& before,
+                                 const std::function<bool(size_t chunk)>& unchanged, std::string* line) {
+  line->clear();
+  return WithMappedFile(path, /*populate=*/false, [&](std::string_view image) {
+    StateDigest after;
+    after.size = image.size();
+    after.sums.resize((image.size() + kDigestChunkBytes - 1) / kDigestChunkBytes);
+    // Where the size changed, the chunk that ended the file, and any after.
+    const size_t kept_end =
+        after.size == before.size ? before.sums.size() : std::min(after.size, before.size) / kDigestChunkBytes;
+    std::vector<size_t> again;
+    for (size_t k = 0; k < after.sums.size(); ++k) {
+      if (k < kept_end && unchanged(k)) {
+        after.sums[k] = before.sums[k];
+      } else if (Resident(Chunk(image, k))) {
+        again.push_back(k);
+      } else {
+        return Status::OK();
+      }
+    }
+    OnThreads(again.size(), ThreadsFor(again.size() * kDigestChunkBytes, 0),
+              [&](size_t i) { after.sums[again[i]] = HashChunk(Chunk(image, again[i])); });
+    *line = after.Line();
     return Status::OK();
   });
 }

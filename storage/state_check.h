@@ -23,10 +23,13 @@
 // sealed (FileCheck::legacy).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "spool/txnlog/status.h"
 
@@ -68,20 +71,47 @@ Status CheckStateImage(std::string_view image, FileCheck* check, unsigned thread
 // with `digest`, also the file's DigestStateFile when it passes. Errors:
 // IOError, Corruption naming the file.
 Status CheckStateFile(const std::string& path, FileCheck* check, std::string* digest = nullptr);
-// `image`'s bytes in a line: "xxh3-128/1m", the XXH3-128 (32 hex digits)
-// of the XXH3-128s of its 1-MiB chunks (each in canonical form), and their
-// count; the chunks hashed on up to `threads` threads (0: as for
-// CheckStateImage). The line does not depend on `threads`.
-std::string DigestStateImage(std::string_view image, unsigned threads = 0);
+// The digest hashes a file in chunks of this size.
+inline constexpr size_t kDigestChunkBytes = size_t{1} << 20;
+
+// A file's digest as its chunks' hashes: what a file changed in a few
+// places is digested again from (RedigestResidentStateFile).
+struct StateDigest {
+  uint64_t size = 0;                                // the file's bytes
+  std::vector<std::array<unsigned char, 16>> sums;  // each chunk's XXH3-128, canonical
+  // The digest in a line: "xxh3-128/1m", the XXH3-128 (32 hex digits) of
+  // the chunks' hashes, and the file's size.
+  std::string Line() const;
+};
+
+// `image`'s digest, the chunks hashed on up to `threads` threads (0: as
+// for CheckStateImage). The digest does not depend on `threads`.
+StateDigest DigestStateChunks(std::string_view image, unsigned threads = 0);
+inline std::string DigestStateImage(std::string_view image, unsigned threads = 0) {
+  return DigestStateChunks(image, threads).Line();
+}
 // DigestStateImage of the file at `path`. A state copy records it when it
 // is written and checked, and a clean close records it for the live state
 // (state_store.h), so that adopting or opening one needs only to find the
 // same bytes again, a fraction of the check's time (a different digest: the
 // check decides). Errors: IOError.
-Status DigestStateFile(const std::string& path, std::string* digest);
+Status DigestStateFile(const std::string& path, StateDigest* digest);
 // DigestStateFile of a file whose every page is in the page cache, read
 // from there; `digest` left empty, and no page read from the disk, when
 // any is not. Errors: IOError.
 Status DigestResidentStateFile(const std::string& path, std::string* digest);
+// The digest line of the file at `path`, which had the digest `before`
+// when the chunks for which `unchanged(k)` holds were last written: those
+// keep their hashes, and every other chunk (with any past `before`'s end
+// or where the size changed) is hashed again, from the page cache — `line`
+// left empty, and no page read from the disk, when any of them is not all
+// there. A chunk said unchanged that changed gives a digest the file does
+// not match, never one of bytes not hashed here or in `before`. Errors:
+// IOError.
+Status RedigestResidentStateFile(const std::string& path, const StateDigest& before,
+                                 const std::function<bool(size_t chunk)>& unchanged, std::string* line);
+// How many chunks the digests of this process hashed: what a test counts
+// to tell a digest taken again in part from one taken whole.
+uint64_t StateChunksHashed();
 
 }  // namespace spool

@@ -369,21 +369,23 @@ Status OpenLmdb(const std::string& dir, uint64_t map_size, unsigned int flags, s
   return Status::OK();
 }
 
-// Whether the environment in `dir` holds the bytes its DIGEST names.
-// Anything else — no digest (a compaction's copy, a generation a crash
-// left), a damaged digest, other bytes — is false: the walk then decides.
-bool MatchesDigest(const std::string& dir) {
-  std::string recorded, digest;
+// Whether the environment in `dir` holds the bytes its DIGEST names
+// (`*digest`: theirs). Anything else — no digest (a compaction's copy, a
+// generation a crash left), a damaged digest, other bytes — is false: the
+// walk then decides.
+bool MatchesDigest(const std::string& dir, StateDigest* digest) {
+  std::string recorded;
   return ReadFileToString(Env::Default(), (std::filesystem::path(dir) / kDigestFile).string(), &recorded).ok() &&
-         DigestStateFile((std::filesystem::path(dir) / "data.mdb").string(), &digest).ok() && recorded == digest;
+         DigestStateFile((std::filesystem::path(dir) / "data.mdb").string(), digest).ok() && recorded == digest->Line();
 }
 
 // Checks the environment in `dir` before LMDB opens it: its bytes found
-// unchanged since its digest was recorded (`*by_digest`), or walked whole
-// (`check` says what the walk found).
-Status CheckEnvironment(const std::string& dir, FileCheck* check, bool* by_digest) {
-  *by_digest = MatchesDigest(dir);
+// unchanged since its digest was recorded (`*by_digest`, `*digest` theirs),
+// or walked whole (`check` says what the walk found; `*digest` empty).
+Status CheckEnvironment(const std::string& dir, FileCheck* check, bool* by_digest, StateDigest* digest) {
+  *by_digest = MatchesDigest(dir, digest);
   if (*by_digest) return Status::OK();
+  *digest = StateDigest();
   const std::string file = (std::filesystem::path(dir) / "data.mdb").string();
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) return Status::OK();
@@ -397,19 +399,53 @@ Status CheckEnvironment(const std::string& dir, FileCheck* check, bool* by_diges
 
 // Records the digest of the closed environment in `dir` when every page
 // of its file is in memory, so that the digest is of bytes LMDB wrote or
-// read in this process, never of pages read back from the disk now.
-// WriteFileInPlace: a DIGEST lost, torn or older than the file does not
-// match it, and costs the next Open only the walk. A file partly out of
-// memory loses its DIGEST.
-void RecordDigest(const std::string& dir) {
+// read in this process, never of pages read back from the disk now. With
+// the digest `written` kept from the check, only the chunks LMDB may have
+// written since are hashed again. WriteFileInPlace: a DIGEST lost, torn
+// or older than the file does not match it, and costs the next Open only
+// the walk. A file partly out of memory loses its DIGEST.
+void RecordDigest(const std::string& dir, const WrittenChunks& written) {
   Env* env = Env::Default();
   const std::string path = (std::filesystem::path(dir) / kDigestFile).string();
+  const std::string file = (std::filesystem::path(dir) / "data.mdb").string();
   std::string digest;
-  if (DigestResidentStateFile((std::filesystem::path(dir) / "data.mdb").string(), &digest).ok() && !digest.empty()) {
+  const Status s = written.checked.sums.empty()
+                       ? DigestResidentStateFile(file, &digest)
+                       : RedigestResidentStateFile(
+                             file, written.checked, [&](size_t k) { return !written.Maybe(k); }, &digest);
+  if (s.ok() && !digest.empty()) {
     (void)WriteFileInPlace(env, path, digest);  // which removes it on error
   } else {
     (void)env->RemoveFile(path);
   }
+}
+
+// Calls `at(offset)` with the offset in the file of each page on LMDB's free
+// list: the records of its free-page tree (dbi 0), each a list of page
+// numbers, the first its length.
+Status ForEachFreePage(const LmdbEnv& lmdb, const std::function<void(uint64_t offset)>& at) {
+  MDB_txn* txn = nullptr;
+  MDB_cursor* cursor = nullptr;
+  MDB_stat st{};
+  int rc = mdb_env_stat(lmdb.env, &st);
+  if (rc == 0) rc = mdb_txn_begin(lmdb.env, nullptr, MDB_RDONLY, &txn);
+  if (rc == 0) rc = mdb_cursor_open(txn, 0, &cursor);
+  MDB_val k{}, v{};
+  if (rc == 0) rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST);
+  for (; rc == 0; rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)) {
+    const size_t n = v.mv_size / sizeof(size_t);
+    const auto* pages = static_cast<const char*>(v.mv_data);
+    size_t count = 0;
+    if (n > 0) std::memcpy(&count, pages, sizeof count);
+    for (size_t i = 1; i <= std::min(count, n - 1); ++i) {
+      size_t page = 0;
+      std::memcpy(&page, pages + i * sizeof page, sizeof page);
+      at(static_cast<uint64_t>(page) * st.ms_psize);
+    }
+  }
+  if (cursor != nullptr) mdb_cursor_close(cursor);
+  if (txn != nullptr) mdb_txn_abort(txn);
+  return rc == MDB_NOTFOUND ? Status::OK() : LmdbError(rc, "read the free list");
 }
 
 // The id of the newest transaction LMDB committed to `lmdb`.
@@ -654,24 +690,50 @@ StateStore::~StateStore() {
   const std::string dir = lmdb_ != nullptr ? lmdb_->dir : std::string();
   const std::weak_ptr<LmdbEnv> env = lmdb_;
   lmdb_.reset();  // closed before another handle may open it
-  if (record && env.expired()) RecordDigest(dir);
+  if (record && env.expired()) RecordDigest(dir, written_);
   if (!registered_.empty()) {
     std::lock_guard lock(open_paths_mu);
     open_paths.erase(registered_);
   }
 }
 
-void StateStore::Checked(bool by_digest) {
+void StateStore::Checked(bool by_digest, StateDigest digest) {
   std::lock_guard lock(apply_mu_);
-  CheckedLocked(by_digest);
+  CheckedLocked(by_digest, std::move(digest));
 }
 
-void StateStore::CheckedLocked(bool by_digest) {
+void StateStore::CheckedLocked(bool by_digest, StateDigest digest) {
   checked_ = true;
   checked_by_digest_ = by_digest;
   checked_transaction_ = LastTransaction(*lmdb_);
   damage_seen_at_check_ = DamagedEntriesSeen();
   (by_digest ? stats_.checks_by_digest : stats_.checks_whole)++;
+  {
+    std::lock_guard written(written_mu_);
+    written_ = WrittenChunks();
+    MDB_envinfo info{};
+    MDB_stat st{};
+    if (!digest.sums.empty() && mdb_env_info(lmdb_->env, &info) == 0 && mdb_env_stat(lmdb_->env, &st) == 0) {
+      written_.first_new_chunk = (static_cast<uint64_t>(info.me_last_pgno) + 1) * st.ms_psize / kDigestChunkBytes;
+      written_.freed.assign(digest.sums.size(), false);
+      written_.checked = std::move(digest);
+    }
+  }
+  TrackWrites();
+}
+
+void StateStore::TrackWrites() {
+  std::lock_guard lock(written_mu_);
+  if (written_.checked.sums.empty()) return;
+  Status s = ForEachFreePage(*lmdb_, [&](uint64_t byte) {
+    const uint64_t k = byte / kDigestChunkBytes;
+    if (k < written_.freed.size()) written_.freed[k] = true;
+  });
+  size_t marked = 0;
+  for (size_t k = 0; k < written_.freed.size(); ++k) marked += written_.Maybe(k) ? 1U : 0U;
+  // Past half the file, hashing it all costs about as much: no more is
+  // tracked.
+  if (!s.ok() || marked * 2 > written_.freed.size()) written_ = WrittenChunks();
 }
 
 std::string StateStore::copies_dir() const { return (std::filesystem::path(options_.path) / kCopiesDir).string(); }
@@ -728,12 +790,15 @@ Status StateStore::Open(const StateStoreOptions& options, std::unique_ptr<StateS
   // clean close left it.
   FileCheck check;
   bool by_digest = false;
-  if (options.check_on_open) SPOOL_RETURN_IF_ERROR(CheckEnvironment(dir, &check, &by_digest));
+  StateDigest digest;
+  if (options.check_on_open) SPOOL_RETURN_IF_ERROR(CheckEnvironment(dir, &check, &by_digest, &digest));
   // MDB_NOMETASYNC: a power loss may undo the last batch (the log replays
   // it) but cannot corrupt the environment.
   SPOOL_RETURN_IF_ERROR(OpenLmdb(dir, options.map_size_bytes, MDB_NOMETASYNC, &store->lmdb_));
+  const uint64_t opened_at = LastTransaction(*store->lmdb_);
   SPOOL_RETURN_IF_ERROR(SealFormat(*store->lmdb_));
-  if (options.check_on_open) store->Checked(by_digest);
+  if (LastTransaction(*store->lmdb_) != opened_at) digest = StateDigest();  // not the bytes hashed
+  if (options.check_on_open) store->Checked(by_digest, std::move(digest));
   SPOOL_RETURN_IF_ERROR(store->AppliedPosition(&store->position_));
   if (options.background) store->applier_ = std::thread([s = store.get()] { s->ApplierLoop(); });
   *out = std::move(store);
@@ -795,7 +860,10 @@ Status StateStore::OpenReadOnly(const StateStoreOptions& options, std::unique_pt
     // would read it: checked only without one.
     FileCheck check;
     bool by_digest = false;
-    if (options.check_on_open && !OpenElsewhere(dir)) SPOOL_RETURN_IF_ERROR(CheckEnvironment(dir, &check, &by_digest));
+    StateDigest digest;
+    if (options.check_on_open && !OpenElsewhere(dir)) {
+      SPOOL_RETURN_IF_ERROR(CheckEnvironment(dir, &check, &by_digest, &digest));
+    }
     Status s = OpenLmdb(dir, options.map_size_bytes, MDB_RDONLY, &store->lmdb_);
     if (s.ok()) {
       const int rc = mdb_txn_begin(store->lmdb_->env, nullptr, MDB_RDONLY, &store->lmdb_->pinned);
@@ -930,6 +998,7 @@ Status StateStore::WriteBatch(const StateOverlay& batch, const std::function<Sta
   SPOOL_KILL_POINT("state.apply.before_commit");
   if ((rc = mdb_txn_commit(txn)) != 0) return LmdbWriteError(rc, "commit batch", lmdb_->dir);
   SPOOL_KILL_POINT("state.apply.committed");
+  TrackWrites();
   return Status::OK();
 }
 
@@ -1163,6 +1232,7 @@ Status StateStore::Prune(std::string_view begin, std::string_view end,
     return LmdbError(rc, "prune");
   }
   if ((rc = mdb_txn_commit(txn)) != 0) return LmdbWriteError(rc, "commit prune", lmdb_->dir);
+  TrackWrites();
   *dropped = chosen.size();
   return Status::OK();
 }
@@ -1391,7 +1461,8 @@ Status StateStore::AdoptLocked(const std::string& copy, std::unique_lock<std::mu
   // written.
   FileCheck check;
   bool by_digest = false;
-  SPOOL_RETURN_IF_ERROR(CheckEnvironment(copy, &check, &by_digest));
+  StateDigest digest;
+  SPOOL_RETURN_IF_ERROR(CheckEnvironment(copy, &check, &by_digest, &digest));
   if (check.legacy) return Status::Corruption("state store: copy " + copy + " was written before values were sealed");
   const uint64_t next = generation_ + 1;
   const std::string dir = (fs::path(options_.path) / GenerationName(next)).string();
@@ -1420,7 +1491,7 @@ Status StateStore::AdoptLocked(const std::string& copy, std::unique_lock<std::mu
   }
   generation_ = next;
   apply_error_ = Status::OK();
-  CheckedLocked(by_digest);
+  CheckedLocked(by_digest, std::move(digest));
   lock.unlock();
   Discard(retired->dir, retired);
   return Status::OK();

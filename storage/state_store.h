@@ -322,6 +322,20 @@ struct StateFileReport {
   Status status;           // OK, or the damage
 };
 
+// The chunks of a state file (kDigestChunkBytes each) that LMDB may have
+// written since the file was found to have the digest `checked`: those
+// holding a meta page, a page past the file's last one then, or a page on
+// LMDB's free list after any commit since — LMDB writes no other page (a
+// page in use is copied, never written over), and a page it frees is on
+// that list from its commit until it is taken again. What a clean close
+// hashes again; with `checked` empty, the whole file is.
+struct WrittenChunks {
+  StateDigest checked;
+  uint64_t first_new_chunk = 0;  // holds the first page past the last at the check
+  std::vector<bool> freed;       // held a free page after some commit
+  bool Maybe(size_t k) const { return k == 0 || k >= first_new_chunk || (k < freed.size() && freed[k]); }
+};
+
 // The environment lives in a generation directory "<path>/gen-NNNNNN"; the
 // newest is the live one. A copy (SaveCopy) is a complete environment of its
 // own in "<path>/copies/<name>"; Adopt makes one the next generation by
@@ -439,8 +453,12 @@ class StateStore {
   Status HandOffLocked(std::unique_lock<std::mutex>& lock);
   // Records that the live generation was checked (by its digest or whole)
   // as LMDB's newest transaction left it; what the close's digest needs.
-  void Checked(bool by_digest);
-  void CheckedLocked(bool by_digest);  // REQUIRES: apply_mu_ held
+  // With `digest` (the file's, found by it), what a close hashes again is
+  // tracked from here on (TrackWrites).
+  void Checked(bool by_digest, StateDigest digest);
+  void CheckedLocked(bool by_digest, StateDigest digest);  // REQUIRES: apply_mu_ held
+  // After each commit LMDB makes: the chunks it may write from now on.
+  void TrackWrites();
 
   StateStoreOptions options_;
   std::string registered_;  // the path Register took, released by the destructor
@@ -467,6 +485,8 @@ class StateStore {
   bool checked_by_digest_ = false;
   uint64_t checked_transaction_ = 0;
   uint64_t damage_seen_at_check_ = 0;  // DamagedEntriesSeen() then
+  std::mutex written_mu_;
+  WrittenChunks written_;  // under written_mu_; reset by Checked
   std::thread applier_;
   // Generations for the applier to delete (Discard), oldest first; under
   // apply_mu_.

@@ -352,9 +352,53 @@ TEST_F(StateCheckTest, AFileNotAllInMemoryHasNoResidentDigest) {
   ::close(fd);
   ASSERT_TRUE(DigestResidentStateFile(path, &digest).ok());
   EXPECT_EQ(digest, "");
-  ASSERT_TRUE(DigestStateFile(path, &digest).ok());  // reads it back in
+  StateDigest whole;
+  ASSERT_TRUE(DigestStateFile(path, &whole).ok());  // reads it back in
+  EXPECT_EQ(whole.Line(), DigestStateImage(bytes));
   ASSERT_TRUE(DigestResidentStateFile(path, &digest).ok());
   EXPECT_EQ(digest, DigestStateImage(bytes));
+}
+
+// A digest taken again hashes only the chunks that may have changed (and
+// any the size changed); a chunk wrongly said unchanged gives a digest the
+// file does not have, and a chunk to hash that is not all in memory gives
+// none.
+TEST_F(StateCheckTest, ADigestTakenAgainHashesOnlyTheChunksThatMayHaveChanged) {
+  TempDir dir;
+  const std::string path = dir.Sub("data.mdb");
+  std::string bytes((6u << 20) + 100, '\0');
+  std::mt19937_64 rng(11);
+  for (char& c : bytes) c = static_cast<char>(rng());
+  const StateDigest before = DigestStateChunks(bytes);
+  ASSERT_EQ(before.sums.size(), 7u);
+  bytes[(3u << 20) + 5] ^= 1;       // chunk 3
+  bytes += std::string(8192, 'n');  // the last chunk grows
+  WriteFile(path, bytes);
+  const std::string after = DigestStateImage(bytes);
+  std::string line;
+  uint64_t hashed = StateChunksHashed();
+  ASSERT_TRUE(RedigestResidentStateFile(
+                  path, before, [](size_t k) { return k != 3; }, &line)
+                  .ok());
+  EXPECT_EQ(line, after);
+  EXPECT_EQ(StateChunksHashed() - hashed, 2u);  // chunk 3 and the last
+  ASSERT_TRUE(RedigestResidentStateFile(
+                  path, before, [](size_t) { return true; }, &line)
+                  .ok());
+  EXPECT_NE(line, after);
+  EXPECT_NE(line, "");
+
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::fdatasync(fd), 0);
+  ASSERT_EQ(::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+  ::close(fd);
+  hashed = StateChunksHashed();
+  ASSERT_TRUE(RedigestResidentStateFile(
+                  path, before, [](size_t k) { return k != 3; }, &line)
+                  .ok());
+  EXPECT_EQ(line, "");
+  EXPECT_EQ(StateChunksHashed(), hashed);
 }
 
 TEST_F(StateCheckTest, DescribedKeysNameTheirTableAndKey) {
