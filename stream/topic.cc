@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <mutex>
+#include <tuple>
 #include <vector>
 
 #include "invariant.h"
@@ -46,6 +48,39 @@ struct RecordBound {
   uint64_t timestamp_us = 0;
 };
 
+// The bounds of the oldest records read in this process, by topic
+// directory, log store id and version: a record of a topic's log never
+// changes once written, so the oldest one is read once however often it
+// is asked for — at each open, and by each rewind's check that its sources
+// still retain what it would read again (a whole record: up to 1 MiB to
+// decompress and check). A version retention has removed is no longer
+// asked for; the map is emptied when full.
+class OldestBounds {
+ public:
+  bool Find(const std::string& dir, uint64_t store_id, uint64_t version, RecordBound* bound) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = bounds_.find(std::tie(dir, store_id, version));
+    if (it == bounds_.end()) return false;
+    *bound = it->second;
+    return true;
+  }
+  void Remember(const std::string& dir, uint64_t store_id, const RecordBound& bound) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (bounds_.size() >= kMaxBounds) bounds_.clear();
+    bounds_[std::make_tuple(dir, store_id, bound.version)] = bound;
+  }
+
+ private:
+  static constexpr size_t kMaxBounds = 256;
+  std::mutex mu_;
+  std::map<std::tuple<std::string, uint64_t, uint64_t>, RecordBound, std::less<>> bounds_;
+};
+
+OldestBounds& OldestBoundsRead() {
+  static OldestBounds* bounds = new OldestBounds();  // never destroyed: used until exit
+  return *bounds;
+}
+
 class TopicCursorImpl;
 
 class TopicImpl final : public Topic {
@@ -63,7 +98,7 @@ class TopicImpl final : public Topic {
   Status OldestRecordOffset(uint64_t* offset) {
     if (log_->Oldest().version == 0) return Status::NotFound("topic " + dir_ + " is empty");
     RecordBound bound;
-    SPOOL_RETURN_IF_ERROR(ReadBound(log_->Oldest().version, &bound));
+    SPOOL_RETURN_IF_ERROR(ReadOldestBound(&bound));
     *offset = bound.offset;
     return Status::OK();
   }
@@ -109,6 +144,7 @@ class TopicImpl final : public Topic {
   RecordBound Newest();
   Status FindVersion(uint64_t offset, uint64_t* version);
   Status ReadBound(uint64_t version, RecordBound* bound);
+  Status ReadOldestBound(RecordBound* bound);  // ReadBound of the oldest version, read once (OldestBounds)
   Status RecordError(const LogEntry& entry, const Status& s) const;
   Status OutOfRange(uint64_t offset, uint64_t oldest) const;
 
@@ -140,7 +176,7 @@ Status TopicImpl::Recover() {
   if (newest == 0) return Status::OK();  // an empty topic
   RecordBound oldest;
   RecordBound last;
-  SPOOL_RETURN_IF_ERROR(ReadBound(log_->Oldest().version, &oldest));
+  SPOOL_RETURN_IF_ERROR(ReadOldestBound(&oldest));
   SPOOL_RETURN_IF_ERROR(ReadBound(newest, &last));
   if (oldest.offset > last.offset) {
     return Status::Corruption("topic " + dir_ + ": the oldest record (version " + std::to_string(oldest.version) +
@@ -169,7 +205,7 @@ Status TopicImpl::Refresh(bool* stale) {
   if (*stale || newest_version == known.version) return Status::OK();
   RecordBound last;
   SPOOL_RETURN_IF_ERROR(ReadBound(newest_version, &last));
-  if (oldest.version == 0) SPOOL_RETURN_IF_ERROR(ReadBound(log_->Oldest().version, &oldest));
+  if (oldest.version == 0) SPOOL_RETURN_IF_ERROR(ReadOldestBound(&oldest));
   if (last.offset < known.offset + known.count) {
     return Status::Corruption("topic " + dir_ + ": the newest record (version " + std::to_string(last.version) +
                               ") starts at offset " + std::to_string(last.offset) +
@@ -537,6 +573,14 @@ Status TopicImpl::ReadBound(uint64_t version, RecordBound* bound) {
   return Status::OK();
 }
 
+Status TopicImpl::ReadOldestBound(RecordBound* bound) {
+  const uint64_t version = log_->Oldest().version;
+  if (OldestBoundsRead().Find(dir_, log_->StoreId(), version, bound)) return Status::OK();
+  SPOOL_RETURN_IF_ERROR(ReadBound(version, bound));
+  OldestBoundsRead().Remember(dir_, log_->StoreId(), *bound);
+  return Status::OK();
+}
+
 TopicInfo TopicImpl::Info() {
   TopicInfo info;
   info.dir = dir_;
@@ -613,7 +657,7 @@ Status TopicImpl::ApplyRetentionLocked(TopicRetentionReport* report) {
   report->segments_deleted = deleted;
   for (size_t i = 0; i < deleted && i < segments.size(); ++i) report->bytes_deleted += segments[i].data_end_bytes;
   RecordBound oldest;
-  SPOOL_RETURN_IF_ERROR(ReadBound(log_->Oldest().version, &oldest));
+  SPOOL_RETURN_IF_ERROR(ReadOldestBound(&oldest));
   std::lock_guard<std::mutex> lock(mu_);
   oldest_ = oldest;
   report->oldest_offset = oldest.offset;
