@@ -169,7 +169,7 @@ class LogImpl final : public Log {
   void FrameFirstCommit(const std::string& payload, uint8_t flags, Truncation* t);
   void AdoptSuccessor(const Truncation& t, std::shared_ptr<Segment> next);
   Status CompleteCut(const Segment* kept, const logfmt::SegmentHeader& successor,
-                     const std::vector<uint64_t>& cut_segments, bool discard_suffix);
+                     const std::vector<uint64_t>& cut_segments, bool discard_suffix, bool sync_marker = true);
   Status PrepareCutDir(const Segment* kept, const logfmt::SegmentHeader& successor, uint64_t kept_end,
                        std::vector<cutfmt::Piece> moved);
   std::string CutDir(uint64_t new_epoch) const;

@@ -74,14 +74,17 @@ Status LogImpl::DoTruncate(uint64_t version, bool discard_suffix, LogPosition* n
     stats_.appends += 1;
     stats_.bytes_appended += t.first_record.size();
   }
-  // Step 2.
-  s = CompleteCut(t.kept.get(), t.successor, t.cut, discard_suffix);
+  // Step 2, its COMPLETE marker synced last: META's syncs take its
+  // creation to the disk with their own where the file system journals,
+  // which leaves that last sync little to do.
+  s = CompleteCut(t.kept.get(), t.successor, t.cut, discard_suffix, /*sync_marker=*/false);
   if (!s.ok()) return Poison(s);
   SPOOL_KILL_POINT("log.truncate.completed");
   // META remembers the epoch, so that losing its segments is detected even
   // after the cut's archive is gone (vacuumed, or never kept).
   meta_.epoch = t.successor.epoch;
   s = WriteMeta();
+  if (s.ok() && !discard_suffix) s = options_.env->SyncDir(CutDir(t.successor.epoch));
   if (!s.ok()) return Poison(s);
   return Status::OK();
 }
@@ -203,20 +206,19 @@ void LogImpl::AdoptSuccessor(const Truncation& t, std::shared_ptr<Segment> next)
 
 // Step 0: the cut's directory, holding a link to each file with records of
 // the cut and the manifest that says which records, all durable before the
-// commit point.
+// commit point. Everything is written first and synced after, the manifest
+// first: where the file system journals, its sync commits the directories'
+// changes with it, and theirs find little left to do.
 Status LogImpl::PrepareCutDir(const Segment* kept, const logfmt::SegmentHeader& successor, uint64_t kept_end,
                               std::vector<cutfmt::Piece> moved) {
   Env* env = options_.env;
   const std::string root = archive_dir();
   const std::string dir = CutDir(successor.epoch);
-  if (!env->FileExists(root)) {
-    SPOOL_RETURN_IF_ERROR(env->CreateDir(root));
-    SPOOL_RETURN_IF_ERROR(env->SyncDir(DirName(root)));
-  }
+  const bool new_root = !env->FileExists(root);
+  if (new_root) SPOOL_RETURN_IF_ERROR(env->CreateDir(root));
   // Left by a truncation to this epoch that never reached its commit point.
   if (env->FileExists(dir)) SPOOL_RETURN_IF_ERROR(RemoveArchivedCut(env, dir));
   SPOOL_RETURN_IF_ERROR(env->CreateDir(dir));
-  SPOOL_RETURN_IF_ERROR(env->SyncDir(root));
   cutfmt::Manifest manifest;
   if (kept != nullptr && kept_end > successor.prev_end_offset) {
     manifest.pieces.push_back(cutfmt::Piece{logfmt::SegmentFileName(kept->header.number), successor.prev_end_offset,
@@ -232,6 +234,8 @@ Status LogImpl::PrepareCutDir(const Segment* kept, const logfmt::SegmentHeader& 
   SPOOL_RETURN_IF_ERROR(file->Write(0, cutfmt::EncodeManifest(manifest)));
   SPOOL_RETURN_IF_ERROR(file->Sync());
   SPOOL_RETURN_IF_ERROR(file->Close());
+  if (new_root) SPOOL_RETURN_IF_ERROR(env->SyncDir(DirName(root)));
+  SPOOL_RETURN_IF_ERROR(env->SyncDir(root));
   return env->SyncDir(dir);
 }
 
@@ -243,9 +247,10 @@ bool LogImpl::CutArchived(uint64_t new_epoch) { return ArchivedCutComplete(optio
 
 // Step 2; idempotent, so recovery can redo it. The cut segments leave the
 // log directory (archived, their links stay in the cut's directory), and
-// the cut's COMPLETE marker follows.
+// the cut's COMPLETE marker follows — synced unless `sync_marker` is false,
+// when the caller syncs the cut's directory before it returns.
 Status LogImpl::CompleteCut(const Segment* kept, const logfmt::SegmentHeader& successor,
-                            const std::vector<uint64_t>& cut_segments, bool discard_suffix) {
+                            const std::vector<uint64_t>& cut_segments, bool discard_suffix, bool sync_marker) {
   Env* env = options_.env;
   if (kept != nullptr) RemoveIndex(kept->header.number);  // a stale one never matches S's new end anyway
   for (uint64_t number : cut_segments) {
@@ -260,7 +265,7 @@ Status LogImpl::CompleteCut(const Segment* kept, const logfmt::SegmentHeader& su
   std::unique_ptr<File> marker;
   SPOOL_RETURN_IF_ERROR(env->OpenFile(JoinPath(dir, cutfmt::kCompleteName), OpenMode::kCreate, &marker));
   SPOOL_RETURN_IF_ERROR(marker->Close());
-  return env->SyncDir(dir);
+  return sync_marker ? env->SyncDir(dir) : Status::OK();
 }
 
 Status LogImpl::DoRetention(uint64_t pinned_version, uint64_t* deleted) {
