@@ -600,13 +600,44 @@ Status WithMappedFile(const std::string& path, bool populate, const Fn& fn) {
   return s.WithContext(path);
 }
 
-// Whether every page of the mapped `image` is in the page cache.
-bool Resident(std::string_view image) {
-  if (image.empty()) return true;
+// The holes of the file at `path` (SEEK_HOLE/SEEK_DATA), as [begin, end)
+// byte ranges in order: pages the file system keeps no block for, which
+// read as zeros without reading the disk. None where that cannot be told.
+std::vector<std::pair<uint64_t, uint64_t>> Holes(const std::string& path) {
+  std::vector<std::pair<uint64_t, uint64_t>> holes;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return holes;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0) {
+    const auto size = static_cast<off_t>(st.st_size);
+    for (off_t at = 0; at < size;) {
+      const off_t hole = ::lseek(fd, at, SEEK_HOLE);
+      if (hole < 0 || hole >= size) break;
+      off_t data = ::lseek(fd, hole, SEEK_DATA);
+      if (data < 0) data = size;  // ENXIO: a hole to the end
+      holes.emplace_back(static_cast<uint64_t>(hole), static_cast<uint64_t>(data));
+      at = data;
+    }
+  }
+  ::close(fd);
+  return holes;
+}
+
+// Whether every page of `bytes`, mapped from `image` (the whole file), is
+// in the page cache or in one of the file's `holes`.
+bool Resident(std::string_view image, std::string_view bytes, const std::vector<std::pair<uint64_t, uint64_t>>& holes) {
+  if (bytes.empty()) return true;
   const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  std::vector<unsigned char> in((image.size() + page - 1) / page);
-  if (::mincore(const_cast<char*>(image.data()), image.size(), in.data()) != 0) return false;
-  return std::all_of(in.begin(), in.end(), [](unsigned char c) { return (c & 1) != 0; });
+  std::vector<unsigned char> in((bytes.size() + page - 1) / page);
+  if (::mincore(const_cast<char*>(bytes.data()), bytes.size(), in.data()) != 0) return false;
+  const auto base = static_cast<uint64_t>(bytes.data() - image.data());
+  for (size_t i = 0; i < in.size(); ++i) {
+    if ((in[i] & 1) != 0) continue;
+    const uint64_t at = base + i * page;
+    auto it = std::upper_bound(holes.begin(), holes.end(), std::make_pair(at, ~uint64_t{0}));
+    if (it == holes.begin() || std::prev(it)->second < std::min<uint64_t>(at + page, image.size())) return false;
+  }
+  return true;
 }
 
 std::atomic<uint64_t> chunks_hashed{0};
@@ -675,8 +706,9 @@ Status DigestStateFile(const std::string& path, StateDigest* digest) {
 
 Status DigestResidentStateFile(const std::string& path, std::string* digest) {
   digest->clear();
+  const auto holes = Holes(path);
   return WithMappedFile(path, /*populate=*/false, [&](std::string_view image) {
-    if (Resident(image)) *digest = DigestStateImage(image);
+    if (Resident(image, image, holes)) *digest = DigestStateImage(image);
     return Status::OK();
   });
 }
@@ -684,6 +716,7 @@ Status DigestResidentStateFile(const std::string& path, std::string* digest) {
 Status RedigestResidentStateFile(const std::string& path, const StateDigest& before,
                                  const std::function<bool(size_t chunk)>& unchanged, std::string* line) {
   line->clear();
+  const auto holes = Holes(path);
   return WithMappedFile(path, /*populate=*/false, [&](std::string_view image) {
     StateDigest after;
     after.size = image.size();
@@ -695,7 +728,7 @@ Status RedigestResidentStateFile(const std::string& path, const StateDigest& bef
     for (size_t k = 0; k < after.sums.size(); ++k) {
       if (k < kept_end && unchanged(k)) {
         after.sums[k] = before.sums[k];
-      } else if (Resident(Chunk(image, k))) {
+      } else if (Resident(image, Chunk(image, k), holes)) {
         again.push_back(k);
       } else {
         return Status::OK();

@@ -96,16 +96,17 @@ inline std::string DigestStateImage(std::string_view image, unsigned threads = 0
 // same bytes again, a fraction of the check's time (a different digest: the
 // check decides). Errors: IOError.
 Status DigestStateFile(const std::string& path, StateDigest* digest);
-// DigestStateFile of a file whose every page is in the page cache, read
-// from there; `digest` left empty, and no page read from the disk, when
-// any is not. Errors: IOError.
+// DigestStateFile of a file whose every page is in the page cache or in a
+// hole (which reads as zeros without the disk), read from there; `digest`
+// left empty, and no page read from the disk, when any is not. Errors:
+// IOError.
 Status DigestResidentStateFile(const std::string& path, std::string* digest);
 // The digest line of the file at `path`, which had the digest `before`
 // when the chunks for which `unchanged(k)` holds were last written: those
 // keep their hashes, and every other chunk (with any past `before`'s end
-// or where the size changed) is hashed again, from the page cache — `line`
-// left empty, and no page read from the disk, when any of them is not all
-// there. A chunk said unchanged that changed gives a digest the file does
+// or where the size changed) is hashed again, from the page cache or a
+// hole — `line` left empty, and no page read from the disk, when any of
+// them is not all there. A chunk said unchanged that changed gives a digest the file does
 // not match, never one of bytes not hashed here or in `before`. Errors:
 // IOError.
 Status RedigestResidentStateFile(const std::string& path, const StateDigest& before,

@@ -420,10 +420,11 @@ void RecordDigest(const std::string& dir, const WrittenChunks& written) {
   }
 }
 
-// Calls `at(offset)` with the offset in the file of each page on LMDB's free
-// list: the records of its free-page tree (dbi 0), each a list of page
+// Calls `at(txn, offset)` with the offset in the file of each page on
+// LMDB's free list and the transaction that freed it: the records of its
+// free-page tree (dbi 0), keyed by that transaction, each a list of page
 // numbers, the first its length.
-Status ForEachFreePage(const LmdbEnv& lmdb, const std::function<void(uint64_t offset)>& at) {
+Status ForEachFreePage(const LmdbEnv& lmdb, const std::function<void(uint64_t txn, uint64_t offset)>& at) {
   MDB_txn* txn = nullptr;
   MDB_cursor* cursor = nullptr;
   MDB_stat st{};
@@ -433,6 +434,8 @@ Status ForEachFreePage(const LmdbEnv& lmdb, const std::function<void(uint64_t of
   MDB_val k{}, v{};
   if (rc == 0) rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST);
   for (; rc == 0; rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)) {
+    size_t freed_by = 0;
+    if (k.mv_size == sizeof freed_by) std::memcpy(&freed_by, k.mv_data, sizeof freed_by);
     const size_t n = v.mv_size / sizeof(size_t);
     const auto* pages = static_cast<const char*>(v.mv_data);
     size_t count = 0;
@@ -440,7 +443,7 @@ Status ForEachFreePage(const LmdbEnv& lmdb, const std::function<void(uint64_t of
     for (size_t i = 1; i <= std::min(count, n - 1); ++i) {
       size_t page = 0;
       std::memcpy(&page, pages + i * sizeof page, sizeof page);
-      at(static_cast<uint64_t>(page) * st.ms_psize);
+      at(static_cast<uint64_t>(freed_by), static_cast<uint64_t>(page) * st.ms_psize);
     }
   }
   if (cursor != nullptr) mdb_cursor_close(cursor);
@@ -452,6 +455,63 @@ Status ForEachFreePage(const LmdbEnv& lmdb, const std::function<void(uint64_t of
 uint64_t LastTransaction(const LmdbEnv& lmdb) {
   MDB_envinfo info{};
   return mdb_env_info(lmdb.env, &info) == 0 ? static_cast<uint64_t>(info.me_last_txnid) : 0;
+}
+
+// The free pages of `lmdb` that neither meta page's snapshot holds, as
+// byte ranges [begin, end) of its file, in order: those freed before its
+// newest transaction. (The pages that one freed belong to the snapshot
+// before it, which the other meta page names until the next commit; the
+// ones freed earlier, to snapshots no meta page names. A reader's
+// snapshot may be older: the caller makes sure there is none.)
+// `*held`: the bytes of the free pages the newest transaction freed.
+Status ReleasablePages(const LmdbEnv& lmdb, std::vector<std::pair<uint64_t, uint64_t>>* ranges, uint64_t* held) {
+  const uint64_t newest = LastTransaction(lmdb);
+  MDB_stat st{};
+  if (const int rc = mdb_env_stat(lmdb.env, &st); rc != 0) return LmdbError(rc, "stat");
+  std::vector<uint64_t> offsets;
+  *held = 0;
+  SPOOL_RETURN_IF_ERROR(ForEachFreePage(lmdb, [&](uint64_t txn, uint64_t offset) {
+    if (txn < newest) {
+      offsets.push_back(offset);
+    } else {
+      *held += st.ms_psize;
+    }
+  }));
+  std::sort(offsets.begin(), offsets.end());
+  ranges->clear();
+  for (uint64_t offset : offsets) {
+    if (!ranges->empty() && ranges->back().second == offset) {
+      ranges->back().second += st.ms_psize;
+    } else {
+      ranges->emplace_back(offset, offset + st.ms_psize);
+    }
+  }
+  return Status::OK();
+}
+
+bool OpenElsewhere(const std::string& dir);  // below
+
+// Gives the file system back the blocks of the `ranges` of the file at
+// `path`, which keeps its size: they read as zeros from then on. LMDB
+// reads no free page and writes one whole before it uses it again (the
+// state's check counts free pages, never reads them). Returns whether a
+// range held a block (a hole already is skipped). Best effort: a file
+// system that cannot punch holes keeps the blocks.
+bool PunchHoles(const std::string& path, const std::vector<std::pair<uint64_t, uint64_t>>& ranges) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool punched = false;
+  for (const auto& [begin, end] : ranges) {
+    const off_t data = ::lseek(fd, static_cast<off_t>(begin), SEEK_DATA);
+    if (data < 0 || static_cast<uint64_t>(data) >= end) continue;  // a hole, or none past it
+    if (::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(begin),
+                    static_cast<off_t>(end - begin)) != 0) {
+      break;
+    }
+    punched = true;
+  }
+  ::close(fd);
+  return punched;
 }
 
 // Gives an environment without the format key one: an empty one, or one
@@ -681,16 +741,23 @@ StateStore::~StateStore() {
   apply_cv_.notify_all();
   if (applier_.joinable()) applier_.join();
   imm_.reset();
+  const bool clean = !options_.read_only && apply_error_.ok() && lmdb_ != nullptr;
+  // Free pages no snapshot holds go back to the file system: a file that
+  // a batch rewrote whole keeps the old copy of each page for reuse.
+  std::vector<std::pair<uint64_t, uint64_t>> releasable;
+  if (clean) ReleaseLater(&releasable);
   // A clean close of a generation checked when it was opened or adopted,
-  // with no damage met since: its digest lets the next Open skip the walk,
-  // unless the DIGEST there already names these bytes.
-  const bool record = !options_.read_only && checked_ && apply_error_.ok() && lmdb_ != nullptr &&
-                      DamagedEntriesSeen() == damage_seen_at_check_ &&
-                      !(checked_by_digest_ && LastTransaction(*lmdb_) == checked_transaction_);
+  // with no damage met since, records its digest for the next Open to skip
+  // the walk, unless the DIGEST there already names these bytes.
+  const bool vouch = clean && checked_ && DamagedEntriesSeen() == damage_seen_at_check_;
+  const bool written = clean && !(checked_by_digest_ && LastTransaction(*lmdb_) == checked_transaction_);
   const std::string dir = lmdb_ != nullptr ? lmdb_->dir : std::string();
   const std::weak_ptr<LmdbEnv> env = lmdb_;
   lmdb_.reset();  // closed before another handle may open it
-  if (record && env.expired()) RecordDigest(dir, written_);
+  // Only with no snapshot open anywhere but the newest two.
+  const bool punched = !releasable.empty() && env.expired() && !OpenElsewhere(dir) &&
+                       PunchHoles((std::filesystem::path(dir) / "data.mdb").string(), releasable);
+  if (vouch && (written || punched) && env.expired()) RecordDigest(dir, written_);
   if (!registered_.empty()) {
     std::lock_guard lock(open_paths_mu);
     open_paths.erase(registered_);
@@ -722,10 +789,32 @@ void StateStore::CheckedLocked(bool by_digest, StateDigest digest) {
   TrackWrites();
 }
 
+// The free pages a clean close gives back (ReleasablePages). When the last
+// batch freed many (one that rewrote most of the file), one more commit,
+// of a value as it is, makes them the snapshot before the newest's pages,
+// which no meta page names — at the cost of its sync.
+void StateStore::ReleaseLater(std::vector<std::pair<uint64_t, uint64_t>>* releasable) {
+  uint64_t held = 0;
+  if (!ReleasablePages(*lmdb_, releasable, &held).ok()) {
+    releasable->clear();
+    return;
+  }
+  if (held < kReleaseCommitBytes) return;
+  MDB_txn* txn = nullptr;
+  if (mdb_txn_begin(lmdb_->env, nullptr, 0, &txn) != 0) return;
+  if (PutSealed(txn, lmdb_->dbi, kStateFormatKey, kStateFormatValue) != 0) {
+    mdb_txn_abort(txn);
+    return;
+  }
+  if (mdb_txn_commit(txn) != 0) return;
+  TrackWrites();
+  if (!ReleasablePages(*lmdb_, releasable, &held).ok()) releasable->clear();
+}
+
 void StateStore::TrackWrites() {
   std::lock_guard lock(written_mu_);
   if (written_.checked.sums.empty()) return;
-  Status s = ForEachFreePage(*lmdb_, [&](uint64_t byte) {
+  Status s = ForEachFreePage(*lmdb_, [&](uint64_t, uint64_t byte) {
     const uint64_t k = byte / kDigestChunkBytes;
     if (k < written_.freed.size()) written_.freed[k] = true;
   });

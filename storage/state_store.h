@@ -459,6 +459,11 @@ class StateStore {
   void CheckedLocked(bool by_digest, StateDigest digest);  // REQUIRES: apply_mu_ held
   // After each commit LMDB makes: the chunks it may write from now on.
   void TrackWrites();
+  // At a clean close: the free pages to give back to the file system, as
+  // byte ranges of the file, after one more commit when the last one freed
+  // kReleaseCommitBytes or more (its pages are the snapshot before it).
+  void ReleaseLater(std::vector<std::pair<uint64_t, uint64_t>>* releasable);
+  static constexpr uint64_t kReleaseCommitBytes = uint64_t{1} << 20;
 
   StateStoreOptions options_;
   std::string registered_;  // the path Register took, released by the destructor
