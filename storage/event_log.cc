@@ -249,8 +249,14 @@ class EventLogImpl final : public EventLog {
         return Status::Corruption("event " + std::to_string(entry.position.version) + " is not an event record");
       }
       Index(Str(fb::GetEventRecord(bytes)->event_type()), entry.position.version);
+      ++indexed_by_reading_;
     }
     return it->status();
+  }
+
+  uint64_t EventsIndexedByReading() override {
+    std::lock_guard lock(index_mu_);
+    return indexed_by_reading_;
   }
 
   // A query for one type reads the events of that type only.
@@ -298,6 +304,7 @@ class EventLogImpl final : public EventLog {
   TypeIndex by_type_;
   uint64_t indexed_to_ = 0;
   uint64_t saved_to_ = 0;  // what TYPES holds
+  uint64_t indexed_by_reading_ = 0;
 };
 
 }  // namespace

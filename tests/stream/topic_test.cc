@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "gated_sync_env.h"
+#include "read_counting_env.h"
 #include "spool/testing/fault_env.h"
 #include "spool/testing/mem_env.h"
 #include "spool/txnlog/log.h"
@@ -434,40 +435,6 @@ TEST_F(TopicTest, AgeRetentionDropsWholeExpiredSegmentsAndOffsetsNeverMove) {
   ExpectMessages(ReadFrom(topic.get(), oldest), model_, oldest);
 }
 
-// An Env that counts the bytes its files read.
-class ReadCountingEnv : public EnvWrapper {
- public:
-  using EnvWrapper::EnvWrapper;
-  Status OpenFile(const std::string& path, OpenMode mode, std::unique_ptr<File>* file) override {
-    std::unique_ptr<File> inner;
-    SPOOL_RETURN_IF_ERROR(target()->OpenFile(path, mode, &inner));
-    *file = std::make_unique<CountingFile>(this, std::move(inner));
-    return Status::OK();
-  }
-  uint64_t bytes_read() const { return bytes_read_; }
-
- private:
-  class CountingFile : public File {
-   public:
-    CountingFile(ReadCountingEnv* env, std::unique_ptr<File> inner) : env_(env), inner_(std::move(inner)) {}
-    Status Read(uint64_t offset, size_t n, std::string* out) override {
-      Status s = inner_->Read(offset, n, out);
-      env_->bytes_read_ += out->size();
-      return s;
-    }
-    Status Write(uint64_t offset, std::string_view data) override { return inner_->Write(offset, data); }
-    Status Truncate(uint64_t size) override { return inner_->Truncate(size); }
-    Status Size(uint64_t* size) override { return inner_->Size(size); }
-    Status Close() override { return inner_->Close(); }
-    Status Sync() override { return inner_->Sync(); }
-
-   private:
-    ReadCountingEnv* env_;
-    std::unique_ptr<File> inner_;
-  };
-  uint64_t bytes_read_ = 0;
-};
-
 // The oldest record is read whole once (a rewind's check of its sources
 // asks for it each time, and each open): asked again, the topic answers
 // from what it read, until retention makes another record the oldest.
@@ -476,7 +443,7 @@ TEST_F(TopicTest, TheOldestRecordIsReadOnceUntilRetentionReplacesIt) {
   ProduceToModel(topic.get(), MakeBatch(rng_, model_.size(), 100, 2000));  // a 200 KB record
   env_.SetNowMicros(kStartUs + kHourUs / 2);
   for (int i = 0; i < 60; ++i) ProduceToModel(topic.get(), MakeBatch(rng_, model_.size(), 2, 2000));
-  ReadCountingEnv counting(&env_);
+  testing::ReadCountingEnv counting(&env_);
   uint64_t oldest = 1;
   ASSERT_TRUE(Topic::OldestOffset(&counting, kDir, &oldest).ok());
   EXPECT_EQ(oldest, 0u);

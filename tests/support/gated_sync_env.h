@@ -8,20 +8,13 @@
 #include <mutex>
 #include <string>
 
-#include "spool/txnlog/env.h"
+#include "file_wrapping_env.h"
 
 namespace spool::testing {
 
-class GatedSyncEnv : public EnvWrapper {
+class GatedSyncEnv : public FileWrappingEnv {
  public:
-  using EnvWrapper::EnvWrapper;
-
-  Status OpenFile(const std::string& path, OpenMode mode, std::unique_ptr<File>* file) override {
-    std::unique_ptr<File> inner;
-    SPOOL_RETURN_IF_ERROR(target()->OpenFile(path, mode, &inner));
-    *file = std::make_unique<GatedFile>(this, std::move(inner));
-    return Status::OK();
-  }
+  using FileWrappingEnv::FileWrappingEnv;
   void Close() {
     std::lock_guard<std::mutex> lock(mu_);
     open_ = false;
@@ -36,27 +29,26 @@ class GatedSyncEnv : public EnvWrapper {
     cv_.wait(lock, [&] { return blocked_ >= n; });
   }
 
+ protected:
+  std::unique_ptr<File> Wrap(std::unique_ptr<File> inner) override {
+    return std::make_unique<GatedFile>(this, std::move(inner));
+  }
+
  private:
-  class GatedFile : public File {
+  class GatedFile : public FileWrapper {
    public:
-    GatedFile(GatedSyncEnv* env, std::unique_ptr<File> inner) : env_(env), inner_(std::move(inner)) {}
-    Status Read(uint64_t offset, size_t n, std::string* out) override { return inner_->Read(offset, n, out); }
-    Status Write(uint64_t offset, std::string_view data) override { return inner_->Write(offset, data); }
-    Status Truncate(uint64_t size) override { return inner_->Truncate(size); }
-    Status Size(uint64_t* size) override { return inner_->Size(size); }
-    Status Close() override { return inner_->Close(); }
+    GatedFile(GatedSyncEnv* env, std::unique_ptr<File> inner) : FileWrapper(std::move(inner)), env_(env) {}
     Status Sync() override {
       std::unique_lock<std::mutex> lock(env_->mu_);
       ++env_->blocked_;
       env_->cv_.notify_all();
       env_->cv_.wait(lock, [&] { return env_->open_; });
       --env_->blocked_;
-      return inner_->Sync();
+      return FileWrapper::Sync();
     }
 
    private:
     GatedSyncEnv* env_;
-    std::unique_ptr<File> inner_;
   };
 
   std::mutex mu_;

@@ -85,6 +85,11 @@ class EventLog {
 
   // Events matching `query`, in sequence order. Errors: Corruption, IOError.
   virtual Status Query(const EventQuery& query, std::vector<Event>* events) = 0;
+
+  // How many events this handle read to index their types: a query by
+  // type reads the events it has not indexed yet, those since the index
+  // a clean close kept (TYPES) or, without one, every event.
+  virtual uint64_t EventsIndexedByReading() = 0;
 };
 
 }  // namespace spool
