@@ -705,12 +705,9 @@ Status DigestStateFile(const std::string& path, StateDigest* digest) {
 }
 
 Status DigestResidentStateFile(const std::string& path, std::string* digest) {
-  digest->clear();
-  const auto holes = Holes(path);
-  return WithMappedFile(path, /*populate=*/false, [&](std::string_view image) {
-    if (Resident(image, image, holes)) *digest = DigestStateImage(image);
-    return Status::OK();
-  });
+  // With no chunk kept, every chunk is hashed again.
+  return RedigestResidentStateFile(
+      path, StateDigest(), [](size_t) { return false; }, digest);
 }
 
 Status RedigestResidentStateFile(const std::string& path, const StateDigest& before,

@@ -400,19 +400,17 @@ Status CheckEnvironment(const std::string& dir, FileCheck* check, bool* by_diges
 // Records the digest of the closed environment in `dir` when every page
 // of its file is in memory, so that the digest is of bytes LMDB wrote or
 // read in this process, never of pages read back from the disk now. With
-// the digest `written` kept from the check, only the chunks LMDB may have
-// written since are hashed again. WriteFileInPlace: a DIGEST lost, torn
-// or older than the file does not match it, and costs the next Open only
-// the walk. A file partly out of memory loses its DIGEST.
+// the digest `written` kept from the check (if any), only the chunks LMDB
+// may have written since are hashed again. WriteFileInPlace: a DIGEST
+// lost, torn or older than the file does not match it, and costs the next
+// Open only the walk. A file partly out of memory loses its DIGEST.
 void RecordDigest(const std::string& dir, const WrittenChunks& written) {
   Env* env = Env::Default();
   const std::string path = (std::filesystem::path(dir) / kDigestFile).string();
   const std::string file = (std::filesystem::path(dir) / "data.mdb").string();
   std::string digest;
-  const Status s = written.checked.sums.empty()
-                       ? DigestResidentStateFile(file, &digest)
-                       : RedigestResidentStateFile(
-                             file, written.checked, [&](size_t k) { return !written.Maybe(k); }, &digest);
+  const Status s = RedigestResidentStateFile(
+      file, written.checked, [&](size_t k) { return !written.Maybe(k); }, &digest);
   if (s.ok() && !digest.empty()) {
     (void)WriteFileInPlace(env, path, digest);  // which removes it on error
   } else {
