@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git ccache
   clang libclang-rt-14-dev lld
   libgtest-dev libgmock-dev libbenchmark-dev
-  liblmdb-dev libzstd-dev libxxhash-dev libjemalloc-dev libabsl-dev
+  liblmdb-dev libzstd-dev liblz4-dev libxxhash-dev libjemalloc-dev libabsl-dev
   libflatbuffers-dev flatbuffers-compiler
   libcli11-dev libfmt-dev nlohmann-json3-dev libboost-dev prometheus-cpp-dev curl
   librocksdb-dev libsqlite3-dev libleveldb-dev libedit-dev

@@ -110,7 +110,7 @@ void AddHistoryRuns(const CommitRecord& record, uint64_t version, StateDelta* de
       const RowChangeRecord& change = *sorted.change;
       AppendHistoryEntry(&run, change.key, change.pre_version, change.pre);
     }
-    delta->Put(StateHistoryKey(table.uid, version), std::move(run));
+    delta->Put(StateHistoryKey(table.uid, version), SealHistoryRun(std::move(run)));
   }
 }
 
@@ -201,25 +201,6 @@ std::string StateRowValue(uint64_t written, std::string_view row) {
   PutVarint(&value, written);
   value.append(row);
   return value;
-}
-
-void AppendHistoryEntry(std::string* run, std::string_view key, uint64_t written, std::string_view row) {
-  PutVarint(run, key.size());
-  run->append(key);
-  PutVarint(run, VarintLength(written) + row.size());  // the value: a row's, as StateRowValue writes it
-  PutVarint(run, written);
-  run->append(row);
-}
-
-Status NextHistoryEntry(std::string_view* run, std::string_view* key, std::string_view* value) {
-  uint64_t key_bytes = 0, value_bytes = 0;
-  if (!GetVarint(run, &key_bytes) || key_bytes > run->size()) return Status::Corruption("history run is truncated");
-  *key = run->substr(0, key_bytes);
-  run->remove_prefix(key_bytes);
-  if (!GetVarint(run, &value_bytes) || value_bytes > run->size()) return Status::Corruption("history run is truncated");
-  *value = run->substr(0, value_bytes);
-  run->remove_prefix(value_bytes);
-  return Status::OK();
 }
 
 // ---------------------------------------------------------------------------

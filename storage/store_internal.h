@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "commit_codec.h"
+#include "history_run.h"
 #include "spool/txnlog/log.h"
 #include "state_store.h"
 #include "store_impl.h"
@@ -51,18 +52,12 @@ inline Status StateRowBytes(std::string_view value, std::string_view* row) {
 }
 
 // The history index ("h"): for each commit and table, one entry holding
-// the rows the commit changed or deleted, as they were before it — a run in
-// key order: (varint key bytes, key, varint value bytes, value)*, each value
-// a row's value (the version that wrote it, then the row). Keyed (table,
-// the commit's version), so a commit adds one LMDB value, versions append,
-// and a read after a version reads its runs whole, in order.
+// the rows the commit changed or deleted, as they were before it — a run
+// (history_run.h). Keyed (table, the commit's version), so a commit adds
+// one LMDB value, versions append, and a read after a version reads its
+// runs whole, in order.
 std::string StateHistoryKey(uint64_t uid, uint64_t version);
 inline constexpr size_t kStateHistoryKeyBytes = 1 + 8 + 8;  // "h" uid version
-// Appends one (key, value) pair of a run.
-void AppendHistoryEntry(std::string* run, std::string_view key, uint64_t written, std::string_view row);
-// Reads the pair at the front of `*run`. Errors: Corruption (truncated).
-Status NextHistoryEntry(std::string_view* run, std::string_view* key, std::string_view* value);
-
 // The history runs of a commit at `version` (one Put per table whose rows
 // it replaced), appended to `*delta`.
 void AddHistoryRuns(const CommitRecord& record, uint64_t version, StateDelta* delta);

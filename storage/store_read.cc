@@ -413,22 +413,22 @@ Status StoreImpl::ScanIndexed(Capture& c, const std::string& begin, const std::s
   std::string from = StateHistoryPrefix(c.table.uid);
   PutBigEndian64(&from, c.version + 1);
   std::vector<std::string_view> runs;
-  size_t run_bytes = 0;
-  for (history.Seek(from); history.Valid(); history.Next()) {
-    runs.push_back(history.value());
-    run_bytes += runs.back().size();
-  }
+  for (history.Seek(from); history.Valid(); history.Next()) runs.push_back(history.value());
   SPOOL_RETURN_IF_ERROR(history.status());
+  OpenedRuns opened;  // alive while the merge points into its runs
+  Status s = opened.Open(&runs);
+  size_t run_bytes = 0;
+  for (std::string_view run : runs) run_bytes += run.size();
   index.Reserve(run_bytes / 64);  // an entry is a key and a row: rarely fewer bytes
-  for (std::string_view run : runs) {
+  for (size_t i = 0; s.ok() && i < runs.size(); ++i) {
     index.StartRun();
-    std::string_view key, value;
-    while (!run.empty()) {
-      Status s = NextHistoryEntry(&run, &key, &value);
-      if (!s.ok()) return s.WithContext("table " + c.table.id.ToString() + ": history index");
-      if (in_range(key)) index.Add(key, value);
+    std::string_view run = runs[i], key, value;
+    while (s.ok() && !run.empty()) {
+      s = NextHistoryEntry(&run, &key, &value);
+      if (s.ok() && in_range(key)) index.Add(key, value);
     }
   }
+  if (!s.ok()) return s.WithContext("table " + c.table.id.ToString() + ": history index");
   index.Finish();
 
   StateView& rows = *c.view;
