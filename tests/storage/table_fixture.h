@@ -90,6 +90,17 @@ class TableTest : public ::testing::Test {
     txn.CreateTable(users_, TableKind::kStreamingTable, UsersSchema(), {{"pipelines.reset.allowed", "true"}});
     Commit(txn);
   }
+  // main.default.names: a string key "k" and an int64 "n".
+  TableId CreateNames() {
+    Schema schema;
+    EXPECT_TRUE(
+        Schema::Make({{"k", ColumnType::kString, false}, {"n", ColumnType::kInt64, false}}, {"k"}, &schema).ok());
+    const TableId names = Id("main.default.names");
+    Transaction create("CREATE TABLE");
+    create.CreateTable(names, TableKind::kStreamingTable, schema);
+    Commit(create);
+    return names;
+  }
   // CreateUsers, then `commits` commits (versions 2, 3, …) of a user each.
   void CreateUsersAndWrite(int commits) {
     CreateUsers();
