@@ -3,9 +3,7 @@
 
 #include <lz4.h>
 
-#include <atomic>
-#include <thread>
-
+#include "helper_thread.h"
 #include "varint.h"
 
 namespace spool {
@@ -70,21 +68,14 @@ Status OpenedRuns::Open(std::vector<std::string_view>* runs) {
   if (jobs.empty()) return Status::OK();
   bytes_.reset(new char[total]);  // not zeroed: every byte is decompressed into
   std::vector<char> failed(jobs.size(), 0);
-  std::atomic<size_t> next{0};
-  const auto work = [&] {
-    for (size_t j; (j = next.fetch_add(1, std::memory_order_relaxed)) < jobs.size();) {
-      const Job& job = jobs[j];
-      const int got = LZ4_decompress_safe(job.block.data(), bytes_.get() + job.offset,
-                                          static_cast<int>(job.block.size()), static_cast<int>(job.bytes));
-      failed[j] = got < 0 || static_cast<size_t>(got) != job.bytes;
-    }
-  };
   // A second core halves a big read's decompression (W5's read as of v50:
   // 7 MB, about 1.5 ms on one core here).
-  std::thread helper;
-  if (total >= kTwoThreadBytes && jobs.size() > 1) helper = std::thread(work);
-  work();
-  if (helper.joinable()) helper.join();
+  OnThreads(jobs.size(), total >= kTwoThreadBytes ? 2 : 1, "spool-runs", [&](size_t j) {
+    const Job& job = jobs[j];
+    const int got = LZ4_decompress_safe(job.block.data(), bytes_.get() + job.offset,
+                                        static_cast<int>(job.block.size()), static_cast<int>(job.bytes));
+    failed[j] = got < 0 || static_cast<size_t>(got) != job.bytes;
+  });
   for (size_t j = 0; j < jobs.size(); ++j) {
     if (failed[j]) {
       return Status::Corruption("compressed history run does not decompress to its " + std::to_string(jobs[j].bytes) +

@@ -155,6 +155,7 @@ constexpr size_t kMaxDepth = 64;
 // Smaller files are checked (and digested) on the caller's thread alone:
 // starting another would cost more than it saves.
 constexpr size_t kThreadedCheckBytes = size_t{4} << 20;
+constexpr const char* kCheckThreadName = "spool-check";
 
 // How many threads work on `bytes` of a file when the caller leaves it to
 // the check (0): the machine's cores, up to 4, for a file of
@@ -162,25 +163,6 @@ constexpr size_t kThreadedCheckBytes = size_t{4} << 20;
 unsigned ThreadsFor(size_t bytes, unsigned threads) {
   if (threads != 0) return threads;
   return bytes < kThreadedCheckBytes ? 1 : std::clamp(std::thread::hardware_concurrency(), 1U, 4U);
-}
-
-// Runs `job(k)` for every k in [0, count), on the caller's thread and up to
-// `workers - 1` helpers (named spool-check), each taking the next k free.
-template <typename Job>
-void OnThreads(size_t count, size_t workers, const Job& job) {
-  std::atomic<size_t> next{0};
-  const auto work = [&] {
-    for (size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < count;) job(k);
-  };
-  std::vector<std::thread> helpers;
-  for (size_t t = 1; t < std::min(workers, count); ++t) {
-    helpers.emplace_back([&] {
-      NameThisThread("spool-check");
-      work();
-    });
-  }
-  work();
-  for (std::thread& helper : helpers) helper.join();
 }
 
 template <typename T>
@@ -417,7 +399,8 @@ class Walker {
     // The main tree's first entry tells a sealed state from a legacy one,
     // which the checks of all the others need.
     chunks[0] = check(0, /*decides_legacy=*/!integer);
-    if (chunks[0].status.ok()) OnThreads(count - 1, workers, [&](size_t k) { chunks[k + 1] = check(k + 1, false); });
+    if (chunks[0].status.ok())
+      OnThreads(count - 1, workers, kCheckThreadName, [&](size_t k) { chunks[k + 1] = check(k + 1, false); });
     for (const Chunk& chunk : chunks) {
       for (const Span& run : chunk.runs) SPOOL_RETURN_IF_ERROR(Mark(run));
       SPOOL_RETURN_IF_ERROR(chunk.status);
@@ -706,7 +689,7 @@ bool HashFileChunk(int fd, size_t size, size_t k, std::array<unsigned char, 16>*
 // Hashes the chunks `which` of the file open at `fd` into `digest->sums`.
 Status HashFileChunks(int fd, const std::vector<size_t>& which, StateDigest* digest) {
   std::atomic<bool> failed{false};
-  OnThreads(which.size(), ThreadsFor(which.size() * kDigestChunkBytes, 0), [&](size_t i) {
+  OnThreads(which.size(), ThreadsFor(which.size() * kDigestChunkBytes, 0), kCheckThreadName, [&](size_t i) {
     if (!HashFileChunk(fd, digest->size, which[i], &digest->sums[which[i]])) failed = true;
   });
   return failed ? Status::IOError("cannot read the file whole (changed while it was hashed?)") : Status::OK();
@@ -725,7 +708,7 @@ StateDigest DigestStateChunks(std::string_view image, unsigned threads) {
   StateDigest digest;
   digest.size = image.size();
   digest.sums.resize((image.size() + kDigestChunkBytes - 1) / kDigestChunkBytes);
-  OnThreads(digest.sums.size(), ThreadsFor(image.size(), threads),
+  OnThreads(digest.sums.size(), ThreadsFor(image.size(), threads), kCheckThreadName,
             [&](size_t k) { digest.sums[k] = HashChunk(Chunk(image, k)); });
   return digest;
 }

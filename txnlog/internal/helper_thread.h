@@ -17,6 +17,8 @@
 // (spool_txnlog_internal).
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -24,11 +26,32 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 namespace spool {
 
 // Names the calling thread `name`, cut to the 15 bytes Linux keeps.
 void NameThisThread(const std::string& name);
+
+// Runs `job(k)` for every k in [0, count), on the caller's thread and up to
+// `workers - 1` helpers named `name`, each taking the next k free; returns
+// once every job is done.
+template <typename Job>
+void OnThreads(size_t count, size_t workers, const char* name, const Job& job) {
+  std::atomic<size_t> next{0};
+  const auto work = [&] {
+    for (size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < count;) job(k);
+  };
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < std::min(workers, count); ++t) {
+    helpers.emplace_back([&] {
+      NameThisThread(name);
+      work();
+    });
+  }
+  work();
+  for (std::thread& helper : helpers) helper.join();
+}
 
 class HelperThread {
  public:
