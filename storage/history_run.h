@@ -35,9 +35,8 @@ std::string SealHistoryRun(std::string run);
 class OpenedRuns {
  public:
   // Replaces each stored value in `*runs` with the run it holds; once per
-  // object. Errors:
-  // Corruption (a compressed run that does not decompress to its stated
-  // length), the runs then unchanged.
+  // object. Errors: Corruption (a compressed run that does not decompress
+  // to its stated length), the runs then unchanged.
   Status Open(std::vector<std::string_view>* runs);
 
  private:

@@ -399,8 +399,9 @@ class Walker {
     // The main tree's first entry tells a sealed state from a legacy one,
     // which the checks of all the others need.
     chunks[0] = check(0, /*decides_legacy=*/!integer);
-    if (chunks[0].status.ok())
+    if (chunks[0].status.ok()) {
       OnThreads(count - 1, workers, kCheckThreadName, [&](size_t k) { chunks[k + 1] = check(k + 1, false); });
+    }
     for (const Chunk& chunk : chunks) {
       for (const Span& run : chunk.runs) SPOOL_RETURN_IF_ERROR(Mark(run));
       SPOOL_RETURN_IF_ERROR(chunk.status);
