@@ -72,8 +72,8 @@ Status OpenedRuns::Open(std::vector<std::string_view>* runs) {
   // 7 MB, about 1.5 ms on one core here).
   OnThreads(jobs.size(), total >= kTwoThreadBytes ? 2 : 1, "spool-runs", [&](size_t j) {
     const Job& job = jobs[j];
-    const int got = LZ4_decompress_safe(job.block.data(), bytes_.get() + job.offset,
-                                        static_cast<int>(job.block.size()), static_cast<int>(job.bytes));
+    const int got = LZ4_decompress_safe(job.block.data(), bytes_.get() + job.offset, static_cast<int>(job.block.size()),
+                                        static_cast<int>(job.bytes));
     failed[j] = got < 0 || static_cast<size_t>(got) != job.bytes;
   });
   for (size_t j = 0; j < jobs.size(); ++j) {
