@@ -4,17 +4,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#if defined(__x86_64__)
-// The library's XXH3 dispatched at run time to the widest vector unit the
-// CPU has, for the digest's bulk hashing (the inlined one below is built
-// for the baseline, SSE2: half the speed where AVX2 is there).
-#define XXH_DISPATCH_DISABLE_REPLACE  // named where used, not put for XXH3_* at large
-#include <xxh_x86dispatch.h>
-#endif
-// XXH3 compiled here: every value read from LMDB is checked with it, and
-// inlined it costs a fraction of the library's call and dispatch.
-#define XXH_INLINE_ALL
-#include <xxhash.h>
 
 #include <algorithm>
 #include <atomic>
@@ -24,7 +13,60 @@
 #include <cstring>
 #include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
+
+#if defined(__x86_64__)
+// The library's XXH3 dispatched at run time to the widest vector unit the
+// CPU has, for the digest's bulk hashing (the inlined one below is built
+// for the baseline, SSE2: half the speed where AVX2 is there).
+#define XXH_DISPATCH_DISABLE_REPLACE  // named where used, not put for XXH3_* at large
+#include <xxh_x86dispatch.h>
+#else
+#include <xxhash.h>
+#endif
+
+namespace spool {
+namespace {
+
+// The library's streaming XXH3-128, for a digest read a buffer at a time.
+// Defined before XXH_INLINE_ALL below renames XXH3_* to inlined copies,
+// whose forced inlining does not compile unoptimised (the sanitizer
+// builds) and which would not dispatch.
+class StreamingXxh3 {
+ public:
+  StreamingXxh3() : state_(XXH3_createState()) {
+    if (state_ != nullptr) (void)XXH3_128bits_reset(state_);
+  }
+  StreamingXxh3(const StreamingXxh3&) = delete;
+  StreamingXxh3& operator=(const StreamingXxh3&) = delete;
+  ~StreamingXxh3() { (void)XXH3_freeState(state_); }
+
+  bool ok() const { return state_ != nullptr; }
+  void Update(const void* bytes, size_t size) {
+#if defined(__x86_64__)
+    (void)XXH3_128bits_update_dispatch(state_, bytes, size);
+#else
+    (void)XXH3_128bits_update(state_, bytes, size);
+#endif
+  }
+  // The hash's halves: high, low.
+  std::pair<uint64_t, uint64_t> Digest() const {
+    const XXH128_hash_t hash = XXH3_128bits_digest(state_);
+    return {hash.high64, hash.low64};
+  }
+
+ private:
+  XXH3_state_t* state_;
+};
+
+}  // namespace
+}  // namespace spool
+
+// XXH3 compiled here: every value read from LMDB is checked with it, and
+// inlined it costs a fraction of the library's call and dispatch.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "helper_thread.h"
 #include "varint.h"
@@ -668,21 +710,21 @@ std::string_view Chunk(std::string_view image, size_t k) {
 // same hash as HashChunk's of the chunk's bytes. False when the file ends
 // before the chunk does or cannot be read.
 bool HashFileChunk(int fd, size_t size, size_t k, std::array<unsigned char, 16>* out) {
-  XXH3_state_t state;
-  XXH3_INITSTATE(&state);
-  XXH3_128bits_reset(&state);
+  StreamingXxh3 state;
+  if (!state.ok()) return false;
   std::array<char, size_t{64} << 10> buffer;
   const size_t end = std::min(size, (k + 1) * kDigestChunkBytes);
   for (size_t at = k * kDigestChunkBytes; at < end;) {
     const ssize_t got = ::pread(fd, buffer.data(), std::min(buffer.size(), end - at), static_cast<off_t>(at));
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) return false;
-    XXH3_128bits_update(&state, buffer.data(), static_cast<size_t>(got));
+    state.Update(buffer.data(), static_cast<size_t>(got));
     at += static_cast<size_t>(got);
   }
   chunks_hashed.fetch_add(1, std::memory_order_relaxed);
+  const auto [high, low] = state.Digest();
   XXH128_canonical_t canonical;
-  XXH128_canonicalFromHash(&canonical, XXH3_128bits_digest(&state));
+  XXH128_canonicalFromHash(&canonical, XXH128_hash_t{low, high});
   std::memcpy(out->data(), canonical.digest, out->size());
   return true;
 }
