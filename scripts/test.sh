@@ -70,9 +70,10 @@ if [ "${SPOOL_SKIP_SANITIZERS:-0}" != "1" ]; then
   export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
   build-tsan/tests/txnlog/spool_txnlog_concurrency_tests --gtest_filter='*Concurrent*:*GroupCommit*:*Async*:HelperThreadTest.*'
   # Commits queued behind one another, big ones whose history runs a helper
-  # makes, and the state file's check on several threads.
+  # makes, the state file's check on several threads, and a read's history
+  # runs decompressed on two.
   build-tsan/tests/storage/spool_storage_concurrency_tests \
-    --gtest_filter='TableTest.*Queued*:TableTest.BigCommits*:StateCheckTest.OfSeveral*'
+    --gtest_filter='TableTest.*Queued*:TableTest.BigCommits*:StateCheckTest.OfSeveral*:HistoryRunTest.*'
   build-tsan/tests/stream/spool_topic_tests --gtest_filter='*Concurrent*:TopicGroupTest.*'
   build-tsan/tests/stream/spool_pipeline_tests --gtest_filter='*Continuous*:*WhileProducers*:RunAheadTest.*'
   build-tsan/tests/rewind/spool_rewind_concurrency_tests --gtest_filter='*ContinuousUpdateRuns*:*OneUpdateRunsAtATime*'
