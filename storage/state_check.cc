@@ -11,6 +11,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <numeric>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -676,27 +677,26 @@ bool Resident(std::string_view image, std::string_view bytes, const std::vector<
 
 std::atomic<uint64_t> chunks_hashed{0};
 
-// XXH3-128 of `bytes`, in canonical form. When they are a chunk of a map
-// (starting on a page), their pages are mapped first in one call where the
-// kernel can, instead of a fault per page; elsewhere the call fails and
-// changes nothing.
-std::array<unsigned char, 16> HashChunk(std::string_view bytes) {
-#if defined(MADV_POPULATE_READ)
-  (void)::madvise(const_cast<char*>(bytes.data()), bytes.size(), MADV_POPULATE_READ);
-#endif
-#if defined(__x86_64__)
-  // The library's XXH128_hash_t, not the inlined one's (XXH_INLINE_ALL).
-  const auto h = XXH3_128bits_dispatch(bytes.data(), bytes.size());
-  const XXH128_hash_t hash{h.low64, h.high64};
-#else
-  const XXH128_hash_t hash = XXH3_128bits(bytes.data(), bytes.size());
-#endif
+// A chunk's sum: its XXH3-128 (halves `high`, `low`) in canonical form.
+std::array<unsigned char, 16> ChunkSum(uint64_t high, uint64_t low) {
   chunks_hashed.fetch_add(1, std::memory_order_relaxed);
   XXH128_canonical_t canonical;
-  XXH128_canonicalFromHash(&canonical, hash);
+  XXH128_canonicalFromHash(&canonical, XXH128_hash_t{low, high});
   std::array<unsigned char, 16> out;
   std::memcpy(out.data(), canonical.digest, out.size());
   return out;
+}
+
+// The sum of a chunk of bytes in memory (a file's are mapped whole and
+// populated by the walk, the one caller with a file).
+std::array<unsigned char, 16> HashChunk(std::string_view bytes) {
+#if defined(__x86_64__)
+  // The library's XXH128_hash_t, not the inlined one's (XXH_INLINE_ALL).
+  const auto h = XXH3_128bits_dispatch(bytes.data(), bytes.size());
+#else
+  const XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
+#endif
+  return ChunkSum(h.high64, h.low64);
 }
 
 std::string_view Chunk(std::string_view image, size_t k) {
@@ -721,11 +721,8 @@ bool HashFileChunk(int fd, size_t size, size_t k, std::array<unsigned char, 16>*
     state.Update(buffer.data(), static_cast<size_t>(got));
     at += static_cast<size_t>(got);
   }
-  chunks_hashed.fetch_add(1, std::memory_order_relaxed);
   const auto [high, low] = state.Digest();
-  XXH128_canonical_t canonical;
-  XXH128_canonicalFromHash(&canonical, XXH128_hash_t{low, high});
-  std::memcpy(out->data(), canonical.digest, out->size());
+  *out = ChunkSum(high, low);
   return true;
 }
 
@@ -780,7 +777,7 @@ Status DigestStateFile(const std::string& path, StateDigest* digest) {
     read.size = size;
     read.sums.resize((size + kDigestChunkBytes - 1) / kDigestChunkBytes);
     std::vector<size_t> all(read.sums.size());
-    for (size_t k = 0; k < all.size(); ++k) all[k] = k;
+    std::iota(all.begin(), all.end(), size_t{0});
     SPOOL_RETURN_IF_ERROR(HashFileChunks(fd, all, &read).WithContext(path));
     *digest = std::move(read);
     return Status::OK();
