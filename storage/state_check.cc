@@ -195,17 +195,22 @@ constexpr uint32_t kDataVersion = 1;
 constexpr uint16_t kIntegerKey = 0x08;
 constexpr uint64_t kNoPage = ~uint64_t{0};
 constexpr size_t kMaxDepth = 64;
-// Smaller files are checked (and digested) on the caller's thread alone:
-// starting another would cost more than it saves.
+// Smaller files are checked (and digested in memory) on the caller's
+// thread alone: starting another would cost more than it saves.
 constexpr size_t kThreadedCheckBytes = size_t{4} << 20;
+// A digest read with pread is bound by copying memory: a second thread
+// pays for its start only on a big file (W6p's 10 MB state, hashed twice
+// a rewind: the rewind 0.0113 s and 0.0123 s with one thread, 0.0163 s and
+// 0.0131 s with two, in alternating runs on this project's VM).
+constexpr size_t kThreadedReadDigestBytes = size_t{32} << 20;
 constexpr const char* kCheckThreadName = "spool-check";
 
 // How many threads work on `bytes` of a file when the caller leaves it to
-// the check (0): the machine's cores, up to 4, for a file of
-// kThreadedCheckBytes or more.
-unsigned ThreadsFor(size_t bytes, unsigned threads) {
+// the check (0): the machine's cores, up to 4, for `bytes` of `from` or
+// more.
+unsigned ThreadsFor(size_t bytes, unsigned threads, size_t from = kThreadedCheckBytes) {
   if (threads != 0) return threads;
-  return bytes < kThreadedCheckBytes ? 1 : std::clamp(std::thread::hardware_concurrency(), 1U, 4U);
+  return bytes < from ? 1 : std::clamp(std::thread::hardware_concurrency(), 1U, 4U);
 }
 
 template <typename T>
@@ -726,16 +731,9 @@ bool HashFileChunk(int fd, size_t size, size_t k, std::array<unsigned char, 16>*
   return true;
 }
 
-// A digest read with pread is bound by copying memory: a second thread
-// pays for its start only on a big file (W6p's 10 MB state, hashed twice
-// a rewind: the rewind 0.0113 s and 0.0123 s with one thread, 0.0163 s and
-// 0.0131 s with two, in alternating runs on this project's VM).
-constexpr size_t kThreadedReadDigestBytes = size_t{32} << 20;
-
 // Hashes the chunks `which` of the file open at `fd` into `digest->sums`.
 Status HashFileChunks(int fd, const std::vector<size_t>& which, StateDigest* digest) {
-  const size_t bytes = which.size() * kDigestChunkBytes;
-  const size_t workers = bytes < kThreadedReadDigestBytes ? 1 : ThreadsFor(bytes, 0);
+  const size_t workers = ThreadsFor(which.size() * kDigestChunkBytes, 0, kThreadedReadDigestBytes);
   std::atomic<bool> failed{false};
   OnThreads(which.size(), workers, kCheckThreadName, [&](size_t i) {
     if (!HashFileChunk(fd, digest->size, which[i], &digest->sums[which[i]])) failed = true;
