@@ -1248,10 +1248,15 @@ Status StateStore::Stage(StateDelta delta) {
   return HandOffLocked(lock);
 }
 
-Status StateStore::Flush() {
+Status StateStore::FlushUnlessBelow(uint64_t commits, uint64_t bytes) {
   SPOOL_RETURN_IF_ERROR(Writable("apply what is staged"));
   std::unique_lock lock(apply_mu_);
   if (!apply_error_.ok()) return Status::Failed(apply_error_.message());
+  if (mem_->commits < commits && mem_->bytes < bytes) {
+    StatePosition applied;
+    SPOOL_RETURN_IF_ERROR(AppliedPosition(&applied));
+    if (applied.store_id != 0) return Status::OK();
+  }
   if (mem_->commits > 0 || !mem_->empty()) SPOOL_RETURN_IF_ERROR(HandOffLocked(lock));
   apply_cv_.wait(lock, [&] { return imm_ == nullptr; });
   if (!apply_error_.ok()) return Status::Failed(apply_error_.message());

@@ -362,7 +362,13 @@ class StateStore {
   // it, background = false). Errors: Failed (an earlier batch failed).
   Status Stage(StateDelta delta);
   // Writes everything staged to LMDB and waits for it. Errors: IOError, NoSpace.
-  Status Flush();
+  Status Flush() { return FlushUnlessBelow(0, 0); }
+  // Flush, unless LMDB holds an applied position already and fewer than
+  // `commits` commits and `bytes` bytes are staged: what a close leaves,
+  // which the next open replays from the log in less time than writing
+  // and syncing a batch takes (and a reader beside the next writer, from
+  // a state on the log's history).
+  Status FlushUnlessBelow(uint64_t commits, uint64_t bytes);
   // Forgets what is staged and not yet applied (waiting for a batch being
   // applied): the store then holds what LMDB holds, at AppliedPosition().
   // For a rewind, which cuts the commits staged here from the log.

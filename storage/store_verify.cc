@@ -108,6 +108,7 @@ class Verifier {
     LogOptions options = options_.log;
     options.env = env_;
     options.read_only = true;
+    options.known_durable_from_clean_close = true;
     if (applied_) {
       options.known_durable = LogPosition{applied_->epoch, applied_->version};
       options.known_durable_store_id = applied_->store_id;

@@ -65,7 +65,7 @@ LogImpl::~LogImpl() {
   // Make kNoSync appends durable on a clean close; errors are for Flush().
   if (options_.read_only || !poisoned_.ok() || segments_.empty()) return;
   if (unsynced_data_ && !segments_.back()->file->Sync().ok()) return;
-  RecordCleanClose();
+  RecordCleanClose(Newest());
 }
 
 Status Log::Open(const LogOptions& options, const std::string& dir, std::unique_ptr<Log>* log,

@@ -6,6 +6,8 @@
 #include <cstring>
 
 #include "invariant.h"
+#include "parse_whole.h"
+#include "spool/txnlog/checksum.h"
 
 namespace spool::logfmt {
 
@@ -171,6 +173,30 @@ Status DecodeMeta(std::string_view bytes, Meta* meta) {
   meta->epoch = size == kMetaBytes ? LoadFixed64(p + 32) : 0;
   if (meta->floor_segment == 0) return Status::Corruption("META names segment 0 as the oldest");
   return Status::OK();
+}
+
+namespace {
+constexpr std::string_view kClosedCleanWords = "closed clean";
+}  // namespace
+
+std::string EncodeClosedClean(uint64_t epoch, uint64_t version) {
+  return WithChecksumLine(std::string(kClosedCleanWords) + " " + std::to_string(epoch) + " " + std::to_string(version) +
+                          "\n");
+}
+
+bool DecodeClosedClean(std::string_view bytes, uint64_t* epoch, uint64_t* version) {
+  *epoch = 0;
+  *version = 0;
+  if (bytes == std::string(kClosedCleanWords) + "\n") return true;
+  std::string_view line;
+  if (!StripChecksumLine(bytes, &line).ok() || !line.starts_with(kClosedCleanWords) || !line.ends_with('\n')) {
+    return false;
+  }
+  // " <epoch> <version>"
+  const std::string_view numbers = line.substr(kClosedCleanWords.size(), line.size() - kClosedCleanWords.size() - 1);
+  const size_t gap = numbers.rfind(' ');
+  return numbers.starts_with(' ') && gap != 0 && gap != std::string_view::npos &&
+         ParseWhole(numbers.substr(1, gap - 1), epoch) && ParseWhole(numbers.substr(gap + 1), version);
 }
 
 std::string SegmentFileName(uint64_t number) {

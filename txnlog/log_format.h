@@ -124,11 +124,17 @@ Status DecodeMeta(std::string_view bytes, Meta* meta);
 // --- File names.
 inline constexpr std::string_view kMetaFileName = "META";
 inline constexpr std::string_view kLockFileName = "LOCK";
-// What a clean close leaves in CLOSED, and what an open writes over it (as
-// long, in place): only the first says the tail is durable.
+// What a clean close leaves in CLOSED (EncodeClosedClean), and what an
+// open writes over it: only the first says the tail is durable.
 inline constexpr std::string_view kClosedFileName = "CLOSED";
-inline constexpr std::string_view kClosedClean = "closed clean\n";
 inline constexpr std::string_view kClosedOpen = "opened      \n";
+// "closed clean <epoch> <version>\n" and a checksum line: every record up
+// to that position, the newest at the close, synced.
+std::string EncodeClosedClean(uint64_t epoch, uint64_t version);
+// Whether `bytes` are a clean close's CLOSED, and its newest position
+// (`*epoch` and `*version` 0 for "closed clean\n" alone, which a close
+// wrote before the position was kept).
+bool DecodeClosedClean(std::string_view bytes, uint64_t* epoch, uint64_t* version);
 inline constexpr std::string_view kSegmentSuffix = ".seg";
 inline constexpr std::string_view kTempSuffix = ".tmp";
 

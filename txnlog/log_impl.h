@@ -84,7 +84,8 @@ class LogImpl final : public Log {
   Status Refresh(bool* stale) override;
   Status MakeReadDurable() override;
 
-  // Opening (log_recovery.cc).
+  // Opening (log_recovery.cc). A log it refuses is poisoned: its close
+  // then writes nothing (CLOSED says what it said, or "opened").
   Status Recover(LogRecoveryReport* report);
 
   // The segment holding `version` and the sparse index entry at or before
@@ -152,10 +153,16 @@ class LogImpl final : public Log {
   Status AssumeActiveRecords();
   Status CheckNewestEpoch();
   Status FinishTruncation(const std::vector<uint64_t>& cut, LogRecoveryReport* report);
-  bool TakeCleanClose();
-  Status RecoverActiveTail(bool closed_clean, LogRecoveryReport* report);
-  void RecordCleanClose();
-  Status CheckKnownDurable(const Segment& active, uint64_t end);
+  // What the last writer's close left in CLOSED (TakeCleanClose).
+  struct CleanClose {
+    bool clean = false;  // taken back by this open: the tail needs no sync
+    LogPosition newest;  // synced then ({0, 0}: not known)
+  };
+  Status RecoverParts(LogRecoveryReport* report);
+  CleanClose TakeCleanClose();
+  Status RecoverActiveTail(const CleanClose& closed, LogRecoveryReport* report);
+  void RecordCleanClose(const LogPosition& newest);
+  Status CheckKnownDurable(const Segment& active, uint64_t end, const CleanClose& closed);
   Status SalvageSealed(LogRecoveryReport* report);
   Status CutForSalvage(size_t segment_index, uint64_t offset, uint64_t next_version);
 

@@ -221,7 +221,7 @@ Status LogImpl::AdoptChain(const std::vector<FoundSegment*>& chain) {
 // Scans the segment being written to its end. A bad record followed only by
 // bytes of unacknowledged groups is a torn tail and is cut away; one
 // followed by a record that proves it had been synced is corruption.
-Status LogImpl::RecoverActiveTail(bool closed_clean, LogRecoveryReport* report) {
+Status LogImpl::RecoverActiveTail(const CleanClose& closed, LogRecoveryReport* report) {
   Segment* active = segments_.back().get();
   uint64_t size = 0;
   SPOOL_RETURN_IF_ERROR(active->file->Size(&size));
@@ -241,11 +241,11 @@ Status LogImpl::RecoverActiveTail(bool closed_clean, LogRecoveryReport* report) 
   active->indexed_end = end;
   active->indexed_next_version = scanner.next_version();
   allocated_end_ = size;
-  SPOOL_RETURN_IF_ERROR(CheckKnownDurable(*active, end));
+  SPOOL_RETURN_IF_ERROR(CheckKnownDurable(*active, end, closed));
   bool zero = true;
   SPOOL_RETURN_IF_ERROR(ZeroFrom(active->file.get(), end, size, &zero));
   // Intact: made durable, unless a clean close left it so.
-  if (zero) return options_.read_only || closed_clean ? Status::OK() : active->file->Sync();
+  if (zero) return options_.read_only || closed.clean ? Status::OK() : active->file->Sync();
   std::string tail;
   SPOOL_RETURN_IF_ERROR(active->file->Read(end, static_cast<size_t>(size - end), &tail));
   const std::string where = "segment " + active->path + " offset " + std::to_string(end);
@@ -266,43 +266,59 @@ Status LogImpl::RecoverActiveTail(bool closed_clean, LogRecoveryReport* report) 
 }
 
 // Whether the last handle closed the log cleanly, every record it wrote
-// synced: its CLOSED says so. Taken back at once, written over in place
-// and not synced, so that a writer that dies from here on leaves it saying
-// "opened" and the next open syncs the tail. A power loss that undoes the
-// taking back undoes this writer's unsynced records with it: what the disk
-// holds after one is durable. False when it cannot be taken back, and for
-// a read-only open, which writes nothing.
-bool LogImpl::TakeCleanClose() {
-  if (options_.read_only) return false;
-  Env* env = options_.env;
+// synced, and its newest record then: its CLOSED says so. Taken back at
+// once, written over in place and not synced, so that a writer that dies
+// from here on leaves it saying "opened" and the next open syncs the tail.
+// A power loss that undoes the taking back undoes this writer's unsynced
+// records with it: what the disk holds after one is durable. Not clean
+// when it cannot be taken back, nor for a read-only open, which writes
+// nothing (and needs no sync), though the position is read for it too.
+LogImpl::CleanClose LogImpl::TakeCleanClose() {
+  CleanClose closed;
   const std::string path = JoinPath(dir_, logfmt::kClosedFileName);
   std::string bytes;
-  if (!ReadFileToString(env, path, &bytes).ok() || bytes != logfmt::kClosedClean) return false;
-  return WriteFileInPlace(env, path, logfmt::kClosedOpen).ok();
+  if (!ReadFileToString(options_.env, path, &bytes).ok() ||
+      !logfmt::DecodeClosedClean(bytes, &closed.newest.epoch, &closed.newest.version)) {
+    return CleanClose{};
+  }
+  if (options_.read_only) return closed;
+  if (!WriteFileInPlace(options_.env, path, logfmt::kClosedOpen).ok()) return CleanClose{};
+  closed.clean = true;
+  return closed;
 }
 
-// A clean close, every record synced: CLOSED says so, for the next open to
-// skip syncing the tail (a device flush). Not synced: lost, it costs that
-// open the sync.
-void LogImpl::RecordCleanClose() {
-  (void)WriteFileInPlace(options_.env, JoinPath(dir_, logfmt::kClosedFileName), logfmt::kClosedClean);
+// A clean close, every record synced: CLOSED says so, and up to which
+// record, for the next open to skip syncing the tail (a device flush) and
+// to know those records were acknowledged. Not synced: lost, it costs that
+// open the sync and the knowledge.
+void LogImpl::RecordCleanClose(const LogPosition& newest) {
+  (void)WriteFileInPlace(options_.env, JoinPath(dir_, logfmt::kClosedFileName),
+                         logfmt::EncodeClosedClean(newest.epoch, newest.version));
 }
 
-// A commit the caller knows was acknowledged, past the end of what is left
-// of the segment being written: its bytes are damaged or lost, not torn.
-Status LogImpl::CheckKnownDurable(const Segment& active, uint64_t end) {
-  const LogPosition& known = options_.known_durable;
-  if (options_.salvage || options_.durability == Durability::kNoSync || known.version == 0 ||
-      options_.known_durable_store_id != meta_.store_id || known.epoch != active.header.epoch ||
-      known.version <= active.last_version) {
+// A commit known to have been acknowledged — by the caller (a store's
+// applied state) or, when asked, by the last clean close — past the end of
+// what is left of the segment being written: its bytes are damaged or
+// lost, not torn.
+Status LogImpl::CheckKnownDurable(const Segment& active, uint64_t end, const CleanClose& closed) {
+  const uint64_t epoch = active.header.epoch;
+  uint64_t known = options_.known_durable_store_id == meta_.store_id && options_.known_durable.epoch == epoch
+                       ? options_.known_durable.version
+                       : 0;
+  const char* by = "the store's state had applied them";
+  if (options_.known_durable_from_clean_close && closed.newest.epoch == epoch && closed.newest.version > known) {
+    known = closed.newest.version;
+    by = "the log's last clean close had synced them";
+  }
+  if (options_.salvage || options_.durability == Durability::kNoSync || known <= active.last_version) {
     return Status::OK();
   }
   return Status::Corruption("segment " + active.path + " offset " + std::to_string(end) + ": version " +
-                            std::to_string(active.last_version + 1) + " of epoch " + std::to_string(known.epoch) +
-                            " is damaged or missing, but commits up to version " + std::to_string(known.version) +
-                            " were acknowledged (the store's state had applied them): not a torn write, so the log "
-                            "is left as it is; restore the store from a copy, or open the log with salvage to keep "
-                            "what precedes the damage");
+                            std::to_string(active.last_version + 1) + " of epoch " + std::to_string(epoch) +
+                            " is damaged or missing, but commits up to version " + std::to_string(known) +
+                            " were acknowledged (" + by +
+                            "): not a torn write, so the log is left as it is; restore the store from a copy, or "
+                            "open the log with salvage to keep what precedes the damage");
 }
 
 // Salvage mode: verify every sealed segment and keep the longest valid
@@ -351,9 +367,14 @@ Status LogImpl::CutForSalvage(size_t segment_index, uint64_t offset, uint64_t ne
 }
 
 Status LogImpl::Recover(LogRecoveryReport* report) {
+  Status s = RecoverParts(report);
+  return s.ok() ? s : Poison(s);
+}
+
+Status LogImpl::RecoverParts(LogRecoveryReport* report) {
   SPOOL_RETURN_IF_ERROR(OpenDirectory());
   // Taken back before anything else, whatever the tail turns out to be.
-  const bool closed_clean = TakeCleanClose();
+  const CleanClose closed = TakeCleanClose();
   std::vector<FoundSegment> found;
   SPOOL_RETURN_IF_ERROR(LoadSegments(&found));
   if (found.empty()) return StartFirstSegment(report);
@@ -366,7 +387,12 @@ Status LogImpl::Recover(LogRecoveryReport* report) {
   SPOOL_RETURN_IF_ERROR(CheckNewestEpoch());
   if (!options_.read_only) SPOOL_RETURN_IF_ERROR(FinishTruncation(cut, report));
   if (options_.salvage) SPOOL_RETURN_IF_ERROR(SalvageSealed(report));
-  return RecoverActiveTail(closed_clean, report);
+  Status s = RecoverActiveTail(closed, report);
+  // Refused, the tail as it was: the clean close's word stands, so that
+  // opening again refuses again instead of taking the damage for a torn
+  // write.
+  if (s.IsCorruption() && closed.clean) RecordCleanClose(closed.newest);
+  return s;
 }
 
 // A log without segments: a new one (segment 1, epoch 1), unless META says

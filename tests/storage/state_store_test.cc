@@ -101,6 +101,45 @@ TEST_F(StateStoreTest, AnAdoptedCopyIsTheStateAtItsPositionWithoutItsHistory) {
   EXPECT_EQ(Generations(), std::vector<std::string>{"gen-000002"});
 }
 
+// What a close does with what is staged (FlushUnlessBelow): a little is
+// left for the next open to replay from the log, unless LMDB holds no
+// state yet (a reader beside the next writer needs a state on the log's
+// history); as many commits or bytes as the bounds are applied.
+TEST_F(StateStoreTest, ACloseLeavesALittleStagedToTheLogUnlessTheStateIsEmpty) {
+  const auto stage = [&](uint64_t version, const std::string& key, const std::string& value) {
+    StateDelta delta;
+    delta.Put(key, value);
+    delta.position = StatePosition{7, 1, version, version * 10};
+    ASSERT_TRUE(store_->Stage(std::move(delta)).ok());
+  };
+  const auto applied = [&] {
+    StatePosition position;
+    EXPECT_TRUE(store_->AppliedPosition(&position).ok());
+    return position.version;
+  };
+  constexpr uint64_t kCommits = 4;
+  constexpr uint64_t kBytes = 1000;
+  stage(1, kRowA, "one");
+  ASSERT_TRUE(store_->FlushUnlessBelow(kCommits, kBytes).ok());
+  EXPECT_EQ(applied(), 1u);  // the state was empty
+
+  stage(2, kRowA, "two");
+  stage(3, kRowB, "three");
+  ASSERT_TRUE(store_->FlushUnlessBelow(kCommits, kBytes).ok());
+  EXPECT_EQ(applied(), 1u);  // two small commits: left staged
+  EXPECT_EQ(store_->position().version, 3u);
+  EXPECT_EQ(Get(kRowA), "two");
+
+  stage(4, kRowB, "four");
+  stage(5, kRowB, "five");
+  ASSERT_TRUE(store_->FlushUnlessBelow(kCommits, kBytes).ok());
+  EXPECT_EQ(applied(), 5u);  // as many commits as the bound
+
+  stage(6, kRowA, std::string(kBytes, 'x'));
+  ASSERT_TRUE(store_->FlushUnlessBelow(kCommits, kBytes).ok());
+  EXPECT_EQ(applied(), 6u);  // as many bytes as the bound
+}
+
 // With an applier thread, retired generations are deleted later, a step at
 // a time: adopting many copies in a row queues many of them while the
 // applier waits for the first one's turn (under AddressSanitizer this read

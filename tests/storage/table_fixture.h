@@ -101,6 +101,21 @@ class TableTest : public ::testing::Test {
     Commit(create);
     return names;
   }
+  // Closes the store, flips one bit of its newest log record (past the
+  // record's 8-byte alignment padding, which no checksum covers) and opens
+  // it again: that open's error. The segment's path and its bytes before
+  // and after go in `*path`, `*intact` and `*damaged`.
+  Status CloseDamagingTheNewestRecord(std::string* path, std::string* intact, std::string* damaged) {
+    const LogSegmentInfo active = store_->log()->Segments().back();
+    store_.reset();
+    *path = "/s/log/" + active.file_name;
+    EXPECT_TRUE(ReadFileToString(&env_, *path, intact).ok());
+    *damaged = *intact;
+    (*damaged)[active.data_end_bytes - 12] = static_cast<char>((*damaged)[active.data_end_bytes - 12] ^ 0x10);
+    EXPECT_TRUE(WriteFileAtomically(&env_, *path, *damaged).ok());
+    std::unique_ptr<Store> store;
+    return Store::Open(Options(), "/s", &store);
+  }
   // CreateUsers, then `commits` commits (versions 2, 3, …) of a user each.
   void CreateUsersAndWrite(int commits) {
     CreateUsers();

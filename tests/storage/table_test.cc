@@ -764,23 +764,38 @@ TEST_F(TableTest, AVacuumDryRunWritesNothing) {
 TEST_F(TableTest, ADamagedNewestCommitThatTheStateAppliedIsCorruptionNotALoss) {
   CreateUsersAndWrite(3);
   ASSERT_TRUE(store_->FlushState().ok());
-  const LogSegmentInfo active = store_->log()->Segments().back();
-  store_.reset();
-  const std::string path = "/s/log/" + active.file_name;
-  std::string bytes;
-  ASSERT_TRUE(ReadFileToString(&env_, path, &bytes).ok());
-  // In version 4's record (past its 8-byte alignment padding, which no
-  // checksum covers).
-  bytes[active.data_end_bytes - 12] = static_cast<char>(bytes[active.data_end_bytes - 12] ^ 0x10);
-  ASSERT_TRUE(WriteFileAtomically(&env_, path, bytes).ok());
-  std::unique_ptr<Store> store;
-  Status s = Store::Open(Options(), "/s", &store);
+  std::string path, intact, damaged;
+  const Status s = CloseDamagingTheNewestRecord(&path, &intact, &damaged);
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_NE(s.ToString().find("version 4 of epoch 1 is damaged or missing"), std::string::npos) << s.ToString();
   EXPECT_NE(s.ToString().find("the store's state had applied them"), std::string::npos) << s.ToString();
   std::string after;
   ASSERT_TRUE(ReadFileToString(&env_, path, &after).ok());
-  EXPECT_EQ(after, bytes);
+  EXPECT_EQ(after, damaged);
+}
+
+// A close leaves a few commits staged for the next open to replay rather
+// than apply them to the state; the log's clean close vouches for them
+// instead: one damaged is Corruption too, and an intact store reopens with
+// every commit.
+TEST_F(TableTest, ACommitTheCloseLeftToReplayIsVouchedForByTheCleanClose) {
+  CreateUsersAndWrite(3);
+  ASSERT_TRUE(store_->FlushState().ok());
+  const uint64_t batches = store_->Stats().state_batches;
+  Transaction w;
+  w.Write(users_, User(100, "left to the replay"));
+  Commit(w);
+  EXPECT_EQ(store_->Stats().state_batches, batches);
+  std::string path, intact, damaged;
+  const Status s = CloseDamagingTheNewestRecord(&path, &intact, &damaged);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.ToString().find("version 5 of epoch 1 is damaged or missing"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.ToString().find("the log's last clean close had synced them"), std::string::npos) << s.ToString();
+
+  ASSERT_TRUE(WriteFileAtomically(&env_, path, intact).ok());
+  ASSERT_NO_FATAL_FAILURE(Reopen(Options()));
+  EXPECT_EQ(ReadAll(users_),
+            (std::vector<Row>{User(0, "u0"), User(1, "u1"), User(2, "u2"), User(100, "left to the replay")}));
 }
 
 TEST_F(TableTest, VacuumKeepsWhatPinsAndLiveReadersNeed) {

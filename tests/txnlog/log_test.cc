@@ -272,6 +272,53 @@ TEST_F(LogTest, ADamagedNewestRecordThatWasAcknowledgedIsCorruptionNotATornTail)
   }
 }
 
+// A clean close records its newest record, every one up to it synced:
+// asked to (a store's log is), the next open takes that as evidence too,
+// and damage up to there is Corruption, as with a caller's known_durable.
+// Records written after that close (the "opened" lost with a power loss)
+// and CLOSED's of an older format, damaged or torn, are no evidence.
+TEST_F(LogTest, ACleanCloseVouchesForItsNewestRecordWhenAskedTo) {
+  Open();
+  AppendMany(1, 10);
+  const size_t data_end = log_->Segments()[0].data_end_bytes;
+  log_.reset();
+  const std::string closed = ReadFile("/log/CLOSED");
+  uint64_t epoch = 0, version = 0;
+  ASSERT_TRUE(logfmt::DecodeClosedClean(closed, &epoch, &version));
+  EXPECT_EQ(epoch, 1u);
+  EXPECT_EQ(version, 10u);
+  std::string bytes = ReadFile(SegmentPath(1));
+  bytes[data_end - 12] = static_cast<char>(bytes[data_end - 12] ^ 0x10);  // in version 10's record
+  WriteFile(SegmentPath(1), bytes);
+  LogOptions options = TestOptions(&env_);
+  options.known_durable_from_clean_close = true;
+  Status s = TryOpen(options);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.ToString().find("version 10 of epoch 1 is damaged or missing"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.ToString().find("the log's last clean close had synced them"), std::string::npos) << s.ToString();
+  EXPECT_EQ(ReadFile(SegmentPath(1)), bytes);    // left as it is
+  EXPECT_EQ(ReadFile("/log/CLOSED"), closed);    // and so is the close's word:
+  EXPECT_TRUE(TryOpen(options).IsCorruption());  // opening again refuses again
+  options.read_only = true;                      // as does a reader (spool verify)
+  EXPECT_TRUE(TryOpen(options).IsCorruption());
+  options.read_only = false;
+
+  // Not asked, or no position, or a damaged or torn CLOSED: a torn tail.
+  std::string torn = closed;
+  torn[closed.find(" 10") + 2] = '1';  // "... 11": the checksum line no longer matches
+  for (const auto& [ask, file] :
+       {std::pair{false, closed}, std::pair{true, std::string("closed clean\n")}, std::pair{true, torn}}) {
+    WriteFile(SegmentPath(1), bytes);
+    WriteFile("/log/CLOSED", file);
+    options.known_durable_from_clean_close = ask;
+    LogRecoveryReport report;
+    ASSERT_TRUE(TryOpen(options, &report).ok());
+    EXPECT_EQ(log_->Newest().version, 9u);
+    EXPECT_GT(report.torn_tail_bytes, 0u);
+    log_.reset();
+  }
+}
+
 TEST_F(LogTest, TornTailIsTruncated) {
   Open();
   AppendMany(1, 10);
@@ -298,7 +345,7 @@ TEST_F(LogTest, AnOpenThatCutsATornTailTakesBackTheCleanClose) {
   AppendMany(1, 10);
   const size_t data_end = log_->Segments()[0].data_end_bytes;
   log_.reset();
-  EXPECT_EQ(ReadFile("/log/CLOSED"), "closed clean\n");
+  EXPECT_EQ(ReadFile("/log/CLOSED"), logfmt::EncodeClosedClean(1, 10));
   std::string bytes = ReadFile(SegmentPath(1));
   bytes.replace(data_end, 30, bytes.substr(96, 30));
   WriteFile(SegmentPath(1), bytes);
@@ -1052,7 +1099,7 @@ TEST_F(LogTest, OnlyACleanCloseLetsTheNextOpenSkipSyncingTheTail) {
   Open(options);
   AppendMany(1, 3);
   log_.reset();  // syncs 1-3 and says so
-  EXPECT_EQ(ReadFile("/log/CLOSED"), "closed clean\n");
+  EXPECT_EQ(ReadFile("/log/CLOSED"), logfmt::EncodeClosedClean(1, 3));
   uint64_t syncs = fault.sync_calls();
   Open(options);
   EXPECT_EQ(fault.sync_calls(), syncs);

@@ -107,6 +107,12 @@ struct LogOptions {
   // commits), for another store's id, and in salvage mode.
   LogPosition known_durable;
   uint64_t known_durable_store_id = 0;
+  // Whether the newest position a clean close recorded in CLOSED counts as
+  // known_durable too (the larger of the two, in the active segment's
+  // epoch): the close had synced every record up to it. A store's log sets
+  // it, so that its newest commits are vouched for when the close left
+  // them to the next open's replay instead of applying them to the state.
+  bool known_durable_from_clean_close = false;
 };
 
 // What a caller commits: an operation name ("WRITE", "STREAMING UPDATE", …)
