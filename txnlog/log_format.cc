@@ -2,11 +2,11 @@
 
 #include <xxhash.h>
 
+#include <cinttypes>
 #include <cstdio>
 #include <cstring>
 
 #include "invariant.h"
-#include "parse_whole.h"
 #include "spool/txnlog/checksum.h"
 
 namespace spool::logfmt {
@@ -188,15 +188,16 @@ bool DecodeClosedClean(std::string_view bytes, uint64_t* epoch, uint64_t* versio
   *epoch = 0;
   *version = 0;
   if (bytes == std::string(kClosedCleanWords) + "\n") return true;
-  std::string_view line;
-  if (!StripChecksumLine(bytes, &line).ok() || !line.starts_with(kClosedCleanWords) || !line.ends_with('\n')) {
+  // The position read back, then written again: only the very bytes
+  // EncodeClosedClean makes of it (its checksum line with them) count.
+  uint64_t e = 0, v = 0;
+  if (std::sscanf(std::string(bytes).c_str(), "closed clean %" SCNu64 " %" SCNu64, &e, &v) != 2 ||
+      bytes != EncodeClosedClean(e, v)) {
     return false;
   }
-  // " <epoch> <version>"
-  const std::string_view numbers = line.substr(kClosedCleanWords.size(), line.size() - kClosedCleanWords.size() - 1);
-  const size_t gap = numbers.rfind(' ');
-  return numbers.starts_with(' ') && gap != 0 && gap != std::string_view::npos &&
-         ParseWhole(numbers.substr(1, gap - 1), epoch) && ParseWhole(numbers.substr(gap + 1), version);
+  *epoch = e;
+  *version = v;
+  return true;
 }
 
 std::string SegmentFileName(uint64_t number) {

@@ -158,7 +158,7 @@ class LogImpl final : public Log {
     bool clean = false;  // taken back by this open: the tail needs no sync
     LogPosition newest;  // synced then ({0, 0}: not known)
   };
-  Status RecoverParts(LogRecoveryReport* report);
+  Status RecoverParts(const CleanClose& closed, LogRecoveryReport* report);
   CleanClose TakeCleanClose();
   Status RecoverActiveTail(const CleanClose& closed, LogRecoveryReport* report);
   void RecordCleanClose(const LogPosition& newest);

@@ -367,14 +367,19 @@ Status LogImpl::CutForSalvage(size_t segment_index, uint64_t offset, uint64_t ne
 }
 
 Status LogImpl::Recover(LogRecoveryReport* report) {
-  Status s = RecoverParts(report);
-  return s.ok() ? s : Poison(s);
-}
-
-Status LogImpl::RecoverParts(LogRecoveryReport* report) {
-  SPOOL_RETURN_IF_ERROR(OpenDirectory());
+  Status s = OpenDirectory();
+  if (!s.ok()) return Poison(s);
   // Taken back before anything else, whatever the tail turns out to be.
   const CleanClose closed = TakeCleanClose();
+  s = RecoverParts(closed, report);
+  if (s.ok()) return s;
+  // Refused, the log as it was: the clean close's word stands, so that
+  // opening again refuses again instead of taking damage for a torn write.
+  if (s.IsCorruption() && closed.clean) RecordCleanClose(closed.newest);
+  return Poison(s);
+}
+
+Status LogImpl::RecoverParts(const CleanClose& closed, LogRecoveryReport* report) {
   std::vector<FoundSegment> found;
   SPOOL_RETURN_IF_ERROR(LoadSegments(&found));
   if (found.empty()) return StartFirstSegment(report);
@@ -387,12 +392,7 @@ Status LogImpl::RecoverParts(LogRecoveryReport* report) {
   SPOOL_RETURN_IF_ERROR(CheckNewestEpoch());
   if (!options_.read_only) SPOOL_RETURN_IF_ERROR(FinishTruncation(cut, report));
   if (options_.salvage) SPOOL_RETURN_IF_ERROR(SalvageSealed(report));
-  Status s = RecoverActiveTail(closed, report);
-  // Refused, the tail as it was: the clean close's word stands, so that
-  // opening again refuses again instead of taking the damage for a torn
-  // write.
-  if (s.IsCorruption() && closed.clean) RecordCleanClose(closed.newest);
-  return s;
+  return RecoverActiveTail(closed, report);
 }
 
 // A log without segments: a new one (segment 1, epoch 1), unless META says
