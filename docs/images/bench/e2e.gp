@@ -1,4 +1,4 @@
-# e2e.png, drawn by spool-bench plot from results.json.
+# e2e.png, drawn by spool-bench plot from docs/images/bench/results.json.
 # To draw it again: cd to this directory, then gnuplot e2e.gp
 set encoding utf8
 set terminal pngcairo size 1000,560 noenhanced font "Sans,11"
@@ -12,13 +12,13 @@ set ylabel "events/s"
 set key off
 set xrange [-0.6:0.6]
 set xtics scale 0 ("Spool" 0)
-set yrange [0:969544.0671558694]
-set ytics ("0" 0, "200k" 200000, "400k" 400000, "600k" 600000, "800k" 800000)
+set yrange [0:1747774.6899882855]
+set ytics ("0" 0, "500k" 500000, "1M" 1000000, "1.5M" 1500000)
 set boxwidth 0.6
 set style fill solid 0.9 border rgb "#404040"
 $BARS << EOD
 # x median min max colour label
-0 840836.972990765 773873.6402079571 843081.797526843 15095053 841k
+0 1499930.746547508 1419921.4738555439 1519804.0782506831 15095053 1.5M
 EOD
 plot $BARS using 1:2:5 with boxes lc rgb variable, \
      $BARS using 1:2:3:4:2 with candlesticks whiskerbars 0.3 lc rgb "#202020" lw 1.5 fill empty, \

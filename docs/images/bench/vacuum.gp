@@ -1,4 +1,4 @@
-# vacuum.png, drawn by spool-bench plot from results.json.
+# vacuum.png, drawn by spool-bench plot from docs/images/bench/results.json.
 # To draw it again: cd to this directory, then gnuplot vacuum.gp
 set encoding utf8
 set terminal pngcairo size 1000,560 noenhanced font "Sans,11"
@@ -12,17 +12,17 @@ set ylabel "s"
 set key off
 set xrange [-0.6:4.6]
 set xtics scale 0 ("Spool" 0, "RocksDB" 1, "LMDB" 2, "SQLite" 3, "LevelDB" 4)
-set yrange [0:2.44397153025]
-set ytics ("0" 0, "0.5" 0.5, "1" 1, "1.5" 1.5, "2" 2)
+set yrange [0:3.5400349857999998]
+set ytics ("0" 0, "1" 1, "2" 2, "3" 3)
 set boxwidth 0.6
 set style fill solid 0.9 border rgb "#404040"
 $BARS << EOD
 # x median min max colour label
-0 0.081358524 0.070649801 0.094236136 15095053 0.0814
-1 2.032639289 1.99765669 2.125192635 3244733 2.03
-2 0.552193373 0.541230804 0.555858501 3253076 0.552
-3 1.636595294 1.577705778 1.704019248 7695281 1.64
-4 1.586038736 1.535857491 1.670675282 9202993 1.59
+0 0.521022623 0.474050114 0.532386302 15095053 0.521
+1 2.461453883 2.358064958 2.851046837 3244733 2.46
+2 0.789168489 0.776888558 1.128828312 3253076 0.789
+3 2.427284189 2.377799631 3.078291292 7695281 2.43
+4 2.539563116 2.038497078 2.746535827 9202993 2.54
 EOD
 plot $BARS using 1:2:5 with boxes lc rgb variable, \
      $BARS using 1:2:3:4:2 with candlesticks whiskerbars 0.3 lc rgb "#202020" lw 1.5 fill empty, \

@@ -1,4 +1,4 @@
-# w1-latency.png, drawn by spool-bench plot from results.json.
+# w1-latency.png, drawn by spool-bench plot from docs/images/bench/results.json.
 # To draw it again: cd to this directory, then gnuplot w1-latency.gp
 set encoding utf8
 set terminal pngcairo size 1000,560 noenhanced font "Sans,11"
@@ -13,29 +13,29 @@ set key outside top center horizontal
 set xrange [-0.6:6.6]
 set bmargin 5
 set xtics scale 0 ("raw 4-KiB\noverwrite +\nfdatasync" 0, "raw 4-KiB\nappend +\nfdatasync" 1, "Spool" 2, "RocksDB" 3, "LMDB" 4, "SQLite" 5, "LevelDB" 6)
-set yrange [0:1361.0779]
-set ytics ("0" 0, "250" 250, "500" 500, "750" 750, "1000" 1000, "1250" 1250)
+set yrange [0:951.9745999999999]
+set ytics ("0" 0, "200" 200, "400" 400, "600" 600, "800" 800)
 set boxwidth 0.36000000000000004
 set style fill solid 0.9 border rgb "#404040"
 $P0 << EOD
 # x median min max label
--0.2 150.169 142.846 161.338 150
-0.8 239.26 216.389 245.876 239
-1.8 148.292 143.391 152.965 148
-2.8 253.942 217.08 255.662 254
-3.8 367.769 359.703 382.273 368
-4.8 172.928 150.79 210.498 173
-5.8 211.731 210.143 214.431 212
+-0.2 144.324 138.914 150.786 144
+0.8 173.68 171.466 210.35 174
+1.8 129.277 127.352 155.066 129
+2.8 166.867 164.522 185.082 167
+3.8 302.405 292.597 322.224 302
+4.8 166.506 146.529 177.887 167
+5.8 176.465 166.016 209.409 176
 EOD
 $P1 << EOD
 # x median min max label
-0.2 386.495 368.456 693.347 386
-1.2 741.774 534.133 742.541 742
-2.2 503.005 411.188 554.334 503
-3.2 819.808 593.933 879.976 820
-4.2 1067.38 969.389 1183.546 1067
-5.2 638.852 506.73 736.076 639
-6.2 535.746 421.706 716.569 536
+0.2 229.968 205.972 253.993 230
+1.2 278.39 244.946 358.953 278
+2.2 212.695 182.668 221.1 213
+3.2 250.457 247.13 264.132 250
+4.2 536.08 465.205 712.175 536
+5.2 376.026 299.68 383.299 376
+6.2 335.138 271.306 827.804 335
 EOD
 plot $P0 using 1:2 with boxes lc rgb "#9ecae1" title "p50", \
      $P0 using 1:2:3:4:2 with candlesticks whiskerbars 0.3 lc rgb "#202020" lw 1.5 fill empty notitle, \

@@ -1,4 +1,4 @@
-# w2-writers-commits_per_sync.png, drawn by spool-bench plot from results.json.
+# w2-writers-commits_per_sync.png, drawn by spool-bench plot from docs/images/bench/results.json.
 # To draw it again: cd to this directory, then gnuplot w2-writers-commits_per_sync.gp
 set encoding utf8
 set terminal pngcairo size 1000,560 noenhanced font "Sans,11"
@@ -14,13 +14,13 @@ set grid xtics
 set xlabel "writers"
 set xrange [0.85:4.15]
 set xtics (1, 2, 3, 4)
-set yrange [0:4.589902215126721]
+set yrange [0:4.585326953748006]
 set ytics ("0" 0, "1" 1, "2" 2, "3" 3, "4" 4)
 $E0 << EOD
 # x median min max
 1 1 1 1 
-2 1.9841269841269842 1.9801980198019802 1.9849146486701073 
-3 2.982107355864811 2.9761904761904763 2.9827003380393715 
-4 3.984857541342897 3.971405877680699 3.9912193175014967 
+2 1.9860973187686197 1.96811651249754 1.9920318725099602 
+3 2.983293556085919 2.969708968521085 2.9886431560071727 
+4 3.96589331746976 3.9556962025316458 3.9872408293460926 
 EOD
 plot $E0 using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.2 lc rgb "#e6550d" title "Spool"

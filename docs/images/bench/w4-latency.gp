@@ -1,4 +1,4 @@
-# w4-latency.png, drawn by spool-bench plot from results.json.
+# w4-latency.png, drawn by spool-bench plot from docs/images/bench/results.json.
 # To draw it again: cd to this directory, then gnuplot w4-latency.gp
 set encoding utf8
 set terminal pngcairo size 1000,560 noenhanced font "Sans,11"
@@ -12,25 +12,25 @@ set ylabel "µs"
 set key outside top center horizontal
 set xrange [-0.6:4.6]
 set xtics scale 0 ("Spool" 0, "RocksDB" 1, "LMDB" 2, "SQLite" 3, "LevelDB" 4)
-set yrange [0:16408.032099999997]
-set ytics ("0" 0, "5000" 5000, "10k" 10000, "15k" 15000)
+set yrange [0:14299.128749999998]
+set ytics ("0" 0, "2500" 2500, "5000" 5000, "7500" 7500, "10k" 10000, "12.5k" 12500)
 set boxwidth 0.36000000000000004
 set style fill solid 0.9 border rgb "#404040"
 $P0 << EOD
 # x median min max label
--0.2 4751.745 4628.859 4908.716 4752
-0.8 9497.335 9280.47 10291.413 9497
-1.8 2299.696 2126.153 2405.8 2300
-2.8 2338.804 2338.042 2425.436 2339
-3.8 2877.101 2720.515 2938.107 2877
+-0.2 794.763 723.877 894.391 795
+0.8 9077.018 8569.222 9751.402 9077
+1.8 2612.049 2552.585 3783.387 2612
+2.8 2390.688 2140.131 3837.38 2391
+3.8 2480.178 2116.617 3996.373 2480
 EOD
 $P1 << EOD
 # x median min max label
-0.2 9440.172 8489.543 13485.535 9440
-1.2 14039.271 10803.903 14267.854 14k
-2.2 3616.324 2910.819 3953.55 3616
-3.2 4708.008 3470.034 7265.711 4708
-4.2 6813.277 6394.634 8392.272 6813
+0.2 4547.52 3313.483 4701.994 4548
+1.2 11962.988 10955.602 12434.025 12k
+2.2 5042.593 3013.141 5486.417 5043
+3.2 4085.042 3988.468 5926.745 4085
+4.2 6047.856 5972.562 7497.634 6048
 EOD
 plot $P0 using 1:2 with boxes lc rgb "#9ecae1" title "p50", \
      $P0 using 1:2:3:4:2 with candlesticks whiskerbars 0.3 lc rgb "#202020" lw 1.5 fill empty notitle, \

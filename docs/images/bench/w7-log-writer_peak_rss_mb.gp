@@ -1,0 +1,40 @@
+# w7-log-writer_peak_rss_mb.png, drawn by spool-bench plot from docs/images/bench/results.json.
+# To draw it again: cd to this directory, then gnuplot w7-log-writer_peak_rss_mb.gp
+set encoding utf8
+set terminal pngcairo size 1000,560 noenhanced font "Sans,11"
+small_font = ",9"
+set output "w7-log-writer_peak_rss_mb.png"
+set border 3
+set tics nomirror
+set grid ytics lt 1 lc rgb "#e0e0e0"
+set title "W7 scaling: reopen after a kill against the log written — writer peak rss"
+set ylabel "MB"
+set key outside top center horizontal
+set grid xtics
+set xlabel "payload written (× W7's)"
+set logscale x
+set xrange [0.8:12.5]
+set xtics (1, 10)
+set yrange [0:1558.3793152]
+set ytics ("0" 0, "500" 500, "1000" 1000, "1500" 1500)
+$E0 << EOD
+# x median min max
+1 130.23232 96.231424 134.08256 
+10 1065.377792 1046.40512 1087.42656 
+EOD
+$E1 << EOD
+# x median min max
+1 1278.394368 1278.3616 1278.468096 
+EOD
+$E2 << EOD
+# x median min max
+1 208.494592 185.966592 221.184 
+EOD
+$E3 << EOD
+# x median min max
+1 1355.096064 1354.752 1355.112448 
+EOD
+plot $E0 using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.2 lc rgb "#e6550d" title "Spool", \
+     $E1 using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.2 lc rgb "#3182bd" title "RocksDB", \
+     $E2 using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.2 lc rgb "#756bb1" title "SQLite", \
+     $E3 using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.2 lc rgb "#8c6d31" title "LevelDB"
