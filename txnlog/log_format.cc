@@ -187,11 +187,13 @@ std::string EncodeClosedClean(uint64_t epoch, uint64_t version) {
 bool DecodeClosedClean(std::string_view bytes, uint64_t* epoch, uint64_t* version) {
   *epoch = 0;
   *version = 0;
-  if (bytes == std::string(kClosedCleanWords) + "\n") return true;
+  if (!bytes.starts_with(kClosedCleanWords)) return false;
+  const std::string_view rest = bytes.substr(kClosedCleanWords.size());
+  if (rest == "\n") return true;  // written before the position was kept
   // The position read back, then written again: only the very bytes
   // EncodeClosedClean makes of it (its checksum line with them) count.
   uint64_t e = 0, v = 0;
-  if (std::sscanf(std::string(bytes).c_str(), "closed clean %" SCNu64 " %" SCNu64, &e, &v) != 2 ||
+  if (std::sscanf(std::string(rest).c_str(), " %" SCNu64 " %" SCNu64, &e, &v) != 2 ||
       bytes != EncodeClosedClean(e, v)) {
     return false;
   }
