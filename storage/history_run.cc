@@ -2,9 +2,9 @@
 #include "history_run.h"
 
 #include <lz4.h>
+#include <sys/mman.h>
 
 #include "helper_thread.h"
-#include "varint.h"
 
 namespace spool {
 
@@ -46,55 +46,119 @@ Status ParseCompressedRun(std::string_view stored, uint64_t* raw_bytes, std::str
 
 bool IsCompressed(std::string_view stored) { return !stored.empty() && stored[0] == kCompressedRunTag; }
 
-}  // namespace
-
-Status OpenedRuns::Open(std::vector<std::string_view>* runs) {
-  // Where each compressed run's bytes go in the one buffer.
-  struct Job {
-    size_t run;
-    std::string_view block;
-    size_t offset, bytes;
-  };
-  std::vector<Job> jobs;
-  size_t total = 0;
-  for (size_t i = 0; i < runs->size(); ++i) {
-    if (!IsCompressed((*runs)[i])) continue;
-    uint64_t raw_bytes = 0;
-    std::string_view block;
-    SPOOL_RETURN_IF_ERROR(ParseCompressedRun((*runs)[i], &raw_bytes, &block));
-    jobs.push_back(Job{i, block, total, raw_bytes});
-    total += raw_bytes;
-  }
-  if (jobs.empty()) return Status::OK();
-  bytes_.reset(new char[total]);  // not zeroed: every byte is decompressed into
-  std::vector<char> failed(jobs.size(), 0);
-  // A second core halves a big read's decompression (W5's read as of v50:
-  // 7 MB, about 1.5 ms on one core here).
-  OnThreads(jobs.size(), total >= kTwoThreadBytes ? 2 : 1, "spool-runs", [&](size_t j) {
-    const Job& job = jobs[j];
-    const int got = LZ4_decompress_safe(job.block.data(), bytes_.get() + job.offset, static_cast<int>(job.block.size()),
-                                        static_cast<int>(job.bytes));
-    failed[j] = got < 0 || static_cast<size_t>(got) != job.bytes;
-  });
-  for (size_t j = 0; j < jobs.size(); ++j) {
-    if (failed[j]) {
-      return Status::Corruption("compressed history run does not decompress to its " + std::to_string(jobs[j].bytes) +
-                                " bytes");
+// Checks that `run` is whole entries with keys ascending; its first and
+// last keys.
+Status CheckRun(std::string_view run, std::string_view* first, std::string_view* last) {
+  std::string_view key, value, previous;
+  for (bool start = true; !run.empty(); start = false) {
+    SPOOL_RETURN_IF_ERROR(NextHistoryEntry(&run, &key, &value));
+    if (start) {
+      *first = key;
+    } else if (CompareBytes(previous, key) >= 0) {
+      return Status::Corruption("history run has keys out of order");
     }
-    (*runs)[jobs[j].run] = std::string_view(bytes_.get() + jobs[j].offset, jobs[j].bytes);
+    previous = key;
   }
+  *last = previous;
   return Status::OK();
 }
 
-Status NextHistoryEntry(std::string_view* run, std::string_view* key, std::string_view* value) {
-  uint64_t key_bytes = 0, value_bytes = 0;
-  if (!GetVarint(run, &key_bytes) || key_bytes > run->size()) return Status::Corruption("history run is truncated");
-  *key = run->substr(0, key_bytes);
-  run->remove_prefix(key_bytes);
-  if (!GetVarint(run, &value_bytes) || value_bytes > run->size()) return Status::Corruption("history run is truncated");
-  *value = run->substr(0, value_bytes);
-  run->remove_prefix(value_bytes);
+}  // namespace
+
+Status OpenedRuns::Open(std::vector<std::string_view>* runs) {
+  // Each run's stored value, and where a compressed one's bytes go in the
+  // one buffer.
+  struct Job {
+    std::string_view stored, block;
+    bool compressed = false;
+    size_t offset = 0, bytes = 0;
+    std::string_view run, first, last;
+    Status status;
+  };
+  std::vector<Job> jobs(runs->size());
+  size_t total = 0, all = 0;
+  for (size_t i = 0; i < runs->size(); ++i) {
+    Job& job = jobs[i];
+    job.stored = (*runs)[i];
+    all += job.stored.size();
+    if (!IsCompressed(job.stored)) continue;
+    uint64_t raw_bytes = 0;
+    SPOOL_RETURN_IF_ERROR(ParseCompressedRun(job.stored, &raw_bytes, &job.block));
+    job.compressed = true;
+    job.offset = total;
+    job.bytes = raw_bytes;
+    total += raw_bytes;
+  }
+  if (total > 0) SPOOL_RETURN_IF_ERROR(memory_->Take(total, &bytes_));  // every byte is decompressed into
+  // A second core halves a big read's decompression (W5's read as of v50:
+  // 7 MB, about 1.5 ms on one core here); each run is checked while its
+  // bytes are fresh in the cache.
+  OnThreads(jobs.size(), all >= kTwoThreadBytes ? 2 : 1, "spool-runs", [&](size_t j) {
+    Job& job = jobs[j];
+    job.run = job.stored;
+    if (job.compressed) {
+      char* to = bytes_->data() + job.offset;
+      const int got =
+          LZ4_decompress_safe(job.block.data(), to, static_cast<int>(job.block.size()), static_cast<int>(job.bytes));
+      if (got < 0 || static_cast<size_t>(got) != job.bytes) {
+        job.status = Status::Corruption("compressed history run does not decompress to its " +
+                                        std::to_string(job.bytes) + " bytes");
+        return;
+      }
+      job.run = std::string_view(to, job.bytes);
+    }
+    job.status = CheckRun(job.run, &job.first, &job.last);
+  });
+  for (const Job& job : jobs) SPOOL_RETURN_IF_ERROR(job.status);
+  shared_prefix_ = 0;
+  if (!jobs.empty()) {
+    const std::string_view first = jobs.front().first;
+    shared_prefix_ = first.size();
+    for (const Job& job : jobs) {
+      for (const std::string_view key : {job.first, job.last}) {
+        size_t i = 0;
+        while (i < shared_prefix_ && i < key.size() && key[i] == first[i]) ++i;
+        shared_prefix_ = i;
+      }
+    }
+  }
+  for (size_t i = 0; i < jobs.size(); ++i) (*runs)[i] = jobs[i].run;
   return Status::OK();
+}
+
+Status RunBuffer::Map(size_t bytes, std::unique_ptr<RunBuffer>* buffer) {
+  size_t size = size_t{64} << 10;
+  while (size < bytes) size *= 2;
+  void* map = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED) return Status::IOError("cannot map " + std::to_string(size) + " bytes for history runs");
+  if (size >= kHugePageBytes) ::madvise(map, size, MADV_HUGEPAGE);
+  buffer->reset(new RunBuffer(static_cast<char*>(map), size));
+  return Status::OK();
+}
+
+RunBuffer::~RunBuffer() { ::munmap(data_, size_); }
+
+Status RunMemory::Take(size_t bytes, std::unique_ptr<RunBuffer>* buffer) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (kept_ != nullptr && kept_->size() >= bytes) {
+      *buffer = std::move(kept_);
+      return Status::OK();
+    }
+  }
+  return RunBuffer::Map(bytes, buffer);
+}
+
+void RunMemory::Give(std::unique_ptr<RunBuffer> buffer) {
+  if (buffer == nullptr || buffer->size() > kKeepBytes) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (kept_ == nullptr || kept_->size() < buffer->size()) kept_.swap(buffer);
+}  // the smaller one unmapped once the lock is released
+
+OpenedRuns::~OpenedRuns() { memory_->Give(std::move(bytes_)); }
+
+Status NextHistoryEntry(std::string_view* run, std::string_view* key, std::string_view* value) {
+  return ParseHistoryEntry(run, key, value) ? Status::OK() : Status::Corruption("history run is truncated");
 }
 
 }  // namespace spool

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "helper_thread.h"
+#include "history_run.h"
 #include "spool/storage/store.h"
 
 namespace spool {
@@ -250,6 +251,9 @@ class StoreImpl {
 
   std::mutex update_mu_;
   std::string running_update_;  // guarded by update_mu_
+
+  // The memory as-of reads decompress history runs into, kept between them.
+  RunMemory run_memory_;
 };
 
 }  // namespace spool

@@ -344,6 +344,16 @@ TEST_F(TableTest, KeysAlikeInTheirFirstBytesTravelBackThroughManyRuns) {
       ReadOptions at;
       at.version = v;
       EXPECT_EQ(ReadAll(names, at), expected) << "version " << v << (reopened ? " after a reopen" : "");
+      // A key range, its bounds inside the groups: the runs' entries
+      // outside it skipped at either end.
+      const std::string start = "k/AAAAAAAA/3", end = "k/BBBBBBBB/2";
+      expected.clear();
+      for (const auto& [k, n] : rows) {
+        if (k >= start && k < end) expected.push_back(Row{k, n});
+      }
+      at.start_key = Row{start};
+      at.end_key = Row{end};
+      EXPECT_EQ(ReadAll(names, at), expected) << "version " << v << ", a key range";
     }
     Reopen();  // and from LMDB
   }
@@ -996,23 +1006,63 @@ TEST(HistoryRunTest, ASmallOrIncompressibleRunIsKeptAsItIsAndADamagedOneIsRefuse
   EXPECT_EQ(sealed[0], kCompressedRunTag);
   // Opened together: the plain ones read in place, the compressed one whole.
   std::vector<std::string_view> runs{small, sealed, noise, sealed};
-  OpenedRuns opened;
+  RunMemory memory;
+  OpenedRuns opened(&memory);
   ASSERT_TRUE(opened.Open(&runs).ok());
   EXPECT_EQ(runs[0].data(), small.data());
   EXPECT_EQ(runs[2].data(), noise.data());
   EXPECT_TRUE(runs[1] == run && runs[3] == run);
+  EXPECT_EQ(opened.shared_prefix(), 5u);  // key1000 … key1019
   // Past a megabyte, on two threads: each run in its own place.
   std::vector<std::string_view> many(64, sealed);
-  OpenedRuns big;
+  OpenedRuns big(&memory);
   ASSERT_TRUE(big.Open(&many).ok());
   for (std::string_view one : many) EXPECT_TRUE(one == run);
   // Cut short, or claiming more bytes than it holds: refused, not read past.
   for (const std::string& damaged : {sealed.substr(0, sealed.size() - 5), sealed.substr(0, 2),
                                      std::string(1, kCompressedRunTag) + "\xff\xff\xff\xff\x0f" + sealed.substr(4)}) {
     std::vector<std::string_view> one{small, damaged};
-    OpenedRuns again;
+    OpenedRuns again(&memory);
     EXPECT_TRUE(again.Open(&one).IsCorruption());
+    EXPECT_EQ(one[1].data(), damaged.data());  // left as it was
   }
+  // A plain run cut short, or with its keys out of order or twice (the
+  // merge of a read relies on each run being sorted): refused.
+  std::string backwards, twice;
+  AppendHistoryEntry(&backwards, "b", 7, "x");
+  AppendHistoryEntry(&backwards, "a", 7, "x");
+  AppendHistoryEntry(&twice, "a", 7, "x");
+  AppendHistoryEntry(&twice, "a", 8, "y");
+  for (const std::string& damaged : {small.substr(0, small.size() - 1), backwards, twice}) {
+    std::vector<std::string_view> one{damaged, sealed};
+    OpenedRuns again(&memory);
+    EXPECT_TRUE(again.Open(&one).IsCorruption());
+    EXPECT_EQ(one[1].data(), sealed.data());  // the runs left as they were
+  }
+}
+
+// Reads reuse the memory their runs decompress into: the kept buffer when
+// it is big enough, a fresh one (then kept, being larger) when not, and a
+// second one while the first is taken.
+TEST(HistoryRunTest, ReadsReuseTheMemoryTheirRunsDecompressInto) {
+  RunMemory memory;
+  std::unique_ptr<RunBuffer> first, second;
+  ASSERT_TRUE(memory.Take(100'000, &first).ok());
+  ASSERT_GE(first->size(), 100'000u);
+  ASSERT_TRUE(memory.Take(100, &second).ok());
+  EXPECT_NE(first->data(), second->data());  // the first is taken
+  const char* kept = first->data();
+  memory.Give(std::move(first));
+  memory.Give(std::move(second));  // smaller: not kept
+  ASSERT_TRUE(memory.Take(100, &first).ok());
+  EXPECT_EQ(first->data(), kept);
+  memory.Give(std::move(first));
+  ASSERT_TRUE(memory.Take(10'000'000, &second).ok());
+  EXPECT_NE(second->data(), kept);
+  const char* larger = second->data();
+  memory.Give(std::move(second));
+  ASSERT_TRUE(memory.Take(5'000'000, &first).ok());
+  EXPECT_EQ(first->data(), larger);
 }
 
 TEST_F(TableTest, InlineApplyMatchesBackgroundApply) {
