@@ -952,7 +952,13 @@ TEST_F(LogTest, SealedSegmentIndexFilesAreWrittenCheckedAndCleanedUp) {
   std::string bytes = ReadFile("/log/000000000002.idx");
   bytes[60] ^= 0x40;
   WriteFile("/log/000000000002.idx", bytes);
+  // An index whose segment is gone (a crash between the two removals) is
+  // removed by the next open; the sealed segments' stay.
+  WriteFile("/log/000000000099.idx", bytes);
   Open();
+  EXPECT_FALSE(env_.FileExists("/log/000000000099.idx"));
+  EXPECT_TRUE(env_.FileExists("/log/000000000001.idx"));
+  EXPECT_TRUE(env_.FileExists("/log/000000000003.idx"));
   LogEntry entry;
   ASSERT_TRUE(log_->Read(segments[1].first_version + 3, &entry).ok());
   EXPECT_EQ(entry.body, CommitBody(segments[1].first_version + 3));
