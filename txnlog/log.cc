@@ -39,25 +39,6 @@ struct LogImpl::Op {
   std::atomic<bool> woken{false};
 };
 
-namespace {
-
-// Yields the CPU until `ready()` or `budget_us` has passed. Waking a thread
-// asleep on a condition variable costs tens of microseconds on a virtual
-// machine (futex, inter-processor interrupt), a large share of a ~250 µs
-// sync: a committer about to be served, or a leader expecting committers
-// back, spins instead. Returns ready().
-template <typename Ready>
-bool SpinUntil(Ready ready, uint64_t budget_us) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(budget_us);
-  while (!ready()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::yield();
-  }
-  return true;
-}
-
-}  // namespace
-
 LogImpl::LogImpl(const LogOptions& options, std::string dir) : options_(options), dir_(std::move(dir)) {}
 
 LogImpl::~LogImpl() {
