@@ -268,7 +268,10 @@ class Store {
   // order of commit for keyless tables) until it returns false. `*table`
   // and `*version_read`, when given, are filled before the first row is
   // visited: the table as of the version read. Rows written before a
-  // column was added read it as null. Errors: NotFound (no such
+  // column was added read it as null. A read as of an older version may
+  // leave the memory it decompressed the history into to the store, for
+  // the next such read (one buffer, up to 256 MiB, freed when the store
+  // closes). Errors: NotFound (no such
   // table at that version), InvalidArgument (a version or timestamp outside
   // the available range, naming the range), Corruption, IOError.
   Status Read(const TableId& id, const ReadOptions& options, const std::function<bool(const Row&)>& visit,
