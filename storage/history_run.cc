@@ -35,8 +35,9 @@ namespace {
 // The bytes a compressed run (past its tag) says it holds, and its LZ4 block.
 Status ParseCompressedRun(std::string_view stored, uint64_t* raw_bytes, std::string_view* block) {
   stored.remove_prefix(1);
-  // LZ4 expands a byte to at most 255.
-  if (!GetVarint(&stored, raw_bytes) || *raw_bytes > static_cast<uint64_t>(LZ4_MAX_INPUT_SIZE) ||
+  // Only runs of kCompressedRunMinBytes or more are compressed; LZ4
+  // expands a byte to at most 255.
+  if (!GetVarint(&stored, raw_bytes) || *raw_bytes == 0 || *raw_bytes > static_cast<uint64_t>(LZ4_MAX_INPUT_SIZE) ||
       *raw_bytes > 255 * stored.size()) {
     return Status::Corruption("compressed history run has a bad length");
   }
@@ -127,6 +128,9 @@ Status OpenedRuns::Open(std::vector<std::string_view>* runs) {
 }
 
 Status RunBuffer::Map(size_t bytes, std::unique_ptr<RunBuffer>* buffer) {
+  if (bytes > (size_t{1} << 62)) {
+    return Status::IOError("cannot map " + std::to_string(bytes) + " bytes for history runs");
+  }
   size_t size = size_t{64} << 10;
   while (size < bytes) size *= 2;
   void* map = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -1018,9 +1018,11 @@ TEST(HistoryRunTest, ASmallOrIncompressibleRunIsKeptAsItIsAndADamagedOneIsRefuse
   OpenedRuns big(&memory);
   ASSERT_TRUE(big.Open(&many).ok());
   for (std::string_view one : many) EXPECT_TRUE(one == run);
-  // Cut short, or claiming more bytes than it holds: refused, not read past.
+  // Cut short, claiming more bytes than it holds, or none: refused, not
+  // read past.
   for (const std::string& damaged : {sealed.substr(0, sealed.size() - 5), sealed.substr(0, 2),
-                                     std::string(1, kCompressedRunTag) + "\xff\xff\xff\xff\x0f" + sealed.substr(4)}) {
+                                     std::string(1, kCompressedRunTag) + "\xff\xff\xff\xff\x0f" + sealed.substr(4),
+                                     std::string(1, kCompressedRunTag) + std::string(1, '\0') + sealed.substr(4)}) {
     std::vector<std::string_view> one{small, damaged};
     OpenedRuns again(&memory);
     EXPECT_TRUE(again.Open(&one).IsCorruption());
