@@ -95,11 +95,12 @@ class IndexMerge {
   std::string_view value() const { return cursors_[winner_].value; }
   // To the next key.
   void Next() {
-    const Cursor last = cursors_[winner_];
+    const uint64_t head = cursors_[winner_].head;
+    const std::string_view last = key();
     do {
       Advance(&cursors_[winner_]);
       Replay();
-    } while (SameKey(cursors_[winner_], last));  // the newer runs' entries of the key
+    } while (Valid() && cursors_[winner_].head == head && key() == last);  // the newer runs' entries of the key
   }
 
  private:
@@ -142,9 +143,6 @@ class IndexMerge {
     if (x.done || y.done) return !x.done;
     const int order = CompareBytes(x.key, y.key);
     return order < 0 || (order == 0 && a.cursor < b.cursor);
-  }
-  static bool SameKey(const Cursor& x, const Cursor& y) {
-    return x.head == y.head && !x.done && !y.done && x.key == y.key;
   }
   // The winner of the subtree at `node` (leaves are nodes leaves..2·leaves-1),
   // its losers recorded.

@@ -32,9 +32,11 @@ void HelperThread::Wait() {
   cv_.wait(lock, [this] { return finished_ == started_; });
 }
 
-void HelperThread::WaitFor(uint64_t ticket) {
+void HelperThread::WaitFor(uint64_t ticket, uint64_t spin_us) {
+  const auto done = [this, ticket] { return finished_.load(std::memory_order_acquire) >= ticket; };
+  if (spin_us != 0 && SpinUntil(done, spin_us)) return;
   std::unique_lock lock(mu_);
-  cv_.wait(lock, [this, ticket] { return finished_ >= ticket; });
+  cv_.wait(lock, done);
 }
 
 void HelperThread::Loop() {
@@ -47,7 +49,7 @@ void HelperThread::Loop() {
     job_();  // Start leaves job_ alone until it is cleared
     lock.lock();
     job_ = nullptr;
-    finished_++;
+    finished_.fetch_add(1, std::memory_order_release);
     cv_.notify_all();
   }
 }

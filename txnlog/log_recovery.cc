@@ -96,7 +96,8 @@ void LogImpl::RemoveOrphanIndexes(const std::vector<std::string>& index_files, c
 
 // Reads every segment header; removes leftovers of interrupted writes
 // (temporary files) and of an interrupted retention (segments below the
-// floor). Returns the rest sorted by number.
+// floor). Returns the rest sorted by number (the names are, and a
+// segment's name is its number in twelve zero-padded digits).
 Status LogImpl::LoadSegments(std::vector<FoundSegment>* found) {
   Env* env = options_.env;
   const OpenMode mode = options_.read_only ? OpenMode::kReadOnly : OpenMode::kReadWrite;
@@ -138,10 +139,6 @@ Status LogImpl::LoadSegments(std::vector<FoundSegment>* found) {
     }
     found->push_back(std::move(segment));
   }
-  // By number, which the names' twelve zero-padded digits already give;
-  // sorted anyway, as BuildChain looks segments up by it.
-  std::sort(found->begin(), found->end(),
-            [](const FoundSegment& a, const FoundSegment& b) { return a.header.number < b.header.number; });
   RemoveOrphanIndexes(index_files, *found);
   return Status::OK();
 }

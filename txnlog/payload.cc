@@ -4,7 +4,6 @@
 #include <zstd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -77,14 +76,13 @@ class HalfCompressor {
     if (!claim.owns_lock()) return false;
     const size_t half = src.size() / 2;
     back_.clear();  // its capacity, reused
-    back_done_.store(false, std::memory_order_relaxed);
-    helper_.Start([this, back = src.substr(half)] {
-      back_ok_ = CompressFrame(Contexts().compress, back, &back_);
-      back_done_.store(true, std::memory_order_release);
-    });
+    const uint64_t ticket =
+        helper_.Start([this, back = src.substr(half)] { back_ok_ = CompressFrame(Contexts().compress, back, &back_); });
     const size_t at = out->size();
     bool ok = CompressFrame(Contexts().compress, src.substr(0, half), out);
-    AwaitBack();
+    // The halves end within tens of microseconds of each other, about what
+    // waking a sleeping committer would cost.
+    helper_.WaitFor(ticket, kSpinBeforeSleepUs);
     ok = ok && back_ok_;
     if (ok) out->append(back_);
     else out->resize(at);
@@ -94,19 +92,12 @@ class HalfCompressor {
  private:
   HalfCompressor() : pid_(::getpid()) {}
 
-  // Returns once the helper has compressed the back half. The halves end
-  // within tens of microseconds of each other, about what waking a
-  // sleeping committer would cost: it spins a while before it sleeps.
-  void AwaitBack() {
-    if (!SpinUntil([this] { return back_done_.load(std::memory_order_acquire); }, kSpinBeforeSleepUs)) helper_.Wait();
-  }
   static constexpr uint64_t kSpinBeforeSleepUs = 200;
 
   const pid_t pid_;      // the process the helper thread runs in
   std::mutex claim_mu_;  // held by the committer using the helper
   std::string back_;     // the back half's frame
   bool back_ok_ = false;
-  std::atomic<bool> back_done_{false};  // set by the helper once back_ and back_ok_ are
   HelperThread helper_{"spool-compress"};
 };
 

@@ -82,17 +82,19 @@ class HelperThread {
   uint64_t Start(std::function<void()> job);
   // Returns once no job is running or waiting to.
   void Wait();
-  // Returns once the job with `ticket`, and so every job before it, is done.
-  void WaitFor(uint64_t ticket);
+  // Returns once the job with `ticket`, and so every job before it, is done;
+  // spinning (SpinUntil) up to `spin_us` before it sleeps, for an owner
+  // whose own part usually ends within a wake-up's time of the job's.
+  void WaitFor(uint64_t ticket, uint64_t spin_us = 0);
 
  private:
   void Loop();
 
   std::mutex mu_;
   std::condition_variable cv_;
-  std::function<void()> job_;  // set: waiting to run or running
-  uint64_t started_ = 0;       // jobs started
-  uint64_t finished_ = 0;      // jobs done
+  std::function<void()> job_;          // set: waiting to run or running
+  uint64_t started_ = 0;               // jobs started
+  std::atomic<uint64_t> finished_{0};  // jobs done (written under mu_)
   bool quit_ = false;
   const std::string name_;
   std::thread thread_;
