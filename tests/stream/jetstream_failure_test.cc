@@ -219,14 +219,21 @@ TEST_F(JetStreamFailureTest, OneOfThreeClusterNodesKilledMidUpdateLosesAndRepeat
   const int leader = cluster.IndexOf(state.leader);
   ASSERT_GE(leader, 0) << state.leader;
   // The leader of the sinks' stream dies at the 8th batch; an election
-  // follows, during which publishes time out and the update may be
-  // retried (each retry waits for the test to let it go on).
+  // follows, during which publishes find no stream to answer them and the
+  // update may fail. Each retry waits until both streams answer again: an
+  // election can outlast the retries' own waits (6.2 s; an election takes
+  // up to about ten seconds, longer on a loaded machine).
   std::thread update([&] {
-    RunUpdate(Shop(cluster, 5'000'000),
-              [&](uint64_t batch) {
-                if (batch == 8) at_.Reach(1);
-              },
-              {});
+    RunUpdate(
+        Shop(cluster, 5'000'000),
+        [&](uint64_t batch) {
+          if (batch == 8) at_.Reach(1);
+        },
+        [&](int) {
+          testing::NatsStreamState led;
+          EXPECT_TRUE(cluster.GetStreamState("ORDERS", &led));
+          EXPECT_TRUE(cluster.GetStreamState("OUT", &led));
+        });
   });
   at_.Await(1);
   ASSERT_TRUE(cluster.Kill(leader));
