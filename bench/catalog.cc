@@ -130,6 +130,7 @@ std::string RowLabel(std::string_view workload, std::string_view row) {
   if (row == kRawAppend) return "raw 4-KiB append + fdatasync";
   if (row == kRawSequential) return "raw sequential write + 1 fdatasync";
   if (row == kRawSyncedBatches) return "raw, each batch written + fdatasync";
+  if (row == kEncodedSyncedBatches) return "Spool's codec, each batch written + fdatasync";
   if (row == kMachine) return "machine";
   if (row == kSpoolLogRow) return "Spool log only (plain W3)";
   if (row == kW6pX1) return "Spool pipeline, ×1 history";

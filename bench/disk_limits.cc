@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "check.h"
+#include "payload.h"
 #include "records.h"
 #include "stats.h"
 #include "stopwatch.h"
@@ -126,6 +127,29 @@ double SyncedBatchesMBPerS(const std::string& path, uint64_t bytes, uint64_t bat
     ExpectSys(::fdatasync(file.fd()) == 0, "fdatasync");
   }
   return static_cast<double>(batches * batch_bytes) / kBytesPerMB / watch.Seconds();
+}
+
+double EncodedBatchesMBPerS(const std::string& path, std::string_view rows, uint64_t batch_bytes) {
+  ScratchFile file(path, 0);
+  ExpectSys(file.is_open(), "open " + path);
+  const std::string zeros(kChunkBytes, '\0');
+  const uint64_t compress_min_bytes = LogOptions{}.compress_min_bytes;
+  std::string payload;
+  uint64_t end = 0, zeroed = 0;
+  Stopwatch watch;
+  for (size_t at = 0; at < rows.size(); at += batch_bytes) {
+    uint8_t flags = 0;
+    Expect(EncodePayload(LogWrite{"WRITE", rows.substr(at, batch_bytes)}, compress_min_bytes, &payload, &flags),
+           "encoding a batch");
+    if (end + payload.size() > zeroed) {
+      ExpectSys(WriteAt(file.fd(), zeros.data(), zeros.size(), zeroed), "pwrite zeros");
+      zeroed += zeros.size();
+    }
+    ExpectSys(WriteAt(file.fd(), payload.data(), payload.size(), end), "pwrite");
+    ExpectSys(::fdatasync(file.fd()) == 0, "fdatasync");
+    end += payload.size();
+  }
+  return static_cast<double>(rows.size()) / kBytesPerMB / watch.Seconds();
 }
 
 }  // namespace spool::bench

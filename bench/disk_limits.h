@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace spool::bench {
 
@@ -32,5 +33,12 @@ double SequentialWriteMBPerS(const std::string& path, uint64_t bytes, bool direc
 // batch durable before the next can do with the batch's bytes as they are.
 // MB/s over the whole.
 double SyncedBatchesMBPerS(const std::string& path, uint64_t bytes, uint64_t batch_bytes);
+// The batches of `rows` (`batch_bytes` each) encoded as Spool's log encodes
+// a commit's payload (its codec: zstd, a big payload's halves on two
+// cores), each written at the end of the file and fdatasynced, the file's
+// size kept a megabyte ahead with zeros as the log's preallocation does:
+// the most a log compressing as Spool's does can reach, with no record
+// framing, checksum, index or queue. MB/s of `rows` over the whole.
+double EncodedBatchesMBPerS(const std::string& path, std::string_view rows, uint64_t batch_bytes);
 
 }  // namespace spool::bench

@@ -191,6 +191,11 @@ void PrintWorkloads(const BenchConfig& config, const Results& results, std::ostr
                 {{metric::kPayloadMBPerS, "payload MB/s", 1}, {metric::kDiskPerPayload, "disk/payload", 2}}},
                out);
     const double spool = SpoolMedian(results, kW3, metric::kPayloadMBPerS);
+    const double encoded =
+        results.Get(kW3, kEncodedSyncedBatches, metric::kPayloadMBPerS).value_or(Summary{kNaN}).median;
+    const double encoded_records =
+        results.Get(kW3, kEncodedSyncedBatches, metric::kRecordsPerS).value_or(Summary{kNaN}).median;
+    const BestPeer peer = FindBestPeer(results, kW3, metric::kRecordsPerS);
     out << RatioLine(
                "Spool ÷ raw sequential write (this table)",
                spool / CeilingMedian(results, kW3, kRawSequential, metric::kPayloadMBPerS, metric::kSeqBufferedMBPerS),
@@ -198,6 +203,11 @@ void PrintWorkloads(const BenchConfig& config, const Results& results, std::ostr
         << RatioLine("Spool ÷ raw writes of the batches, each synced (this table)",
                      spool / results.Get(kW3, kRawSyncedBatches, metric::kPayloadMBPerS).value_or(Summary{kNaN}).median,
                      "")
+        << RatioLine("Spool ÷ its codec's batches, each written and synced (this table)", spool / encoded, "")
+        << RatioLine("its codec's batches, each synced, ÷ best peer (" + std::string(DisplayName(peer.engine)) + ")",
+                     encoded_records / peer.value,
+                     "  (what a log compressing as Spool's can reach: ≥ 2.00 or W3's "
+                     "target is out of its reach in this run)")
         << RatioLine("Spool ÷ sequential write, buffered (limits table)",
                      spool / MachineMedian(results, metric::kSeqBufferedMBPerS), "")
         << RatioLine("Spool ÷ sequential write, O_DIRECT (limits table)",

@@ -47,6 +47,7 @@ inline constexpr char kRawOverwrite[] = "raw-overwrite";
 inline constexpr char kRawAppend[] = "raw-append";
 inline constexpr char kRawSequential[] = "raw-sequential";
 inline constexpr char kRawSyncedBatches[] = "raw-synced-batches";
+inline constexpr char kEncodedSyncedBatches[] = "encoded-synced-batches";
 
 class Results {
  public:
