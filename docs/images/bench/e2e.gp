@@ -12,13 +12,13 @@ set ylabel "events/s"
 set key off
 set xrange [-0.6:0.6]
 set xtics scale 0 ("Spool" 0)
-set yrange [0:1747774.6899882855]
+set yrange [0:1731668.913445846]
 set ytics ("0" 0, "500k" 500000, "1M" 1000000, "1.5M" 1500000)
 set boxwidth 0.6
 set style fill solid 0.9 border rgb "#404040"
 $BARS << EOD
 # x median min max colour label
-0 1499930.746547508 1419921.4738555439 1519804.0782506831 15095053 1.5M
+0 1485494.40023567 1037286.285559726 1505799.0551703009 15095053 1.49M
 EOD
 plot $BARS using 1:2:5 with boxes lc rgb variable, \
      $BARS using 1:2:3:4:2 with candlesticks whiskerbars 0.3 lc rgb "#202020" lw 1.5 fill empty, \

@@ -14,12 +14,12 @@ set grid xtics
 set xlabel "update commits"
 set xrange [212.5:1037.5]
 set xtics (250, 1000)
-set yrange [0:392.75315199999994]
+set yrange [0:392.75786239999996]
 set ytics ("0" 0, "100" 100, "200" 200, "300" 300)
 $E0 << EOD
 # x median min max
 250 25.120768 25.120768 25.120768 
-1000 37.715968 37.715968 37.715968 
+1000 37.720064 37.715968 37.720064 
 EOD
 $E1 << EOD
 # x median min max
@@ -34,12 +34,12 @@ EOD
 $E3 << EOD
 # x median min max
 250 108.38016 108.38016 108.38016 
-1000 341.52448 341.52448 341.52448 
+1000 341.52448 341.52448 341.528576 
 EOD
 $E4 << EOD
 # x median min max
 250 7.974912 7.974912 7.974912 
-1000 12.75904 12.754944 12.763136 
+1000 12.754944 12.754944 12.75904 
 EOD
 plot $E0 using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.2 lc rgb "#e6550d" title "Spool", \
      $E1 using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.2 lc rgb "#3182bd" title "RocksDB", \

@@ -19,7 +19,7 @@ set ytics ("0" 0, "50" 50, "100" 100, "150" 150, "200" 200, "250" 250)
 $E0 << EOD
 # x median min max
 250 52.137984 52.137984 52.137984 
-1000 151.433216 151.433216 151.445504 
+1000 151.441408 151.437312 151.441408 
 EOD
 $E1 << EOD
 # x median min max
@@ -38,8 +38,8 @@ $E3 << EOD
 EOD
 $E4 << EOD
 # x median min max
-250 40.136704 29.749248 43.286528 
-1000 74.46528 68.149248 104.411136 
+250 28.991488 26.19392 41.1648 
+1000 86.007808 78.76608 89.31328 
 EOD
 plot $E0 using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.2 lc rgb "#e6550d" title "Spool", \
      $E1 using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.2 lc rgb "#3182bd" title "RocksDB", \

@@ -12,17 +12,17 @@ set ylabel "µs"
 set key off
 set xrange [-0.6:4.6]
 set xtics scale 0 ("Spool" 0, "RocksDB" 1, "LMDB" 2, "SQLite" 3, "LevelDB" 4)
-set yrange [0:4294.37025]
+set yrange [0:4397.91625]
 set ytics ("0" 0, "1000" 1000, "2000" 2000, "3000" 3000, "4000" 4000)
 set boxwidth 0.6
 set style fill solid 0.9 border rgb "#404040"
 $BARS << EOD
 # x median min max colour label
-0 2656.444 2598.394 2707.602 15095053 2656
-1 3047.688 2955.293 3283.486 3244733 3048
-2 3319.785 3303.204 3734.235 3253076 3320
-3 3180.962 2991.08 3732.731 7695281 3181
-4 3114.085 2930.546 3445.154 9202993 3114
+0 2667.394 2624.212 3107.853 15095053 2667
+1 3317.801 2925.325 3443.791 3244733 3318
+2 3420.658 3150.113 3814.827 3253076 3421
+3 3357.819 3088.015 3824.275 7695281 3358
+4 2958.669 2949.56 3308.164 9202993 2959
 EOD
 plot $BARS using 1:2:5 with boxes lc rgb variable, \
      $BARS using 1:2:3:4:2 with candlesticks whiskerbars 0.3 lc rgb "#202020" lw 1.5 fill empty, \

@@ -32,7 +32,7 @@ $E2 << EOD
 EOD
 $E3 << EOD
 # x median min max
-1 1026.282025 1026.282025 1026.282025 
+1 1026.282025 165.828887 1026.282025 
 EOD
 plot $E0 using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.2 lc rgb "#e6550d" title "Spool", \
      $E1 using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.2 lc rgb "#3182bd" title "RocksDB", \

@@ -16,23 +16,23 @@ set logscale x
 set xrange [0.8:12.5]
 set xtics (1, 10)
 set logscale y
-set yrange [0.001:28.2083705696]
+set yrange [0.001:22.3423627552]
 $E0 << EOD
 # x median min max
-1 0.00544517 0.005331553 0.006594636 
-10 0.091882576 0.090390096 0.138510931 
+1 0.006014272 0.005688282 0.006064657 
+10 0.109202104 0.03997071 0.15781808 
 EOD
 $E1 << EOD
 # x median min max
-1 17.024718219 12.870848816 17.630231606 
+1 12.390272678 11.955038397 13.963976722 
 EOD
 $E2 << EOD
 # x median min max
-1 1.040437218 1.01014964 1.060747004 
+1 0.999146868 0.97348059 1.310223204 
 EOD
 $E3 << EOD
 # x median min max
-1 10.645446203 10.481588404 10.668408666 
+1 9.839609345 2.2233771 10.792958297 
 EOD
 plot $E0 using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.2 lc rgb "#e6550d" title "Spool", \
      $E1 using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.2 lc rgb "#3182bd" title "RocksDB", \

@@ -15,24 +15,24 @@ set xlabel "payload written (× W7's)"
 set logscale x
 set xrange [0.8:12.5]
 set xtics (1, 10)
-set yrange [0:1558.3793152]
+set yrange [0:1558.0495872]
 set ytics ("0" 0, "500" 500, "1000" 1000, "1500" 1500)
 $E0 << EOD
 # x median min max
-1 130.23232 96.231424 134.08256 
-10 1065.377792 1046.40512 1087.42656 
+1 121.77408 99.352576 179.994624 
+10 999.010304 311.6032 1094.688768 
 EOD
 $E1 << EOD
 # x median min max
-1 1278.394368 1278.3616 1278.468096 
+1 1278.455808 1278.275584 1278.554112 
 EOD
 $E2 << EOD
 # x median min max
-1 208.494592 185.966592 221.184 
+1 229.163008 197.922816 279.04 
 EOD
 $E3 << EOD
 # x median min max
-1 1355.096064 1354.752 1355.112448 
+1 1354.432512 1322.758144 1354.825728 
 EOD
 plot $E0 using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.2 lc rgb "#e6550d" title "Spool", \
      $E1 using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.2 lc rgb "#3182bd" title "RocksDB", \
