@@ -22,11 +22,6 @@ constexpr double kVsRocksDb = 2.0;
 
 constexpr const char* kHistoryRows[] = {kW6pX1, kW6pX10, kW6pX100};
 
-double Median(const Results& results, std::string_view row, std::string_view metric) {
-  const auto s = results.Get(kW6Pipeline, row, metric);
-  return s ? s->median : kNaN;
-}
-
 std::string Cell(const Results& results, std::string_view row, std::string_view metric, int decimals) {
   const auto s = results.Get(kW6Pipeline, row, metric);
   return s ? FormatNumber(s->median, decimals) : "–";
@@ -39,21 +34,24 @@ std::string RangeCell(const Results& results, std::string_view row, std::string_
 
 // "×N": a run's history after the point as a multiple of ×1's.
 std::string Multiple(const Results& results, std::string_view row) {
-  const double m =
-      Median(results, row, metric::kUpdatesAfterPoint) / Median(results, kW6pX1, metric::kUpdatesAfterPoint);
+  const double m = results.Median(kW6Pipeline, row, metric::kUpdatesAfterPoint) /
+                   results.Median(kW6Pipeline, kW6pX1, metric::kUpdatesAfterPoint);
   return std::isfinite(m) ? "×" + FormatNumber(m, 0) : "–";
 }
 
-double Rewind(const Results& results, std::string_view row) { return Median(results, row, metric::kPipelineRewindS); }
+double Rewind(const Results& results, std::string_view row) {
+  return results.Median(kW6Pipeline, row, metric::kPipelineRewindS);
+}
 double HistoryGrowth(const Results& results, std::string_view row) {
   return Rewind(results, row) / Rewind(results, kW6pX1);
 }
 double RefreshOverRewind(const Results& results) {
-  return Median(results, kW6pX1, metric::kFullRefreshS) / Rewind(results, kW6pX1);
+  return results.Median(kW6Pipeline, kW6pX1, metric::kFullRefreshS) / Rewind(results, kW6pX1);
 }
 // Both as updates on the open store: the rewind's plan and execution alone.
 double RefreshOverRewindUpdate(const Results& results) {
-  return Median(results, kW6pX1, metric::kFullRefreshS) / Median(results, kW6pX1, metric::kRewindUpdateS);
+  return results.Median(kW6Pipeline, kW6pX1, metric::kFullRefreshS) /
+         results.Median(kW6Pipeline, kW6pX1, metric::kRewindUpdateS);
 }
 double OverRocksDb(const Results& results) { return Rewind(results, kW6pX1) / Rewind(results, kRocksDb); }
 
@@ -69,7 +67,7 @@ void AddHistoryRows(const Results& results, TextTable* table) {
          Cell(results, row, metric::kRewindExecuteS, kSecondsDecimals),
          Cell(results, row, metric::kRewindReopenCloseS, kSecondsDecimals),
          Cell(results, row, metric::kRewindReopenS, kSecondsDecimals), Cell(results, row, metric::kFullRefreshS, 3),
-         FormatNumber(Median(results, row, metric::kFullRefreshS) / Rewind(results, row), 1),
+         FormatNumber(results.Median(kW6Pipeline, row, metric::kFullRefreshS) / Rewind(results, row), 1),
          Cell(results, row, metric::kRecordPointS, kSecondsDecimals)});
   }
 }

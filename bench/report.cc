@@ -191,18 +191,15 @@ void PrintWorkloads(const BenchConfig& config, const Results& results, std::ostr
                 {{metric::kPayloadMBPerS, "payload MB/s", 1}, {metric::kDiskPerPayload, "disk/payload", 2}}},
                out);
     const double spool = SpoolMedian(results, kW3, metric::kPayloadMBPerS);
-    const double encoded =
-        results.Get(kW3, kEncodedSyncedBatches, metric::kPayloadMBPerS).value_or(Summary{kNaN}).median;
-    const double encoded_records =
-        results.Get(kW3, kEncodedSyncedBatches, metric::kRecordsPerS).value_or(Summary{kNaN}).median;
+    const double encoded = results.Median(kW3, kEncodedSyncedBatches, metric::kPayloadMBPerS);
+    const double encoded_records = results.Median(kW3, kEncodedSyncedBatches, metric::kRecordsPerS);
     const BestPeer peer = FindBestPeer(results, kW3, metric::kRecordsPerS);
     out << RatioLine(
                "Spool ÷ raw sequential write (this table)",
                spool / CeilingMedian(results, kW3, kRawSequential, metric::kPayloadMBPerS, metric::kSeqBufferedMBPerS),
                "  (target ≥ 0.50)")
         << RatioLine("Spool ÷ raw writes of the batches, each synced (this table)",
-                     spool / results.Get(kW3, kRawSyncedBatches, metric::kPayloadMBPerS).value_or(Summary{kNaN}).median,
-                     "")
+                     spool / results.Median(kW3, kRawSyncedBatches, metric::kPayloadMBPerS), "")
         << RatioLine("Spool ÷ its codec's batches, each written and synced (this table)", spool / encoded, "")
         << RatioLine("its codec's batches, each synced, ÷ best peer (" + std::string(DisplayName(peer.engine)) + ")",
                      encoded_records / peer.value,

@@ -1,6 +1,7 @@
 #include "results.h"
 
 #include "engine.h"
+#include "units.h"
 
 namespace spool::bench {
 
@@ -33,6 +34,11 @@ std::optional<Summary> Results::SummaryOf(const Row* row, std::string_view metri
 
 std::optional<Summary> Results::Get(std::string_view workload, std::string_view engine, std::string_view metric) const {
   return SummaryOf(Find(workload, engine, std::nullopt), metric);
+}
+
+double Results::Median(std::string_view workload, std::string_view engine, std::string_view metric) const {
+  const std::optional<Summary> summary = Get(workload, engine, metric);
+  return summary ? summary->median : kNaN;
 }
 
 std::optional<Summary> Results::GetAt(std::string_view workload, std::string_view engine, const Point& point,

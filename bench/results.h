@@ -86,6 +86,8 @@ class Results {
   std::optional<Summary> Get(std::string_view workload, std::string_view engine, std::string_view metric) const;
   std::optional<Summary> GetAt(std::string_view workload, std::string_view engine, const Point& point,
                                std::string_view metric) const;
+  // Get's median; NaN when the metric has no samples.
+  double Median(std::string_view workload, std::string_view engine, std::string_view metric) const;
   // The samples of the row that `row` is compared with: the same workload,
   // point and metric, measured on `engine`; null when there are none.
   const std::vector<double>* SamplesOf(const Row& row, std::string_view engine, std::string_view metric) const;

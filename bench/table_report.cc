@@ -31,11 +31,6 @@ constexpr double kW6VsRocksDb = 2.0;
 constexpr double kW5DiskPerPayload = 1.0;
 constexpr double kVacuumVsFresh = 1.3;
 
-double Median(const Results& results, std::string_view workload, std::string_view row, std::string_view metric) {
-  const auto s = results.Get(workload, row, metric);
-  return s ? s->median : kNaN;
-}
-
 std::string Cell(const Results& results, std::string_view workload, std::string_view row, std::string_view metric,
                  int decimals) {
   const auto s = results.Get(workload, row, metric);
@@ -57,15 +52,15 @@ void PrintW5(const BenchConfig& config, const Results& results, std::ostream& ou
   TextTable table({"engine", fmt::format("as-of v{} s", v50), "min–max", "÷ Spool", "latest s", "min–max",
                    "as-of ÷ latest", "disk MB", "disk/payload", "written/payload", "device written/payload",
                    "load rows/s", "update commits/s"});
-  const double spool_as_of = Median(results, kW5, kSpool, metric::kAsOfReadS);
+  const double spool_as_of = results.Median(kW5, kSpool, metric::kAsOfReadS);
   for (const Results::Row* row : results.RowsOf(kW5)) {
     const std::string& e = row->engine;
-    const double as_of = Median(results, kW5, e, metric::kAsOfReadS);
+    const double as_of = results.Median(kW5, e, metric::kAsOfReadS);
     table.AddRow({RowLabel(kW5, e), Cell(results, kW5, e, metric::kAsOfReadS, kSecondsDecimals),
                   RangeCell(results, kW5, e, metric::kAsOfReadS, kSecondsDecimals),
                   FormatNumber(as_of / spool_as_of, 2), Cell(results, kW5, e, metric::kLatestReadS, kSecondsDecimals),
                   RangeCell(results, kW5, e, metric::kLatestReadS, kSecondsDecimals),
-                  FormatNumber(as_of / Median(results, kW5, e, metric::kLatestReadS), 2),
+                  FormatNumber(as_of / results.Median(kW5, e, metric::kLatestReadS), 2),
                   Cell(results, kW5, e, metric::kDiskMB, 1), Cell(results, kW5, e, metric::kDiskPerPayload, 2),
                   Cell(results, kW5, e, metric::kWrittenPerPayload, 2),
                   Cell(results, kW5, e, metric::kDeviceWrittenPerPayload, 2),
@@ -80,11 +75,11 @@ void PrintW5(const BenchConfig& config, const Results& results, std::ostream& ou
   const BestPeer as_of_peer = FindBestPeer(results, kW5, metric::kAsOfReadS, false);
   const BestPeer latest_peer = FindBestPeer(results, kW5, metric::kLatestReadS, false);
   out << RatioLine("Spool as-of read ÷ Spool latest read",
-                   spool_as_of / Median(results, kW5, kSpool, metric::kLatestReadS), "  (target ≤ 1.50)")
+                   spool_as_of / results.Median(kW5, kSpool, metric::kLatestReadS), "  (target ≤ 1.50)")
       << RatioLine("Spool as-of read ÷ best peer's (" + PeerName(as_of_peer) + ")", spool_as_of / as_of_peer.value,
                    "  (target ≤ 1.00)")
       << RatioLine("Spool latest read ÷ best peer's (" + PeerName(latest_peer) + ")",
-                   Median(results, kW5, kSpool, metric::kLatestReadS) / latest_peer.value, "")
+                   results.Median(kW5, kSpool, metric::kLatestReadS) / latest_peer.value, "")
       << "  (Load: 1,000 rows per durable commit; update commits: 1% of the rows each, durable. Peers keep\n"
          "   key‖version entries, and a read is one ordered scan keeping each key's newest entry ≤ v; their\n"
          "   latest read is the same scan. Reads run on the reopened store, after one untimed read; each\n"
@@ -96,12 +91,12 @@ void PrintW5(const BenchConfig& config, const Results& results, std::ostream& ou
 void PrintW6(const Results& results, std::ostream& out) {
   TextTable table({"engine", "rewind s", "min–max", "÷ Spool", "restore/copy s", "close s", "open s", "point taken s",
                    "point MB written"});
-  const double spool = Median(results, kW6, kSpool, metric::kRewindS);
+  const double spool = results.Median(kW6, kSpool, metric::kRewindS);
   for (const Results::Row* row : results.RowsOf(kW6)) {
     const std::string& e = row->engine;
     table.AddRow({RowLabel(kW6, e), Cell(results, kW6, e, metric::kRewindS, kSecondsDecimals),
                   RangeCell(results, kW6, e, metric::kRewindS, kSecondsDecimals),
-                  FormatNumber(Median(results, kW6, e, metric::kRewindS) / spool, 2),
+                  FormatNumber(results.Median(kW6, e, metric::kRewindS) / spool, 2),
                   Cell(results, kW6, e, metric::kRewindRestoreS, kSecondsDecimals),
                   Cell(results, kW6, e, metric::kRewindCloseS, kSecondsDecimals),
                   Cell(results, kW6, e, metric::kRewindOpenS, kSecondsDecimals),
@@ -110,10 +105,10 @@ void PrintW6(const Results& results, std::ostream& out) {
   }
   out << "\n== W6: rewind — after W5's 100 versions, bring the table back to v50 and have it open there ==\n"
       << table.ToString();
-  out << RatioLine("Spool rewind ÷ RocksDB checkpoint restore",
-                   spool / Median(results, kW6, kRocksDb, metric::kRewindS), "  (target ≤ 2.00)")
+  out << RatioLine("Spool rewind ÷ RocksDB checkpoint restore", spool / results.Median(kW6, kRocksDb, metric::kRewindS),
+                   "  (target ≤ 2.00)")
       << RatioLine("Spool rewind ÷ RocksDB's open of the checkpoint alone (no close)",
-                   spool / Median(results, kW6, kRocksDb, metric::kRewindOpenS), "")
+                   spool / results.Median(kW6, kRocksDb, metric::kRewindOpenS), "")
       << "  (rewind = the whole step, timed from the store open at the newest version to the store open at v50:\n"
          "   Spool: Store::RewindTo v50 (the log cut after it, the cut archived; the state copy kept at the\n"
          "   rewind point adopted), close, Store::Open; RocksDB: close, open the Checkpoint taken at v50;\n"
@@ -156,12 +151,12 @@ void PrintW6History(const Results& results, std::ostream& out) {
 void PrintW3Keyed(const Results& results, std::ostream& out) {
   TextTable table({"engine", "records/s", "min–max", "÷ Spool", "records/s incl. close", "payload MB/s", "disk/payload",
                    "written/payload", "device written/payload"});
-  const double spool = Median(results, kW3Keyed, kSpool, metric::kRecordsPerS);
+  const double spool = results.Median(kW3Keyed, kSpool, metric::kRecordsPerS);
   for (const Results::Row* row : results.RowsOf(kW3Keyed)) {
     const std::string& e = row->engine;
     table.AddRow({RowLabel(kW3Keyed, e), Cell(results, kW3Keyed, e, metric::kRecordsPerS, 0),
                   RangeCell(results, kW3Keyed, e, metric::kRecordsPerS, 0),
-                  FormatNumber(Median(results, kW3Keyed, e, metric::kRecordsPerS) / spool, 2),
+                  FormatNumber(results.Median(kW3Keyed, e, metric::kRecordsPerS) / spool, 2),
                   Cell(results, kW3Keyed, e, metric::kRecordsPerSInclClose, 0),
                   Cell(results, kW3Keyed, e, metric::kPayloadMBPerS, 1),
                   Cell(results, kW3Keyed, e, metric::kDiskPerPayload, 2),
@@ -174,7 +169,7 @@ void PrintW3Keyed(const Results& results, std::ostream& out) {
   out << RatioLine("Spool keyed table ÷ best peer's plain W3 (" + PeerName(peer) + ")", spool / peer.value,
                    "  (W3's target, ≥ 2.00, is the log's; shown for reference)")
       << RatioLine("Spool keyed table ÷ Spool's log alone",
-                   spool / Median(results, kW3Keyed, kSpoolLogRow, metric::kRecordsPerS), "")
+                   spool / results.Median(kW3Keyed, kSpoolLogRow, metric::kRecordsPerS), "")
       << "  (Peers and Spool's log run plain W3 (key → value puts) in the same rotation. records/s stops at\n"
          "   the last acknowledged commit, as in W3; \"incl. close\" adds closing the store (Spool: the state's\n"
          "   last batches written to LMDB; RocksDB: the memtable flushed). disk = bytes allocated after close.\n"
@@ -208,23 +203,23 @@ void PrintTableWorkloads(const BenchConfig& config, const Results& results, std:
 }
 
 void CheckTableTargets(const Results& results, std::vector<TargetCheck>* checks) {
-  const double as_of = Median(results, kW5, kSpool, metric::kAsOfReadS);
+  const double as_of = results.Median(kW5, kSpool, metric::kAsOfReadS);
   checks->push_back(LowerIsBetter(kW5, "as-of read ≤ 1.5 × Spool's latest read", "Spool as-of v50 ÷ Spool latest",
-                                  as_of / Median(results, kW5, kSpool, metric::kLatestReadS), kW5AsOfVsLatest));
+                                  as_of / results.Median(kW5, kSpool, metric::kLatestReadS), kW5AsOfVsLatest));
   const BestPeer peer = FindBestPeer(results, kW5, metric::kAsOfReadS, false);
   checks->push_back(LowerIsBetter(kW5, "as-of read ≤ the best peer",
                                   "Spool as-of v50 ÷ best peer (" + PeerName(peer) + ")", as_of / peer.value,
                                   kW5AsOfVsBestPeer));
   checks->push_back(LowerIsBetter(kW5, "disk ≤ 1.0 × payload", "Spool bytes on disk ÷ payload bytes",
-                                  Median(results, kW5, kSpool, metric::kDiskPerPayload), kW5DiskPerPayload));
+                                  results.Median(kW5, kSpool, metric::kDiskPerPayload), kW5DiskPerPayload));
   checks->push_back(LowerIsBetter(kVacuum, "after vacuuming 90% of the history, ≤ 1.3 × a fresh store of what is kept",
                                   "Spool disk after vacuum ÷ fresh store",
-                                  Median(results, kVacuum, kSpool, metric::kAfterPerFresh), kVacuumVsFresh));
+                                  results.Median(kVacuum, kSpool, metric::kAfterPerFresh), kVacuumVsFresh));
   checks->push_back(LowerIsBetter(kW6, "flat in history after the point (100× ≤ 1.5× the time)",
                                   "Spool rewind, ×100 history ÷ ×1", SpoolHistoryGrowth(results), kW6HistoryGrowth));
   checks->push_back(LowerIsBetter(
       kW6, "≤ 2 × RocksDB's checkpoint restore", "Spool rewind ÷ RocksDB rewind",
-      Median(results, kW6, kSpool, metric::kRewindS) / Median(results, kW6, kRocksDb, metric::kRewindS), kW6VsRocksDb));
+      results.Median(kW6, kSpool, metric::kRewindS) / results.Median(kW6, kRocksDb, metric::kRewindS), kW6VsRocksDb));
 }
 
 }  // namespace spool::bench

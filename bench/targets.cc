@@ -131,13 +131,11 @@ BestPeer FindBestPeer(const Results& results, const std::string& workload, const
 }
 
 double SpoolMedian(const Results& results, const std::string& workload, const std::string& metric) {
-  const auto summary = results.Get(workload, kSpool, metric);
-  return summary ? summary->median : kNaN;
+  return results.Median(workload, kSpool, metric);
 }
 
 double MachineMedian(const Results& results, const std::string& metric) {
-  const auto summary = results.Get(kLimits, kMachine, metric);
-  return summary ? summary->median : kNaN;
+  return results.Median(kLimits, kMachine, metric);
 }
 
 double CeilingMedian(const Results& results, const std::string& workload, const std::string& row,
