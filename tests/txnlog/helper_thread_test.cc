@@ -4,6 +4,7 @@
 
 #include <future>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -46,6 +47,23 @@ TEST(HelperThreadTest, WaitForAJobDoesNotWaitForTheJobsAfterIt) {
   helper.WaitFor(3);
   EXPECT_EQ(first, 3);
   helper.WaitFor(2);  // long done: returns at once
+}
+
+TEST(HelperThreadTest, WaitForWithASpinStillWaitsForAJobThatOutlastsIt) {
+  for (const uint64_t spin_us : {uint64_t{1}, uint64_t{200}}) {
+    HelperThread helper("test-helper");
+    std::promise<void> release;
+    std::shared_future<void> released = release.get_future().share();
+    int value = 0;  // only the job writes it until WaitFor returns
+    const uint64_t ticket = helper.Start([&value, released] {
+      released.wait();
+      value = 1;
+    });
+    std::thread releaser([&release] { release.set_value(); });
+    helper.WaitFor(ticket, spin_us);  // the job may outlast the spin: then it sleeps
+    EXPECT_EQ(value, 1) << spin_us;
+    releaser.join();
+  }
 }
 
 TEST(HelperThreadTest, TheLastJobRunsBeforeTheHelperEnds) {
